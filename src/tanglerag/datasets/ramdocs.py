@@ -1,0 +1,39 @@
+"""RAMDocs: per-question documents typed correct / misinfo / noise, gold and wrong answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records, require
+from tanglerag.types import Passage
+
+FORMAT = "ramdocs"
+
+
+def looks_like(record: dict[str, Any]) -> bool:
+    return {"question", "documents", "gold_answers"} <= record.keys()
+
+
+def load(path: Path) -> list[QAExample]:
+    examples = []
+    for line_no, record in iter_json_records(path):
+        documents = require(record, "documents", path, line_no)
+        if not isinstance(documents, list):
+            raise DatasetError(f"{path}:{line_no}: 'documents' must be a list")
+        qid = f"ramdocs-{len(examples):04d}"
+        passages = []
+        for j, doc in enumerate(documents):
+            if not isinstance(doc, dict) or not str(doc.get("text", "")).strip():
+                raise DatasetError(f"{path}:{line_no}: document {j} has no text")
+            passages.append(Passage(id=f"{qid}-d{j}", text=doc["text"],
+                                    metadata={"type": doc.get("type", ""), "answer": doc.get("answer", "")}))
+        examples.append(QAExample(
+            id=qid,
+            question=require(record, "question", path, line_no),
+            answers=list(require(record, "gold_answers", path, line_no)),
+            passages=passages,
+            metadata={"wrong_answers": record.get("wrong_answers", []),
+                      "disambig_entity": record.get("disambig_entity", [])},
+        ))
+    return examples

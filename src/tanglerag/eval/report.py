@@ -1,0 +1,47 @@
+"""Write eval outputs: results JSON, per-question predictions JSONL, a markdown table."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from tanglerag.eval.runner import EvalReport, Prediction
+
+RATE_METRICS = {"em", "f1", "unk", "cited"}
+
+
+def markdown_table(report: EvalReport) -> str:
+    metric_names = list(report.results[0].metrics) if report.results else []
+    header = ["method", *metric_names, "calls/q", "prompt tok/q", "compl. tok/q", "s/q"]
+    lines = [f"Dataset `{report.dataset}`, n = {report.n}. Rates in %.", "",
+             "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for result in report.results:
+        cells = [result.method]
+        for name in metric_names:
+            value = result.metrics[name]
+            cells.append(f"{100 * value:.1f}" if name in RATE_METRICS else f"{value:.3f}")
+        u = result.usage
+        cells += [f"{u['llm_calls'] + u['cached_calls']:.2f}", f"{u['prompt_tokens']:.0f}",
+                  f"{u['completion_tokens']:.1f}", f"{u['seconds']:.2f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_outputs(out: Path, report: EvalReport, predictions: list[Prediction]) -> None:
+    atomic_write(out / "results.json", json.dumps(report.to_output(), indent=2) + "\n")
+    atomic_write(out / "predictions.jsonl", "".join(p.model_dump_json() + "\n" for p in predictions))
+    atomic_write(out / "results.md", markdown_table(report))

@@ -1,0 +1,22 @@
+"""The manifest written beside every index: what built it and how to read it back."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, Field
+
+from tanglerag.config import IndexConfig
+
+FORMAT_VERSION = 1
+
+
+class IndexManifest(BaseModel):
+    format_version: int = FORMAT_VERSION
+    embedding_model: str
+    dimension: int
+    index_type: str
+    count: int
+    bm25: bool
+    config: IndexConfig
+    updated_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))

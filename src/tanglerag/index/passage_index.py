@@ -1,0 +1,166 @@
+"""A passage collection searchable by dense vectors, BM25 or both.
+
+Saving writes a complete copy into a temporary sibling folder and swaps it in with
+renames, so an interrupted build or add never damages the index already on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+import faiss
+
+from tanglerag.config import IndexConfig
+from tanglerag.embeddings import TextEmbedder
+from tanglerag.index.dense import build_dense, configure_search
+from tanglerag.index.fusion import reciprocal_rank_fusion
+from tanglerag.index.manifest import FORMAT_VERSION, IndexManifest
+from tanglerag.index.sparse import BM25Index
+from tanglerag.types import Passage, RetrievedPassage
+
+log = logging.getLogger(__name__)
+
+SearchMode = Literal["dense", "bm25", "hybrid"]
+
+
+class IndexStoreError(ValueError):
+    """An index folder is missing, incomplete, or incompatible with the configuration."""
+
+
+class PassageIndex:
+    def __init__(self, passages: list[Passage], dense: faiss.Index, embedder: TextEmbedder, config: IndexConfig,
+                 bm25: BM25Index | None = None) -> None:
+        self.passages = passages
+        self.dense = dense
+        self.embedder = embedder
+        self.config = config
+        self.bm25 = bm25
+
+    # -- construction -----------------------------------------------------------------
+    @classmethod
+    def build(cls, passages: list[Passage], embedder: TextEmbedder, config: IndexConfig, *,
+              show_progress: bool = False) -> PassageIndex:
+        if not passages:
+            raise IndexStoreError("cannot build an index from an empty corpus")
+        vectors = embedder.embed([_embed_text(p) for p in passages], show_progress=show_progress)
+        bm25 = BM25Index.build([_embed_text(p) for p in passages]) if config.bm25 else None
+        return cls(list(passages), build_dense(vectors, config), embedder, config, bm25)
+
+    def add(self, passages: list[Passage], *, show_progress: bool = False) -> int:
+        """Append passages (ids already present are skipped); returns how many were added."""
+        known = {p.id for p in self.passages}
+        fresh = [p for p in passages if p.id not in known]
+        if not fresh:
+            return 0
+        vectors = self.embedder.embed([_embed_text(p) for p in fresh], show_progress=show_progress)
+        self.dense.add(vectors)
+        self.passages.extend(fresh)
+        if self.bm25 is not None:
+            self.bm25 = BM25Index.build([_embed_text(p) for p in self.passages])
+        return len(fresh)
+
+    # -- search -------------------------------------------------------------------------
+    def search(self, query: str, k: int, mode: SearchMode = "dense", rrf_k: int = 60) -> list[RetrievedPassage]:
+        if not query.strip():
+            raise ValueError("query is empty")
+        k = min(k, len(self.passages))
+        if mode == "dense":
+            hits = self._dense_search(query, k)
+        elif mode == "bm25":
+            hits = self._bm25_search(query, k)
+        else:
+            depth = min(len(self.passages), max(k * 4, 20))
+            dense = [i for i, _ in self._dense_search(query, depth)]
+            sparse = [i for i, _ in self._bm25_search(query, depth)]
+            hits = reciprocal_rank_fusion([dense, sparse], rrf_k)[:k]
+        return [RetrievedPassage(passage=self.passages[i], score=score, rank=rank)
+                for rank, (i, score) in enumerate(hits, 1)]
+
+    def _dense_search(self, query: str, k: int) -> list[tuple[int, float]]:
+        scores, ids = self.dense.search(self.embedder.embed([query]), k)
+        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+
+    def _bm25_search(self, query: str, k: int) -> list[tuple[int, float]]:
+        if self.bm25 is None:
+            raise IndexStoreError("this index has no BM25 part: rebuild it with --bm25")
+        return self.bm25.search(query, k)
+
+    # -- persistence ----------------------------------------------------------------------
+    def manifest(self) -> IndexManifest:
+        return IndexManifest(embedding_model=self.embedder.model_name, dimension=self.dense.d,
+                             index_type=self.config.index_type, count=len(self.passages),
+                             bm25=self.bm25 is not None, config=self.config)
+
+    def save(self, folder: Path) -> None:
+        folder = folder.resolve()
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.tmp-", dir=folder.parent))
+        try:
+            with (staging / "passages.jsonl").open("w", encoding="utf-8") as fh:
+                for p in self.passages:
+                    fh.write(p.model_dump_json() + "\n")
+            faiss.write_index(self.dense, str(staging / "dense.faiss"))
+            if self.bm25 is not None:
+                (staging / "bm25").mkdir()
+                self.bm25.save(staging / "bm25")
+            (staging / "manifest.json").write_text(self.manifest().model_dump_json(indent=2))
+            _swap_in(staging, folder)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+
+    @classmethod
+    def load(cls, folder: Path, embedder: TextEmbedder) -> PassageIndex:
+        manifest = read_manifest(folder)
+        if manifest.embedding_model != embedder.model_name:
+            raise IndexStoreError(
+                f"index {folder} was built with embedding model {manifest.embedding_model!r} but the configured model "
+                f"is {embedder.model_name!r}; set embedding.model={manifest.embedding_model} or rebuild the index")
+        passages = [Passage.model_validate_json(line)
+                    for line in (folder / "passages.jsonl").read_text(encoding="utf-8").splitlines() if line]
+        dense = faiss.read_index(str(folder / "dense.faiss"))
+        if dense.ntotal != len(passages) or len(passages) != manifest.count:
+            raise IndexStoreError(f"index {folder} is inconsistent: manifest says {manifest.count} passages, "
+                                  f"store has {len(passages)}, vectors {dense.ntotal}; rebuild it")
+        configure_search(dense, manifest.config)
+        bm25 = BM25Index.load(folder / "bm25") if manifest.bm25 else None
+        return cls(passages, dense, embedder, manifest.config, bm25)
+
+
+def read_manifest(folder: Path) -> IndexManifest:
+    path = folder / "manifest.json"
+    if not path.exists():
+        raise IndexStoreError(f"{folder} is not a tanglerag index (no manifest.json); build one with `tanglerag index`")
+    try:
+        manifest = IndexManifest.model_validate(json.loads(path.read_text()))
+    except (ValueError, TypeError) as exc:
+        raise IndexStoreError(f"{path} is corrupt: {exc}") from exc
+    if manifest.format_version != FORMAT_VERSION:
+        raise IndexStoreError(f"index {folder} has format version {manifest.format_version}; this tanglerag reads "
+                              f"{FORMAT_VERSION}. Rebuild the index.")
+    return manifest
+
+
+def _swap_in(staging: Path, folder: Path) -> None:
+    """Replace ``folder`` by ``staging`` with renames; the old copy survives until the new one is in place."""
+    if not folder.exists():
+        os.replace(staging, folder)
+        return
+    backup = folder.with_name(f".{folder.name}.old-{os.getpid()}")
+    os.replace(folder, backup)
+    try:
+        os.replace(staging, folder)
+    except BaseException:
+        os.replace(backup, folder)
+        raise
+    shutil.rmtree(backup, ignore_errors=True)
+
+
+def _embed_text(passage: Passage) -> str:
+    return f"{passage.title}: {passage.text}" if passage.title else passage.text

@@ -1,0 +1,38 @@
+"""BM25 over passage texts (bm25s). Rebuilt on add: BM25 statistics are corpus-wide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import bm25s
+import numpy as np
+
+
+class BM25Index:
+    def __init__(self, model: bm25s.BM25, size: int) -> None:
+        self._model = model
+        self.size = size
+
+    @classmethod
+    def build(cls, texts: list[str]) -> BM25Index:
+        model = bm25s.BM25()
+        model.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+        return cls(model, len(texts))
+
+    def search(self, query: str, k: int) -> list[tuple[int, float]]:
+        k = min(k, self.size)
+        if k == 0:
+            return []
+        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+        if not tokens.vocab:  # a query of stopwords only matches nothing
+            return []
+        ids, scores = self._model.retrieve(tokens, k=k, show_progress=False)
+        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if s > 0]
+
+    def save(self, folder: Path) -> None:
+        self._model.save(str(folder))
+        np.save(folder / "size.npy", np.array([self.size]))
+
+    @classmethod
+    def load(cls, folder: Path) -> BM25Index:
+        return cls(bm25s.BM25.load(str(folder)), int(np.load(folder / "size.npy")[0]))

@@ -1,0 +1,110 @@
+"""Read corpora into Passages: JSONL records or folders of .txt/.md files, with chunking."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from tanglerag.types import Passage
+
+log = logging.getLogger(__name__)
+
+
+class IngestError(ValueError):
+    """A corpus file is missing, malformed or empty."""
+
+
+def chunk_words(text: str, size: int, overlap: int) -> list[str]:
+    """Split on whitespace into windows of ``size`` words that overlap by ``overlap``."""
+    if size <= 0:
+        raise IngestError("chunk size must be positive")
+    if not 0 <= overlap < size:
+        raise IngestError("chunk overlap must be >= 0 and smaller than the chunk size")
+    words = text.split()
+    if len(words) <= size:
+        return [" ".join(words)] if words else []
+    step = size - overlap
+    chunks = []
+    for start in range(0, len(words), step):
+        chunks.append(" ".join(words[start:start + size]))
+        if start + size >= len(words):
+            break
+    return chunks
+
+
+def _chunked(passage: Passage, size: int, overlap: int) -> Iterator[Passage]:
+    pieces = chunk_words(passage.text, size, overlap)
+    if len(pieces) == 1:
+        yield passage
+        return
+    for i, piece in enumerate(pieces):
+        yield Passage(id=f"{passage.id}#{i}", title=passage.title, text=piece,
+                      metadata={**passage.metadata, "source_id": passage.id, "chunk": i})
+
+
+def read_jsonl_passages(path: Path, *, skip_bad: bool = False) -> Iterator[Passage]:
+    """Records need ``id`` and ``text``; ``title`` is optional; other fields go to metadata."""
+    with path.open(encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                if not isinstance(record, dict):
+                    raise ValueError("record is not a JSON object")  # noqa: TRY004 - reported per line below
+                if "id" not in record:
+                    raise ValueError("missing field 'id'")
+                if "text" not in record:
+                    raise ValueError("missing field 'text'")
+                extra = {k: v for k, v in record.items() if k not in {"id", "title", "text", "metadata"}}
+                yield Passage(id=str(record["id"]), title=str(record.get("title") or ""), text=str(record["text"]),
+                              metadata={**(record.get("metadata") or {}), **extra})
+            except (ValueError, ValidationError) as exc:
+                message = f"{path}:{line_no}: {exc if not isinstance(exc, ValidationError) else _first_error(exc)}"
+                if skip_bad:
+                    log.warning("skipping %s", message)
+                    continue
+                raise IngestError(message) from exc
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+
+
+def read_text_folder(folder: Path) -> Iterator[Passage]:
+    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in {".txt", ".md"} and p.is_file())
+    for file in files:
+        text = file.read_text(encoding="utf-8", errors="replace")
+        if not text.strip():
+            log.warning("skipping empty file %s", file)
+            continue
+        rel = file.relative_to(folder).as_posix()
+        yield Passage(id=rel, title=file.stem.replace("_", " "), text=text, metadata={"path": rel})
+
+
+def load_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 40, skip_bad: bool = False) -> list[Passage]:
+    """Load and chunk a corpus; raise IngestError if it holds nothing."""
+    if not source.exists():
+        raise IngestError(f"corpus not found: {source}")
+    if source.is_dir():
+        raw: Iterator[Passage] = read_text_folder(source)
+    elif source.suffix.lower() in {".jsonl", ".json"}:
+        raw = read_jsonl_passages(source, skip_bad=skip_bad)
+    elif source.suffix.lower() in {".txt", ".md"}:
+        raw = iter([Passage(id=source.name, title=source.stem, text=source.read_text(encoding="utf-8"))])
+    else:
+        raise IngestError(f"unsupported corpus {source}: give a .jsonl file or a folder of .txt/.md files")
+    passages = [chunk for passage in raw for chunk in _chunked(passage, chunk_size, chunk_overlap)]
+    if not passages:
+        raise IngestError(f"corpus {source} holds no passages")
+    seen: set[str] = set()
+    for p in passages:
+        if p.id in seen:
+            raise IngestError(f"corpus {source}: duplicate passage id {p.id!r}")
+        seen.add(p.id)
+    return passages

@@ -1,0 +1,6 @@
+"""One LLM interface (chat messages in, text out) with embedded and HTTP backends."""
+
+from tanglerag.llm.base import Completion, GenerationParams, LLMBackend, LLMError, Message
+from tanglerag.llm.client import LLM
+
+__all__ = ["LLM", "Completion", "GenerationParams", "LLMBackend", "LLMError", "Message"]

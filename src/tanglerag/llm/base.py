@@ -1,0 +1,67 @@
+"""The contract every LLM backend fulfils."""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class LLMError(RuntimeError):
+    """The model could not be loaded or reached; the message says what to do."""
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class GenerationParams(BaseModel):
+    """Sampling parameters; part of the cache key."""
+
+    model_config = ConfigDict(frozen=True)
+
+    temperature: float = 0.0
+    max_tokens: int = 128
+    stop: tuple[str, ...] = ()
+    n: int = Field(1, ge=1)
+    seed: int = 0
+
+
+class RawCompletion(BaseModel):
+    """What a backend returns: ``n`` texts and the tokens they cost."""
+
+    texts: list[str]
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class Completion(RawCompletion):
+    """A completion as the client hands it out, marked cached or fresh."""
+
+    cached: bool = False
+    seconds: float = 0.0
+
+    @property
+    def text(self) -> str:
+        return self.texts[0]
+
+
+class LLMBackend(Protocol):
+    """A model that turns chat messages into text.
+
+    ``model_id`` identifies the weights (e.g. a file hash or served model name) and is
+    part of the cache key, so changing models never returns stale answers.
+    """
+
+    name: str
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def max_concurrency(self) -> int: ...
+
+    def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion: ...

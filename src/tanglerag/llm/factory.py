@@ -1,0 +1,25 @@
+"""Build the configured LLM client."""
+
+from __future__ import annotations
+
+from tanglerag.config import Settings
+from tanglerag.llm.base import GenerationParams, LLMBackend
+from tanglerag.llm.cache import CallCache
+from tanglerag.llm.client import LLM
+from tanglerag.llm.llamacpp import LlamaCppBackend
+from tanglerag.llm.openai_compat import OpenAICompatBackend
+
+
+def build_backend(settings: Settings) -> LLMBackend:
+    cfg = settings.llm
+    if cfg.backend == "openai":
+        return OpenAICompatBackend(cfg.base_url, cfg.model, api_key_env=cfg.api_key_env, timeout_s=cfg.timeout_s,
+                                   max_retries=cfg.max_retries, backoff_s=cfg.backoff_s, concurrency=cfg.concurrency)
+    return LlamaCppBackend(cfg.model, settings.cache_dir, n_ctx=cfg.n_ctx, n_threads=cfg.n_threads)
+
+
+def build_llm(settings: Settings, backend: LLMBackend | None = None) -> LLM:
+    cfg = settings.llm
+    defaults = GenerationParams(temperature=cfg.temperature, max_tokens=cfg.max_tokens, seed=cfg.seed)
+    cache = CallCache(settings.cache_dir / "llm_cache.sqlite3")
+    return LLM(backend or build_backend(settings), cache, use_cache=cfg.cache, defaults=defaults)

@@ -1,0 +1,96 @@
+"""Embedded llama.cpp backend through xllamacpp.
+
+Why xllamacpp rather than llama-cpp-python: on this class of machine it is a prebuilt
+CPU wheel (installs in ~2 s) while llama-cpp-python compiles for ~7 minutes on every
+fresh machine; the measured speed cost is ~12% (see docs/llm_backends.md). The
+in-process server keeps the KV cache of the previous prompt, so calls sharing a long
+prefix (instructions, question, then varying passages) skip re-reading it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from tanglerag.llm.base import GenerationParams, LLMError, Message, RawCompletion
+from tanglerag.llm.model_files import resolve_gguf
+
+log = logging.getLogger(__name__)
+
+
+class LlamaCppBackend:
+    name = "llamacpp"
+
+    def __init__(self, model: str, cache_dir: Path, *, n_ctx: int = 4096, n_threads: int = 2) -> None:
+        """Cheap: the model file is resolved and loaded on the first call."""
+        self.model_spec = model
+        self.cache_dir = cache_dir
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self._server: Any = None
+        self._path: Path | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        # The spec names the weights: built-in names are sha256-verified, paths are the user's.
+        return self.model_spec
+
+    @property
+    def max_concurrency(self) -> int:
+        return 1
+
+    def model_path(self) -> Path:
+        if self._path is None:
+            self._path = resolve_gguf(self.model_spec, self.cache_dir)
+        return self._path
+
+    def _load(self) -> Any:
+        if self._server is not None:
+            return self._server
+        path = self.model_path()
+        try:
+            import xllamacpp
+        except ImportError as exc:
+            raise LLMError("the embedded backend needs xllamacpp: pip install xllamacpp") from exc
+        params = xllamacpp.CommonParams()
+        params.model.path = str(path)
+        params.n_ctx = self.n_ctx
+        params.n_parallel = 1
+        params.cpuparams.n_threads = self.n_threads
+        params.cpuparams_batch.n_threads = self.n_threads
+        params.verbosity = 0 if log.isEnabledFor(logging.DEBUG) else -1
+        params.warmup = False
+        log.info("loading %s (n_ctx=%d, threads=%d)", path, self.n_ctx, self.n_threads)
+        try:
+            self._server = xllamacpp.Server(params)
+        except Exception as exc:  # the C++ loader raises a bare RuntimeError
+            raise LLMError(f"llama.cpp could not load {path}: {exc}") from exc
+        return self._server
+
+    def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
+        with self._lock:
+            server = self._load()
+            texts: list[str] = []
+            prompt_tokens = completion_tokens = 0
+            for i in range(params.n):  # the server allows n=1 only: sample with distinct seeds
+                request: dict[str, Any] = {
+                    "messages": [m.model_dump() for m in messages],
+                    "temperature": params.temperature,
+                    "max_tokens": params.max_tokens,
+                    "seed": params.seed + i,
+                }
+                if params.stop:
+                    request["stop"] = list(params.stop)
+                response = server.handle_chat_completions(request)
+                if not isinstance(response, dict) or "error" in response:
+                    error = response.get("error") if isinstance(response, dict) else response
+                    raise LLMError(f"llama.cpp rejected the request: {error}")
+                texts.append(response["choices"][0]["message"].get("content") or "")
+                usage = response.get("usage", {})
+                if i == 0:
+                    prompt_tokens = int(usage.get("prompt_tokens", 0))
+                completion_tokens += int(usage.get("completion_tokens", 0))
+            return RawCompletion(texts=texts, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)

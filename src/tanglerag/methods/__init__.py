@@ -1,0 +1,1 @@
+"""One module per method; ``registry`` maps CLI names to them."""

@@ -1,0 +1,52 @@
+"""Named per-question metrics. Methods' issues register more (D-F1, %NM, ...)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tanglerag.answer_parsing import UNKNOWN, strip_citations
+from tanglerag.datasets.base import QAExample
+from tanglerag.metrics.squad import best_over, exact_match, token_f1
+from tanglerag.types import Answer
+
+Metric = Callable[[Answer, QAExample], float]
+METRICS: dict[str, Metric] = {}
+
+
+def register(name: str) -> Callable[[Metric], Metric]:
+    def wrap(fn: Metric) -> Metric:
+        METRICS[name] = fn
+        return fn
+    return wrap
+
+
+def _prediction(answer: Answer) -> str:
+    return UNKNOWN if answer.is_unknown else strip_citations(answer.text)
+
+
+@register("em")
+def em(answer: Answer, example: QAExample) -> float:
+    return 0.0 if answer.is_unknown else best_over(exact_match, _prediction(answer), example.answers)
+
+
+@register("f1")
+def f1(answer: Answer, example: QAExample) -> float:
+    return 0.0 if answer.is_unknown else best_over(token_f1, _prediction(answer), example.answers)
+
+
+@register("unk")
+def unknown_rate(answer: Answer, example: QAExample) -> float:
+    return float(answer.is_unknown)
+
+
+@register("cited")
+def cited(answer: Answer, example: QAExample) -> float:
+    """Share of non-unknown answers that cite at least one passage."""
+    return float(not answer.is_unknown and bool(answer.citations))
+
+
+def compute(names: list[str], answer: Answer, example: QAExample) -> dict[str, float]:
+    unknown = [n for n in names if n not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metric(s) {unknown}; available: {', '.join(sorted(METRICS))}")
+    return {name: METRICS[name](answer, example) for name in names}

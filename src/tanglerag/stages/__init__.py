@@ -1,0 +1,1 @@
+"""Building blocks shared by the methods: retrieve, generate (and later organize, verify)."""

@@ -1,0 +1,44 @@
+"""Prompt pieces and the answer-with-citations generation step shared by methods."""
+
+from __future__ import annotations
+
+from tanglerag.answer_parsing import UNKNOWN, cited_numbers, first_answer_line, is_unknown
+from tanglerag.llm.base import Message
+from tanglerag.types import RetrievedPassage
+
+
+def number_passages(passages: list[RetrievedPassage], max_words: int | None = None) -> str:
+    """Render passages as ``[n] Title: text`` blocks, the form citations refer to."""
+    blocks = []
+    for i, hit in enumerate(passages, 1):
+        text = hit.passage.text
+        if max_words is not None:
+            text = " ".join(text.split()[:max_words])
+        title = f"{hit.passage.title}: " if hit.passage.title else ""
+        blocks.append(f"[{i}] {title}{text}")
+    return "\n\n".join(blocks)
+
+
+CITED_ANSWER_SYSTEM = (
+    "You answer a question using only the numbered passages you are given. "
+    "Reply with one line: a short answer of a few words, then the number of each passage that supports it "
+    "in square brackets, for example: Marie Curie [2]. "
+    "If none of the passages gives the answer, reply with the single word: unknown"
+)
+
+
+def cited_answer_messages(question: str, passages: list[RetrievedPassage], max_words: int | None = None) -> list[Message]:
+    user = f"Passages:\n{number_passages(passages, max_words)}\n\nQuestion: {question}\nAnswer:"
+    return [Message(role="system", content=CITED_ANSWER_SYSTEM), Message(role="user", content=user)]
+
+
+def parse_cited_answer(raw: str, passages: list[RetrievedPassage]) -> tuple[str, list[str], bool]:
+    """Return (answer text with its [n] markers, cited passage ids, is_unknown).
+
+    Markers pointing outside the passage list are dropped rather than trusted.
+    """
+    line = first_answer_line(raw)
+    if is_unknown(line):
+        return UNKNOWN, [], True
+    numbers = [n for n in cited_numbers(line) if 1 <= n <= len(passages)]
+    return line, [passages[n - 1].passage.id for n in numbers], False

@@ -1,0 +1,144 @@
+"""Typed data model shared by every stage, method and output format.
+
+Pydantic models validate records at the boundary (files, HTTP, CLI), so a missing
+field fails with a message naming it instead of a KeyError deep in a pipeline.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class Passage(BaseModel):
+    """A unit of retrievable text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    title: str = ""
+    text: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("text")
+    @classmethod
+    def _text_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("passage text is empty")
+        return value
+
+
+class RetrievedPassage(BaseModel):
+    """A passage with the score and rank it got from a retriever."""
+
+    passage: Passage
+    score: float
+    rank: int
+
+
+class Question(BaseModel):
+    """A question, optionally tied to a user and that user's context statements."""
+
+    text: str
+    id: str = ""
+    user_id: str | None = None
+    user_contexts: list[str] = Field(default_factory=list)
+
+    @field_validator("text")
+    @classmethod
+    def _text_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("question is empty")
+        return value.strip()
+
+
+class AnswerPart(BaseModel):
+    """One piece of a structured answer, e.g. the answer for one entity group."""
+
+    answer: str
+    descriptor: str = ""
+    citations: list[str] = Field(default_factory=list)
+    group: int | None = None
+
+
+class StageUsage(BaseModel):
+    """Cost of one pipeline stage.
+
+    ``llm_calls`` counts requests that reached the model; ``cached_calls`` those served
+    from the cache. Tokens count both, because they measure what the method costs,
+    not what this particular run paid.
+    """
+
+    llm_calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    def add(self, other: StageUsage) -> None:
+        self.llm_calls += other.llm_calls
+        self.cached_calls += other.cached_calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.seconds += other.seconds
+
+    @property
+    def total_calls(self) -> int:
+        return self.llm_calls + self.cached_calls
+
+
+class Usage(BaseModel):
+    """Cost per stage plus the total."""
+
+    stages: dict[str, StageUsage] = Field(default_factory=dict)
+
+    @property
+    def total(self) -> StageUsage:
+        total = StageUsage()
+        for stage in self.stages.values():
+            total.add(stage)
+        return total
+
+    def summary(self) -> dict[str, float | int]:
+        """The flat form the CLI's JSON outputs promise."""
+        total = self.total
+        return {
+            "llm_calls": total.llm_calls,
+            "cached_calls": total.cached_calls,
+            "prompt_tokens": total.prompt_tokens,
+            "completion_tokens": total.completion_tokens,
+            "seconds": round(total.seconds, 4),
+        }
+
+
+class Answer(BaseModel):
+    """What a method returns for one question."""
+
+    question: str
+    method: str
+    text: str
+    citations: list[str] = Field(default_factory=list)
+    passages: list[RetrievedPassage] = Field(default_factory=list)
+    parts: list[AnswerPart] = Field(default_factory=list)
+    is_unknown: bool = False
+    usage: Usage = Field(default_factory=Usage)
+    extras: dict[str, Any] = Field(default_factory=dict)
+
+    def to_output(self) -> dict[str, Any]:
+        """The JSON shape of ``tanglerag ask --json``."""
+        out: dict[str, Any] = {
+            "question": self.question,
+            "method": self.method,
+            "answer": self.text,
+            "citations": self.citations,
+            "passages": [
+                {"id": r.passage.id, "title": r.passage.title, "text": r.passage.text, "score": r.score}
+                for r in self.passages
+            ],
+            "usage": self.usage.summary(),
+            "usage_by_stage": {name: stage.model_dump() for name, stage in self.usage.stages.items()},
+        }
+        if self.parts:
+            out["parts"] = [part.model_dump() for part in self.parts]
+        return out

@@ -1,0 +1,55 @@
+import json
+
+import pytest
+
+from tanglerag.datasets.base import DatasetError
+from tanglerag.datasets.registry import detect_format, load_dataset
+
+
+def test_bundled_ramdocs_sample():
+    name, examples = load_dataset("ramdocs-sample")
+    assert name == "ramdocs-sample" and len(examples) == 20
+    first = examples[0]
+    assert first.question == "What is the population of Broken Bow?"
+    assert first.answers == ["3,559 people"]
+    assert [p.metadata["type"] for p in first.passages] == ["correct", "correct", "noise"]
+    assert first.metadata["wrong_answers"] == ["10,000 people"]
+    assert len(load_dataset("ramdocs-sample", limit=3)[1]) == 3
+
+
+def test_ramdocs_format_file_is_detected(tmp_path):
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps({"question": "Q?", "documents": [{"text": "t", "type": "correct", "answer": "a"}],
+                                "gold_answers": ["a"], "wrong_answers": [], "disambig_entity": []}) + "\n")
+    assert detect_format(path) == "ramdocs"
+    assert load_dataset(str(path))[1][0].passages[0].text == "t"
+
+
+def test_generic_qa_variants(tmp_path):
+    path = tmp_path / "nq.jsonl"
+    rows = [{"question": "q1", "answers": ["a", "b"], "ctxs": [{"title": "T", "text": "x", "id": "w1"}]},
+            {"question": "q2", "answer": "c", "passages": ["plain text passage"]},
+            {"question": "q3", "answers": ["d"]}]
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    name, examples = load_dataset(str(path))
+    assert name == "nq"
+    assert examples[0].passages[0].id == "w1" and examples[0].passages[0].title == "T"
+    assert examples[1].answers == ["c"] and examples[1].passages[0].text == "plain text passage"
+    assert examples[2].passages == []
+
+
+def test_errors_name_the_problem(tmp_path):
+    with pytest.raises(DatasetError, match="neither a registered dataset"):
+        load_dataset(str(tmp_path / "nope.jsonl"))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"question": "q", "answers": ["a"]}\n{oops\n')
+    with pytest.raises(DatasetError, match=r"bad\.jsonl:2: invalid JSON"):
+        load_dataset(str(bad))
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text('{"query": "q"}\n')
+    with pytest.raises(DatasetError, match="cannot tell the format.*--format"):
+        load_dataset(str(odd))
+    missing = tmp_path / "missing_answers.jsonl"
+    missing.write_text('{"question": "q", "documents": [{"text": "t"}]}\n')
+    with pytest.raises(DatasetError, match="missing field 'gold_answers'"):
+        load_dataset(str(missing), fmt="ramdocs")

@@ -1,0 +1,39 @@
+import json
+
+from tanglerag.config import Settings
+from tanglerag.datasets.registry import load_dataset
+from tanglerag.eval.report import markdown_table, write_outputs
+from tanglerag.eval.runner import EvalRunner
+from tests.fakes import CannedBackend
+
+
+def _runner(llm, embedder):
+    return EvalRunner(Settings.load(overrides=["retrieval.top_k=2"]), llm, embedder)
+
+
+def test_scores_usage_and_cached_rerun(llm_factory, embedder, tmp_path):
+    backend = CannedBackend([("Broken Bow", "3,559 people [1]"), ("Bobby Carpenter", "American football [2]")])
+    _, examples = load_dataset("ramdocs-sample", limit=3)
+    report, predictions = _runner(llm_factory(backend), embedder).run("ramdocs-sample", examples, ["concat"])
+    result = report.results[0]
+    assert report.n == 3 and result.method == "concat"
+    assert result.metrics["em"] == 2 / 3 and result.metrics["unk"] == 1 / 3
+    assert result.usage["llm_calls"] == 1.0 and result.usage["prompt_tokens"] > 0
+    assert predictions[0].citations and predictions[0].usage_by_stage["retrieve"]["seconds"] > 0
+    # each question was answered from its own top-2 documents
+    assert all(c.startswith("ramdocs-0000-d") for c in predictions[0].citations)
+    first_prompt = backend.requests[0][0][-1].content
+    assert "[2]" in first_prompt and "[3]" not in first_prompt
+    own_texts = {p.text[:40] for p in examples[0].passages}
+    assert sum(t in first_prompt for t in own_texts) == 2
+
+    rerun, _ = _runner(llm_factory(backend), embedder).run("ramdocs-sample", examples, ["concat"])
+    assert rerun.results[0].usage["llm_calls"] == 0 and rerun.results[0].usage["cached_calls"] == 1.0
+    assert rerun.results[0].metrics == result.metrics
+    assert len(backend.requests) == 3
+
+    write_outputs(tmp_path / "out", report, predictions)
+    saved = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert saved["dataset"] == "ramdocs-sample" and saved["results"][0]["metrics"]["em"] == 2 / 3
+    assert len((tmp_path / "out" / "predictions.jsonl").read_text().splitlines()) == 3
+    assert "| concat | 66.7 |" in markdown_table(report)

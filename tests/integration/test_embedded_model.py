@@ -1,0 +1,53 @@
+"""The real embedded model (Qwen2.5-Coder-1.5B GGUF) answering bundled RAMDocs questions.
+
+No cache: these calls must reach llama.cpp. Each takes a few seconds on 2 CPU cores.
+"""
+
+import pytest
+
+from tanglerag.config import Settings
+from tanglerag.datasets.registry import load_dataset
+from tanglerag.embeddings import Embedder
+from tanglerag.eval.runner import EvalRunner
+from tanglerag.llm.cache import CallCache
+from tanglerag.llm.client import LLM
+from tanglerag.llm.llamacpp import LlamaCppBackend
+from tanglerag.methods.concat import ConcatMethod
+from tanglerag.metrics.registry import compute
+from tanglerag.types import Question
+from tanglerag.usage import UsageTracker
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def setup():
+    settings = Settings.load()
+    backend = LlamaCppBackend(settings.llm.model, settings.cache_dir, n_ctx=2048, n_threads=settings.llm.n_threads)
+    llm = LLM(backend, CallCache(None))
+    runner = EvalRunner(settings.model_copy(update={"retrieval": settings.retrieval.model_copy(update={"top_k": 2})}),
+                        llm, Embedder())
+    _, examples = load_dataset("ramdocs-sample")
+    return llm, runner, {ex.question: ex for ex in examples}
+
+
+def test_answers_bundled_question_with_citation(setup):
+    llm, runner, examples = setup
+    example = examples["What sport is Bobby Carpenter associated with?"]
+    hits = runner.retrieve_for(example, 2)
+    answer = ConcatMethod(llm).answer(Question(text=example.question), hits, UsageTracker())
+    assert not answer.is_unknown, answer.extras["raw"]
+    assert compute(["f1"], answer, example)["f1"] >= 0.5, answer.text
+    assert answer.citations and set(answer.citations) <= {h.passage.id for h in hits}
+    cited_text = " ".join(h.passage.text for h in hits if h.passage.id in answer.citations)
+    assert "football" in cited_text.lower()
+    assert answer.usage.summary()["llm_calls"] == 1 and answer.usage.summary()["completion_tokens"] > 0
+
+
+def test_says_unknown_when_passages_lack_the_answer(setup):
+    llm, runner, examples = setup
+    carpenter = examples["What sport is Bobby Carpenter associated with?"]
+    unrelated = runner.retrieve_for(carpenter, 2)
+    answer = ConcatMethod(llm).answer(Question(text="What is the population of Pilzno?"), unrelated, UsageTracker())
+    assert answer.is_unknown, answer.extras["raw"]
+    assert answer.citations == []

@@ -1,0 +1,58 @@
+from tanglerag.llm.base import Message
+from tanglerag.llm.cache import CallCache
+from tanglerag.llm.client import LLM, Request
+from tests.fakes import CannedBackend
+
+MSGS = [Message(role="system", content="be brief"), Message(role="user", content="capital of France?")]
+
+
+def test_second_identical_call_is_served_from_cache(llm_factory):
+    backend = CannedBackend([("France", "Paris")])
+    llm = llm_factory(backend)
+    first = llm.complete(MSGS)
+    second = llm.complete(MSGS)
+    assert first.text == second.text == "Paris"
+    assert (first.cached, second.cached) == (False, True)
+    assert len(backend.requests) == 1
+    # tokens are kept in the cache: a cached call reports the same cost
+    assert second.prompt_tokens == first.prompt_tokens > 0
+
+
+def test_cache_survives_a_new_process(tmp_path):
+    backend = CannedBackend([("France", "Paris")])
+    LLM(backend, CallCache(tmp_path / "c.sqlite3")).complete(MSGS)
+    again = CannedBackend([("France", "Lyon")])
+    hit = LLM(again, CallCache(tmp_path / "c.sqlite3")).complete(MSGS)
+    assert hit.cached and hit.text == "Paris"
+    assert again.requests == []
+
+
+def test_key_covers_params_model_and_messages(llm_factory):
+    backend = CannedBackend([("France", "Paris")])
+    llm = llm_factory(backend)
+    llm.complete(MSGS)
+    llm.complete(MSGS, llm.params(temperature=0.7))
+    llm.complete(MSGS, llm.params(stop=["\n"]))
+    llm.complete([MSGS[0], Message(role="user", content="capital of France??")])
+    backend.model = "canned-v2"
+    llm.complete(MSGS)
+    assert len(backend.requests) == 5
+
+
+def test_bypass_per_call_and_globally(llm_factory):
+    backend = CannedBackend([("France", "Paris")])
+    llm = llm_factory(backend)
+    llm.complete(MSGS)
+    assert not llm.complete(MSGS, use_cache=False).cached
+    llm.use_cache = False
+    assert not llm.complete(MSGS).cached
+    assert len(backend.requests) == 3
+
+
+def test_n_samples_and_many_requests_keep_order(llm_factory):
+    backend = CannedBackend(responder=lambda msgs: msgs[-1].content.upper())
+    llm = llm_factory(backend)
+    out = llm.complete_many([Request([Message(role="user", content=w)], llm.params()) for w in ["a", "b", "c"]])
+    assert [c.text for c in out] == ["A", "B", "C"]
+    sampled = llm.complete(MSGS, llm.params(n=3, temperature=0.8))
+    assert len(sampled.texts) == 3

