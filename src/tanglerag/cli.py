@@ -106,7 +106,7 @@ def ask(
         q = Question(text=question)
         idx = PassageIndex.load(index_dir, Embedder(settings.embedding))
         llm = build_llm(settings)
-        pipeline = RAGPipeline(IndexRetriever(idx, settings.retrieval), make_method(method, llm),
+        pipeline = RAGPipeline(IndexRetriever(idx, settings.retrieval), make_method(method, llm, settings),
                                settings.retrieval.top_k)
         answer = pipeline.ask(q)
     except _USER_ERRORS as exc:
@@ -134,6 +134,12 @@ def eval_(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="folder for results and predictions")] = None,
     index_dir: Annotated[Path | None, typer.Option("--index", "-i", help="index for datasets without passages")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
+    scope: Annotated[str | None, typer.Option("--scope", help="own | pooled passages per question")] = None,
+    gold: Annotated[str | None, typer.Option("--gold", help="natural | ensure | exclude the gold passage")] = None,
+    gold_position: Annotated[str | None, typer.Option("--gold-position", help="retrieval | top | bottom")] = None,
+    closed_book_filter: Annotated[bool, typer.Option("--closed-book-filter",
+                                                     help="drop questions answered right without passages")] = False,
+    samples: Annotated[int | None, typer.Option("--samples", help="self-consistency samples per call")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
@@ -145,8 +151,10 @@ def eval_(
 
     try:
         overrides = list(set_ or [])
-        if top_k:
-            overrides.append(f"retrieval.top_k={top_k}")
+        flags = {"retrieval.top_k": top_k, "eval.passage_scope": scope, "eval.gold": gold,
+                 "eval.gold_position": gold_position, "methods.samples": samples,
+                 "eval.closed_book_filter": closed_book_filter or None}
+        overrides += [f"{key}={value}" for key, value in flags.items() if value is not None]
         settings = _setup(config, overrides, verbose)
         names = [m.strip() for m in methods.split(",") if m.strip()]
         unknown = [m for m in names if m not in METHODS]

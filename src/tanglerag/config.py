@@ -70,6 +70,29 @@ class RetrievalConfig(_Section):
     rrf_k: int = 60
 
 
+class MethodsConfig(_Section):
+    """Knobs shared by the answer-integration methods (paper 004 and the concat baseline)."""
+
+    passage_words: int = Field(100, description="passages are cut to this many words in prompts (the paper's 100)")
+    answer_tokens: int = 32
+    cot_tokens: int = Field(200, description="budget for the pruning / summary rationale and answer")
+    samples: int = Field(1, ge=1, description="self-consistency: answers sampled per call (p)")
+    sample_temperature: float = 0.7
+
+
+class EvalConfig(_Section):
+    """How the benchmark runner builds each question's passages."""
+
+    passage_scope: Literal["own", "pooled"] = Field(
+        "own", description="own: rank each question's own passages; pooled: retrieve from all questions' passages")
+    gold: Literal["natural", "ensure", "exclude"] = Field(
+        "natural", description="ensure: put a gold passage in the top-k; exclude: drop gold passages")
+    gold_position: Literal["retrieval", "top", "bottom"] = "retrieval"
+    closed_book_filter: bool = Field(False, description="drop questions the LLM answers right with no passages")
+    bootstrap_samples: int = 1000
+    seed: int = 0
+
+
 class Settings(_Section):
     """Root config. ``cache_dir`` holds the LLM cache and assembled model files."""
 
@@ -78,6 +101,8 @@ class Settings(_Section):
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
     index: IndexConfig = Field(default_factory=IndexConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    methods: MethodsConfig = Field(default_factory=MethodsConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
 
     @classmethod
     def load(cls, path: Path | None = None, overrides: list[str] | None = None) -> Settings:

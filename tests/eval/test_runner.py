@@ -36,4 +36,6 @@ def test_scores_usage_and_cached_rerun(llm_factory, embedder, tmp_path):
     saved = json.loads((tmp_path / "out" / "results.json").read_text())
     assert saved["dataset"] == "ramdocs-sample" and saved["results"][0]["metrics"]["em"] == 2 / 3
     assert len((tmp_path / "out" / "predictions.jsonl").read_text().splitlines()) == 3
-    assert "| concat | 66.7 |" in markdown_table(report)
+    table = markdown_table(report)
+    assert "| concat | 66.7 [0.0, 100.0] | 66.7 [0.0, 100.0] | 33.3 | - | 66.7 |" in table
+    assert report.results[0].metrics["nm"] is None  # concat has no answer pool

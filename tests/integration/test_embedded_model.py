@@ -8,7 +8,7 @@ import pytest
 from tanglerag.config import Settings
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.embeddings import Embedder
-from tanglerag.eval.runner import EvalRunner
+from tanglerag.eval.passages import PassageBuilder
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
 from tanglerag.llm.llamacpp import LlamaCppBackend
@@ -25,16 +25,15 @@ def setup():
     settings = Settings.load()
     backend = LlamaCppBackend(settings.llm.model, settings.cache_dir, n_ctx=2048, n_threads=settings.llm.n_threads)
     llm = LLM(backend, CallCache(None))
-    runner = EvalRunner(settings.model_copy(update={"retrieval": settings.retrieval.model_copy(update={"top_k": 2})}),
-                        llm, Embedder())
     _, examples = load_dataset("ramdocs-sample")
-    return llm, runner, {ex.question: ex for ex in examples}
+    builder = PassageBuilder(examples, Embedder(), settings.eval)
+    return llm, builder, {ex.question: ex for ex in examples}
 
 
 def test_answers_bundled_question_with_citation(setup):
-    llm, runner, examples = setup
+    llm, builder, examples = setup
     example = examples["What sport is Bobby Carpenter associated with?"]
-    hits = runner.retrieve_for(example, 2)
+    hits = builder.build(example, 2)
     answer = ConcatMethod(llm).answer(Question(text=example.question), hits, UsageTracker())
     assert not answer.is_unknown, answer.extras["raw"]
     assert compute(["f1"], answer, example)["f1"] >= 0.5, answer.text
@@ -45,9 +44,9 @@ def test_answers_bundled_question_with_citation(setup):
 
 
 def test_says_unknown_when_passages_lack_the_answer(setup):
-    llm, runner, examples = setup
+    llm, builder, examples = setup
     carpenter = examples["What sport is Bobby Carpenter associated with?"]
-    unrelated = runner.retrieve_for(carpenter, 2)
+    unrelated = builder.build(carpenter, 2)
     answer = ConcatMethod(llm).answer(Question(text="What is the population of Pilzno?"), unrelated, UsageTracker())
     assert answer.is_unknown, answer.extras["raw"]
     assert answer.citations == []

@@ -9,24 +9,35 @@ from pathlib import Path
 
 from tanglerag.eval.runner import EvalReport, Prediction
 
-RATE_METRICS = {"em", "f1", "unk", "cited"}
+RATE_METRICS = {"em", "f1", "unk", "nm", "cited"}
 
 
 def markdown_table(report: EvalReport) -> str:
     metric_names = list(report.results[0].metrics) if report.results else []
     header = ["method", *metric_names, "calls/q", "prompt tok/q", "compl. tok/q", "s/q"]
-    lines = [f"Dataset `{report.dataset}`, n = {report.n}. Rates in %.", "",
+    setting = ", ".join(f"{k}={v}" for k, v in report.setting.items())
+    lines = [f"Dataset `{report.dataset}`, n = {report.n} ({setting}). Rates in %; EM/F1 with 95% bootstrap CI.", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for result in report.results:
         cells = [result.method]
         for name in metric_names:
-            value = result.metrics[name]
-            cells.append(f"{100 * value:.1f}" if name in RATE_METRICS else f"{value:.3f}")
+            cells.append(_format_metric(name, result.metrics[name], result.ci.get(name)))
         u = result.usage
         cells += [f"{u['llm_calls'] + u['cached_calls']:.2f}", f"{u['prompt_tokens']:.0f}",
                   f"{u['completion_tokens']:.1f}", f"{u['seconds']:.2f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _format_metric(name: str, value: float | None, ci: tuple[float, float] | None) -> str:
+    if value is None:
+        return "-"
+    scale = 100 if name in RATE_METRICS else 1
+    digits = 1 if scale == 100 else 3
+    text = f"{scale * value:.{digits}f}"
+    if ci is not None and name in {"em", "f1"}:
+        text += f" [{scale * ci[0]:.{digits}f}, {scale * ci[1]:.{digits}f}]"
+    return text
 
 
 def atomic_write(path: Path, text: str) -> None:

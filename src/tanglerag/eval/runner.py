@@ -1,34 +1,36 @@
 """Run methods over a dataset, score them, and account their cost per question.
 
-Datasets that carry their own passages (RAMDocs, generic QA with passages) are
-retrieved from per question with an in-memory flat index; others need an index.
-Every LLM call goes through the persistent cache, so an interrupted run resumes and
-a repeated run makes no new calls.
+Each question's passages come from ``PassageBuilder`` (own or pooled passages, an index, gold
+handling). Every LLM call goes through the persistent cache, so an interrupted run resumes
+and a repeated run makes no new calls. Methods run question by question in turn, so calls
+of one method follow each other and share their prompt prefix in the llama.cpp KV cache.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from tanglerag.config import IndexConfig, Settings
+from tanglerag.config import Settings
 from tanglerag.datasets.base import QAExample
 from tanglerag.embeddings import TextEmbedder
+from tanglerag.eval.closed_book import filter_closed_book
+from tanglerag.eval.passages import PassageBuilder
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.llm.client import LLM
 from tanglerag.methods.registry import make_method
+from tanglerag.metrics.bootstrap import bootstrap_ci
 from tanglerag.metrics.registry import compute
-from tanglerag.stages.retrieve import IndexRetriever, Retriever
 from tanglerag.types import Answer, Question, RetrievedPassage, StageUsage
 from tanglerag.usage import UsageTracker
 
 log = logging.getLogger(__name__)
 
-DEFAULT_METRICS = ["em", "f1", "unk", "cited"]
-USAGE_FIELDS = ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "seconds")
+DEFAULT_METRICS = ["em", "f1", "unk", "nm", "cited"]
 
 
 class Prediction(BaseModel):
@@ -37,22 +39,26 @@ class Prediction(BaseModel):
     method: str
     answer: str
     citations: list[str]
+    passage_ids: list[str]
     gold: list[str]
-    metrics: dict[str, float]
+    metrics: dict[str, float | None]
     usage: dict[str, float]
     usage_by_stage: dict[str, dict[str, float]]
+    extras: dict = Field(default_factory=dict)
 
 
 class MethodResult(BaseModel):
     method: str
-    metrics: dict[str, float]
+    metrics: dict[str, float | None]
     usage: dict[str, float]
+    ci: dict[str, tuple[float, float]] = Field(default_factory=dict, description="95% bootstrap CI per metric")
 
 
 class EvalReport(BaseModel):
     dataset: str
     n: int
     results: list[MethodResult]
+    setting: dict = Field(default_factory=dict)
 
     def to_output(self) -> dict:
         return self.model_dump()
@@ -67,29 +73,26 @@ class EvalRunner:
         self.index = index
         self.metrics = metrics or DEFAULT_METRICS
 
-    def retrieve_for(self, example: QAExample, k: int) -> list[RetrievedPassage]:
-        retriever: Retriever
-        if example.passages:
-            local = PassageIndex.build(example.passages, self.embedder, IndexConfig(index_type="flat"))
-            retriever = IndexRetriever(local, self.settings.retrieval.model_copy(update={"mode": "dense"}))
-        elif self.index is not None:
-            retriever = IndexRetriever(self.index, self.settings.retrieval)
-        else:
-            raise ValueError(f"example {example.id} has no passages of its own: pass --index to retrieve from")
-        return retriever.retrieve(example.question, k)
-
     def run(self, dataset: str, examples: list[QAExample], methods: list[str],
             on_step: Callable[[], None] | None = None) -> tuple[EvalReport, list[Prediction]]:
+        cfg = self.settings.eval
+        n_loaded = len(examples)
+        if cfg.closed_book_filter:
+            examples = filter_closed_book(self.llm, examples)
+            log.info("closed-book filter kept %d of %d questions", len(examples), n_loaded)
+        if not examples:
+            raise ValueError("no questions left to evaluate")
+        builder = PassageBuilder(examples, self.embedder, cfg, self.index)
         k = self.settings.retrieval.top_k
         retrieved: dict[str, tuple[list[RetrievedPassage], float]] = {}
         for ex in examples:
             start = time.perf_counter()
-            hits = self.retrieve_for(ex, k)
+            hits = builder.build(ex, k)
             retrieved[ex.id] = (hits, time.perf_counter() - start)
         predictions: list[Prediction] = []
         results = []
         for name in methods:
-            method = make_method(name, self.llm)
+            method = make_method(name, self.llm, self.settings)
             rows = []
             for example in examples:
                 hits, retrieve_seconds = retrieved[example.id]
@@ -100,20 +103,33 @@ class EvalRunner:
                 if on_step:
                     on_step()
             predictions.extend(rows)
-            results.append(MethodResult(method=name, metrics=_mean(r.metrics for r in rows),
-                                        usage=_mean(r.usage for r in rows)))
+            results.append(self._summarize(name, rows))
             log.info("%s on %s: %s", name, dataset, results[-1].metrics)
-        return EvalReport(dataset=dataset, n=len(examples), results=results), predictions
+        setting = {"passage_scope": cfg.passage_scope, "gold": cfg.gold, "gold_position": cfg.gold_position,
+                   "top_k": k, "closed_book_filter": cfg.closed_book_filter, "loaded": n_loaded,
+                   "model": self.llm.backend.model_id}
+        return EvalReport(dataset=dataset, n=len(examples), results=results, setting=setting), predictions
+
+    def _summarize(self, name: str, rows: list[Prediction]) -> MethodResult:
+        cfg = self.settings.eval
+        metrics: dict[str, float | None] = {}
+        ci: dict[str, tuple[float, float]] = {}
+        for metric in rows[0].metrics:
+            values = [r.metrics[metric] for r in rows if r.metrics[metric] is not None]
+            if not values:
+                metrics[metric] = None
+                continue
+            metrics[metric] = sum(values) / len(values)
+            low, high = bootstrap_ci(values, cfg.bootstrap_samples, seed=cfg.seed)
+            if not math.isnan(low):
+                ci[metric] = (low, high)
+        usage = {key: sum(r.usage[key] for r in rows) / len(rows) for key in rows[0].usage}
+        return MethodResult(method=name, metrics=metrics, usage=usage, ci=ci)
 
     def _prediction(self, example: QAExample, answer: Answer) -> Prediction:
+        extras = {k: v for k, v in answer.extras.items() if k in {"pool", "fallback", "kept", "raw", "format_ok"}}
         return Prediction(id=example.id, question=example.question, method=answer.method, answer=answer.text,
-                          citations=answer.citations, gold=example.answers,
-                          metrics=compute(self.metrics, answer, example), usage=answer.usage.summary(),
-                          usage_by_stage={k: v.model_dump() for k, v in answer.usage.stages.items()})
-
-
-def _mean(rows) -> dict[str, float]:
-    rows = list(rows)
-    if not rows:
-        return {}
-    return {key: sum(r[key] for r in rows) / len(rows) for key in rows[0]}
+                          citations=answer.citations, passage_ids=[h.passage.id for h in answer.passages],
+                          gold=example.answers, metrics=compute(self.metrics, answer, example),
+                          usage=answer.usage.summary(),
+                          usage_by_stage={k: v.model_dump() for k, v in answer.usage.stages.items()}, extras=extras)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Protocol
 
+from tanglerag.config import Settings
 from tanglerag.llm.client import LLM
 from tanglerag.types import Answer, Question, RetrievedPassage
 from tanglerag.usage import UsageTracker
@@ -16,4 +17,4 @@ class Method(Protocol):
 
 
 class MethodFactory(Protocol):
-    def __call__(self, llm: LLM) -> Method: ...
+    def __call__(self, llm: LLM, settings: Settings) -> Method: ...

@@ -9,7 +9,8 @@ from tanglerag.datasets.base import QAExample
 from tanglerag.metrics.squad import best_over, exact_match, token_f1
 from tanglerag.types import Answer
 
-Metric = Callable[[Answer, QAExample], float]
+Metric = Callable[[Answer, QAExample], float | None]
+"""A per-question score; None where the metric does not apply to the method (e.g. %NM without a vote)."""
 METRICS: dict[str, Metric] = {}
 
 
@@ -45,7 +46,17 @@ def cited(answer: Answer, example: QAExample) -> float:
     return float(not answer.is_unknown and bool(answer.citations))
 
 
-def compute(names: list[str], answer: Answer, example: QAExample) -> dict[str, float]:
+@register("nm")
+def not_majority(answer: Answer, example: QAExample) -> float | None:
+    """%NM: a gold answer is in the answer pool but the final answer is not gold."""
+    if "pool" not in answer.extras and "fallback" not in answer.extras:
+        return None
+    pool = [c["answer"] for c in answer.extras.get("pool", []) if not c["unknown"]]
+    gold_in_pool = any(best_over(exact_match, strip_citations(a), example.answers) for a in pool)
+    return float(gold_in_pool and not em(answer, example))
+
+
+def compute(names: list[str], answer: Answer, example: QAExample) -> dict[str, float | None]:
     unknown = [n for n in names if n not in METRICS]
     if unknown:
         raise ValueError(f"unknown metric(s) {unknown}; available: {', '.join(sorted(METRICS))}")

@@ -1,0 +1,39 @@
+"""Majority vote over an answer pool (post-fusion, self-consistency)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tanglerag.answer_parsing import strip_citations
+from tanglerag.metrics.squad import normalize_answer
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One answer in the pool: its text, the passage it came from and that passage's retrieval rank."""
+
+    text: str
+    passage_id: str | None
+    rank: int
+    unknown: bool = False
+
+    @property
+    def key(self) -> str:
+        return normalize_answer(strip_citations(self.text))
+
+
+def majority_vote(pool: list[Candidate]) -> tuple[Candidate | None, list[Candidate]]:
+    """Return (winner, its supporters). Unknowns do not vote.
+
+    Ties go to the answer whose best supporting passage ranks highest in retrieval,
+    which makes the vote deterministic and prefers what the retriever trusted most.
+    """
+    groups: dict[str, list[Candidate]] = {}
+    for cand in pool:
+        if not cand.unknown and cand.key:
+            groups.setdefault(cand.key, []).append(cand)
+    if not groups:
+        return None, []
+    best_key = min(groups, key=lambda k: (-len(groups[k]), min(c.rank for c in groups[k])))
+    supporters = sorted(groups[best_key], key=lambda c: c.rank)
+    return supporters[0], supporters

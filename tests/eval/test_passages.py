@@ -1,0 +1,46 @@
+from tanglerag.config import EvalConfig
+from tanglerag.datasets.base import QAExample
+from tanglerag.eval.passages import PassageBuilder, is_gold
+from tanglerag.types import Passage
+
+
+def _example(qid: str, topic: str) -> QAExample:
+    return QAExample(id=qid, question=f"Where does the {topic} live?", answers=[f"{topic} land"], passages=[
+        Passage(id=f"{qid}-g", text=f"The {topic} lives in {topic} land.", metadata={"type": "correct"}),
+        Passage(id=f"{qid}-m", text=f"Where does the {topic} live? The {topic} lives on the moon.",
+                metadata={"type": "misinfo"}),
+        Passage(id=f"{qid}-n", text=f"Where does the {topic} live? Nobody knows where the {topic} goes.",
+                metadata={"type": "noise"}),
+    ])
+
+
+EXAMPLES = [_example("a", "zebra"), _example("b", "penguin")]
+
+
+def test_gold_detection_by_type_or_string():
+    assert is_gold(EXAMPLES[0].passages[0], EXAMPLES[0]) and not is_gold(EXAMPLES[0].passages[1], EXAMPLES[0])
+    plain = QAExample(id="x", question="q", answers=["Paris"], passages=[])
+    assert is_gold(Passage(id="1", text="It is Paris, France."), plain)
+    assert not is_gold(Passage(id="2", text="Parisian cafes"), plain)
+
+
+def test_own_scope_ranks_only_the_questions_passages(embedder):
+    builder = PassageBuilder(EXAMPLES, embedder, EvalConfig())
+    hits = builder.build(EXAMPLES[0], 3)
+    assert {h.passage.id for h in hits} == {"a-g", "a-m", "a-n"}
+
+
+def test_ensure_exclude_and_positions(embedder):
+    ex = EXAMPLES[0]
+    ensured = PassageBuilder(EXAMPLES, embedder, EvalConfig(gold="ensure", passage_scope="pooled")).build(ex, 1)
+    assert [h.passage.id for h in ensured] == ["a-g"]
+    excluded = PassageBuilder(EXAMPLES, embedder, EvalConfig(gold="exclude", passage_scope="pooled")).build(ex, 6)
+    assert "a-g" not in {h.passage.id for h in excluded} and len(excluded) == 5
+    bottom = PassageBuilder(EXAMPLES, embedder, EvalConfig(gold_position="bottom")).build(ex, 3)
+    top = PassageBuilder(EXAMPLES, embedder, EvalConfig(gold_position="top")).build(ex, 3)
+    assert bottom[-1].passage.id == "a-g" and top[0].passage.id == "a-g"
+
+
+def test_pooled_scope_mixes_questions(embedder):
+    hits = PassageBuilder(EXAMPLES, embedder, EvalConfig(passage_scope="pooled")).build(EXAMPLES[1], 6)
+    assert {h.passage.id[0] for h in hits} == {"a", "b"}

@@ -1,0 +1,130 @@
+import pytest
+
+from tanglerag.config import MethodsConfig
+from tanglerag.methods.concat import ConcatMethod
+from tanglerag.methods.post_fusion import (
+    ConcatPostFusionMethod,
+    PostFusionConcatMethod,
+    PostFusionMethod,
+    PruningMethod,
+    SummaryMethod,
+)
+from tanglerag.methods.registry import METHODS
+from tanglerag.types import Question
+from tanglerag.usage import UsageTracker
+from tests.conftest import as_retrieved
+from tests.fakes import CannedBackend
+
+Q = Question(text="What is the capital of Spain?")
+
+
+def per_passage(answers: dict[str, str], concat: str = "unknown", distill: str = "unknown") -> CannedBackend:
+    """Reply per single-passage prompt by a word found in its context; fixed replies for the other prompts."""
+    def respond(messages):
+        system, prompt = messages[0].content, messages[-1].content
+        if system.startswith("You choose"):
+            return distill
+        if "Passages:" in prompt:
+            return concat
+        for word, reply in answers.items():
+            if word in prompt.split("Context:")[-1]:
+                return reply
+        return "unknown"
+    return CannedBackend(responder=respond)
+
+
+def run(cls, backend, llm_factory, passages, **cfg):
+    tracker = UsageTracker()
+    llm = llm_factory(backend, persistent=False)
+    return cls(llm, MethodsConfig(**cfg)).answer(Q, as_retrieved(passages), tracker), tracker
+
+
+def test_post_fusion_votes_and_excludes_unknowns(llm_factory, passages):
+    backend = per_passage({"Paris": "Madrid", "Berlin": "unknown", "Madrid": "Madrid.", "Rome": "Rome",
+                           "Vienna": "I don't know"})
+    answer, tracker = run(PostFusionMethod, backend, llm_factory, passages)
+    assert answer.text == "Madrid" and answer.citations == ["p1", "p3"]
+    assert len(backend.requests) == 5 and tracker.usage.stages["post_fusion"].llm_calls == 5
+    assert [c["unknown"] for c in answer.extras["pool"]] == [False, True, False, False, True]
+
+
+def test_post_fusion_tie_goes_to_best_ranked_passage(llm_factory, passages):
+    backend = per_passage({"Paris": "Lyon", "Berlin": "Madrid", "Madrid": "Madrid", "Rome": "Lyon"})
+    answer, _ = run(PostFusionMethod, backend, llm_factory, passages)
+    assert answer.text == "Lyon"  # 2 votes each; Lyon's best passage is rank 1
+
+
+def test_post_fusion_all_unknown(llm_factory, passages):
+    answer, _ = run(PostFusionMethod, per_passage({}), llm_factory, passages)
+    assert answer.is_unknown and answer.citations == []
+
+
+def test_concat_pf_falls_back_only_on_unknown(llm_factory, passages):
+    sure = per_passage({"Madrid": "Madrid"}, concat="Madrid [3]")
+    answer, tracker = run(ConcatPostFusionMethod, sure, llm_factory, passages)
+    assert answer.text == "Madrid [3]" and answer.extras["fallback"] is False
+    assert len(sure.requests) == 1 and "post_fusion" not in tracker.usage.stages
+
+    unsure = per_passage({"Madrid": "Madrid", "Rome": "Madrid"}, concat="unknown")
+    answer, tracker = run(ConcatPostFusionMethod, unsure, llm_factory, passages)
+    assert answer.text == "Madrid" and answer.extras["fallback"] is True
+    assert answer.citations == ["p3", "p4"] and len(unsure.requests) == 6
+    assert tracker.usage.summary()["llm_calls"] == 6
+
+
+def test_pf_concat_distils_from_kept_passages(llm_factory, passages):
+    backend = per_passage({"Paris": "Paris", "Madrid": "Madrid"}, distill="Madrid")
+    answer, tracker = run(PostFusionConcatMethod, backend, llm_factory, passages)
+    assert answer.text == "Madrid" and answer.citations == ["p3"]
+    assert answer.extras["kept"] == ["p1", "p3"]
+    distill_prompt = backend.requests[-1][0][-1].content
+    assert "- Paris\n- Madrid" in distill_prompt
+    assert "Berlin is the capital" not in distill_prompt and "[2] Madrid" in distill_prompt
+    assert tracker.usage.stages["distill"].llm_calls == 1
+
+
+def test_pf_concat_skips_distiller_when_nothing_is_kept(llm_factory, passages):
+    backend = per_passage({})
+    answer, _ = run(PostFusionConcatMethod, backend, llm_factory, passages)
+    assert answer.is_unknown and len(backend.requests) == 5
+
+
+@pytest.mark.parametrize("cls, word", [(PruningMethod, "rule out"), (SummaryMethod, "sum up")])
+def test_chain_of_thought_parses_final_answer(llm_factory, passages, cls, word):
+    reply = "Rationale: Let's think step by step. Source 1 is about France. Source 3 names Madrid.\nAnswer: Madrid"
+    backend = CannedBackend(default=reply)
+    answer, _ = run(cls, backend, llm_factory, passages)
+    assert answer.text == "Madrid" and answer.citations == ["p1", "p3"]
+    messages = backend.requests[0][0]
+    assert word in messages[0].content and [m.role for m in messages] == ["system", "user", "assistant", "user"]
+    assert "Urquhart Castle" in messages[2].content
+
+
+def test_chain_of_thought_without_answer_line_is_unknown(llm_factory, passages):
+    answer, _ = run(PruningMethod, CannedBackend(default="Let me think about the sources..."), llm_factory,
+                    passages)
+    assert answer.is_unknown and answer.extras["format_ok"] is False
+
+
+def test_self_consistency_samples_and_votes(llm_factory, passages):
+    replies = iter(["Madrid [3]", "unknown", "Madrid [3]", "Rome [4]"])
+    backend = CannedBackend(responder=lambda m: next(replies))
+    backend.generate = _one_reply_per_sample(backend)
+    answer, _ = run(ConcatMethod, backend, llm_factory, passages, samples=4)
+    params = backend.requests[0][1]
+    assert params.n == 4 and params.temperature == 0.7
+    assert answer.text == "Madrid [3]" and answer.citations == ["p3"]
+
+
+def _one_reply_per_sample(backend):
+    from tanglerag.llm.base import RawCompletion
+
+    def generate(messages, params):
+        backend.requests.append((messages, params))
+        texts = [backend.reply_for(messages) for _ in range(params.n)]
+        return RawCompletion(texts=texts, prompt_tokens=10, completion_tokens=params.n)
+    return generate
+
+
+def test_all_paper_methods_are_registered():
+    assert {"concat", "post-fusion", "pruning", "summary", "concat+pf", "pf+concat"} <= set(METHODS)
