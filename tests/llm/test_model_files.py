@@ -78,3 +78,28 @@ def test_paths_and_specs(tmp_path: Path):
     assert resolve_gguf(str(good), tmp_path) == good
     with pytest.raises(LLMError, match="hf:OWNER/REPO/FILE"):
         resolve_gguf("hf:only-owner", tmp_path)
+
+
+def test_hub_spec_downloads_through_huggingface_hub(tmp_path, monkeypatch):
+    import huggingface_hub
+
+    fetched = tmp_path / "hub" / "model.gguf"
+    fetched.parent.mkdir()
+    fetched.write_bytes(b"GGUF")
+    calls = {}
+
+    def fake_download(repo_id, filename, cache_dir):
+        calls.update(repo_id=repo_id, filename=filename, cache_dir=cache_dir)
+        return str(fetched)
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake_download)
+    assert resolve_gguf("hf:Qwen/Qwen2.5-7B-Instruct-GGUF/qwen2.5-7b-instruct-q4_k_m.gguf", tmp_path) == fetched
+    assert calls == {"repo_id": "Qwen/Qwen2.5-7B-Instruct-GGUF", "filename": "qwen2.5-7b-instruct-q4_k_m.gguf",
+                     "cache_dir": str(tmp_path / "hub")}
+
+    def offline(**kwargs):
+        raise OSError("network unreachable")
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", offline)
+    with pytest.raises(LLMError, match="could not download.*local .gguf path"):
+        resolve_gguf("hf:a/b/c.gguf", tmp_path)

@@ -48,7 +48,7 @@ class _Base:
         self.config = config or MethodsConfig()
 
     @classmethod
-    def from_settings(cls, llm: LLM, settings: Settings):  # noqa: ANN206 - returns the subclass
+    def from_settings(cls, llm: LLM, settings: Settings):
         return cls(llm, settings.methods)
 
     def _result(self, question: Question, passages: list[RetrievedPassage], tracker: UsageTracker, text: str,
@@ -168,5 +168,5 @@ class SummaryMethod(_ChainOfThought):
     demo = SUMMARY_DEMO_ANSWER
 
 
-def _unique(items) -> list:  # noqa: ANN001 - any iterable of hashables
+def _unique(items) -> list:
     return list(dict.fromkeys(i for i in items if i is not None))

@@ -1,0 +1,157 @@
+"""Write docs/results/post_fusion.md from the runs of benchmarks/run_post_fusion.sh.
+
+Tables per setting (EM/F1 with 95% bootstrap CIs, %Unk, %NM, cost per question), paired
+bootstrap CIs for the paper's two claimed directions, and the paper's own numbers beside ours.
+The hand-written discussion comes from benchmarks/post_fusion_discussion.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+METHODS = ["concat", "post-fusion", "pruning", "summary", "concat+pf", "pf+concat"]
+SETTINGS = {"gold-ensure": "With the gold passage (a correct document guaranteed in the top-5)",
+            "gold-exclude": "Without the gold passage (correct documents removed; misinformation and noise remain)"}
+# Paper Table 1 (with gold) / Table 2 (without), NQ, LLama2-chat (the smallest model they report): EM, %Unk, %NM.
+PAPER = {
+    "gold-ensure": {"concat": (26.9, 12.9, None), "post-fusion": (27.5, 2.8, 27.8), "pruning": (27.8, 10.9, None),
+                    "summary": (28.1, 9.8, None), "concat+pf": (30.3, 1.7, 3.8), "pf+concat": (29.6, 2.7, 2.3)},
+    "gold-exclude": {"concat+pf": (28.0, 3.2, 3.6), "pf+concat": (27.9, 8.7, 4.8), "pruning": (25.7, 12.7, None),
+                     "summary": (26.3, 10.3, None)},
+}
+
+
+def load(run: Path) -> tuple[dict, dict[str, dict[str, dict]]]:
+    results = json.loads((run / "results.json").read_text())
+    per_q: dict[str, dict[str, dict]] = {}
+    for line in (run / "predictions.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        per_q.setdefault(row["method"], {})[row["id"]] = row
+    return results, per_q
+
+
+def paired_diff(per_q: dict, a: str, b: str, metric: str, samples: int = 2000, seed: int = 0):
+    ids = sorted(set(per_q[a]) & set(per_q[b]))
+    diff = np.array([per_q[a][i]["metrics"][metric] - per_q[b][i]["metrics"][metric] for i in ids], dtype=float)
+    rng = np.random.default_rng(seed)
+    means = diff[rng.integers(0, len(diff), size=(samples, len(diff)))].mean(axis=1)
+    return diff.mean(), np.percentile(means, 2.5), np.percentile(means, 97.5), int((diff > 0).sum()), \
+        int((diff < 0).sum())
+
+
+def llm_seconds(per_q: dict, method: str, qid: str) -> float:
+    """Model time a method costs on a question, cached or not.
+
+    Runs share calls through the cache (Concat+PF reuses Concat's call and Post-Fusion's calls),
+    so wall time of this run understates the multi-round methods. Their cost is composed from
+    the fresh calls of the methods they reuse, measured in the same run.
+    """
+    def stage(m: str, name: str) -> float:
+        return per_q[m][qid]["usage_by_stage"].get(name, {}).get("seconds", 0.0)
+
+    if method == "concat+pf":
+        fallback = per_q[method][qid]["extras"].get("fallback")
+        return stage("concat", "generate") + (stage("post-fusion", "post_fusion") if fallback else 0.0)
+    if method == "pf+concat":
+        return stage("post-fusion", "post_fusion") + stage(method, "distill")
+    row = per_q[method][qid]["usage_by_stage"]
+    return sum(v["seconds"] for k, v in row.items() if k != "retrieve")
+
+
+def pct(v: float | None) -> str:
+    return "-" if v is None else f"{100 * v:.1f}"
+
+
+def table(results: dict, per_q: dict) -> str:
+    lines = ["| method | EM [95% CI] | F1 [95% CI] | %Unk | %NM | calls/q | prompt tok/q | compl. tok/q | "
+             "model s/q |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    by_name = {r["method"]: r for r in results["results"]}
+    for name in METHODS:
+        r = by_name.get(name)
+        if r is None:
+            continue
+        m, u, ci = r["metrics"], r["usage"], r["ci"]
+        em_ci = f"{pct(m['em'])} [{pct(ci['em'][0])}, {pct(ci['em'][1])}]"
+        f1_ci = f"{pct(m['f1'])} [{pct(ci['f1'][0])}, {pct(ci['f1'][1])}]"
+        calls = u["llm_calls"] + u["cached_calls"]
+        seconds = np.mean([llm_seconds(per_q, name, qid) for qid in per_q[name]])
+        lines.append(f"| {name} | {em_ci} | {f1_ci} | {pct(m['unk'])} | {pct(m['nm'])} | {calls:.2f} | "
+                     f"{u['prompt_tokens']:.0f} | {u['completion_tokens']:.1f} | {seconds:.1f} |")
+    return "\n".join(lines)
+
+
+def directions(per_q: dict, results: dict) -> str:
+    by_name = {r["method"]: r["metrics"] for r in results["results"]}
+    out = []
+    for a, b, claim in [("concat+pf", "concat", "Concat+PF beats Concat in EM"),
+                        ("pf+concat", "post-fusion", "PF+Concat beats plain post-fusion voting in EM")]:
+        if a not in per_q or b not in per_q:
+            continue
+        mean, low, high, wins, losses = paired_diff(per_q, a, b, "em")
+        verdict = "holds" if low > 0 else ("reversed" if high < 0 else "not resolved at this n (CI spans 0)")
+        out.append(f"- {claim}: EM difference {100 * mean:+.1f} points, paired 95% CI "
+                   f"[{100 * low:+.1f}, {100 * high:+.1f}]; {wins} questions better, {losses} worse -> **{verdict}**.")
+    if "concat+pf" in by_name and "concat" in by_name:
+        out.append(f"- Unknowns: Concat {pct(by_name['concat']['unk'])}% vs Concat+PF "
+                   f"{pct(by_name['concat+pf']['unk'])}% (the paper: the fallback removes most unknowns).")
+    fallback = [row["extras"].get("fallback") for row in per_q.get("concat+pf", {}).values()]
+    if fallback:
+        out.append(f"- Concat+PF fell back to post-fusion on {sum(bool(f) for f in fallback)} of {len(fallback)} "
+                   "questions; the rest cost exactly one concatenation call.")
+    return "\n".join(out)
+
+
+def paper_rows(setting: str) -> str:
+    ref = PAPER.get(setting, {})
+    if not ref:
+        return ""
+    rows = ["| method | paper EM | paper %Unk | paper %NM |", "|---|---|---|---|"]
+    for name in METHODS:
+        if name in ref:
+            em, unk, nm = ref[name]
+            rows.append(f"| {name} | {em} | {unk} | {'-' if nm is None else nm} |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=Path, default=ROOT / "runs/post_fusion")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs/results/post_fusion.md")
+    parser.add_argument("--discussion", type=Path, default=ROOT / "benchmarks/post_fusion_discussion.md")
+    args = parser.parse_args()
+    parts = ["# Answer integration: concatenation, post-fusion and their combinations (paper 004)", "",
+             "Reproduce: `benchmarks/run_post_fusion.sh 60 && .venv/bin/python benchmarks/post_fusion_report.py`.",
+             ""]
+    for setting, title in SETTINGS.items():
+        run = args.runs / setting
+        if not (run / "results.json").exists():
+            continue
+        results, per_q = load(run)
+        s = results["setting"]
+        parts += [f"## {title}", "",
+                  f"RAMDocs dev, first {results['n']} questions; top-{s['top_k']} of each question's own documents "
+                  f"ranked by MiniLM (scope `{s['passage_scope']}`, gold `{s['gold']}`); model `{s['model']}`, "
+                  "greedy decoding. Rates in %; cost is per question (calls include cache hits, since they "
+                  "measure the method, not this run; model s/q is the measured model time of the calls the method makes, "
+                  "composed from the fresh calls where runs share them through the cache).", "",
+                  table(results, per_q), "",
+                  "Paper directions, measured here:", "", directions(per_q, results), ""]
+        ref = paper_rows(setting)
+        if ref:
+            parts += ["The paper's numbers (NQ, LLaMA-2, its Table 1/2) for comparison of directions, not levels:",
+                      "", ref, ""]
+    if args.discussion.exists():
+        parts += [args.discussion.read_text().strip(), ""]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(parts))
+    print(args.out.read_text())
+
+
+if __name__ == "__main__":
+    main()
