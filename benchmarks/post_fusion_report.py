@@ -68,8 +68,8 @@ def pct(v: float | None) -> str:
 
 
 def table(results: dict, per_q: dict) -> str:
-    lines = ["| method | EM [95% CI] | F1 [95% CI] | %Unk | %NM | calls/q | prompt tok/q | compl. tok/q | "
-             "model s/q |",
+    lines = [("| method | EM [95% CI] | F1 [95% CI] | %Unk | %NM | calls/q | prompt tok/q | compl. tok/q | "
+             "model s/q |"),
              "|---|---|---|---|---|---|---|---|---|"]
     by_name = {r["method"]: r for r in results["results"]}
     for name in METHODS:
@@ -135,11 +135,11 @@ def main() -> None:
         results, per_q = load(run)
         s = results["setting"]
         parts += [f"## {title}", "",
-                  f"RAMDocs dev, first {results['n']} questions; top-{s['top_k']} of each question's own documents "
+                  (f"RAMDocs dev, first {results['n']} questions; top-{s['top_k']} of each question's own documents "
                   f"ranked by MiniLM (scope `{s['passage_scope']}`, gold `{s['gold']}`); model `{s['model']}`, "
                   "greedy decoding. Rates in %; cost is per question (calls include cache hits, since they "
                   "measure the method, not this run; model s/q is the measured model time of the calls the method makes, "
-                  "composed from the fresh calls where runs share them through the cache).", "",
+                  "composed from the fresh calls where runs share them through the cache)."), "",
                   table(results, per_q), "",
                   "Paper directions, measured here:", "", directions(per_q, results), ""]
         ref = paper_rows(setting)

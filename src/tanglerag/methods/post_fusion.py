@@ -51,6 +51,16 @@ class _Base:
     def from_settings(cls, llm: LLM, settings: Settings):
         return cls(llm, settings.methods)
 
+    def _voted(self, question: Question, passages: list[RetrievedPassage], tracker: UsageTracker,
+               **extras: object) -> Answer:
+        """Post-fusion: answer pool, then majority vote; citations are the passages that voted for the winner."""
+        pool = post_fusion_pool(self.llm, self.config, question, passages, tracker)
+        winner, supporters = majority_vote(pool)
+        if winner is None:
+            return self._result(question, passages, tracker, UNKNOWN, [], True, pool=_pool_record(pool), **extras)
+        return self._result(question, passages, tracker, winner.text, _unique(c.passage_id for c in supporters),
+                            False, pool=_pool_record(pool), **extras)
+
     def _result(self, question: Question, passages: list[RetrievedPassage], tracker: UsageTracker, text: str,
                 citations: list[str], unknown: bool, **extras: object) -> Answer:
         return Answer(question=question.text, method=self.name, text=UNKNOWN if unknown else text,
@@ -80,12 +90,7 @@ class PostFusionMethod(_Base):
     name: ClassVar[str] = "post-fusion"
 
     def answer(self, question: Question, passages: list[RetrievedPassage], tracker: UsageTracker) -> Answer:
-        pool = post_fusion_pool(self.llm, self.config, question, passages, tracker)
-        winner, supporters = majority_vote(pool)
-        if winner is None:
-            return self._result(question, passages, tracker, UNKNOWN, [], True, pool=_pool_record(pool))
-        return self._result(question, passages, tracker, winner.text, _unique(c.passage_id for c in supporters),
-                            False, pool=_pool_record(pool))
+        return self._voted(question, passages, tracker)
 
 
 class ConcatPostFusionMethod(_Base):
@@ -97,13 +102,7 @@ class ConcatPostFusionMethod(_Base):
         text, citations, unknown, raw = ConcatMethod(self.llm, self.config).generate(question, passages, tracker)
         if not unknown:
             return self._result(question, passages, tracker, text, citations, False, fallback=False, raw=raw)
-        pool = post_fusion_pool(self.llm, self.config, question, passages, tracker)
-        winner, supporters = majority_vote(pool)
-        if winner is None:
-            return self._result(question, passages, tracker, UNKNOWN, [], True, fallback=True,
-                                pool=_pool_record(pool))
-        return self._result(question, passages, tracker, winner.text, _unique(c.passage_id for c in supporters),
-                            False, fallback=True, pool=_pool_record(pool))
+        return self._voted(question, passages, tracker, fallback=True)
 
 
 class PostFusionConcatMethod(_Base):
