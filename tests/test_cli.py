@@ -87,3 +87,32 @@ def test_unreachable_server_is_a_clear_error(tmp_path, corpus):
                                  "--set", f"cache_dir={tmp_path}"])
     assert result.exit_code == 2
     assert "unreachable after 2 attempts" in " ".join(result.output.split())
+
+
+def test_ask_with_post_fusion_fallback_and_eval_flags(tmp_path, corpus):
+    runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx"), "--set", f"cache_dir={tmp_path}"])
+
+    def reply(body: dict) -> str:
+        prompt = body["messages"][-1]["content"]
+        if "Passages:" in prompt:
+            return "unknown"  # concatenation gives up ...
+        return "Rome" if "Rome is the capital" in prompt else "unknown"  # ... one passage answers alone
+
+    with fake_openai_server(reply) as server:
+        llm = ["--set", "llm.backend=openai", "--set", f"llm.base_url={server['base_url']}",
+               "--set", f"cache_dir={tmp_path}"]
+        result = runner.invoke(app, ["ask", "What is the capital of Italy?", "--index", str(tmp_path / "idx"),
+                                     "--method", "concat+pf", "--top-k", "3", "--json", *llm])
+        assert result.exit_code == 0, result.output
+        out = json.loads(result.stdout)
+        assert out["method"] == "concat+pf" and out["answer"] == "Rome" and out["citations"] == ["it"]
+        assert out["usage"]["llm_calls"] == 4 and set(out["usage_by_stage"]) >= {"generate", "post_fusion"}
+
+        evaluated = runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--methods", "post-fusion,pf+concat",
+                                        "--limit", "2", "--gold", "exclude", "--gold-position", "top",
+                                        "--json", *llm])
+    assert evaluated.exit_code == 0, evaluated.output
+    report = json.loads(evaluated.stdout)
+    assert report["setting"]["gold"] == "exclude" and report["setting"]["gold_position"] == "top"
+    assert [r["method"] for r in report["results"]] == ["post-fusion", "pf+concat"]
+    assert report["results"][0]["metrics"]["nm"] == 0.0
