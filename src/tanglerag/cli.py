@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.logging import RichHandler
 from rich.progress import Progress
 
+from tanglerag.cli_personal import register
 from tanglerag.config import ConfigError, Settings
 from tanglerag.datasets.base import DatasetError
 from tanglerag.embeddings import Embedder, EmbeddingError
@@ -20,6 +21,7 @@ from tanglerag.index.passage_index import IndexStoreError, PassageIndex
 from tanglerag.ingest import IngestError, load_corpus
 from tanglerag.llm.base import LLMError
 from tanglerag.llm.factory import build_llm
+from tanglerag.personal.store import ContextStoreError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Answer questions from tangled retrieved contexts.")
@@ -30,7 +32,8 @@ ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="YAML con
 SetOpt = Annotated[list[str] | None, typer.Option("--set", "-s", help="override, e.g. llm.temperature=0.2")]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="log progress details")]
 
-_USER_ERRORS = (ConfigError, DatasetError, EmbeddingError, IndexStoreError, IngestError, LLMError, ValueError)
+_USER_ERRORS = (ConfigError, ContextStoreError, DatasetError, EmbeddingError, IndexStoreError, IngestError, LLMError,
+                ValueError)
 
 
 def _setup(config: Path | None, overrides: list[str] | None, verbose: bool) -> Settings:
@@ -88,10 +91,13 @@ def ask(
     top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="bypass the LLM cache")] = False,
+    user: Annotated[str | None, typer.Option("--user", "-u", help="use this user's contexts (PCAS)")] = None,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
-    """Retrieve passages and answer with citations."""
+    """Retrieve passages and answer with citations; with --user, jointly pick the user's relevant context."""
     from tanglerag.methods.registry import make_method
+    from tanglerag.personal.pipeline import PersonalPipeline, PersonalRetriever
+    from tanglerag.personal.store import UserContextStore
     from tanglerag.pipeline import RAGPipeline
     from tanglerag.stages.retrieve import IndexRetriever
     from tanglerag.types import Question
@@ -104,19 +110,30 @@ def ask(
             overrides.append("llm.cache=false")
         settings = _setup(config, overrides, verbose)
         q = Question(text=question)
-        idx = PassageIndex.load(index_dir, Embedder(settings.embedding))
-        llm = build_llm(settings)
-        pipeline = RAGPipeline(IndexRetriever(idx, settings.retrieval), make_method(method, llm, settings),
-                               settings.retrieval.top_k)
-        answer = pipeline.ask(q)
+        embedder = Embedder(settings.embedding)
+        idx = PassageIndex.load(index_dir, embedder)
+        answering = make_method(method, build_llm(settings), settings)
+        context = None
+        if user:
+            store = UserContextStore(settings.personal.store_dir, embedder)
+            retriever = PersonalRetriever(idx, store, beam=settings.personal.beam, lam=settings.personal.lam)
+            answer, context = PersonalPipeline(retriever, answering, settings.retrieval.top_k).ask(q.text, user)
+        else:
+            answer = RAGPipeline(IndexRetriever(idx, settings.retrieval), answering, settings.retrieval.top_k).ask(q)
     except _USER_ERRORS as exc:
         _fail(exc)
         return
+    output = answer.to_output()
+    if user:
+        output["user"] = user
+        output["user_context"] = context.model_dump() if context else None
     if as_json:
-        sys.stdout.write(json.dumps(answer.to_output(), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps(output, ensure_ascii=False, indent=2) + "\n")
         return
     out = Console()
     out.print(f"[bold]{answer.text}[/]")
+    if context:
+        out.print(f"[dim]using what we know about {user}: {context.text}[/]")
     for n, hit in enumerate(answer.passages, 1):
         mark = "*" if hit.passage.id in answer.citations else " "
         out.print(f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {hit.passage.text[:100]}...")
@@ -140,6 +157,9 @@ def eval_(
     closed_book_filter: Annotated[bool, typer.Option("--closed-book-filter",
                                                      help="drop questions answered right without passages")] = False,
     samples: Annotated[int | None, typer.Option("--samples", help="self-consistency samples per call")] = None,
+    corpus: Annotated[Path | None, typer.Option("--corpus", help="ORCA-ShARC: id2snippet.json")] = None,
+    retriever: Annotated[str, typer.Option("--retriever", help="ORCA-ShARC: dense, bm25 or both")] = "dense,bm25",
+    sweep: Annotated[bool, typer.Option("--sweep", help="ORCA-ShARC: tune lambda and beam on this set")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
@@ -148,6 +168,7 @@ def eval_(
     from tanglerag.eval.report import markdown_table, write_outputs
     from tanglerag.eval.runner import EvalRunner
     from tanglerag.methods.registry import METHODS
+    from tanglerag.personal import orca_sharc
 
     try:
         overrides = list(set_ or [])
@@ -157,6 +178,9 @@ def eval_(
         overrides += [f"{key}={value}" for key, value in flags.items() if value is not None]
         settings = _setup(config, overrides, verbose)
         names = [m.strip() for m in methods.split(",") if m.strip()]
+        if orca_sharc.looks_like(Path(dataset)):
+            _eval_pcas(settings, Path(dataset), names, corpus, retriever, sweep, limit, out, as_json)
+            return
         unknown = [m for m in names if m not in METHODS]
         if not names or unknown:
             raise ValueError(f"unknown method(s) {unknown or names}; available: {', '.join(sorted(METHODS))}")
@@ -176,6 +200,29 @@ def eval_(
         sys.stdout.write(json.dumps(report.to_output(), indent=2) + "\n")
     else:
         Console().print(markdown_table(report))
+
+
+def _eval_pcas(settings: Settings, dataset: Path, names: list[str], corpus: Path | None, retriever: str,
+               sweep: bool, limit: int | None, out: Path | None, as_json: bool) -> None:
+    from tanglerag.cli_personal import run_pcas_eval
+    from tanglerag.personal.pcas import METHOD_NAMES
+
+    retrievers = [r.strip() for r in retriever.split(",") if r.strip()]
+    bad = [m for m in names if m not in METHOD_NAMES] + [r for r in retrievers if r not in {"dense", "bm25"}]
+    if bad:
+        raise ValueError(f"for ORCA-ShARC choose methods from {', '.join(METHOD_NAMES)} and retrievers from "
+                         f"dense, bm25 (got {', '.join(bad)})")
+    report = run_pcas_eval(settings, dataset, names, corpus, retrievers, sweep, limit, out)
+    if as_json:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+        return
+    table = Console()
+    for row in report["results"]:
+        m = row["metrics"]
+        ctx = "-" if m["context_recall@1"] is None else f"{100 * m['context_recall@1']:.2f}"
+        table.print(f"{row['method']:<12} R@1 {100 * m['doc_recall@1']:.2f}  R@5 {100 * m['doc_recall@5']:.2f}  "
+                    f"MAP@5 {100 * m['doc_map@5']:.2f}  context R@1 {ctx}  "
+                    f"{1000 * row['usage']['seconds']:.2f} ms/query")
 
 
 @app.command()
@@ -204,3 +251,6 @@ def models(
                 out.print(f"embedded model file: {resolve_gguf(spec, settings.cache_dir)}")
     except _USER_ERRORS as exc:
         _fail(exc)
+
+
+register(app, _setup, _fail, _USER_ERRORS)

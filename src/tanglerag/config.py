@@ -93,6 +93,15 @@ class EvalConfig(_Section):
     seed: int = 0
 
 
+class PersonalConfig(_Section):
+    """Per-user context store and PCAS parameters (paper 002)."""
+
+    store_dir: Path = Field(default_factory=lambda: Path(os.environ.get("TANGLERAG_HOME", "~/.tanglerag"))
+                            .expanduser() / "users")
+    beam: int = Field(10, ge=1, description="K: documents retrieved by the question before pairing")
+    lam: float = Field(0.5, ge=0.0, le=1.0, description="weight of s(d,q) against s(d,c)")
+
+
 class Settings(_Section):
     """Root config. ``cache_dir`` holds the LLM cache and assembled model files."""
 
@@ -103,6 +112,7 @@ class Settings(_Section):
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     methods: MethodsConfig = Field(default_factory=MethodsConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
+    personal: PersonalConfig = Field(default_factory=PersonalConfig)
 
     @classmethod
     def load(cls, path: Path | None = None, overrides: list[str] | None = None) -> Settings:

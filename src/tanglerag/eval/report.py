@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from tanglerag.eval.runner import EvalReport, Prediction
+from tanglerag.fileio import atomic_write_text as atomic_write
 
 RATE_METRICS = {"em", "f1", "unk", "nm", "cited"}
 
@@ -38,18 +37,6 @@ def _format_metric(name: str, value: float | None, ci: tuple[float, float] | Non
     if ci is not None and name in {"em", "f1"}:
         text += f" [{scale * ci[0]:.{digits}f}, {scale * ci[1]:.{digits}f}]"
     return text
-
-
-def atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_outputs(out: Path, report: EvalReport, predictions: list[Prediction]) -> None:

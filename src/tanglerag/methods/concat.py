@@ -36,7 +36,8 @@ class ConcatMethod:
         params = self.llm.params(max_tokens=cfg.answer_tokens, stop=["\n"], n=cfg.samples,
                                  temperature=cfg.sample_temperature if sampling else None)
         with tracker.stage("generate"):
-            completion = self.llm.complete(cited_answer_messages(question.text, passages, cfg.passage_words), params)
+            completion = self.llm.complete(
+                cited_answer_messages(question.text, passages, cfg.passage_words, question.user_contexts), params)
             tracker.record(completion)
         parsed = [parse_cited_answer(raw, passages) for raw in completion.texts]
         if not sampling:

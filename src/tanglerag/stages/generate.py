@@ -27,8 +27,11 @@ CITED_ANSWER_SYSTEM = (
 )
 
 
-def cited_answer_messages(question: str, passages: list[RetrievedPassage], max_words: int | None = None) -> list[Message]:
-    user = f"Passages:\n{number_passages(passages, max_words)}\n\nQuestion: {question}\nAnswer:"
+def cited_answer_messages(question: str, passages: list[RetrievedPassage], max_words: int | None = None,
+                          user_contexts: list[str] | None = None) -> list[Message]:
+    """``user_contexts`` (what is known about the asking user) go before the question when given."""
+    about = "".join(f"About the user: {c}\n" for c in user_contexts or [])
+    user = f"Passages:\n{number_passages(passages, max_words)}\n\n{about}Question: {question}\nAnswer:"
     return [Message(role="system", content=CITED_ANSWER_SYSTEM), Message(role="user", content=user)]
 
 

@@ -1,0 +1,80 @@
+"""Score OR / B1 / B2 / B3 / PCAS on ORCA-ShARC with ranx (document R@1, R@5, MAP@5; context R@1)."""
+
+from __future__ import annotations
+
+import time
+from itertools import product
+
+from pydantic import BaseModel
+from ranx import Qrels, Run, evaluate
+
+from tanglerag.personal.orca_sharc import OrcaExample
+from tanglerag.personal.pcas import (
+    METHOD_NAMES,
+    JointRanking,
+    retrieve_b1,
+    retrieve_b2,
+    retrieve_b3,
+    retrieve_or,
+    retrieve_pcas,
+)
+from tanglerag.personal.scorers import PairScorer
+
+DOC_METRICS = ["recall@1", "recall@5", "map@5"]
+
+
+class PcasResult(BaseModel):
+    method: str
+    retriever: str
+    doc: dict[str, float]
+    context_r1: float | None
+    ms_per_query: float
+    n: int
+
+
+def rank(method: str, scorer: PairScorer, example: OrcaExample, documents: list[str], *, lam: float, beam: int,
+         depth: int = 5) -> JointRanking:
+    gold = example.contexts[example.gold_context] if example.gold_context is not None else None
+    if method == "or":
+        return retrieve_or(scorer, example.question, gold, depth)
+    if method == "b1":
+        return retrieve_b1(scorer, example.question, example.contexts, depth)
+    if method == "b2":
+        return retrieve_b2(scorer, example.question, example.contexts, documents, depth)
+    if method == "b3":
+        return retrieve_b3(scorer, example.question, example.contexts, depth)
+    if method == "pcas":
+        return retrieve_pcas(scorer, example.question, example.contexts, beam=beam, lam=lam, depth=depth)
+    raise ValueError(f"unknown PCAS method {method!r}; choose from {', '.join(METHOD_NAMES)}")
+
+
+def score(examples: list[OrcaExample], rankings: list[JointRanking], doc_ids: list[str]) -> tuple[dict, float | None]:
+    qrels = Qrels.from_dict({e.id: {e.gold_snippet_id: 1} for e in examples})
+    run = Run.from_dict({e.id: {doc_ids[d]: s for d, s in zip(r.docs, r.doc_scores, strict=True)}
+                         for e, r in zip(examples, rankings, strict=True)})
+    doc = {k: float(v) for k, v in evaluate(qrels, run, DOC_METRICS).items()}
+    judged = [(e, r) for e, r in zip(examples, rankings, strict=True)
+              if e.gold_context is not None and r.context is not None]
+    if not judged:
+        return doc, None
+    ctx_qrels = Qrels.from_dict({e.id: {f"c{e.gold_context}": 1} for e, _ in judged})
+    ctx_run = Run.from_dict({e.id: {f"c{r.context}": 1.0} for e, r in judged})
+    return doc, float(evaluate(ctx_qrels, ctx_run, "recall@1"))
+
+
+def run_method(method: str, scorer: PairScorer, examples: list[OrcaExample], doc_ids: list[str],
+               documents: list[str], *, lam: float, beam: int) -> PcasResult:
+    start = time.perf_counter()
+    rankings = [rank(method, scorer, e, documents, lam=lam, beam=beam) for e in examples]
+    elapsed = time.perf_counter() - start
+    doc, ctx = score(examples, rankings, doc_ids)
+    return PcasResult(method=method, retriever=scorer.name, doc=doc, context_r1=ctx,
+                      ms_per_query=1000 * elapsed / len(examples), n=len(examples))
+
+
+def sweep(scorer: PairScorer, examples: list[OrcaExample], doc_ids: list[str], documents: list[str],
+          lams: list[float], beams: list[int]) -> list[tuple[float, int, PcasResult]]:
+    """PCAS over a lambda x beam grid, best first (document R@1, then MAP@5, then context R@1)."""
+    grid = [(lam, beam, run_method("pcas", scorer, examples, doc_ids, documents, lam=lam, beam=beam))
+            for lam, beam in product(lams, beams)]
+    return sorted(grid, key=lambda g: (-g[2].doc["recall@1"], -g[2].doc["map@5"], -(g[2].context_r1 or 0.0)))

@@ -1,0 +1,171 @@
+"""Build ORCA-ShARC (paper 002) from OR-ShARC: each utterance gets a set of ~10 user scenarios.
+
+The set is the utterance's gold scenario plus scenarios sampled at random (seeded) from the split,
+kept only when they do not contradict the gold one. To stay affordable on a CPU, one LLM call judges
+a whole batch of candidates, and a cheap prefilter removes candidates from the same source page
+(same rule, so likely conflicting or a second gold). Judgments are cached like every LLM call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from tanglerag.datasets.base import DatasetError, iter_json_records, require
+from tanglerag.fileio import atomic_write_text
+from tanglerag.llm.base import Message
+from tanglerag.llm.client import LLM
+
+
+class OrcaExample(BaseModel):
+    id: str
+    question: str
+    gold_snippet_id: str
+    contexts: list[str]
+    gold_context: int | None = Field(None, description="index of the gold scenario in contexts; None if it had none")
+    source_url: str = ""
+
+
+class OrcaManifest(BaseModel):
+    source: str
+    source_sha256: str
+    seed: int
+    model: str
+    target_contexts: int
+    examples: int
+    mean_contexts: float
+    llm_calls: int
+    short_sets: int = Field(description="examples with fewer contexts than the target")
+
+
+JUDGE_SYSTEM = (
+    "You check whether statements about one person can all be true at the same time. You get what is known "
+    "about the person and a numbered list of candidate statements. Reply with the numbers of the candidates "
+    "that contradict what is known (cannot be true together with it), separated by commas, or reply: none"
+)
+
+
+def judge_messages(known: str, candidates: list[str]) -> list[Message]:
+    listed = "\n".join(f"{i}. {c}" for i, c in enumerate(candidates, 1))
+    user = f"Known about the person: {known}\n\nCandidates:\n{listed}\n\nContradicting candidates:"
+    return [Message(role="system", content=JUDGE_SYSTEM), Message(role="user", content=user)]
+
+
+def parse_judgment(text: str, n: int) -> set[int] | None:
+    """Candidate numbers (1-based) judged contradictory; None when the reply is unusable."""
+    if re.search(r"\bnone\b|\bno contradict", text, re.IGNORECASE):
+        return set()
+    numbers = {int(x) for x in re.findall(r"\d+", text)}
+    if not numbers:
+        return None
+    return {x for x in numbers if 1 <= x <= n}
+
+
+class OrcaBuilder:
+    def __init__(self, llm: LLM, *, n_contexts: int = 10, batch: int = 12, max_calls: int = 3, seed: int = 0) -> None:
+        self.llm = llm
+        self.n_contexts = n_contexts
+        self.batch = batch
+        self.max_calls = max_calls
+        self.seed = seed
+        self.calls = 0
+
+    def expand(self, record: dict, pool: list[tuple[str, str]], rng: random.Random) -> OrcaExample:
+        gold = record["scenario"].strip()
+        contexts = [gold] if gold else []
+        seen = {gold}
+        candidates = [text for text, url in pool if url != record.get("source_url") and text not in seen]
+        rng.shuffle(candidates)
+        cursor = 0
+        for _ in range(self.max_calls):
+            need = self.n_contexts - len(contexts)
+            if need <= 0 or cursor >= len(candidates):
+                break
+            batch = candidates[cursor:cursor + max(self.batch, need)]
+            cursor += len(batch)
+            if not gold:  # nothing known to contradict: keep the random draw
+                contexts += batch[:need]
+                break
+            reply = self.llm.complete(judge_messages(gold, batch), self.llm.params(max_tokens=40, stop=["\n\n"]))
+            self.calls += 1
+            rejected = parse_judgment(reply.text, len(batch))
+            if rejected is None:
+                continue  # unusable judgment: trust none of this batch
+            contexts += [c for i, c in enumerate(batch, 1) if i not in rejected][:need]
+        order = list(range(len(contexts)))
+        rng.shuffle(order)  # the gold scenario must not sit at a fixed position
+        shuffled = [contexts[i] for i in order]
+        return OrcaExample(id=record["utterance_id"], question=record["question"],
+                           gold_snippet_id=str(record["gold_snippet_id"]), contexts=shuffled,
+                           gold_context=order.index(0) if gold else None, source_url=record.get("source_url", ""))
+
+    def build(self, source: Path, limit: int | None = None,
+              on_step: Callable[[], None] | None = None) -> tuple[list[OrcaExample], OrcaManifest]:
+        records = []
+        for line_no, record in iter_json_records(source):
+            for field in ("utterance_id", "question", "scenario", "gold_snippet_id"):
+                require(record, field, source, line_no)
+            records.append(record)
+        if not records:
+            raise DatasetError(f"{source} holds no utterances")
+        pool = sorted({(r["scenario"].strip(), r.get("source_url", "")) for r in records if r["scenario"].strip()})
+        examples = []
+        for i, record in enumerate(records[:limit] if limit else records):
+            rng = random.Random(f"{self.seed}:{record['utterance_id']}:{i}")
+            examples.append(self.expand(record, pool, rng))
+            if on_step:
+                on_step()
+        sizes = [len(e.contexts) for e in examples]
+        manifest = OrcaManifest(
+            source=str(source), source_sha256=hashlib.sha256(source.read_bytes()).hexdigest(), seed=self.seed,
+            model=self.llm.backend.model_id, target_contexts=self.n_contexts, examples=len(examples),
+            mean_contexts=sum(sizes) / len(sizes), llm_calls=self.calls,
+            short_sets=sum(s < self.n_contexts for s in sizes))
+        return examples, manifest
+
+
+def write_orca(folder: Path, examples: list[OrcaExample], manifest: OrcaManifest) -> None:
+    atomic_write_text(folder / "orca_sharc.jsonl", "".join(e.model_dump_json() + "\n" for e in examples))
+    atomic_write_text(folder / "manifest.json", manifest.model_dump_json(indent=2))
+
+
+def looks_like(path: Path) -> bool:
+    """An ORCA-ShARC file (or folder): records with a question, a gold snippet and a context set."""
+    if path.is_dir():
+        path = path / "orca_sharc.jsonl"
+    if not path.is_file():
+        return False
+    for _, record in iter_json_records(path):
+        return {"question", "gold_snippet_id", "contexts"} <= record.keys()
+    return False
+
+
+def load_orca(path: Path) -> list[OrcaExample]:
+    """Read ``orca_sharc.jsonl`` (or a folder holding it)."""
+    if path.is_dir():
+        path = path / "orca_sharc.jsonl"
+    examples = []
+    for line_no, record in iter_json_records(path):
+        try:
+            examples.append(OrcaExample.model_validate(record))
+        except ValueError as exc:
+            raise DatasetError(f"{path}:{line_no}: {exc}") from exc
+    return examples
+
+
+def load_snippets(path: Path) -> tuple[list[str], list[str]]:
+    """OR-ShARC ``id2snippet.json`` -> (ids, texts) in a stable order."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DatasetError(f"cannot read snippet corpus {path}: {exc}") from exc
+    if not isinstance(data, dict) or not data:
+        raise DatasetError(f"{path} must map snippet ids to texts")
+    ids = sorted(data, key=lambda k: (len(k), k))
+    return ids, [str(data[i]) for i in ids]

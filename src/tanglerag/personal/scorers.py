@@ -1,0 +1,78 @@
+"""Pairwise relevance scores among query, documents and contexts, for dense and BM25 retrieval.
+
+PCAS and its baselines need s(d,q), s(c,q), s(c,d) and s(d,c). With dense embeddings all are
+cosine similarities; with BM25 the first text is scored as a document against the second as a query.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import bm25s
+import numpy as np
+
+from tanglerag.embeddings import TextEmbedder
+
+
+class PairScorer(Protocol):
+    name: str
+
+    def doc_scores(self, query: str) -> np.ndarray:
+        """s(d, query) for every document of the corpus, in corpus order."""
+
+    def text_scores(self, items: list[str], query: str) -> np.ndarray:
+        """s(item, query) for a small set of texts (contexts, or a few documents)."""
+
+
+class DenseScorer:
+    name = "dense"
+
+    def __init__(self, embedder: TextEmbedder, documents: list[str]) -> None:
+        self.embedder = embedder
+        self.doc_vectors = embedder.embed(documents)
+        self._cache: dict[str, np.ndarray] = {}
+
+    def _vec(self, text: str) -> np.ndarray:
+        if text not in self._cache:
+            self._cache[text] = self.embedder.embed([text])[0]
+        return self._cache[text]
+
+    def doc_scores(self, query: str) -> np.ndarray:
+        return self.doc_vectors @ self._vec(query)
+
+    def text_scores(self, items: list[str], query: str) -> np.ndarray:
+        if not items:
+            return np.zeros(0, dtype="float32")
+        return np.stack([self._vec(t) for t in items]) @ self._vec(query)
+
+
+class BM25Scorer:
+    name = "bm25"
+
+    def __init__(self, documents: list[str]) -> None:
+        self._docs = _BM25(documents)
+        self._small: dict[tuple[str, ...], _BM25] = {}
+
+    def doc_scores(self, query: str) -> np.ndarray:
+        return self._docs.scores(query)
+
+    def text_scores(self, items: list[str], query: str) -> np.ndarray:
+        if not items:
+            return np.zeros(0, dtype="float32")
+        key = tuple(items)
+        if key not in self._small:
+            self._small[key] = _BM25(items)
+        return self._small[key].scores(query)
+
+
+class _BM25:
+    def __init__(self, texts: list[str]) -> None:
+        self.size = len(texts)
+        self.model = bm25s.BM25()
+        self.model.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+
+    def scores(self, query: str) -> np.ndarray:
+        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)[0]
+        if not tokens:
+            return np.zeros(self.size, dtype="float32")
+        return np.asarray(self.model.get_scores(tokens), dtype="float32")

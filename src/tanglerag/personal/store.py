@@ -1,0 +1,101 @@
+"""Per-user store of short context statements (profile facts, situation, recent events).
+
+Each user is one JSON file plus its embedding matrix, in a folder of its own: a query for
+one user can only ever load that user's files. Writes go to a temporary file and are renamed,
+so an interrupted write leaves the previous state intact.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from tanglerag.embeddings import TextEmbedder
+from tanglerag.fileio import atomic_write_npy, atomic_write_text
+
+_USER_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,128}$")
+
+
+class ContextStoreError(ValueError):
+    """Bad user id, unknown context, or a store built with another embedding model."""
+
+
+class UserContext(BaseModel):
+    id: str
+    text: str
+    added_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+
+class UserContexts(BaseModel):
+    user: str
+    embedding_model: str
+    contexts: list[UserContext] = Field(default_factory=list)
+
+
+class UserContextStore:
+    def __init__(self, root: Path, embedder: TextEmbedder) -> None:
+        self.root = root
+        self.embedder = embedder
+
+    def _folder(self, user: str) -> Path:
+        if not _USER_ID.match(user) or user in {".", ".."}:
+            raise ContextStoreError(f"invalid user id {user!r}: use letters, digits, '_', '-', '.', '@' (max 128)")
+        return self.root / user
+
+    def _read(self, user: str) -> UserContexts:
+        path = self._folder(user) / "contexts.json"
+        if not path.exists():
+            return UserContexts(user=user, embedding_model=self.embedder.model_name)
+        data = UserContexts.model_validate_json(path.read_text())
+        if data.embedding_model != self.embedder.model_name:
+            raise ContextStoreError(f"contexts of user {user!r} were embedded with {data.embedding_model!r}, "
+                                    f"not the configured {self.embedder.model_name!r}")
+        return data
+
+    def _write(self, data: UserContexts, vectors: np.ndarray) -> None:
+        folder = self._folder(data.user)
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_npy(folder / "vectors.npy", vectors)
+        atomic_write_text(folder / "contexts.json", data.model_dump_json(indent=2))
+
+    def add(self, user: str, texts: list[str]) -> list[UserContext]:
+        texts = [t.strip() for t in texts]
+        if not texts or any(not t for t in texts):
+            raise ContextStoreError("a context statement must not be empty")
+        data = self._read(user)
+        added = [UserContext(id=uuid.uuid4().hex[:8], text=t) for t in texts]
+        data.contexts.extend(added)
+        self._write(data, self.embedder.embed([c.text for c in data.contexts]))
+        return added
+
+    def list(self, user: str) -> list[UserContext]:
+        return self._read(user).contexts
+
+    def remove(self, user: str, context_id: str) -> None:
+        data = self._read(user)
+        kept = [c for c in data.contexts if c.id != context_id]
+        if len(kept) == len(data.contexts):
+            raise ContextStoreError(f"user {user!r} has no context with id {context_id!r}")
+        data.contexts = kept
+        self._write(data, self.embedder.embed([c.text for c in kept]) if kept else
+                    np.zeros((0, self.embedder.dimension), dtype="float32"))
+
+    def vectors(self, user: str) -> tuple[list[UserContext], np.ndarray]:
+        """The user's contexts and their stored embeddings (re-embedded if the file is missing)."""
+        data = self._read(user)
+        path = self._folder(user) / "vectors.npy"
+        if path.exists():
+            vectors = np.load(path)
+            if len(vectors) == len(data.contexts):
+                return data.contexts, vectors
+        return data.contexts, self.embedder.embed([c.text for c in data.contexts])
+
+
+def contexts_as_json(contexts: list[UserContext]) -> str:
+    return json.dumps([c.model_dump() for c in contexts], indent=2)
