@@ -1,4 +1,4 @@
-"""The ``tanglerag`` command line: index, ask, eval, models."""
+"""The ``tanglerag`` command line: index, ask, eval, models (+ contexts and pcas from cli_personal)."""
 
 from __future__ import annotations
 
