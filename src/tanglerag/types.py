@@ -66,14 +66,15 @@ class StageUsage(BaseModel):
     """Cost of one pipeline stage.
 
     ``llm_calls`` counts requests that reached the model; ``cached_calls`` those served
-    from the cache. Tokens count both, because they measure what the method costs,
-    not what this particular run paid.
+    from the cache. Tokens and ``model_seconds`` count both, because they measure what the
+    method costs, not what this particular run paid; ``seconds`` is this run's wall time.
     """
 
     llm_calls: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    model_seconds: float = 0.0
     seconds: float = 0.0
 
     def add(self, other: StageUsage) -> None:
@@ -81,6 +82,7 @@ class StageUsage(BaseModel):
         self.cached_calls += other.cached_calls
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.model_seconds += other.model_seconds
         self.seconds += other.seconds
 
     @property
@@ -108,7 +110,8 @@ class Usage(BaseModel):
             "cached_calls": total.cached_calls,
             "prompt_tokens": total.prompt_tokens,
             "completion_tokens": total.completion_tokens,
-            "seconds": round(total.seconds, 4),
+            "model_seconds": round(total.model_seconds, 6),
+            "seconds": round(total.seconds, 6),
         }
 
 

@@ -43,3 +43,4 @@ class UsageTracker:
             stage.llm_calls += 1
         stage.prompt_tokens += completion.prompt_tokens
         stage.completion_tokens += completion.completion_tokens
+        stage.model_seconds += completion.seconds

@@ -14,8 +14,9 @@ def test_second_identical_call_is_served_from_cache(llm_factory):
     assert first.text == second.text == "Paris"
     assert (first.cached, second.cached) == (False, True)
     assert len(backend.requests) == 1
-    # tokens are kept in the cache: a cached call reports the same cost
+    # tokens and model time are kept in the cache: a cached call reports the same cost
     assert second.prompt_tokens == first.prompt_tokens > 0
+    assert second.seconds == first.seconds > 0
 
 
 def test_cache_survives_a_new_process(tmp_path):

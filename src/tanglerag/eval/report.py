@@ -13,7 +13,7 @@ RATE_METRICS = {"em", "f1", "unk", "nm", "cited"}
 
 def markdown_table(report: EvalReport) -> str:
     metric_names = list(report.results[0].metrics) if report.results else []
-    header = ["method", *metric_names, "calls/q", "prompt tok/q", "compl. tok/q", "s/q"]
+    header = ["method", *metric_names, "calls/q", "prompt tok/q", "compl. tok/q", "model s/q", "wall s/q"]
     setting = ", ".join(f"{k}={v}" for k, v in report.setting.items())
     lines = [f"Dataset `{report.dataset}`, n = {report.n} ({setting}). Rates in %; EM/F1 with 95% bootstrap CI.", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -23,7 +23,7 @@ def markdown_table(report: EvalReport) -> str:
             cells.append(_format_metric(name, result.metrics[name], result.ci.get(name)))
         u = result.usage
         cells += [f"{u['llm_calls'] + u['cached_calls']:.2f}", f"{u['prompt_tokens']:.0f}",
-                  f"{u['completion_tokens']:.1f}", f"{u['seconds']:.2f}"]
+                  f"{u['completion_tokens']:.1f}", f"{u.get('model_seconds', 0.0):.2f}", f"{u['seconds']:.2f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

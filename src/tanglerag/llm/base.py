@@ -31,18 +31,22 @@ class GenerationParams(BaseModel):
 
 
 class RawCompletion(BaseModel):
-    """What a backend returns: ``n`` texts and the tokens they cost."""
+    """What a backend returns: ``n`` texts and the tokens they cost.
+
+    ``seconds`` is the model time of the call when it was made; the client sets it and the cache
+    keeps it, so a cached call still reports what it costs.
+    """
 
     texts: list[str]
     prompt_tokens: int
     completion_tokens: int
+    seconds: float = 0.0
 
 
 class Completion(RawCompletion):
     """A completion as the client hands it out, marked cached or fresh."""
 
     cached: bool = False
-    seconds: float = 0.0
 
     @property
     def text(self) -> str:

@@ -48,9 +48,9 @@ class LLM:
                 return Completion(**hit.model_dump(), cached=True)
         start = time.perf_counter()
         raw = self.backend.generate(messages, params)
-        elapsed = time.perf_counter() - start
+        raw = raw.model_copy(update={"seconds": time.perf_counter() - start})
         self.cache.put(key, raw)
-        return Completion(**raw.model_dump(), cached=False, seconds=elapsed)
+        return Completion(**raw.model_dump(), cached=False)
 
     def complete_many(self, requests: list[Request], *, use_cache: bool = True) -> list[Completion]:
         """Run several calls, in parallel up to the backend's concurrency; order is preserved."""
