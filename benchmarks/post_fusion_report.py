@@ -16,12 +16,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = ["concat", "post-fusion", "pruning", "summary", "concat+pf", "pf+concat"]
 SETTINGS = {"gold-ensure": "With the gold passage (a correct document guaranteed in the top-5)",
-            "gold-exclude": "Without the gold passage (correct documents removed; misinformation and noise remain)"}
+            "gold-exclude": "Without the gold passage (correct documents removed; misinformation and noise remain; "
+                            "the paper's 'without' is plain retrieval, see the discussion)",
+            "gold-ensure-closedbook": "With the gold passage, after the paper's closed-book filter"}
 # Paper Table 1 (with gold) / Table 2 (without), NQ, LLama2-chat (the smallest model they report): EM, %Unk, %NM.
 PAPER = {
     "gold-ensure": {"concat": (26.9, 12.9, None), "post-fusion": (27.5, 2.8, 27.8), "pruning": (27.8, 10.9, None),
                     "summary": (28.1, 9.8, None), "concat+pf": (30.3, 1.7, 3.8), "pf+concat": (29.6, 2.7, 2.3)},
-    "gold-exclude": {"concat+pf": (28.0, 3.2, 3.6), "pf+concat": (27.9, 8.7, 4.8), "pruning": (25.7, 12.7, None),
+    "gold-exclude": {"concat": (24.6, 18.2, None), "post-fusion": (24.9, 13.8, 15.3), "concat+pf": (28.0, 3.2, 3.6), "pf+concat": (27.9, 8.7, 4.8), "pruning": (25.7, 12.7, None),
                      "summary": (26.3, 10.3, None)},
 }
 
@@ -47,10 +49,13 @@ def paired_diff(per_q: dict, a: str, b: str, metric: str, samples: int = 2000, s
 def llm_seconds(per_q: dict, method: str, qid: str) -> float:
     """Model time a method costs on a question, cached or not.
 
-    Runs share calls through the cache (Concat+PF reuses Concat's call and Post-Fusion's calls),
-    so wall time of this run understates the multi-round methods. Their cost is composed from
-    the fresh calls of the methods they reuse, measured in the same run.
+    Runs record ``model_seconds`` (each call's original model time, kept in the cache); runs made
+    before that field existed only have wall time, which is ~0 for calls another method already
+    made, so there the multi-round methods' cost is composed from the fresh calls they reuse.
     """
+    recorded = per_q[method][qid]["usage"].get("model_seconds")
+    if recorded:
+        return recorded
     def stage(m: str, name: str) -> float:
         return per_q[m][qid]["usage_by_stage"].get(name, {}).get("seconds", 0.0)
 
@@ -67,10 +72,10 @@ def pct(v: float | None) -> str:
     return "-" if v is None else f"{100 * v:.1f}"
 
 
-def table(results: dict, per_q: dict) -> str:
-    lines = [("| method | EM [95% CI] | F1 [95% CI] | %Unk | %NM | calls/q | prompt tok/q | compl. tok/q | "
-             "model s/q |"),
-             "|---|---|---|---|---|---|---|---|---|"]
+def table(results: dict, per_q: dict, timing: dict | None) -> str:
+    lines = [("| method | EM [95% CI] | F1 [95% CI] | %Unk | %NM | %misled | calls/q | prompt tok/q | "
+              "compl. tok/q | model s/q |"),
+             "|---|---|---|---|---|---|---|---|---|---|"]
     by_name = {r["method"]: r for r in results["results"]}
     for name in METHODS:
         r = by_name.get(name)
@@ -80,9 +85,14 @@ def table(results: dict, per_q: dict) -> str:
         em_ci = f"{pct(m['em'])} [{pct(ci['em'][0])}, {pct(ci['em'][1])}]"
         f1_ci = f"{pct(m['f1'])} [{pct(ci['f1'][0])}, {pct(ci['f1'][1])}]"
         calls = u["llm_calls"] + u["cached_calls"]
-        seconds = np.mean([llm_seconds(per_q, name, qid) for qid in per_q[name]])
-        lines.append(f"| {name} | {em_ci} | {f1_ci} | {pct(m['unk'])} | {pct(m['nm'])} | {calls:.2f} | "
-                     f"{u['prompt_tokens']:.0f} | {u['completion_tokens']:.1f} | {seconds:.1f} |")
+        if timing is not None:
+            seconds = timing.get(name)
+        else:
+            seconds = np.mean([llm_seconds(per_q, name, qid) for qid in per_q[name]])
+        seconds_text = "-" if seconds is None else f"{seconds:.1f}"
+        lines.append(f"| {name} | {em_ci} | {f1_ci} | {pct(m['unk'])} | {pct(m['nm'])} | {pct(m.get('misled'))} | "
+                     f"{calls:.2f} | "
+                     f"{u['prompt_tokens']:.0f} | {u['completion_tokens']:.1f} | {seconds_text} |")
     return "\n".join(lines)
 
 
@@ -94,7 +104,10 @@ def directions(per_q: dict, results: dict) -> str:
         if a not in per_q or b not in per_q:
             continue
         mean, low, high, wins, losses = paired_diff(per_q, a, b, "em")
-        verdict = "holds" if low > 0 else ("reversed" if high < 0 else "not resolved at this n (CI spans 0)")
+        if wins == losses == 0:
+            verdict = "no difference: the same EM on every question"
+        else:
+            verdict = "holds" if low > 0 else ("reversed" if high < 0 else "not resolved at this n (CI spans 0)")
         out.append(f"- {claim}: EM difference {100 * mean:+.1f} points, paired 95% CI "
                    f"[{100 * low:+.1f}, {100 * high:+.1f}]; {wins} questions better, {losses} worse -> **{verdict}**.")
     if "concat+pf" in by_name and "concat" in by_name:
@@ -121,12 +134,13 @@ def paper_rows(setting: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=Path, default=ROOT / "runs/post_fusion")
+    parser.add_argument("--runs", type=Path, default=ROOT / "runs/post_fusion",
+                        help="run folders; the committed copies are in docs/results/post_fusion")
     parser.add_argument("--out", type=Path, default=ROOT / "docs/results/post_fusion.md")
     parser.add_argument("--discussion", type=Path, default=ROOT / "benchmarks/post_fusion_discussion.md")
     args = parser.parse_args()
     parts = ["# Answer integration: concatenation, post-fusion and their combinations (paper 004)", "",
-             "Reproduce: `benchmarks/run_post_fusion.sh 60 && .venv/bin/python benchmarks/post_fusion_report.py`.",
+             "Reproduce: `benchmarks/run_post_fusion.sh 60 && .venv/bin/python benchmarks/post_fusion_report.py --runs docs/results/post_fusion`. Per-question predictions (answers, pools, raw outputs, usage by stage) are in `docs/results/post_fusion/*/predictions.jsonl`.",
              ""]
     for setting, title in SETTINGS.items():
         run = args.runs / setting
@@ -134,13 +148,19 @@ def main() -> None:
             continue
         results, per_q = load(run)
         s = results["setting"]
+        timing_file = run / "timing.json"
+        timing = json.loads(timing_file.read_text())["model_seconds_per_question"] if timing_file.exists() else None
+        if s["closed_book_filter"]:
+            timing = {}  # the same calls as the unfiltered run: its table gives their cost
         parts += [f"## {title}", "",
                   (f"RAMDocs dev, first {results['n']} questions; top-{s['top_k']} of each question's own documents "
-                  f"ranked by MiniLM (scope `{s['passage_scope']}`, gold `{s['gold']}`); model `{s['model']}`, "
-                  "greedy decoding. Rates in %; cost is per question (calls include cache hits, since they "
+                  f"ranked by MiniLM (scope `{s['passage_scope']}`, gold `{s['gold']}`"
+                  f"{', closed-book filter: kept ' + str(results['n']) + ' of ' + str(s['loaded']) if s['closed_book_filter'] else ''}"
+                  f"); model `{s['model']}`, greedy decoding. %misled: the answer repeats one of the question's known "
+                  "wrong answers (over the questions that have them). Rates in %; cost is per question (calls include cache hits, since they "
                   "measure the method, not this run; model s/q is the measured model time of the calls the method makes, "
-                  "composed from the fresh calls where runs share them through the cache)."), "",
-                  table(results, per_q), "",
+                  "cached or not; - where the same calls are costed in another table)."), "",
+                  table(results, per_q, timing), "",
                   "Paper directions, measured here:", "", directions(per_q, results), ""]
         ref = paper_rows(setting)
         if ref:

@@ -29,3 +29,12 @@ def test_bootstrap_ci_brackets_the_mean_and_narrows_with_n():
     assert small[0] < 0.5 < small[1] and large[0] < 0.5 < large[1]
     assert (large[1] - large[0]) < (small[1] - small[0]) / 3
     assert bootstrap_ci([1.0] * 5) == (1.0, 1.0)
+
+
+def test_misled_counts_repeated_misinformation_only_where_labelled():
+    labelled = EX.model_copy(update={"metadata": {"wrong_answers": ["Raj Kapoor"]}})
+    wrong = Answer(question="Who?", method="concat", text="Raj Kapoor [2]")
+    assert compute(["misled"], wrong, labelled)["misled"] == 1.0
+    assert compute(["misled"], wrong.model_copy(update={"text": "unknown", "is_unknown": True}),
+                   labelled)["misled"] == 0.0
+    assert compute(["misled"], wrong, EX)["misled"] is None

@@ -8,7 +8,7 @@ from pathlib import Path
 from tanglerag.eval.runner import EvalReport, Prediction
 from tanglerag.fileio import atomic_write_text as atomic_write
 
-RATE_METRICS = {"em", "f1", "unk", "nm", "cited"}
+RATE_METRICS = {"em", "f1", "unk", "nm", "misled", "cited"}
 
 
 def markdown_table(report: EvalReport) -> str:

@@ -30,7 +30,7 @@ from tanglerag.usage import UsageTracker
 
 log = logging.getLogger(__name__)
 
-DEFAULT_METRICS = ["em", "f1", "unk", "nm", "cited"]
+DEFAULT_METRICS = ["em", "f1", "unk", "nm", "misled", "cited"]
 
 
 class Prediction(BaseModel):

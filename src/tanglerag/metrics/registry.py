@@ -46,6 +46,15 @@ def cited(answer: Answer, example: QAExample) -> float:
     return float(not answer.is_unknown and bool(answer.citations))
 
 
+@register("misled")
+def misled(answer: Answer, example: QAExample) -> float | None:
+    """The answer repeats a known wrong answer (RAMDocs misinformation); None without such labels."""
+    wrong = example.metadata.get("wrong_answers")
+    if not wrong:
+        return None
+    return 0.0 if answer.is_unknown else best_over(exact_match, _prediction(answer), wrong)
+
+
 @register("nm")
 def not_majority(answer: Answer, example: QAExample) -> float | None:
     """%NM: a gold answer is in the answer pool but the final answer is not gold."""
