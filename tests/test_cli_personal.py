@@ -69,7 +69,11 @@ def test_pcas_build_then_eval(tmp_path):
                                     "1": "Winter Fuel Payment: paid if you were born before 1955.",
                                     "2": "Exporting boots needs an export licence.",
                                     "3": "The apprentice rate applies if you are under 19."}))
-    with fake_openai_server(lambda body: "none") as server:
+    def all_ok(body):
+        n = sum(1 for line in body["messages"][-1]["content"].splitlines() if line[:1].isdigit())
+        return "\n".join(f"{i}: ok" for i in range(1, n + 1))
+
+    with fake_openai_server(all_ok) as server:
         built = runner.invoke(app, ["pcas", "build", "--source", str(source), "--out", str(tmp_path / "orca"),
                                     "--contexts", "3", "--set", "llm.backend=openai",
                                     "--set", f"llm.base_url={server['base_url']}", *_common(tmp_path)])

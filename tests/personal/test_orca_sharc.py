@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 
@@ -21,15 +22,24 @@ def _records(tmp_path, n_extra=14):
     return path
 
 
+def verdicts(conflicting: set[int]):
+    """A judge that answers every listed candidate, marking the given positions as conflicts."""
+    def respond(messages):
+        n = len(re.findall(r"^\d+\. ", messages[-1].content, re.MULTILINE))
+        return "\n".join(f"{i}: {'conflict' if i in conflicting else 'ok'}" for i in range(1, n + 1))
+    return CannedBackend(responder=respond)
+
+
 def test_parse_judgment():
-    assert parse_judgment("none", 5) == set()
-    assert parse_judgment("2, 4 and 9", 5) == {2, 4}
-    assert parse_judgment("hmm", 5) is None
+    assert parse_judgment("1. ok\n2. conflict\n3: OK", 3) == {2}
+    assert parse_judgment("1 - ok\n2 **conflict**\n3) contradicts", 3) == {2, 3}
+    assert parse_judgment("1, 2, 3", 3) is None  # a bare list of numbers is not a verdict
+    assert parse_judgment("1: ok\n2: ok", 3) is None  # every candidate needs a verdict
 
 
 def test_builds_ten_non_contradicting_contexts(tmp_path, llm_factory):
     # the judge rejects every candidate listed as 1 or 2 in its batch
-    builder = OrcaBuilder(llm_factory(CannedBackend(default="1, 2")), n_contexts=10, batch=12, seed=3)
+    builder = OrcaBuilder(llm_factory(verdicts({1, 2})), n_contexts=10, batch=12, seed=3)
     examples, manifest = builder.build(_records(tmp_path), limit=3)
     first = examples[0]
     assert len(first.contexts) == 10 and first.contexts[first.gold_context] == "I live in the Alps."
@@ -37,18 +47,18 @@ def test_builds_ten_non_contradicting_contexts(tmp_path, llm_factory):
     assert len(set(first.contexts)) == 10
     assert examples[1].gold_context is None and len(examples[1].contexts) == 10  # no scenario: random draw
     assert manifest.examples == 3 and manifest.seed == 3 and manifest.llm_calls == 2
-    again, _ = OrcaBuilder(llm_factory(CannedBackend(default="1, 2")), seed=3).build(_records(tmp_path), limit=3)
+    again, _ = OrcaBuilder(llm_factory(verdicts({1, 2})), seed=3).build(_records(tmp_path), limit=3)
     assert [e.contexts for e in again] == [e.contexts for e in examples]  # seeded and cached
 
 
 def test_fewer_contexts_when_not_enough_fit(tmp_path, llm_factory):
-    builder = OrcaBuilder(llm_factory(CannedBackend(default=", ".join(str(i) for i in range(1, 20)))), seed=0)
+    builder = OrcaBuilder(llm_factory(verdicts(set(range(1, 20)))), seed=0)
     examples, manifest = builder.build(_records(tmp_path, n_extra=5), limit=1)
     assert examples[0].contexts == ["I live in the Alps."] and manifest.short_sets == 1
 
 
 def test_round_trip_and_errors(tmp_path, llm_factory):
-    examples, manifest = OrcaBuilder(llm_factory(CannedBackend(default="none"))).build(_records(tmp_path), limit=2)
+    examples, manifest = OrcaBuilder(llm_factory(verdicts(set()))).build(_records(tmp_path), limit=2)
     write_orca(tmp_path / "orca", examples, manifest)
     assert load_orca(tmp_path / "orca") == examples
     assert json.loads((tmp_path / "orca" / "manifest.json").read_text())["model"] == "canned-v1"

@@ -45,26 +45,28 @@ class OrcaManifest(BaseModel):
 
 
 JUDGE_SYSTEM = (
-    "You check whether statements about one person can all be true at the same time. You get what is known "
-    "about the person and a numbered list of candidate statements. Reply with the numbers of the candidates "
-    "that contradict what is known (cannot be true together with it), separated by commas, or reply: none"
+    "You check whether statements about one person can be true at the same time. You get what is known about "
+    "the person and numbered candidate statements. For every candidate write one line with its number and "
+    "'ok' if it can be true together with what is known, or 'conflict' if it cannot. Most unrelated "
+    "statements are ok: mark conflict only for a real contradiction."
 )
 
 
 def judge_messages(known: str, candidates: list[str]) -> list[Message]:
     listed = "\n".join(f"{i}. {c}" for i, c in enumerate(candidates, 1))
-    user = f"Known about the person: {known}\n\nCandidates:\n{listed}\n\nContradicting candidates:"
+    user = f"Known about the person: {known}\n\nCandidates:\n{listed}\n\nVerdicts, one line each (number: ok or conflict):"
     return [Message(role="system", content=JUDGE_SYSTEM), Message(role="user", content=user)]
 
 
+_VERDICT = re.compile(r"(\d+)\s*[:.)-]?\s*\**\s*(ok|conflict|contradict\w*|compatible)", re.IGNORECASE)
+
+
 def parse_judgment(text: str, n: int) -> set[int] | None:
-    """Candidate numbers (1-based) judged contradictory; None when the reply is unusable."""
-    if re.search(r"\bnone\b|\bno contradict", text, re.IGNORECASE):
-        return set()
-    numbers = {int(x) for x in re.findall(r"\d+", text)}
-    if not numbers:
+    """Candidate numbers (1-based) judged contradictory; None when not every candidate got a verdict."""
+    verdicts = {int(num): word.lower() for num, word in _VERDICT.findall(text) if 1 <= int(num) <= n}
+    if len(verdicts) < n:
         return None
-    return {x for x in numbers if 1 <= x <= n}
+    return {num for num, word in verdicts.items() if word.startswith(("conflict", "contradict"))}
 
 
 class OrcaBuilder:
@@ -92,7 +94,7 @@ class OrcaBuilder:
             if not gold:  # nothing known to contradict: keep the random draw
                 contexts += batch[:need]
                 break
-            reply = self.llm.complete(judge_messages(gold, batch), self.llm.params(max_tokens=40, stop=["\n\n"]))
+            reply = self.llm.complete(judge_messages(gold, batch), self.llm.params(max_tokens=8 * len(batch) + 8))
             self.calls += 1
             rejected = parse_judgment(reply.text, len(batch))
             if rejected is None:
