@@ -161,6 +161,8 @@ def main() -> None:
                   "measure the method, not this run; model s/q is the measured model time of the calls the method makes, "
                   "cached or not; - where the same calls are costed in another table)."), "",
                   table(results, per_q, timing), "",
+                  *([f"model s/q here: {json.loads(timing_file.read_text())['note']}.", ""]
+                    if timing_file.exists() and timing else []),
                   "Paper directions, measured here:", "", directions(per_q, results), ""]
         ref = paper_rows(setting)
         if ref:
