@@ -64,6 +64,7 @@ def score(examples: list[OrcaExample], rankings: list[JointRanking], doc_ids: li
 
 def run_method(method: str, scorer: PairScorer, examples: list[OrcaExample], doc_ids: list[str],
                documents: list[str], *, lam: float, beam: int) -> PcasResult:
+    scorer.reset()  # each method pays for its own query and context embeddings
     start = time.perf_counter()
     rankings = [rank(method, scorer, e, documents, lam=lam, beam=beam) for e in examples]
     elapsed = time.perf_counter() - start

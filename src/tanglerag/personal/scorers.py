@@ -23,6 +23,9 @@ class PairScorer(Protocol):
     def text_scores(self, items: list[str], query: str) -> np.ndarray:
         """s(item, query) for a small set of texts (contexts, or a few documents)."""
 
+    def reset(self) -> None:
+        """Forget per-query work (embeddings, small indexes) so the next timing starts cold."""
+
 
 class DenseScorer:
     name = "dense"
@@ -36,6 +39,9 @@ class DenseScorer:
         if text not in self._cache:
             self._cache[text] = self.embedder.embed([text])[0]
         return self._cache[text]
+
+    def reset(self) -> None:
+        self._cache.clear()
 
     def doc_scores(self, query: str) -> np.ndarray:
         return self.doc_vectors @ self._vec(query)
@@ -52,6 +58,9 @@ class BM25Scorer:
     def __init__(self, documents: list[str]) -> None:
         self._docs = _BM25(documents)
         self._small: dict[tuple[str, ...], _BM25] = {}
+
+    def reset(self) -> None:
+        self._small.clear()
 
     def doc_scores(self, query: str) -> np.ndarray:
         return self._docs.scores(query)
