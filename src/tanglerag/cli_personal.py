@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -101,19 +100,16 @@ def register(app: typer.Typer, setup, fail, user_errors) -> None:
     app.add_typer(pcas_app, name="pcas")
 
 
-def default_snippets() -> Path:
-    return Path(os.environ.get("TANGLERAG_DATA_DIR", "../shared/data")) / "or-sharc" / "id2snippet.json"
-
-
 def run_pcas_eval(settings: Settings, dataset: Path, methods: list[str], corpus: Path | None, retrievers: list[str],
                   sweep_grid: bool, limit: int | None, out: Path | None) -> dict:
     """The retrieval-level evaluation behind ``eval`` for ORCA-format datasets."""
+    from tanglerag.datasets.registry import shared_data
     from tanglerag.personal.evaluate import run_method, sweep
     from tanglerag.personal.orca_sharc import load_orca, load_snippets
     from tanglerag.personal.scorers import BM25Scorer, DenseScorer
 
-    examples = load_orca(dataset)[:limit] if limit else load_orca(dataset)
-    doc_ids, documents = load_snippets(corpus or default_snippets())
+    examples = load_orca(dataset)[:limit]
+    doc_ids, documents = load_snippets(corpus or shared_data("or-sharc/id2snippet.json"))
     results, tuned = [], {}
     lam, beam = settings.personal.lam, settings.personal.beam
     for retriever in retrievers:

@@ -23,9 +23,13 @@ def _bundled(name: str) -> Callable[[], Path]:
     return lambda: Path(str(resources.files("tanglerag") / "sample_data" / name))
 
 
-def _shared(relative: str) -> Callable[[], Path]:
+def shared_data(relative: str) -> Path:
     """Dev data lives outside the repo; TANGLERAG_DATA_DIR points at it (default ../shared/data)."""
-    return lambda: Path(os.environ.get("TANGLERAG_DATA_DIR", "../shared/data")) / relative
+    return Path(os.environ.get("TANGLERAG_DATA_DIR", "../shared/data")) / relative
+
+
+def _shared(relative: str) -> Callable[[], Path]:
+    return lambda: shared_data(relative)
 
 
 REGISTERED: dict[str, tuple[Callable[[], Path], str]] = {

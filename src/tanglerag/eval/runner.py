@@ -9,7 +9,6 @@ of one method follow each other and share their prompt prefix in the llama.cpp K
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections.abc import Callable
 
@@ -120,9 +119,7 @@ class EvalRunner:
                 metrics[metric] = None
                 continue
             metrics[metric] = sum(values) / len(values)
-            low, high = bootstrap_ci(values, cfg.bootstrap_samples, seed=cfg.seed)
-            if not math.isnan(low):
-                ci[metric] = (low, high)
+            ci[metric] = bootstrap_ci(values, cfg.bootstrap_samples, seed=cfg.seed)
         usage = {key: sum(r.usage[key] for r in rows) / len(rows) for key in rows[0].usage}
         return MethodResult(method=name, metrics=metrics, usage=usage, ci=ci)
 

@@ -11,7 +11,7 @@ from typing import ClassVar
 from tanglerag.answer_parsing import UNKNOWN
 from tanglerag.config import MethodsConfig, Settings
 from tanglerag.llm.client import LLM
-from tanglerag.stages.generate import cited_answer_messages, parse_cited_answer
+from tanglerag.stages.generate import answer_params, cited_answer_messages, parse_cited_answer
 from tanglerag.stages.vote import Candidate, majority_vote
 from tanglerag.types import Answer, Question, RetrievedPassage
 from tanglerag.usage import UsageTracker
@@ -32,15 +32,13 @@ class ConcatMethod:
                  tracker: UsageTracker) -> tuple[str, list[str], bool, list[str]]:
         """Return (answer, cited ids, unknown, raw outputs); reused by the multi-round methods."""
         cfg = self.config
-        sampling = cfg.samples > 1
-        params = self.llm.params(max_tokens=cfg.answer_tokens, stop=["\n"], n=cfg.samples,
-                                 temperature=cfg.sample_temperature if sampling else None)
         with tracker.stage("generate"):
             completion = self.llm.complete(
-                cited_answer_messages(question.text, passages, cfg.passage_words, question.user_contexts), params)
+                cited_answer_messages(question.text, passages, cfg.passage_words, question.user_contexts),
+                answer_params(self.llm, cfg))
             tracker.record(completion)
         parsed = [parse_cited_answer(raw, passages) for raw in completion.texts]
-        if not sampling:
+        if cfg.samples == 1:
             text, citations, unknown = parsed[0]
             return text, citations, unknown, completion.texts
         votes = [Candidate(text, None, i, unknown) for i, (text, _, unknown) in enumerate(parsed)]

@@ -26,14 +26,10 @@ from tanglerag.methods.post_fusion_prompts import (
     distill_messages,
     single_passage_messages,
 )
-from tanglerag.stages.generate import number_passages
+from tanglerag.stages.generate import answer_params, clip_words, number_passages
 from tanglerag.stages.vote import Candidate, majority_vote
 from tanglerag.types import Answer, Question, RetrievedPassage
 from tanglerag.usage import UsageTracker
-
-
-def _clip(text: str, words: int) -> str:
-    return " ".join(text.split()[:words])
 
 
 def _pool_record(pool: list[Candidate]) -> list[dict]:
@@ -71,11 +67,9 @@ class _Base:
 def post_fusion_pool(llm: LLM, config: MethodsConfig, question: Question, passages: list[RetrievedPassage],
                      tracker: UsageTracker) -> list[Candidate]:
     """Ask about each passage separately; ``config.samples`` answers per passage (p x k in all)."""
-    sampling = config.samples > 1
-    params = llm.params(max_tokens=config.answer_tokens, stop=["\n"], n=config.samples,
-                        temperature=config.sample_temperature if sampling else None)
-    requests = [Request(single_passage_messages(question.text, _clip(hit.passage.text, config.passage_words)), params)
-                for hit in passages]
+    params = answer_params(llm, config)
+    requests = [Request(single_passage_messages(question.text, clip_words(hit.passage.text, config.passage_words)),
+                        params) for hit in passages]
     pool = []
     with tracker.stage("post_fusion"):
         for hit, completion in zip(passages, llm.complete_many(requests), strict=True):
@@ -141,7 +135,7 @@ class _ChainOfThought(_Base):
 
     def answer(self, question: Question, passages: list[RetrievedPassage], tracker: UsageTracker) -> Answer:
         context = "\n".join(f"[{i}] {hit.passage.title + ' | ' if hit.passage.title else ''}"
-                            f"{_clip(hit.passage.text, self.config.passage_words)}" for i, hit in enumerate(passages, 1))
+                            f"{clip_words(hit.passage.text, self.config.passage_words)}" for i, hit in enumerate(passages, 1))
         messages = cot_messages(self.system, self.demo, question.text, context)
         with tracker.stage("generate"):
             completion = self.llm.complete(messages, self.llm.params(max_tokens=self.config.cot_tokens))

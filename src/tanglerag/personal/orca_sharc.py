@@ -137,10 +137,14 @@ def write_orca(folder: Path, examples: list[OrcaExample], manifest: OrcaManifest
     atomic_write_text(folder / "manifest.json", manifest.model_dump_json(indent=2))
 
 
+def _orca_file(path: Path) -> Path:
+    """A built dataset is a folder holding orca_sharc.jsonl; the file itself works too."""
+    return path / "orca_sharc.jsonl" if path.is_dir() else path
+
+
 def looks_like(path: Path) -> bool:
     """An ORCA-ShARC file (or folder): records with a question, a gold snippet and a context set."""
-    if path.is_dir():
-        path = path / "orca_sharc.jsonl"
+    path = _orca_file(path)
     if not path.is_file():
         return False
     for _, record in iter_json_records(path):
@@ -150,8 +154,7 @@ def looks_like(path: Path) -> bool:
 
 def load_orca(path: Path) -> list[OrcaExample]:
     """Read ``orca_sharc.jsonl`` (or a folder holding it)."""
-    if path.is_dir():
-        path = path / "orca_sharc.jsonl"
+    path = _orca_file(path)
     examples = []
     for line_no, record in iter_json_records(path):
         try:

@@ -10,14 +10,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 import numpy as np
 from pydantic import BaseModel
 
 from tanglerag.personal.scorers import PairScorer
 
-MethodName = Literal["or", "b1", "b2", "b3", "pcas"]
 METHOD_NAMES: tuple[str, ...] = ("or", "b1", "b2", "b3", "pcas")
 
 
