@@ -116,3 +116,32 @@ def test_ask_with_post_fusion_fallback_and_eval_flags(tmp_path, corpus):
     assert report["setting"]["gold"] == "exclude" and report["setting"]["gold_position"] == "top"
     assert [r["method"] for r in report["results"]] == ["post-fusion", "pf+concat"]
     assert report["results"][0]["metrics"]["nm"] == 0.0
+
+
+def test_ask_corg_json_has_parts_and_eval_scores_ambiguity(tmp_path, corpus):
+    runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx"), "--set", f"cache_dir={tmp_path}"])
+
+    def reply(body: dict) -> str:
+        prompt = body["messages"][-1]["content"]
+        if "Give the relation from context" in prompt:
+            return "\n".join(f"[{n}] - distracting" for n in (2, 3) if f"[{n}]," in prompt or f"[{n}], one" in prompt)
+        if "Text:" in prompt:  # the D-F1 reader
+            return "unknown"
+        return "Rome | Italy | [3]\nParis | France | [1]"
+
+    with fake_openai_server(reply) as server:
+        llm = ["--set", "llm.backend=openai", "--set", f"llm.base_url={server['base_url']}",
+               "--set", f"cache_dir={tmp_path}"]
+        result = runner.invoke(app, ["ask", "What is the capital?", "--index", str(tmp_path / "idx"),
+                                     "--method", "corg", "--top-k", "3", "--json", *llm])
+        assert result.exit_code == 0, result.output
+        out = json.loads(result.stdout)
+        assert {p["answer"]: p["descriptor"] for p in out["parts"]} == {"Rome": "Italy", "Paris": "France"}
+        assert all(p["citations"] and p["group"] == 0 for p in out["parts"])
+        assert set(out["usage_by_stage"]) >= {"organize", "rerank", "generate"}
+        evaluated = runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--methods", "corg,base",
+                                        "--limit", "2", "--json", *llm])
+    assert evaluated.exit_code == 0, evaluated.output
+    report = json.loads(evaluated.stdout)
+    assert list(report["results"][0]["metrics"]) == ["ans", "ent", "ear", "d_f1", "cited"]
+    assert report["results"][1]["metrics"]["d_f1"] == 0.0  # the reader never finds Rome or Paris

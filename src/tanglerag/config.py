@@ -80,6 +80,22 @@ class MethodsConfig(_Section):
     sample_temperature: float = 0.7
 
 
+class CorgConfig(_Section):
+    """COrg (paper 000) and its baselines."""
+
+    graph: Literal["pairwise", "extract"] = Field(
+        "pairwise", description="pairwise: LLM labels relations (Algorithm 1); extract: one call per context")
+    plural: Literal["rule", "llm"] = Field("rule", description="how a group's question is put in plural form")
+    answer_tokens: int = Field(96, description="budget for a multi-answer reply (one line per answer)")
+    retrieve_top: int = Field(5, ge=1, description="contexts the 'retrieve' baseline keeps (the paper's 5)")
+    summary_tokens: int = 160
+    match_threshold: float = Field(0.6, ge=0.0, le=1.0,
+                                   description="extract mode: token F1 at which descriptors/answers count as equal")
+    reader: str = Field("llm", description="D-F1 reader: 'llm' (the configured LLM) or a HF extractive QA model, "
+                                           "e.g. deepset/roberta-base-squad2")
+    seed: int = 0
+
+
 class EvalConfig(_Section):
     """How the benchmark runner builds each question's passages."""
 
@@ -113,6 +129,7 @@ class Settings(_Section):
     methods: MethodsConfig = Field(default_factory=MethodsConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
     personal: PersonalConfig = Field(default_factory=PersonalConfig)
+    corg: CorgConfig = Field(default_factory=CorgConfig)
 
     @classmethod
     def load(cls, path: Path | None = None, overrides: list[str] | None = None) -> Settings:

@@ -51,6 +51,17 @@ def test_builds_ten_non_contradicting_contexts(tmp_path, llm_factory):
     assert [e.contexts for e in again] == [e.contexts for e in examples]  # seeded and cached
 
 
+def test_utterances_sharing_a_scenario_share_one_judged_draw(tmp_path, llm_factory):
+    path = _records(tmp_path)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows.insert(1, dict(rows[0], utterance_id="u0b", question="How much is it?"))
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    examples, manifest = OrcaBuilder(llm_factory(verdicts({1})), seed=1).build(path, limit=2)
+    assert manifest.llm_calls == 1
+    assert sorted(examples[0].contexts) == sorted(examples[1].contexts)
+    assert examples[1].contexts[examples[1].gold_context] == "I live in the Alps."
+
+
 def test_fewer_contexts_when_not_enough_fit(tmp_path, llm_factory):
     builder = OrcaBuilder(llm_factory(verdicts(set(range(1, 20)))), seed=0)
     examples, manifest = builder.build(_records(tmp_path, n_extra=5), limit=1)

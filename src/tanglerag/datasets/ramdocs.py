@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records, require
+from tanglerag.datasets.disambig import disambiguations
 from tanglerag.types import Passage
 
 FORMAT = "ramdocs"
@@ -28,12 +29,12 @@ def load(path: Path) -> list[QAExample]:
                 raise DatasetError(f"{path}:{line_no}: document {j} has no text")
             passages.append(Passage(id=f"{qid}-d{j}", text=doc["text"],
                                     metadata={"type": doc.get("type", ""), "answer": doc.get("answer", "")}))
+        question = require(record, "question", path, line_no)
+        answers = list(require(record, "gold_answers", path, line_no))
+        entities = record.get("disambig_entity", [])
         examples.append(QAExample(
-            id=qid,
-            question=require(record, "question", path, line_no),
-            answers=list(require(record, "gold_answers", path, line_no)),
-            passages=passages,
-            metadata={"wrong_answers": record.get("wrong_answers", []),
-                      "disambig_entity": record.get("disambig_entity", [])},
+            id=qid, question=question, answers=answers, passages=passages,
+            metadata={"wrong_answers": record.get("wrong_answers", []), "disambig_entity": entities,
+                      "disambig": [d.model_dump() for d in disambiguations(question, entities, answers)]},
         ))
     return examples

@@ -12,11 +12,11 @@ from importlib import resources
 from pathlib import Path
 from types import ModuleType
 
-from tanglerag.datasets import generic_qa, ramdocs
+from tanglerag.datasets import ambigdocs, generic_qa, ramdocs
 from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records
 
 # Order matters for detection: the most specific format first.
-FORMATS: dict[str, ModuleType] = {ramdocs.FORMAT: ramdocs, generic_qa.FORMAT: generic_qa}
+FORMATS: dict[str, ModuleType] = {ambigdocs.FORMAT: ambigdocs, ramdocs.FORMAT: ramdocs, generic_qa.FORMAT: generic_qa}
 
 
 def _bundled(name: str) -> Callable[[], Path]:

@@ -6,6 +6,7 @@ from tanglerag.config import Settings
 from tanglerag.llm.client import LLM
 from tanglerag.methods.base import Method, MethodFactory
 from tanglerag.methods.concat import ConcatMethod
+from tanglerag.methods.corg_baselines import CORG_METHODS
 from tanglerag.methods.post_fusion import (
     ConcatPostFusionMethod,
     PostFusionConcatMethod,
@@ -17,7 +18,7 @@ from tanglerag.methods.post_fusion import (
 METHODS: dict[str, MethodFactory] = {
     cls.name: cls.from_settings
     for cls in [ConcatMethod, PostFusionMethod, PruningMethod, SummaryMethod, ConcatPostFusionMethod,
-                PostFusionConcatMethod]
+                PostFusionConcatMethod, *CORG_METHODS]
 }
 
 

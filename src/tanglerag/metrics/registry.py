@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from tanglerag.answer_parsing import UNKNOWN, strip_citations
 from tanglerag.datasets.base import QAExample
@@ -14,9 +15,26 @@ Metric = Callable[[Answer, QAExample], float | None]
 METRICS: dict[str, Metric] = {}
 
 
+class Reader(Protocol):
+    """A QA model that answers a question from a text (D-F1 reads generated responses with it)."""
+
+    def read(self, text: str, question: str) -> str: ...
+
+
+ReaderMetric = Callable[[Answer, QAExample, Reader], float | None]
+READER_METRICS: dict[str, ReaderMetric] = {}
+
+
 def register(name: str) -> Callable[[Metric], Metric]:
     def wrap(fn: Metric) -> Metric:
         METRICS[name] = fn
+        return fn
+    return wrap
+
+
+def register_reader_metric(name: str) -> Callable[[ReaderMetric], ReaderMetric]:
+    def wrap(fn: ReaderMetric) -> ReaderMetric:
+        READER_METRICS[name] = fn
         return fn
     return wrap
 
@@ -65,8 +83,18 @@ def not_majority(answer: Answer, example: QAExample) -> float | None:
     return float(gold_in_pool and not em(answer, example))
 
 
-def compute(names: list[str], answer: Answer, example: QAExample) -> dict[str, float | None]:
-    unknown = [n for n in names if n not in METRICS]
+def compute(names: list[str], answer: Answer, example: QAExample,
+            reader: Reader | None = None) -> dict[str, float | None]:
+    unknown = [n for n in names if n not in METRICS and n not in READER_METRICS]
     if unknown:
-        raise ValueError(f"unknown metric(s) {unknown}; available: {', '.join(sorted(METRICS))}")
-    return {name: METRICS[name](answer, example) for name in names}
+        available = sorted([*METRICS, *READER_METRICS])
+        raise ValueError(f"unknown metric(s) {unknown}; available: {', '.join(available)}")
+    scores = {}
+    for name in names:
+        if name in METRICS:
+            scores[name] = METRICS[name](answer, example)
+        elif reader is None:
+            raise ValueError(f"metric {name!r} needs a QA reader")
+        else:
+            scores[name] = READER_METRICS[name](answer, example, reader)
+    return scores

@@ -4,6 +4,8 @@ The set is the utterance's gold scenario plus scenarios sampled at random (seede
 kept only when they do not contradict the gold one. To stay affordable on a CPU, one LLM call judges
 a whole batch of candidates, and a cheap prefilter removes candidates from the same source page
 (same rule, so likely conflicting or a second gold). Judgments are cached like every LLM call.
+Utterances that share a scenario (and page) share its sampled contexts: they stand for the same user
+asking again, and a scenario is judged once however many utterances carry it.
 """
 
 from __future__ import annotations
@@ -77,35 +79,44 @@ class OrcaBuilder:
         self.max_calls = max_calls
         self.seed = seed
         self.calls = 0
+        self._drawn: dict[tuple[str, str], list[str]] = {}
 
     def expand(self, record: dict, pool: list[tuple[str, str]], rng: random.Random) -> OrcaExample:
         gold = record["scenario"].strip()
-        contexts = [gold] if gold else []
-        seen = {gold}
-        candidates = [text for text, url in pool if url != record.get("source_url") and text not in seen]
-        rng.shuffle(candidates)
-        cursor = 0
-        for _ in range(self.max_calls):
-            need = self.n_contexts - len(contexts)
-            if need <= 0 or cursor >= len(candidates):
-                break
-            batch = candidates[cursor:cursor + max(self.batch, need)]
-            cursor += len(batch)
-            if not gold:  # nothing known to contradict: keep the random draw
-                contexts += batch[:need]
-                break
-            reply = self.llm.complete(judge_messages(gold, batch), self.llm.params(max_tokens=8 * len(batch) + 8))
-            self.calls += 1
-            rejected = parse_judgment(reply.text, len(batch))
-            if rejected is None:
-                continue  # unusable judgment: trust none of this batch
-            contexts += [c for i, c in enumerate(batch, 1) if i not in rejected][:need]
+        url = record.get("source_url", "")
+        key = (gold, url)
+        if not gold or key not in self._drawn:
+            self._drawn[key] = self._draw(gold, url, pool, rng)
+        contexts = ([gold] if gold else []) + self._drawn[key]
         order = list(range(len(contexts)))
         rng.shuffle(order)  # the gold scenario must not sit at a fixed position
         shuffled = [contexts[i] for i in order]
         return OrcaExample(id=record["utterance_id"], question=record["question"],
                            gold_snippet_id=str(record["gold_snippet_id"]), contexts=shuffled,
-                           gold_context=order.index(0) if gold else None, source_url=record.get("source_url", ""))
+                           gold_context=order.index(0) if gold else None, source_url=url)
+
+    def _draw(self, gold: str, url: str, pool: list[tuple[str, str]], rng: random.Random) -> list[str]:
+        """Sample scenarios from other pages that the judge finds compatible with ``gold``."""
+        kept: list[str] = []
+        target = self.n_contexts - (1 if gold else 0)
+        candidates = [text for text, page in pool if page != url and text != gold]
+        rng.shuffle(candidates)
+        cursor = 0
+        for _ in range(self.max_calls):
+            need = target - len(kept)
+            if need <= 0 or cursor >= len(candidates):
+                break
+            batch = candidates[cursor:cursor + max(self.batch, need)]
+            cursor += len(batch)
+            if not gold:  # nothing known to contradict: keep the random draw
+                return batch[:need]
+            reply = self.llm.complete(judge_messages(gold, batch), self.llm.params(max_tokens=8 * len(batch) + 8))
+            self.calls += 1
+            rejected = parse_judgment(reply.text, len(batch))
+            if rejected is None:
+                continue  # unusable judgment: trust none of this batch
+            kept += [c for i, c in enumerate(batch, 1) if i not in rejected][:need]
+        return kept
 
     def build(self, source: Path, limit: int | None = None,
               on_step: Callable[[], None] | None = None) -> tuple[list[OrcaExample], OrcaManifest]:
@@ -116,6 +127,7 @@ class OrcaBuilder:
             records.append(record)
         if not records:
             raise DatasetError(f"{source} holds no utterances")
+        self._drawn = {}
         pool = sorted({(r["scenario"].strip(), r.get("source_url", "")) for r in records if r["scenario"].strip()})
         examples = []
         for i, record in enumerate(records[:limit] if limit else records):

@@ -1,0 +1,228 @@
+"""Write docs/results/corg.md from the runs of benchmarks/run_corg.sh.
+
+Main table (paper Tables 5/6/12 layout: metrics and cost per method), paired bootstrap CIs for
+the paper's directions, the graph constructor's two modes side by side (cost, agreement with each
+other and with relations implied by RAMDocs' document labels), and rule vs LLM plural questions.
+The hand-written discussion comes from benchmarks/corg_discussion.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from tanglerag.datasets.registry import load_dataset
+
+ROOT = Path(__file__).resolve().parents[1]
+METHODS = ["base", "retrieve", "summarize", "random", "kmeans", "corg", "separate"]
+KIND = {"base": "single", "retrieve": "single", "summarize": "single", "random": "grouping", "kmeans": "grouping",
+        "corg": "grouping", "separate": "individual"}
+METRICS = ["ans", "ent", "ear", "d_f1"]
+# Paper Table 6 (AmbigDocs+, Llama2-7B): Ans, Ent, EAR, D-F1; Table 12: input / output tokens.
+PAPER = {"base": (51.4, 39.5, 25.7, 17.0, "773.9", 87.9), "retrieve": (44.1, 16.3, 7.9, 4.2, "354.6", 23.0),
+         "summarize": (60.0, 42.1, 24.8, 18.8, "all", 28.2), "random": (56.7, 35.8, 27.4, 19.4, "all", 121.8),
+         "kmeans": (42.6, 14.2, 6.3, 3.6, "all", 66.3), "corg": (61.4, 41.2, 34.0, 22.0, "752.2", 35.0),
+         "separate": (66.9, 41.6, 37.3, 13.5, "all", 210.8)}
+
+
+def load(run: Path) -> tuple[dict, dict[str, dict[str, dict]]]:
+    results = json.loads((run / "results.json").read_text())
+    per_q: dict[str, dict[str, dict]] = {}
+    for line in (run / "predictions.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        per_q.setdefault(row["method"], {})[row["id"]] = row
+    return results, per_q
+
+
+def paired(per_q: dict, a: str, b: str, metric: str, samples: int = 2000, seed: int = 0):
+    ids = sorted(set(per_q[a]) & set(per_q[b]))
+    diff = np.array([per_q[a][i]["metrics"][metric] - per_q[b][i]["metrics"][metric] for i in ids], dtype=float)
+    means = diff[np.random.default_rng(seed).integers(0, len(diff), size=(samples, len(diff)))].mean(axis=1)
+    return 100 * diff.mean(), 100 * np.percentile(means, 2.5), 100 * np.percentile(means, 97.5)
+
+
+def stage_sum(row: dict, key: str, stages: set[str] | None = None) -> float:
+    by_stage = row["usage_by_stage"]
+    return sum(v[key] for name, v in by_stage.items() if stages is None or name in stages)
+
+
+def calls(stage: dict) -> int:
+    return stage["llm_calls"] + stage["cached_calls"]
+
+
+def mean(values) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else float("nan")
+
+
+def main_table(results: dict, per_q: dict) -> str:
+    by_name = {r["method"]: r for r in results["results"]}
+    lines = [("| method | kind | Ans | Ent | EAR | D-F1 [95% CI] | answer runs/q | all calls/q | in tok/q | out tok/q "
+              "| model s/q | paper D-F1 / out tok |"), "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name in METHODS:
+        if name not in by_name:
+            continue
+        r, rows = by_name[name], per_q[name].values()
+        m, ci = r["metrics"], r["ci"]
+        runs = mean(calls(row["usage_by_stage"].get("generate", {"llm_calls": 0, "cached_calls": 0})) for row in rows)
+        all_calls = mean(stage_sum(row, "llm_calls") + stage_sum(row, "cached_calls") for row in rows)
+        cells = [name, KIND[name], *(f"{100 * m[k]:.1f}" for k in METRICS[:3]),
+                 f"{100 * m['d_f1']:.1f} [{100 * ci['d_f1'][0]:.1f}, {100 * ci['d_f1'][1]:.1f}]",
+                 f"{runs:.2f}", f"{all_calls:.2f}", f"{r['usage']['prompt_tokens']:.0f}",
+                 f"{r['usage']['completion_tokens']:.1f}", f"{r['usage']['model_seconds']:.1f}",
+                 f"{PAPER[name][3]} / {PAPER[name][5]}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def directions(per_q: dict) -> str:
+    lines = ["| comparison | D-F1 difference, points [95% CI] | paper (Llama2-7B, AmbigDocs+) |", "|---|---|---|"]
+    for other in ["base", "random", "kmeans", "summarize", "retrieve", "separate"]:
+        if other in per_q and "corg" in per_q:
+            d, lo, hi = paired(per_q, "corg", other, "d_f1")
+            paper = PAPER["corg"][3] - PAPER[other][3]
+            lines.append(f"| COrg - {other} | {d:+.1f} [{lo:+.1f}, {hi:+.1f}] | {paper:+.1f} |")
+    return "\n".join(lines)
+
+
+def silver_relation(a: dict, b: dict, n_answers: int) -> str | None:
+    """Relation implied by RAMDocs labels, where the labels settle it."""
+    if "noise" in (a["type"], b["type"]):
+        return "none"
+    same = a["answer"].strip().lower() == b["answer"].strip().lower()
+    if a["type"] == b["type"] == "correct":
+        return "duplicated" if same else "distracting"
+    if n_answers == 1 and {a["type"], b["type"]} == {"correct", "misinfo"}:
+        return "counterfactual"
+    return "duplicated" if same else None
+
+
+def graph_edges(row: dict) -> dict[tuple[int, int], str]:
+    graph = row["extras"]["graph"]["graph"]
+    return {(min(e["source"], e["target"]), max(e["source"], e["target"])): e["relation"] for e in graph["edges"]}
+
+
+def graph_section(runs: dict[str, dict], examples: dict) -> str:
+    modes = {mode: runs[mode][1]["corg"] for mode in ("pairwise", "extract") if mode in runs}
+    lines = [("| graph mode | graph calls/q | graph in tok/q | graph out tok/q | graph model s/q | pairs judged / all "
+              "| unparsed labels/q | label accuracy vs RAMDocs labels (pairs) | COrg D-F1 | COrg groups/q |"),
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for mode, rows in modes.items():
+        org = [row["usage_by_stage"].get("organize") for row in rows.values()]
+        graphs = [row["extras"]["graph"] for row in rows.values()]
+        hit = total = 0
+        for qid, row in rows.items():
+            ex = examples[qid]
+            meta = [p.metadata for p in ex.passages]
+            position = {p.id: i for i, p in enumerate(ex.passages)}
+            ids = row["passage_ids"]
+            for (i, j), rel in graph_edges(row).items():
+                silver = silver_relation(meta[position[ids[i]]], meta[position[ids[j]]], len(ex.answers))
+                if silver is not None:
+                    total += 1
+                    hit += rel == silver
+        d_f1 = mean(row["metrics"]["d_f1"] for row in rows.values())
+        groups = mean(len(row["extras"]["groups"]) for row in rows.values())
+        judged = sum(g["pairs_judged"] for g in graphs)
+        lines.append(
+            f"| {mode} | {mean(calls(o) for o in org):.2f} | {mean(o['prompt_tokens'] for o in org):.0f} | "
+            f"{mean(o['completion_tokens'] for o in org):.1f} | {mean(o['model_seconds'] for o in org):.1f} | "
+            f"{judged} / {sum(g['pairs_total'] for g in graphs)} | {mean(g['unparsed'] for g in graphs):.2f} | "
+            f"{100 * hit / max(total, 1):.1f}% ({total}) | {100 * d_f1:.1f} | {groups:.2f} |")
+    out = ["\n".join(lines)]
+    if len(modes) == 2:
+        agree = Counter()
+        pairs = 0
+        for qid, row in modes["pairwise"].items():
+            if qid not in modes["extract"]:
+                continue
+            a, b = graph_edges(row), graph_edges(modes["extract"][qid])
+            for key in a.keys() & b.keys():
+                pairs += 1
+                agree[(a[key], b[key])] += 1
+        same = sum(v for (x, y), v in agree.items() if x == y)
+        out.append(f"\nPairwise and extract give the same label on {same} of {pairs} pairs "
+                   f"({100 * same / max(pairs, 1):.1f}%). Most frequent label pairs (pairwise, extract): " +
+                   ", ".join(f"{x}/{y} {v}" for (x, y), v in agree.most_common(8)) + ".")
+        saved = [(row["extras"]["graph"], len(row["passage_ids"])) for row in modes["pairwise"].values()]
+        naive_calls = sum(max(n - 1, 0) for _, n in saved)
+        used = sum(g["llm_calls"] for g, _ in saved)
+        out.append(f"\nAlgorithm 1 (pairwise): {used} calls where one call per focal context without mirroring "
+                   f"needs {naive_calls} ({100 * (1 - used / max(naive_calls, 1)):.1f}% saved); "
+                   f"{sum(g['pairs_judged'] for g, _ in saved)} of {sum(g['pairs_total'] for g, _ in saved)} pairs "
+                   "labelled by the LLM, the rest mirrored.")
+    return "\n".join(out)
+
+
+def plural_section(runs: dict[str, dict]) -> str:
+    if "plural-llm" not in runs:
+        return "(not run)"
+    rule = runs["pairwise"][1]["corg"]
+    llm = runs["plural-llm"][1]["corg"]
+    lines = ["| plural form | Ans | Ent | EAR | D-F1 | rerank calls/q | examples |", "|---|---|---|---|---|---|---|"]
+    for label, rows in (("rule", rule), ("llm", llm)):
+        sample = next((q for row in rows.values() for q, g in zip(row["extras"]["group_questions"],
+                                                                  row["extras"]["groups"], strict=True)
+                       if len(g) > 1), "")
+        rerank = mean(calls(row["usage_by_stage"].get("rerank", {"llm_calls": 0, "cached_calls": 0}))
+                      for row in rows.values())
+        cells = [label, *(f"{100 * mean(r['metrics'][k] for r in rows.values()):.1f}" for k in METRICS),
+                 f"{rerank:.2f}", sample.replace("|", "/")]
+        lines.append("| " + " | ".join(cells) + " |")
+    d, lo, hi = paired({"a": llm, "b": rule}, "a", "b", "d_f1")
+    lines.append(f"\nLLM minus rule on D-F1: {d:+.1f} points [{lo:+.1f}, {hi:+.1f}].")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=Path, default=ROOT / "docs/results/corg")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs/results/corg.md")
+    args = parser.parse_args()
+    runs = {p.name: load(p) for p in sorted(args.runs.iterdir()) if (p / "results.json").exists()}
+    results, per_q = runs["pairwise"]
+    _, examples = load_dataset("ramdocs")
+    by_id = {ex.id: ex for ex in examples}
+    n_docs = [len(by_id[q].passages) for q in per_q["corg"]]
+    setting = results["setting"]
+    discussion = (ROOT / "benchmarks/corg_discussion.md").read_text()
+    doc = f"""# COrg (paper 000) on RAMDocs dev
+
+Generated by `benchmarks/corg_report.py` from `benchmarks/run_corg.sh {results['n']}` (data in `docs/results/corg/`).
+Model `{setting['model']}` (greedy), the first {results['n']} RAMDocs dev questions, each with all of its own
+documents (mean {mean(n_docs):.1f}, at most {max(n_docs)}; cut to {setting['passage_words']} words in prompts).
+Ans, Ent, EAR and D-F1 in % (D-F1 reader: {setting['corg']['reader']}); 95% bootstrap CIs
+({results['n']} questions). "answer runs" are the answer-generating calls the paper counts as inference runs;
+"all calls" adds graph, ranking, summary and plural calls. Tokens, model seconds: per question, all calls.
+
+## Seven methods (paper Tables 5, 6, 12)
+
+{main_table(results, per_q)}
+
+## The paper's directions, paired per question
+
+{directions(per_q)}
+
+## Graph constructor: pairwise (paper) vs extract (ours)
+
+{graph_section(runs, by_id)}
+
+Label accuracy compares each edge with the relation RAMDocs' document labels imply where they settle it:
+noise vs anything -> none; two correct documents -> duplicated (same answer) or distracting (different
+entities' answers); correct vs misinformation on a one-answer question -> counterfactual.
+
+## Plural question: rules vs LLM
+
+{plural_section(runs)}
+
+{discussion}"""
+    args.out.write_text(doc)
+    print(doc)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Paper 000 (COrg) evaluation on RAMDocs dev: all of each question's own documents (at most 10),
+# embedded model, greedy. Three runs share the LLM cache, so each resumes and reuses the others' calls:
+#   pairwise   - COrg (paper's graph constructor) and the six baselines
+#   extract    - COrg with our O(n) extraction graph
+#   plural-llm - COrg with the LLM rewriting the question in plural form (graph calls cached)
+# Usage: benchmarks/run_corg.sh [N_QUESTIONS [--set key=value ...]]  (extra options go to every run)
+# Then:  .venv/bin/python benchmarks/corg_report.py --runs docs/results/corg
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N="${1:-50}"
+shift || true
+EXTRA=("$@")
+run() {  # NAME METHODS extra flags...
+  local name="$1" methods="$2"; shift 2
+  HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --methods "$methods" --limit "$N" --top-k 10 \
+    --scope own "$@" "${EXTRA[@]}" --out "runs/corg/$name" --json > /dev/null
+  mkdir -p "docs/results/corg/$name"
+  cp "runs/corg/$name"/{results.json,results.md,predictions.jsonl} "docs/results/corg/$name/"
+}
+# Base, Retrieve and Summarize first: with COrg's graph calls they share each question's context prefix
+run pairwise base,retrieve,summarize,corg,random,kmeans,separate --set corg.graph=pairwise
+run extract corg --set corg.graph=extract
+run plural-llm corg --set corg.graph=pairwise --set corg.plural=llm

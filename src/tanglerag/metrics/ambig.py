@@ -1,0 +1,69 @@
+"""Metrics of ambiguous-question answering (AmbigDocs, used by COrg): Ans, Ent, EAR, D-F1.
+
+Each gold disambiguation (entity, descriptor, answer, sub-question) is scored against the whole
+response and the scores are averaged: Ans and Ent are token recalls of the answer and of the
+descriptor, EAR averages their product per disambiguation, D-F1 lets a QA reader answer each
+sub-question from the response and takes token F1 against that disambiguation's answer.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from tanglerag.answer_parsing import strip_citations
+from tanglerag.datasets.base import QAExample
+from tanglerag.datasets.disambig import Disambiguation
+from tanglerag.metrics.registry import Reader, register, register_reader_metric
+from tanglerag.metrics.squad import normalize_answer, token_f1
+from tanglerag.types import Answer
+
+
+def token_recall(gold: str, response: str) -> float:
+    """Share of the gold's normalized tokens found in the response; 1.0 for an empty gold."""
+    gold_tokens = normalize_answer(gold).split()
+    if not gold_tokens:
+        return 1.0
+    common = Counter(gold_tokens) & Counter(normalize_answer(response).split())
+    return sum(common.values()) / len(gold_tokens)
+
+
+def _readings(example: QAExample) -> list[Disambiguation]:
+    return [Disambiguation.model_validate(d) for d in example.metadata.get("disambig", [])]
+
+
+def _response(answer: Answer) -> str:
+    """The response without citation marks, one answer per line as generated."""
+    if answer.is_unknown:
+        return ""
+    return "\n".join(filter(None, (strip_citations(line) for line in answer.text.splitlines())))
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+@register("ans")
+def answer_recall(answer: Answer, example: QAExample) -> float | None:
+    golds = [d.answer for d in _readings(example)] or example.answers
+    return _mean([token_recall(g, _response(answer)) for g in golds])
+
+
+@register("ent")
+def entity_recall(answer: Answer, example: QAExample) -> float | None:
+    return _mean([token_recall(d.descriptor, _response(answer)) for d in _readings(example)])
+
+
+@register("ear")
+def entity_answer_recall(answer: Answer, example: QAExample) -> float | None:
+    response = _response(answer)
+    return _mean([token_recall(d.descriptor, response) * token_recall(d.answer, response)
+                  for d in _readings(example)])
+
+
+@register_reader_metric("d_f1")
+def disambig_f1(answer: Answer, example: QAExample, reader: Reader) -> float | None:
+    readings = _readings(example)
+    response = _response(answer)
+    if not response:
+        return 0.0 if readings else None
+    return _mean([token_f1(reader.read(response, d.sub_question), d.answer) for d in readings])

@@ -1,0 +1,84 @@
+"""Graph constructor: label every pair of contexts with a relation, in one of two modes.
+
+``pairwise`` follows the paper's Algorithm 1: a focal context is compared with the contexts
+still unresolved in one call; a context found counterfactual or duplicated to the focal one
+copies the focal one's edges, so its own pairs need no call. ``extract`` (ours) makes one call
+per context for (entity, descriptor, answer) and derives every relation by rule: O(n) calls.
+"""
+
+from __future__ import annotations
+
+from tanglerag.config import CorgConfig
+from tanglerag.llm.client import LLM
+from tanglerag.organize.graph import (
+    MIRRORED,
+    ContextGraph,
+    Extraction,
+    Relation,
+    parse_extraction,
+    parse_relations,
+    relation_between,
+)
+from tanglerag.organize.prompts import context_block, extract_messages, relation_messages
+from tanglerag.types import RetrievedPassage
+from tanglerag.usage import UsageTracker
+
+
+class GraphConstructor:
+    def __init__(self, llm: LLM, config: CorgConfig, passage_words: int | None) -> None:
+        self.llm = llm
+        self.config = config
+        self.passage_words = passage_words
+
+    def build(self, question: str, passages: list[RetrievedPassage], tracker: UsageTracker) -> ContextGraph:
+        graph = ContextGraph.empty([p.passage.id for p in passages], self.config.graph)
+        with tracker.stage("organize"):
+            if self.config.graph == "pairwise":
+                self._pairwise(question, passages, graph, tracker)
+            else:
+                self._extract(question, passages, graph, tracker)
+        return graph
+
+    def _pairwise(self, question: str, passages: list[RetrievedPassage], graph: ContextGraph,
+                  tracker: UsageTracker) -> None:
+        block = context_block([p.passage.text for p in passages], self.passage_words)
+        remaining = list(range(len(passages)))
+        while len(remaining) > 1:
+            focal, others = remaining[0], remaining[1:]
+            numbers = [o + 1 for o in others]
+            reply = self.llm.complete(relation_messages(question, block, focal + 1, numbers),
+                                      self.llm.params(max_tokens=10 * len(others) + 8))
+            tracker.record(reply)
+            graph.llm_calls += 1
+            found = parse_relations(reply.text, numbers)
+            graph.unparsed += len(numbers) - len(found)
+            relations = {o: found.get(o + 1, Relation.NONE) for o in others}  # unreadable: assume unrelated
+            for other, relation in relations.items():
+                graph.set(focal, other, relation, "llm")
+            graph.pairs_judged += len(others)
+            mirrors = [o for o in others if relations[o] in MIRRORED]
+            for mirror in mirrors:
+                for neighbour, relation in graph.edges_of(focal):
+                    if neighbour != mirror and graph.relation(mirror, neighbour) is None:
+                        graph.set(mirror, neighbour, relation, "mirrored")
+            remaining = [o for o in others if o not in mirrors]
+
+    def _extract(self, question: str, passages: list[RetrievedPassage], graph: ContextGraph,
+                 tracker: UsageTracker) -> None:
+        extractions = []
+        for i, hit in enumerate(passages):
+            reply = self.llm.complete(extract_messages(question, hit.passage.text, self.passage_words),
+                                      self.llm.params(max_tokens=48))
+            tracker.record(reply)
+            graph.llm_calls += 1
+            extraction = parse_extraction(reply.text)
+            if extraction is None:
+                graph.unparsed += 1
+                extraction = Extraction()  # unreadable: treated as not answering
+            extractions.append(extraction)
+            graph.graph.nodes[i].update(entity=extraction.entity, descriptor=extraction.descriptor,
+                                        answer=extraction.answer, has_descriptor=bool(extraction.descriptor))
+        for i in range(len(passages)):
+            for j in range(i + 1, len(passages)):
+                graph.set(i, j, relation_between(extractions[i], extractions[j], self.config.match_threshold), "rule")
+        graph.pairs_judged = graph.pairs_total

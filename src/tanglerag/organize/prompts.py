@@ -1,0 +1,114 @@
+"""Prompts of COrg and its baselines, written for a small local model.
+
+Every prompt that reads all of a question's contexts starts with the same system message and
+the same numbered context block, and puts its task last. Run one after another (the eval
+runner goes question by question), they share that long prefix in the llama.cpp KV cache, so
+the graph constructor, Base, Retrieve and Summarize pay for the contexts about once.
+"""
+
+from __future__ import annotations
+
+from tanglerag.llm.base import Message
+from tanglerag.stages.generate import clip_words
+
+READER_SYSTEM = "You read numbered contexts and then do the task written after them. Follow its output format exactly."
+
+
+def context_block(texts: list[str], max_words: int | None, start: int = 1) -> str:
+    return "\n\n".join(f"[{i}] {clip_words(t, max_words)}" for i, t in enumerate(texts, start))
+
+
+def with_contexts(block: str, task: str) -> list[Message]:
+    return [Message(role="system", content=READER_SYSTEM),
+            Message(role="user", content=f"Contexts:\n{block}\n\n{task}")]
+
+
+MULTI_ANSWER_TASK = (
+    "Question: {question}\n"
+    "The contexts may describe different people or things with this name, and they may disagree. List every "
+    "different answer they give, one per line, as: answer (what it is about) [context numbers]\n"
+    "For example:\n"
+    "July 27, 2007 (The Simpsons movie) [1][3]\n"
+    "December 17, 1989 (The Simpsons TV series) [2]\n"
+    "If no context answers the question, write: unknown\n"
+    "Answers:"
+)
+
+RELATION_TASK = (
+    "Question: {question}\n"
+    "For each context, think of three things: the entity it talks about, the descriptor that tells that entity "
+    "apart from others with the same name (or none), and its answer to the question.\n"
+    "Relations between two contexts that both answer the question:\n"
+    "duplicated - same descriptor and same answer\n"
+    "counterfactual - same descriptor but a different answer\n"
+    "distracting - both have a descriptor and the descriptors differ\n"
+    "ambiguous - only one of them has a descriptor, and the answer is the same\n"
+    "none - only one of them has a descriptor and the answers differ, or one of them does not answer\n"
+    "Give the relation from context {focal} to each of the contexts {others}, one line each, "
+    "like: [{example}] - duplicated"
+)
+
+EXTRACT_SYSTEM = (
+    "You read one context and a question. Write exactly three lines:\n"
+    "Entity: the entity the context is about, in its simplest name\n"
+    "Descriptor: the detail that tells this entity apart from others with the same name, or none\n"
+    "Answer: the context's answer to the question in a few words, or unknown\n"
+    "Example. Context: The Simpsons Movie opened on July 27, 2007. Question: When was The Simpsons released?\n"
+    "Entity: The Simpsons\nDescriptor: movie\nAnswer: July 27, 2007"
+)
+
+RANK_TASK = (
+    "Question: {question}\n"
+    "Rank the contexts for answering the question: useful ones first, and prefer contexts that add a different "
+    "answer or a different meaning of the name over repeats. Write only the context numbers, best first, "
+    "separated by commas."
+)
+
+SUMMARY_TASK = (
+    "Question: {question}\n"
+    "Summarize what the contexts say about this question in at most five sentences. Keep every different "
+    "answer together with what the name refers to in that context."
+)
+
+PLURAL_SYSTEM = (
+    "Rewrite the question in plural form, so that it asks for all the answers for every thing the name may refer "
+    "to. Change nothing else. Write only the rewritten question."
+)
+
+D_F1_READER_SYSTEM = (
+    "You read a text and answer a question with a short phrase copied from the text. "
+    "If the text does not answer it, write: unknown"
+)
+
+
+def multi_answer_messages(question: str, block: str) -> list[Message]:
+    return with_contexts(block, MULTI_ANSWER_TASK.format(question=question))
+
+
+def relation_messages(question: str, block: str, focal: int, others: list[int]) -> list[Message]:
+    listed = ", ".join(f"[{o}]" for o in others)
+    return with_contexts(block, RELATION_TASK.format(question=question, focal=f"[{focal}]", others=listed,
+                                                     example=others[0]))
+
+
+def extract_messages(question: str, text: str, max_words: int | None) -> list[Message]:
+    user = f"Question: {question}\nContext: {clip_words(text, max_words)}"
+    return [Message(role="system", content=EXTRACT_SYSTEM), Message(role="user", content=user)]
+
+
+def rank_messages(question: str, block: str) -> list[Message]:
+    return with_contexts(block, RANK_TASK.format(question=question))
+
+
+def summary_messages(question: str, block: str) -> list[Message]:
+    return with_contexts(block, SUMMARY_TASK.format(question=question))
+
+
+def plural_messages(question: str) -> list[Message]:
+    return [Message(role="system", content=PLURAL_SYSTEM), Message(role="user", content=question)]
+
+
+def reader_messages(response: str, sub_question: str) -> list[Message]:
+    """The response first: the sub-questions of one response share it as a prefix."""
+    return [Message(role="system", content=D_F1_READER_SYSTEM),
+            Message(role="user", content=f"Text: {response}\n\nQuestion: {sub_question}\nAnswer:")]

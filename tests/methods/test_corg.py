@@ -1,0 +1,107 @@
+import re
+
+import pytest
+
+from tanglerag.config import Settings
+from tanglerag.methods.corg import CorgMethod
+from tanglerag.methods.corg_baselines import (
+    BaseMethod,
+    KMeansMethod,
+    RandomMethod,
+    RetrieveMethod,
+    SeparateMethod,
+    SummarizeMethod,
+    parse_ranking,
+)
+from tanglerag.methods.registry import make_method
+from tanglerag.types import Passage, Question, RetrievedPassage
+from tanglerag.usage import UsageTracker
+from tests.fakes import CannedBackend, HashEmbedder
+
+TEXTS = ["Bobby Carpenter (American football) is a linebacker drafted by the Dallas Cowboys.",
+         "Bobby Carpenter (ice hockey) played centre for the Washington Capitals.",
+         "Bobby Carpenter (American football) was a star baseball pitcher.",
+         "Bobby Carpenter (ice hockey) was an NHL forward for Washington."]
+Q = Question(text="What sport is Bobby Carpenter associated with?", id="q1")
+RELATIONS = {frozenset((0, 1)): "distracting", frozenset((0, 2)): "counterfactual", frozenset((0, 3)): "distracting",
+             frozenset((1, 2)): "distracting", frozenset((1, 3)): "duplicated", frozenset((2, 3)): "distracting"}
+
+
+def responder(messages):
+    task = messages[-1].content.rsplit("\n\n", 1)[-1]
+    block = messages[-1].content
+    if "Give the relation from context" in task:
+        focal = int(re.search(r"from context \[(\d+)\]", task).group(1)) - 1
+        asked = [int(n) - 1 for n in re.findall(r"\[(\d+)\]", task.split("each of the contexts", 1)[1])][:-1]
+        return "\n".join(f"[{o + 1}] - {RELATIONS[frozenset((focal, o))]}" for o in asked)
+    if "Rank the contexts" in task:
+        return "2, 4, 1"
+    if "Summarize" in task:
+        return "One Bobby Carpenter [1] plays American football; another [2] plays ice hockey."
+    lines = []
+    for n, text in re.findall(r"^\[(\d+)\] (.*)$", block, re.MULTILINE):
+        if "Summarize" in text:
+            continue
+        sport = "baseball" if "baseball" in text else "ice hockey" if "hockey" in text else "American football"
+        lines.append(f"{sport} | Bobby Carpenter ({sport}) | [{n}]")
+    return "\n".join(lines) or "unknown"
+
+
+def hits():
+    return [RetrievedPassage(passage=Passage(id=f"d{i}", text=t), score=1.0, rank=i + 1) for i, t in enumerate(TEXTS)]
+
+
+@pytest.fixture
+def llm(llm_factory):
+    return llm_factory(CannedBackend(responder=responder))
+
+
+def test_corg_groups_conflicts_apart_and_cites_sources(llm):
+    tracker = UsageTracker()
+    answer = CorgMethod(llm, Settings()).answer(Q, hits(), tracker)
+    groups = answer.extras["groups"]
+    assert answer.extras["dropped"] == {3: "duplicate of context 2"}
+    assert len(groups) == 2 and not any({0, 2} <= set(g) for g in groups)  # counterfactual pair split
+    by_answer = {p.answer: p for p in answer.parts}
+    assert set(by_answer) == {"American football", "ice hockey", "baseball"}
+    assert by_answer["ice hockey"].citations == ["d1"] and by_answer["baseball"].citations == ["d2"]
+    assert "ice hockey (Bobby Carpenter (ice hockey)) [2]" in answer.text
+    assert any(q.startswith("What sports are") for q in answer.extras["group_questions"])  # plural for groups > 1
+    stages = tracker.usage.stages
+    assert stages["organize"].llm_calls == 2 and stages["generate"].llm_calls == 2
+    assert answer.to_output()["parts"][0].keys() == {"answer", "descriptor", "citations", "group"}
+
+
+def test_baselines_call_counts_and_outputs(llm, llm_factory):
+    settings = Settings()
+    base = BaseMethod(llm, settings).answer(Q, hits(), UsageTracker())
+    assert {p.answer for p in base.parts} == {"American football", "ice hockey", "baseball"}
+    tracker = UsageTracker()
+    retrieve = RetrieveMethod(llm, settings.model_copy(update={"corg": settings.corg.model_copy(
+        update={"retrieve_top": 2})})).answer(Q, hits(), tracker)
+    assert retrieve.extras["chosen"] == [1, 3] and {p.answer for p in retrieve.parts} == {"ice hockey"}
+    assert tracker.usage.total.total_calls == 2
+    summary = SummarizeMethod(llm, settings).answer(Q, hits(), UsageTracker())
+    assert summary.extras["summary"].startswith("One Bobby") and all(not p.citations for p in summary.parts)
+    tracker = UsageTracker()
+    separate = SeparateMethod(llm, settings).answer(Q, hits(), tracker)
+    assert tracker.usage.stages["generate"].total_calls == 4 and len(separate.parts) == 3
+
+
+def test_grouping_baselines_use_corgs_group_count(llm):
+    settings = Settings()
+    random_groups = RandomMethod(llm, settings).answer(Q, hits(), UsageTracker()).extras["groups"]
+    assert len(random_groups) == 2 and sorted(i for g in random_groups for i in g) == [0, 1, 2, 3]
+    assert RandomMethod(llm, settings).answer(Q, hits(), UsageTracker()).extras["groups"] == random_groups  # seeded
+    kmeans = KMeansMethod(llm, settings, embedder=HashEmbedder()).answer(Q, hits(), UsageTracker())
+    assert len(kmeans.extras["groups"]) == 2
+    assert {p.answer for p in kmeans.parts} == {"American football", "ice hockey", "baseball"}
+
+
+def test_parse_ranking_and_registry(llm):
+    assert parse_ranking("3, 1, 3, 9", 4) == [2, 0, 1, 3]
+    assert parse_ranking("no idea", 2) == [0, 1]
+    for name in ["corg", "base", "retrieve", "summarize", "random", "kmeans", "separate"]:
+        assert make_method(name, llm).name == name
+    empty = CorgMethod(llm, Settings()).answer(Q, [], UsageTracker())
+    assert empty.is_unknown and empty.text == "unknown"

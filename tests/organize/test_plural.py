@@ -1,0 +1,21 @@
+from tanglerag.organize.plural import plural_by_llm, plural_by_rule
+from tanglerag.usage import UsageTracker
+from tests.fakes import CannedBackend
+
+
+def test_rules():
+    assert plural_by_rule("What sport is Bobby Carpenter associated with?") == \
+        "What sports are Bobby Carpenter associated with?"
+    assert plural_by_rule("What is the population of Broken Bow?") == "What are the populations of Broken Bow?"
+    assert plural_by_rule("Who is the director of X?") == "Who are the directors of X?"
+    assert plural_by_rule("When was Ryan Davis born?") == "When were all the Ryan Davis born?"
+    assert plural_by_rule("Name the author of Dune") == "Name the author of Dune? Give all the answers."
+
+
+def test_llm_rewrite_with_rule_fallback(llm_factory):
+    llm = llm_factory(CannedBackend(default="What sports are the Bobby Carpenters associated with?"))
+    tracker = UsageTracker()
+    assert plural_by_llm(llm, "What sport is Bobby Carpenter associated with?", tracker).startswith("What sports")
+    assert tracker.usage.total.llm_calls == 1
+    llm = llm_factory(CannedBackend(default="sure"))
+    assert plural_by_llm(llm, "Who is the director of X?", UsageTracker()) == "Who are the directors of X?"
