@@ -1,0 +1,1 @@
+"""Context organization for COrg: relation graph, grouping, question rewriting."""
