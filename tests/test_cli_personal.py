@@ -75,7 +75,7 @@ def test_pcas_build_then_eval(tmp_path):
 
     with fake_openai_server(all_ok) as server:
         built = runner.invoke(app, ["pcas", "build", "--source", str(source), "--out", str(tmp_path / "orca"),
-                                    "--contexts", "3", "--set", "llm.backend=openai",
+                                    "--contexts", "3", "--judge-above", "0", "--set", "llm.backend=openai",
                                     "--set", f"llm.base_url={server['base_url']}", *_common(tmp_path)])
     assert built.exit_code == 0, built.output
     manifest = json.loads(built.stdout)

@@ -76,6 +76,9 @@ def register(app: typer.Typer, setup, fail, user_errors) -> None:
         n_contexts: Annotated[int, typer.Option("--contexts", help="scenarios per utterance")] = 10,
         batch: Annotated[int, typer.Option("--batch", help="candidates judged per LLM call")] = 12,
         seed: Annotated[int, typer.Option("--seed")] = 0,
+        judge_above: Annotated[float, typer.Option(
+            "--judge-above", help="judge only candidates at least this cosine-similar to the gold scenario "
+                                  "(MiniLM); 0 judges every candidate")] = 0.3,
         config: Annotated[Path | None, typer.Option("--config", "-c")] = None,
         set_: Annotated[list[str] | None, typer.Option("--set", "-s")] = None,
         verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
@@ -86,7 +89,9 @@ def register(app: typer.Typer, setup, fail, user_errors) -> None:
 
         try:
             settings = setup(config, set_, verbose)
-            builder = OrcaBuilder(build_llm(settings), n_contexts=n_contexts, batch=batch, seed=seed)
+            embedder = Embedder(settings.embedding) if judge_above > 0 else None
+            builder = OrcaBuilder(build_llm(settings), n_contexts=n_contexts, batch=batch, seed=seed,
+                                  embedder=embedder, judge_above=judge_above)
             with Progress(console=console, transient=True) as progress:
                 task = progress.add_task("building ORCA-ShARC", total=limit)
                 examples, manifest = builder.build(source, limit, on_step=lambda: progress.advance(task))

@@ -13,7 +13,9 @@ from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
 from tanglerag.llm.llamacpp import LlamaCppBackend
 from tanglerag.methods.concat import ConcatMethod
+from tanglerag.methods.corg import CorgMethod
 from tanglerag.metrics.registry import compute
+from tanglerag.organize.graph import ContextGraph
 from tanglerag.types import Question
 from tanglerag.usage import UsageTracker
 
@@ -50,3 +52,16 @@ def test_says_unknown_when_passages_lack_the_answer(setup):
     answer = ConcatMethod(llm).answer(Question(text="What is the population of Pilzno?"), unrelated, UsageTracker())
     assert answer.is_unknown, answer.extras["raw"]
     assert answer.citations == []
+
+
+def test_corg_extract_mode_builds_a_full_graph_and_cites_its_sources(setup):
+    llm, builder, examples = setup
+    example = examples["What sport is Bobby Carpenter associated with?"]
+    hits = builder.build(example, 3)
+    settings = Settings.load(None, ["corg.graph=extract"])
+    answer = CorgMethod(llm, settings).answer(Question(text=example.question), hits, UsageTracker())
+    graph = ContextGraph.from_dict(answer.extras["graph"])
+    assert graph.graph.number_of_edges() == 3 and graph.llm_calls == 3  # one call per context, every pair labelled
+    assert answer.parts, answer.extras["raw"]
+    assert all(set(p.citations) <= {h.passage.id for h in hits} for p in answer.parts)
+    assert "football" in answer.text.lower(), answer.text

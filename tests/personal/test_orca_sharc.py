@@ -5,7 +5,7 @@ import pytest
 
 from tanglerag.datasets.base import DatasetError
 from tanglerag.personal.orca_sharc import OrcaBuilder, load_orca, load_snippets, parse_judgment, write_orca
-from tests.fakes import CannedBackend
+from tests.fakes import CannedBackend, HashEmbedder
 
 
 def _records(tmp_path, n_extra=14):
@@ -79,3 +79,18 @@ def test_round_trip_and_errors(tmp_path, llm_factory):
         OrcaBuilder(llm_factory(CannedBackend())).build(bad)
     (tmp_path / "snip.json").write_text('{"10": "b", "2": "a"}')
     assert load_snippets(tmp_path / "snip.json") == (["2", "10"], ["a", "b"])
+
+
+def test_embedding_prefilter_judges_only_candidates_near_the_gold(tmp_path, llm_factory):
+    path = _records(tmp_path, n_extra=12)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows.append({"utterance_id": "near", "question": "q", "scenario": "I live in the Alps of France.",
+                 "gold_snippet_id": "1", "source_url": "https://gov.uk/alps"})
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    backend = verdicts({1})  # whatever it is shown first is a conflict
+    examples, manifest = OrcaBuilder(llm_factory(backend), seed=2, embedder=HashEmbedder(),
+                                     judge_above=0.6).build(path, limit=1)
+    assert manifest.llm_calls == 1 and manifest.candidates_judged == 1 and manifest.candidates_rejected == 1
+    assert "I live in the Alps of France." in backend.requests[0][0][-1].content
+    assert "I live in the Alps of France." not in examples[0].contexts and len(examples[0].contexts) == 10
+    assert manifest.embedding_model == "hash-64" and manifest.candidates_seen >= 12

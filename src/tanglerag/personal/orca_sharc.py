@@ -2,8 +2,10 @@
 
 The set is the utterance's gold scenario plus scenarios sampled at random (seeded) from the split,
 kept only when they do not contradict the gold one. To stay affordable on a CPU, one LLM call judges
-a whole batch of candidates, and a cheap prefilter removes candidates from the same source page
-(same rule, so likely conflicting or a second gold). Judgments are cached like every LLM call.
+a whole batch of candidates, and two cheap prefilters spare it most candidates: those from the same
+source page are dropped (same rule, so likely conflicting or a second gold), and with an embedder,
+candidates whose embedding is far from the gold scenario (cosine below ``judge_above``) are kept
+unjudged: a statement on another topic cannot contradict it. Judgments are cached like every LLM call.
 Utterances that share a scenario (and page) share its sampled contexts: they stand for the same user
 asking again, and a scenario is judged once however many utterances carry it.
 """
@@ -17,9 +19,11 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from tanglerag.datasets.base import DatasetError, iter_json_records, require
+from tanglerag.embeddings import TextEmbedder
 from tanglerag.fileio import atomic_write_text
 from tanglerag.llm.base import Message
 from tanglerag.llm.client import LLM
@@ -44,6 +48,11 @@ class OrcaManifest(BaseModel):
     mean_contexts: float
     llm_calls: int
     short_sets: int = Field(description="examples with fewer contexts than the target")
+    embedding_model: str | None = Field(None, description="prefilter embedder; None: every candidate judged")
+    judge_above: float | None = Field(None, description="cosine to the gold from which a candidate is judged")
+    candidates_seen: int = 0
+    candidates_judged: int = 0
+    candidates_rejected: int = 0
 
 
 JUDGE_SYSTEM = (
@@ -72,8 +81,13 @@ def parse_judgment(text: str, n: int) -> set[int] | None:
 
 
 class OrcaBuilder:
-    def __init__(self, llm: LLM, *, n_contexts: int = 10, batch: int = 12, max_calls: int = 3, seed: int = 0) -> None:
+    def __init__(self, llm: LLM, *, n_contexts: int = 10, batch: int = 12, max_calls: int = 3, seed: int = 0,
+                 embedder: TextEmbedder | None = None, judge_above: float = 0.3) -> None:
         self.llm = llm
+        self.embedder = embedder
+        self.judge_above = judge_above
+        self._vectors: dict[str, np.ndarray] = {}
+        self.counts = {"seen": 0, "judged": 0, "rejected": 0}
         self.n_contexts = n_contexts
         self.batch = batch
         self.max_calls = max_calls
@@ -110,13 +124,27 @@ class OrcaBuilder:
             cursor += len(batch)
             if not gold:  # nothing known to contradict: keep the random draw
                 return batch[:need]
-            reply = self.llm.complete(judge_messages(gold, batch), self.llm.params(max_tokens=8 * len(batch) + 8))
-            self.calls += 1
-            rejected = parse_judgment(reply.text, len(batch))
-            if rejected is None:
-                continue  # unusable judgment: trust none of this batch
-            kept += [c for i, c in enumerate(batch, 1) if i not in rejected][:need]
+            self.counts["seen"] += len(batch)
+            to_judge = [c for c in batch if self._near(gold, c)]
+            rejected: set[str] = set()
+            if to_judge:
+                reply = self.llm.complete(judge_messages(gold, to_judge),
+                                          self.llm.params(max_tokens=8 * len(to_judge) + 8))
+                self.calls += 1
+                self.counts["judged"] += len(to_judge)
+                verdicts = parse_judgment(reply.text, len(to_judge))
+                if verdicts is None:
+                    continue  # unusable judgment: trust none of this batch
+                rejected = {to_judge[i - 1] for i in verdicts}
+                self.counts["rejected"] += len(rejected)
+            kept += [c for c in batch if c not in rejected][:need]
         return kept
+
+    def _near(self, gold: str, candidate: str) -> bool:
+        """Worth judging: without an embedder every candidate is."""
+        if self.embedder is None:
+            return True
+        return float(self._vectors[gold] @ self._vectors[candidate]) >= self.judge_above
 
     def build(self, source: Path, limit: int | None = None,
               on_step: Callable[[], None] | None = None) -> tuple[list[OrcaExample], OrcaManifest]:
@@ -128,7 +156,13 @@ class OrcaBuilder:
         if not records:
             raise DatasetError(f"{source} holds no utterances")
         self._drawn = {}
+        self.counts = {"seen": 0, "judged": 0, "rejected": 0}
         pool = sorted({(r["scenario"].strip(), r.get("source_url", "")) for r in records if r["scenario"].strip()})
+        if self.embedder is not None:
+            texts = sorted({text for text, _ in pool})
+            vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            self._vectors = dict(zip(texts, vectors, strict=True))
         examples = []
         for i, record in enumerate(records[:limit] if limit else records):
             rng = random.Random(f"{self.seed}:{record['utterance_id']}:{i}")
@@ -140,7 +174,10 @@ class OrcaBuilder:
             source=str(source), source_sha256=hashlib.sha256(source.read_bytes()).hexdigest(), seed=self.seed,
             model=self.llm.backend.model_id, target_contexts=self.n_contexts, examples=len(examples),
             mean_contexts=sum(sizes) / len(sizes), llm_calls=self.calls,
-            short_sets=sum(s < self.n_contexts for s in sizes))
+            short_sets=sum(s < self.n_contexts for s in sizes),
+            embedding_model=self.embedder.model_name if self.embedder else None,
+            judge_above=self.judge_above if self.embedder else None, candidates_seen=self.counts["seen"],
+            candidates_judged=self.counts["judged"], candidates_rejected=self.counts["rejected"])
         return examples, manifest
 
 
