@@ -32,7 +32,7 @@ def responder(messages):
     block = messages[-1].content
     if "Give the relation from context" in task:
         focal = int(re.search(r"from context \[(\d+)\]", task).group(1)) - 1
-        asked = [int(n) - 1 for n in re.findall(r"\[(\d+)\]", task.split("each of the contexts", 1)[1])][:-1]
+        asked = [int(n) - 1 for n in re.findall(r"\[(\d+)\]", task.split("each of the contexts", 1)[1].split(":")[0])]
         return "\n".join(f"[{o + 1}] - {RELATIONS[frozenset((focal, o))]}" for o in asked)
     if "Rank the contexts" in task:
         return "2, 4, 1"

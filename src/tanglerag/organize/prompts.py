@@ -44,8 +44,8 @@ RELATION_TASK = (
     "distracting - both have a descriptor and the descriptors differ\n"
     "ambiguous - only one of them has a descriptor, and the answer is the same\n"
     "none - only one of them has a descriptor and the answers differ, or one of them does not answer\n"
-    "Give the relation from context {focal} to each of the contexts {others}, one line each, "
-    "like: [{example}] - duplicated"
+    "Give the relation from context {focal} to each of the contexts {others}: one line per context with its "
+    "number in brackets, a dash and one of the five relation names."
 )
 
 EXTRACT_SYSTEM = (
@@ -87,8 +87,7 @@ def multi_answer_messages(question: str, block: str) -> list[Message]:
 
 def relation_messages(question: str, block: str, focal: int, others: list[int]) -> list[Message]:
     listed = ", ".join(f"[{o}]" for o in others)
-    return with_contexts(block, RELATION_TASK.format(question=question, focal=f"[{focal}]", others=listed,
-                                                     example=others[0]))
+    return with_contexts(block, RELATION_TASK.format(question=question, focal=f"[{focal}]", others=listed))
 
 
 def extract_messages(question: str, text: str, max_words: int | None) -> list[Message]:
