@@ -9,11 +9,10 @@ The hand-written discussion comes from benchmarks/corg_discussion.md.
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
+from run_io import load, paired_diff
 
 from tanglerag.datasets.registry import load_dataset
 
@@ -27,22 +26,6 @@ PAPER = {"base": (51.4, 39.5, 25.7, 17.0, "773.9", 87.9), "retrieve": (44.1, 16.
          "summarize": (60.0, 42.1, 24.8, 18.8, "all", 28.2), "random": (56.7, 35.8, 27.4, 19.4, "all", 121.8),
          "kmeans": (42.6, 14.2, 6.3, 3.6, "all", 66.3), "corg": (61.4, 41.2, 34.0, 22.0, "752.2", 35.0),
          "separate": (66.9, 41.6, 37.3, 13.5, "all", 210.8)}
-
-
-def load(run: Path) -> tuple[dict, dict[str, dict[str, dict]]]:
-    results = json.loads((run / "results.json").read_text())
-    per_q: dict[str, dict[str, dict]] = {}
-    for line in (run / "predictions.jsonl").read_text().splitlines():
-        row = json.loads(line)
-        per_q.setdefault(row["method"], {})[row["id"]] = row
-    return results, per_q
-
-
-def paired(per_q: dict, a: str, b: str, metric: str, samples: int = 2000, seed: int = 0):
-    ids = sorted(set(per_q[a]) & set(per_q[b]))
-    diff = np.array([per_q[a][i]["metrics"][metric] - per_q[b][i]["metrics"][metric] for i in ids], dtype=float)
-    means = diff[np.random.default_rng(seed).integers(0, len(diff), size=(samples, len(diff)))].mean(axis=1)
-    return 100 * diff.mean(), 100 * np.percentile(means, 2.5), 100 * np.percentile(means, 97.5)
 
 
 def stage_sum(row: dict, key: str, stages: set[str] | None = None) -> float:
@@ -83,7 +66,7 @@ def directions(per_q: dict) -> str:
     lines = ["| comparison | D-F1 difference, points [95% CI] | paper (Llama2-7B, AmbigDocs+) |", "|---|---|---|"]
     for other in ["base", "random", "kmeans", "summarize", "retrieve", "separate"]:
         if other in per_q and "corg" in per_q:
-            d, lo, hi = paired(per_q, "corg", other, "d_f1")
+            d, lo, hi = (100 * v for v in paired_diff(per_q, "corg", other, "d_f1")[:3])
             paper = PAPER["corg"][3] - PAPER[other][3]
             lines.append(f"| COrg - {other} | {d:+.1f} [{lo:+.1f}, {hi:+.1f}] | {paper:+.1f} |")
     return "\n".join(lines)
@@ -173,7 +156,7 @@ def plural_section(runs: dict[str, dict]) -> str:
         cells = [label, *(f"{100 * mean(r['metrics'][k] for r in rows.values()):.1f}" for k in METRICS),
                  f"{rerank:.2f}", sample.replace("|", "/")]
         lines.append("| " + " | ".join(cells) + " |")
-    d, lo, hi = paired({"a": llm, "b": rule}, "a", "b", "d_f1")
+    d, lo, hi = (100 * v for v in paired_diff({"a": llm, "b": rule}, "a", "b", "d_f1")[:3])
     lines.append(f"\nLLM minus rule on D-F1: {d:+.1f} points [{lo:+.1f}, {hi:+.1f}].")
     return "\n".join(lines)
 

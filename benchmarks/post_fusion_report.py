@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+from run_io import load, paired_diff
 
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = ["concat", "post-fusion", "pruning", "summary", "concat+pf", "pf+concat"]
@@ -26,24 +27,6 @@ PAPER = {
     "gold-exclude": {"concat": (24.6, 18.2, None), "post-fusion": (24.9, 13.8, 15.3), "concat+pf": (28.0, 3.2, 3.6), "pf+concat": (27.9, 8.7, 4.8), "pruning": (25.7, 12.7, None),
                      "summary": (26.3, 10.3, None)},
 }
-
-
-def load(run: Path) -> tuple[dict, dict[str, dict[str, dict]]]:
-    results = json.loads((run / "results.json").read_text())
-    per_q: dict[str, dict[str, dict]] = {}
-    for line in (run / "predictions.jsonl").read_text().splitlines():
-        row = json.loads(line)
-        per_q.setdefault(row["method"], {})[row["id"]] = row
-    return results, per_q
-
-
-def paired_diff(per_q: dict, a: str, b: str, metric: str, samples: int = 2000, seed: int = 0):
-    ids = sorted(set(per_q[a]) & set(per_q[b]))
-    diff = np.array([per_q[a][i]["metrics"][metric] - per_q[b][i]["metrics"][metric] for i in ids], dtype=float)
-    rng = np.random.default_rng(seed)
-    means = diff[rng.integers(0, len(diff), size=(samples, len(diff)))].mean(axis=1)
-    return diff.mean(), np.percentile(means, 2.5), np.percentile(means, 97.5), int((diff > 0).sum()), \
-        int((diff < 0).sum())
 
 
 def llm_seconds(per_q: dict, method: str, qid: str) -> float:
