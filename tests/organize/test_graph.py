@@ -38,6 +38,9 @@ def test_parse_extraction_and_descriptor_cleaning():
 def test_parse_relations_reads_several_styles_and_ignores_unasked_numbers():
     text = "[2] - Duplicated\nContext 3: counterfactual\n4 - none\n7 - distracting\n[2] - none"
     assert parse_relations(text, [2, 3, 4]) == {2: Relation.DUPLICATED, 3: Relation.COUNTERFACTUAL, 4: Relation.NONE}
+    # the focal context repeated first: the asked-about number counts
+    assert parse_relations("[1] - [2] duplicated\n[1] - [3] distracting", [2, 3]) == {
+        2: Relation.DUPLICATED, 3: Relation.DISTRACTING}
 
 
 def test_graph_round_trips_through_json():

@@ -139,17 +139,23 @@ def parse_extraction(text: str) -> Extraction | None:
     return Extraction(entity=entity, descriptor=clean_descriptor(fields.get("descriptor", ""), entity), answer=answer)
 
 
-_RELATION_LINE = re.compile(
-    r"(\d+)\D{0,20}?\b(duplicat\w*|counter\w*|distract\w*|ambiguous|none)\b", re.IGNORECASE)
+_RELATION_WORD = re.compile(r"\b(duplicat\w*|counter\w*|distract\w*|ambiguous|none)\b", re.IGNORECASE)
 
 
 def parse_relations(text: str, others: list[int]) -> dict[int, Relation]:
-    """Relations per context number (1-based) found in the reply; numbers not asked about are ignored."""
+    """Relations per context number (1-based) found in the reply; numbers not asked about are ignored.
+
+    A line names the relation after the context number ("[3] - none"); when it repeats the focal
+    context first ("[1] - [3] none"), the last asked-about number before the word counts.
+    """
     found: dict[int, Relation] = {}
     for line in text.splitlines():
-        match = _RELATION_LINE.search(line)
-        if not match or int(match.group(1)) not in others or int(match.group(1)) in found:
+        match = _RELATION_WORD.search(line)
+        if not match:
             continue
-        word = match.group(2).lower()
-        found[int(match.group(1))] = next(r for r in Relation if word.startswith(r.value[:5]))
+        asked = [int(n) for n in re.findall(r"\d+", line[:match.start()]) if int(n) in others]
+        if not asked or asked[-1] in found:
+            continue
+        word = match.group(1).lower()
+        found[asked[-1]] = next(r for r in Relation if word.startswith(r.value[:5]))
     return found
