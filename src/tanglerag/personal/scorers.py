@@ -35,10 +35,15 @@ class DenseScorer:
         self.doc_vectors = embedder.embed(documents)
         self._cache: dict[str, np.ndarray] = {}
 
+    def _vectors(self, texts: list[str]) -> np.ndarray:
+        """Embed what is not cached yet in one batch (a query's contexts arrive together)."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            self._cache.update(zip(missing, self.embedder.embed(missing), strict=True))
+        return np.stack([self._cache[t] for t in texts])
+
     def _vec(self, text: str) -> np.ndarray:
-        if text not in self._cache:
-            self._cache[text] = self.embedder.embed([text])[0]
-        return self._cache[text]
+        return self._vectors([text])[0]
 
     def reset(self) -> None:
         self._cache.clear()
@@ -49,7 +54,7 @@ class DenseScorer:
     def text_scores(self, items: list[str], query: str) -> np.ndarray:
         if not items:
             return np.zeros(0, dtype="float32")
-        return np.stack([self._vec(t) for t in items]) @ self._vec(query)
+        return self._vectors(items) @ self._vec(query)
 
 
 class BM25Scorer:
