@@ -115,7 +115,8 @@ class PersonalConfig(_Section):
     store_dir: Path = Field(default_factory=lambda: Path(os.environ.get("TANGLERAG_HOME", "~/.tanglerag"))
                             .expanduser() / "users")
     beam: int = Field(10, ge=1, description="K: documents retrieved by the question before pairing")
-    lam: float = Field(0.5, ge=0.0, le=1.0, description="weight of s(d,q) against s(d,c)")
+    lam: float = Field(0.6, ge=0.0, le=1.0, description="weight of s(d,q) against s(d,c); 0.6 was best for "
+                                                    "MiniLM on ORCA-ShARC dev (docs/results/pcas.md)")
 
 
 class Settings(_Section):

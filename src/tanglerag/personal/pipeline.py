@@ -15,7 +15,7 @@ from tanglerag.usage import UsageTracker
 
 
 class PersonalRetriever:
-    def __init__(self, index: PassageIndex, store: UserContextStore, *, beam: int = 10, lam: float = 0.5) -> None:
+    def __init__(self, index: PassageIndex, store: UserContextStore, *, beam: int = 10, lam: float = 0.6) -> None:
         self.index = index
         self.store = store
         self.beam = beam
