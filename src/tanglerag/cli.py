@@ -147,6 +147,7 @@ def eval_(
     dataset: Annotated[str, typer.Option("--dataset", "-d", help="registered name or file path")],
     methods: Annotated[str, typer.Option("--methods", help="comma-separated method names")] = "concat",
     limit: Annotated[int | None, typer.Option("--limit", "-n")] = None,
+    sample: Annotated[int | None, typer.Option("--sample", help="a random sample of N questions (eval.seed)")] = None,
     fmt: Annotated[str | None, typer.Option("--format", help="dataset format (detected if omitted)")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="folder for results and predictions")] = None,
     index_dir: Annotated[Path | None, typer.Option("--index", "-i", help="index for datasets without passages")] = None,
@@ -184,7 +185,7 @@ def eval_(
         unknown = [m for m in names if m not in METHODS]
         if not names or unknown:
             raise ValueError(f"unknown method(s) {unknown or names}; available: {', '.join(sorted(METHODS))}")
-        dataset_name, examples = load_dataset(dataset, fmt, limit)
+        dataset_name, examples = load_dataset(dataset, fmt, limit, sample, settings.eval.seed)
         embedder = Embedder(settings.embedding)
         idx = PassageIndex.load(index_dir, embedder) if index_dir else None
         runner = EvalRunner(settings, build_llm(settings), embedder, idx)

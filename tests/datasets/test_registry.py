@@ -17,6 +17,18 @@ def test_bundled_ramdocs_sample():
     assert len(load_dataset("ramdocs-sample", limit=3)[1]) == 3
 
 
+def test_seeded_sample_keeps_file_order_and_is_reproducible():
+    everything = [ex.id for ex in load_dataset("ramdocs-sample")[1]]
+    first = [ex.id for ex in load_dataset("ramdocs-sample", sample=5, seed=1)[1]]
+    assert first == [ex.id for ex in load_dataset("ramdocs-sample", sample=5, seed=1)[1]]
+    assert len(set(first)) == 5 and first == sorted(first, key=everything.index)
+    assert first != [ex.id for ex in load_dataset("ramdocs-sample", sample=5, seed=2)[1]]
+    with pytest.raises(DatasetError, match="has 20 examples"):
+        load_dataset("ramdocs-sample", sample=21)
+    with pytest.raises(DatasetError, match="not both"):
+        load_dataset("ramdocs-sample", limit=3, sample=3)
+
+
 def test_ramdocs_format_file_is_detected(tmp_path):
     path = tmp_path / "mine.jsonl"
     path.write_text(json.dumps({"question": "Q?", "documents": [{"text": "t", "type": "correct", "answer": "a"}],

@@ -7,6 +7,7 @@ is detected from the first record, so e.g. any RAMDocs-format JSONL file just wo
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -48,8 +49,15 @@ def detect_format(path: Path) -> str:
     raise DatasetError(f"{path} holds no records")
 
 
-def load_dataset(name_or_path: str, fmt: str | None = None, limit: int | None = None) -> tuple[str, list[QAExample]]:
-    """Return (dataset name, examples)."""
+def load_dataset(name_or_path: str, fmt: str | None = None, limit: int | None = None,
+                 sample: int | None = None, seed: int = 0) -> tuple[str, list[QAExample]]:
+    """Return (dataset name, examples): all, the first ``limit``, or a seeded random ``sample``.
+
+    A sample keeps the file's order, so runs of different sizes with one seed share no ordering
+    effects; it exists because dev files are often sorted (RAMDocs puts its one-answer questions first).
+    """
+    if limit and sample:
+        raise DatasetError("pass either a limit or a sample size, not both")
     if name_or_path in REGISTERED:
         locate, registered_format = REGISTERED[name_or_path]
         path, fmt, name = locate(), fmt or registered_format, name_or_path
@@ -66,4 +74,9 @@ def load_dataset(name_or_path: str, fmt: str | None = None, limit: int | None = 
     examples = FORMATS[fmt].load(path)
     if not examples:
         raise DatasetError(f"dataset {name_or_path} is empty")
+    if sample:
+        if sample > len(examples):
+            raise DatasetError(f"sample of {sample} asked from {name_or_path}, which has {len(examples)} examples")
+        chosen = sorted(random.Random(seed).sample(range(len(examples)), sample))
+        return name, [examples[i] for i in chosen]
     return name, examples[:limit] if limit else examples
