@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Paper 000 (COrg) evaluation on RAMDocs dev: all of each question's own documents (at most 10),
-# embedded model, greedy. Three runs share the LLM cache, so each resumes and reuses the others' calls:
+# Paper 000 (COrg) evaluation on RAMDocs dev: a seeded random sample of N questions (the file puts its
+# 100 one-answer questions before the 150 two-answer ones), all of each question's own documents (at most
+# 10), embedded model, greedy. Three runs share the LLM cache, so each resumes and reuses the others' calls:
 #   pairwise   - COrg (paper's graph constructor) and the six baselines
 #   extract    - COrg with our O(n) extraction graph
 #   plural-llm - COrg with the LLM rewriting the question in plural form (graph calls cached)
@@ -13,7 +14,7 @@ shift || true
 EXTRA=("$@")
 run() {  # NAME METHODS extra flags...
   local name="$1" methods="$2"; shift 2
-  HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --methods "$methods" --limit "$N" --top-k 10 \
+  HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --methods "$methods" --sample "$N" --top-k 10 \
     --scope own "$@" "${EXTRA[@]}" --out "runs/corg/$name" --json > /dev/null
   mkdir -p "docs/results/corg/$name"
   cp "runs/corg/$name"/{results.json,results.md,predictions.jsonl} "docs/results/corg/$name/"

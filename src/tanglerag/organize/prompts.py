@@ -36,25 +36,28 @@ MULTI_ANSWER_TASK = (
 
 RELATION_TASK = (
     "Question: {question}\n"
-    "For each context, think of three things: the entity it talks about, the descriptor that tells that entity "
-    "apart from others with the same name (or none), and its answer to the question.\n"
-    "Relations between two contexts that both answer the question:\n"
-    "duplicated - same descriptor and same answer\n"
-    "counterfactual - same descriptor but a different answer\n"
-    "distracting - both have a descriptor and the descriptors differ\n"
+    "For each context, think of three things: which one of the people or things with this name it is about, "
+    "the descriptor that says so (a place, a year, a kind of thing; or none), and its answer to the question.\n"
+    "Relations between two contexts:\n"
+    "none - one of them does not answer the question, or only one has a descriptor and the answers differ\n"
+    "distracting - both have descriptors and they name different ones\n"
     "ambiguous - only one of them has a descriptor, and the answer is the same\n"
-    "none - only one of them has a descriptor and the answers differ, or one of them does not answer\n"
+    "counterfactual - same descriptor but a different answer\n"
+    "duplicated - same descriptor and the same answer\n"
     "Give the relation from context {focal} to each of the contexts {others}: one line per context with its "
     "number in brackets, a dash and one of the five relation names."
 )
 
 EXTRACT_SYSTEM = (
-    "You read one context and a question. Write exactly three lines:\n"
-    "Entity: the entity the context is about, in its simplest name\n"
-    "Descriptor: the detail that tells this entity apart from others with the same name, or none\n"
-    "Answer: the context's answer to the question in a few words, or unknown\n"
-    "Example. Context: The Simpsons Movie opened on July 27, 2007. Question: When was The Simpsons released?\n"
-    "Entity: The Simpsons\nDescriptor: movie\nAnswer: July 27, 2007"
+    "You read one context and a question. The name in the question may belong to several people, places or works, "
+    "so say which one the context is about. Write exactly three lines:\n"
+    "Entity: the name as the context gives it, in full\n"
+    "Descriptor: what tells this one apart from others with the same name (a place, a year, a kind of thing), "
+    "or none\n"
+    "Answer: the answer the context states, in a few words, or unknown if it does not state one\n"
+    "Example. Context: Springfield, a city in Clark County, Ohio, counted 58,662 residents in 2020. "
+    "Question: What is the population of Springfield?\n"
+    "Entity: Springfield\nDescriptor: city in Clark County, Ohio\nAnswer: 58,662"
 )
 
 RANK_TASK = (
