@@ -52,9 +52,10 @@ def test_index_then_ask_json_then_cached(tmp_path, corpus):
         assert server["requests"] == 1
 
 
-def test_eval_json_and_outputs(tmp_path):
+@pytest.mark.parametrize("selection", [["--limit", "2"], ["--sample", "2"]])
+def test_eval_json_and_outputs(tmp_path, selection):
     with fake_openai_server(lambda body: "unknown") as server:
-        result = runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--methods", "concat", "--limit", "2",
+        result = runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--methods", "concat", *selection,
                                      "--out", str(tmp_path / "run"), "--json", "--set", "llm.backend=openai",
                                      "--set", f"llm.base_url={server['base_url']}",
                                      "--set", f"cache_dir={tmp_path / 'cache'}"])
@@ -71,6 +72,7 @@ def test_eval_json_and_outputs(tmp_path):
     (["ask", "q?", "--index", "/nonexistent"], "not a tanglerag index"),
     (["eval", "--dataset", "ramdocs-sample", "--methods", "nope"], "unknown method"),
     (["index", "/nonexistent.jsonl", "--out", "x"], "corpus not found"),
+    (["eval", "--dataset", "ramdocs-sample", "--methods", "concat", "--sample", "99"], "which has 20 examples"),
     (["models", "--set", "llm.bogus=1"], "bogus"),
 ])
 def test_bad_input_exits_2_with_message(args, message):
