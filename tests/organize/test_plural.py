@@ -9,6 +9,13 @@ def test_rules():
     assert plural_by_rule("What is the population of Broken Bow?") == "What are the populations of Broken Bow?"
     assert plural_by_rule("Who is the director of X?") == "Who are the directors of X?"
     assert plural_by_rule("When was Ryan Davis born?") == "When were all the Ryan Davis born?"
+    # names after "the" stay whole; an adjective before the head noun stays singular
+    assert plural_by_rule("When was the Zook House built?") == "When were all the Zook House built?"
+    assert plural_by_rule("Who is the current Minister of Immigration?") == \
+        "Who are the current Ministers of Immigration?"
+    assert plural_by_rule("What is the median age in Riceville?") == "What are the median ages in Riceville?"
+    assert plural_by_rule("Who is the band associated with the album X?") == \
+        "Who are the bands associated with the album X?"
     assert plural_by_rule("Name the author of Dune") == "Name the author of Dune? Give all the answers."
 
 

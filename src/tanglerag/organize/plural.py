@@ -19,11 +19,12 @@ _RULES = [
     # "What sport is X associated with?" -> "What sports are X associated with?"
     (re.compile(r"^(what|which) (\w+) (is|was|does|has)\b", re.IGNORECASE),
      lambda m: f"{m[1]} {_plural_noun(m[2])} {_BE[m[3].lower()]}"),
-    # "Who is the director of X?" -> "Who are the directors of X?"
-    (re.compile(rf"^{_WH} (is|was) the (\w+)\b", re.IGNORECASE),
-     lambda m: f"{m[1]} {_BE[m[2].lower()]} the {_plural_noun(m[3])}"),
-    # "When was X born?" -> "When were all the X born?"
-    (re.compile(rf"^{_WH} (is|was|does|has)\b", re.IGNORECASE),
+    # "Who is the (current) director of X?" -> "Who are the (current) directors of X?": only the head noun
+    # before "of" / "in" / "associated" is a common noun; "the Zook House" must stay as it is
+    (re.compile(rf"^{_WH} (is|was) the ((?:\w+ )?)(\w+)(?= (?:of|in|associated)\b)", re.IGNORECASE),
+     lambda m: f"{m[1]} {_BE[m[2].lower()]} the {m[3]}{_plural_noun(m[4])}"),
+    # "When was (the) X born?" -> "When were all the X born?"
+    (re.compile(rf"^{_WH} (is|was|does|has)(?: the)?\b", re.IGNORECASE),
      lambda m: f"{m[1]} {_BE[m[2].lower()]} all the"),
 ]
 
