@@ -178,6 +178,27 @@ def plural_section(runs: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
+def answer_each_section(runs: dict[str, dict]) -> str:
+    if "answer-each" not in runs:
+        return "(not run)"
+    _, per_q = runs["pairwise"]
+    per_q = {**per_q, "corg + answer each": runs["answer-each"][1]["corg"]}
+    lines = ["| method | Ans | Ent | EAR | D-F1 | answer runs/q | all calls/q | in tok/q |", "|---|---|---|---|---|---|---|---|"]
+    for name in ("corg", "corg + answer each", "separate"):
+        rows = per_q[name].values()
+        runs_q = mean(calls(row["usage_by_stage"].get("generate", {"llm_calls": 0, "cached_calls": 0})) for row in rows)
+        all_q = mean(stage_sum(row, "llm_calls") + stage_sum(row, "cached_calls") for row in rows)
+        cells = [*(f"{100 * mean(r['metrics'][k] for r in rows):.1f}" for k in METRICS), f"{runs_q:.2f}", f"{all_q:.2f}",
+                 f"{mean(stage_sum(r, 'prompt_tokens') for r in rows):.0f}"]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append("")
+    for other in ("corg", "separate"):
+        for metric in ("ans", "d_f1"):
+            d, lo, hi = (100 * v for v in paired_diff(per_q, "corg + answer each", other, metric)[:3])
+            lines.append(f"- answer-each minus {other}, {metric}: {d:+.1f} points [{lo:+.1f}, {hi:+.1f}]")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=Path, default=ROOT / "docs/results/corg")
@@ -226,6 +247,13 @@ entities' answers); correct vs misinformation on a one-answer question -> counte
 ## Plural question: rules vs LLM
 
 {plural_section(runs)}
+
+## COrg answering each kept context (ours, `corg.answer_each=true`)
+
+The reranker's groups and drops as in COrg, but one answer call per kept context with the question as
+asked; the parts keep their COrg group number.
+
+{answer_each_section(runs)}
 
 {discussion}"""
     args.out.write_text(doc)

@@ -5,6 +5,7 @@
 #   pairwise   - COrg (paper's graph constructor) and the six baselines
 #   extract    - COrg with our O(n) extraction graph
 #   plural-llm - COrg with the LLM rewriting the question in plural form (graph calls cached)
+#   answer-each - COrg answering each kept context in its own call (its calls are Separate's, cached)
 # Usage: benchmarks/run_corg.sh [N_QUESTIONS [--set key=value ...]]  (extra options go to every run)
 # Then:  .venv/bin/python benchmarks/corg_report.py --runs docs/results/corg
 set -euo pipefail
@@ -23,3 +24,4 @@ run() {  # NAME METHODS extra flags...
 run pairwise base,retrieve,summarize,corg,random,kmeans,separate --set corg.graph=pairwise
 run extract corg --set corg.graph=extract
 run plural-llm corg --set corg.graph=pairwise --set corg.plural=llm
+run answer-each corg --set corg.graph=pairwise --set corg.answer_each=true

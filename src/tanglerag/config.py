@@ -86,6 +86,8 @@ class CorgConfig(_Section):
     graph: Literal["pairwise", "extract"] = Field(
         "pairwise", description="pairwise: LLM labels relations (Algorithm 1); extract: one call per context")
     plural: Literal["rule", "llm"] = Field("rule", description="how a group's question is put in plural form")
+    answer_each: bool = Field(False, description="answer every kept context in its own call (for models that give "
+                                                 "one answer per call); groups still label the parts")
     answer_tokens: int = Field(96, description="budget for a multi-answer reply (one line per answer)")
     retrieve_top: int = Field(5, ge=1, description="contexts the 'retrieve' baseline keeps (the paper's 5)")
     summary_tokens: int = 160

@@ -72,6 +72,20 @@ def test_corg_groups_conflicts_apart_and_cites_sources(llm):
     assert answer.to_output()["parts"][0].keys() == {"answer", "descriptor", "citations", "group"}
 
 
+def test_corg_answer_each_calls_once_per_kept_context_and_keeps_group_numbers(llm):
+    settings = Settings.load(None, ["corg.answer_each=true"])
+    tracker = UsageTracker()
+    answer = CorgMethod(llm, settings).answer(Q, hits(), tracker)
+    groups = answer.extras["groups"]
+    assert tracker.usage.stages["generate"].llm_calls == 3  # four contexts, the duplicate dropped
+    assert set(answer.extras["group_questions"]) == {Q.text}
+    by_answer = {p.answer: p for p in answer.parts}
+    assert set(by_answer) == {"American football", "ice hockey", "baseball"}
+    for part in answer.parts:
+        cited = int(part.citations[0][1:])
+        assert cited in groups[part.group]
+
+
 def test_baselines_call_counts_and_outputs(llm, llm_factory):
     settings = Settings()
     base = BaseMethod(llm, settings).answer(Q, hits(), UsageTracker())

@@ -71,6 +71,8 @@ class CorgMethod(MultiAnswerMethod):
         if not passages:
             return self.finish(question, passages, [], tracker)
         graph, organized = self.organize(question, passages, tracker)
+        if self.config.answer_each:
+            return self._answer_each(question, passages, graph, organized, tracker)
         questions = []
         with tracker.stage("rerank"):
             plural = None
@@ -85,3 +87,15 @@ class CorgMethod(MultiAnswerMethod):
         parts, raws = self.answer_groups(questions, passages, organized.groups, tracker)
         return self.finish(question, passages, parts, tracker, graph=graph.to_dict(), groups=organized.groups,
                            dropped=organized.dropped, group_questions=questions, raw=raws)
+
+    def _answer_each(self, question: Question, passages: list[RetrievedPassage], graph: ContextGraph,
+                     organized: Organized, tracker: UsageTracker) -> Answer:
+        """One call per kept context with the question as asked: Separate's answer recall without the
+        contexts the reranker dropped. Each part keeps the number of the COrg group it came from."""
+        singles = [[i] for members in organized.groups for i in members]
+        owner = [g for g, members in enumerate(organized.groups) for _ in members]
+        parts, raws = self.answer_groups(question.text, passages, singles, tracker)
+        for part in parts:
+            part.group = owner[part.group]
+        return self.finish(question, passages, parts, tracker, graph=graph.to_dict(), groups=organized.groups,
+                           dropped=organized.dropped, group_questions=[question.text] * len(singles), raw=raws)
