@@ -37,16 +37,16 @@ def probe(mode: str, sample: int, seed: int, show: bool) -> None:
         passages = builder.build(example, 10)
         graph: ContextGraph = constructor.build(example.question, passages, tracker)
         meta = [p.passage.metadata for p in passages]
-        for i, j, data in graph.graph.edges(data=True):
-            silver = silver_relation(meta[i], meta[j], len(example.answers))
-            confusion[(silver, data["relation"])] += 1
+        edges = sorted((i, j, data["relation"], silver_relation(meta[i], meta[j], len(example.answers)))
+                       for i, j, data in graph.graph.edges(data=True))
+        confusion.update((silver, relation) for _, _, relation, silver in edges)
         organized = organize(graph)
         groups += len(organized.groups)
         kept += sum(len(g) for g in organized.groups)
         if show:
             print(example.question, [m["type"] for m in meta], organized.groups)
-            for i, j, data in sorted(graph.graph.edges(data=True)):
-                print(f"   [{i + 1}]-[{j + 1}] {data['relation']:<14} silver={silver_relation(meta[i], meta[j], len(example.answers))}")
+            for i, j, relation, silver in edges:
+                print(f"   [{i + 1}]-[{j + 1}] {relation:<14} silver={silver}")
     judged = {k: v for k, v in confusion.items() if k[0] is not None}
     hits = sum(v for (s, r), v in judged.items() if s == r)
     total = sum(judged.values())

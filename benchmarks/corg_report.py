@@ -42,6 +42,13 @@ def mean(values) -> float:
     return sum(values) / len(values) if values else float("nan")
 
 
+def runs_and_calls(rows) -> tuple[float, float]:
+    """Per question: answer runs (generate-stage calls) and all calls, cached ones included."""
+    rows = list(rows)
+    runs = mean(calls(row["usage_by_stage"].get("generate", {"llm_calls": 0, "cached_calls": 0})) for row in rows)
+    return runs, mean(stage_sum(row, "llm_calls") + stage_sum(row, "cached_calls") for row in rows)
+
+
 def main_table(results: dict, per_q: dict) -> str:
     by_name = {r["method"]: r for r in results["results"]}
     lines = [("| method | kind | Ans | Ent | EAR | D-F1 [95% CI] | answer runs/q | all calls/q | in tok/q | out tok/q "
@@ -51,8 +58,7 @@ def main_table(results: dict, per_q: dict) -> str:
             continue
         r, rows = by_name[name], per_q[name].values()
         m, ci = r["metrics"], r["ci"]
-        runs = mean(calls(row["usage_by_stage"].get("generate", {"llm_calls": 0, "cached_calls": 0})) for row in rows)
-        all_calls = mean(stage_sum(row, "llm_calls") + stage_sum(row, "cached_calls") for row in rows)
+        runs, all_calls = runs_and_calls(rows)
         cells = [name, KIND[name], *(f"{100 * m[k]:.1f}" for k in METRICS[:3]),
                  f"{100 * m['d_f1']:.1f} [{100 * ci['d_f1'][0]:.1f}, {100 * ci['d_f1'][1]:.1f}]",
                  f"{runs:.2f}", f"{all_calls:.2f}", f"{r['usage']['prompt_tokens']:.0f}",
@@ -153,7 +159,7 @@ def graph_section(runs: dict[str, dict], examples: dict) -> str:
         out.append(f"\nAlgorithm 1 (pairwise): {used} calls where one call per focal context without mirroring "
                    f"needs {naive_calls} ({100 * (1 - used / max(naive_calls, 1)):.1f}% saved) and one call per "
                    f"pair {all_pairs} ({100 * (1 - used / max(all_pairs, 1)):.1f}% saved); "
-                   f"{sum(g['pairs_judged'] for g, _ in saved)} of {sum(g['pairs_total'] for g, _ in saved)} pairs "
+                   f"{sum(g['pairs_judged'] for g, _ in saved)} of {all_pairs} pairs "
                    "labelled by the LLM, the rest mirrored.")
     return "\n".join(out)
 
@@ -186,8 +192,7 @@ def answer_each_section(runs: dict[str, dict]) -> str:
     lines = ["| method | Ans | Ent | EAR | D-F1 | answer runs/q | all calls/q | in tok/q |", "|---|---|---|---|---|---|---|---|"]
     for name in ("corg", "corg + answer each", "separate"):
         rows = per_q[name].values()
-        runs_q = mean(calls(row["usage_by_stage"].get("generate", {"llm_calls": 0, "cached_calls": 0})) for row in rows)
-        all_q = mean(stage_sum(row, "llm_calls") + stage_sum(row, "cached_calls") for row in rows)
+        runs_q, all_q = runs_and_calls(rows)
         cells = [*(f"{100 * mean(r['metrics'][k] for r in rows):.1f}" for k in METRICS), f"{runs_q:.2f}", f"{all_q:.2f}",
                  f"{mean(stage_sum(r, 'prompt_tokens') for r in rows):.0f}"]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")

@@ -72,30 +72,31 @@ class CorgMethod(MultiAnswerMethod):
             return self.finish(question, passages, [], tracker)
         graph, organized = self.organize(question, passages, tracker)
         if self.config.answer_each:
-            return self._answer_each(question, passages, graph, organized, tracker)
-        questions = []
-        with tracker.stage("rerank"):
-            plural = None
-            for members in organized.groups:
-                if len(members) == 1:
-                    questions.append(question.text)
-                    continue
-                if plural is None:
-                    plural = (plural_by_llm(self.llm, question.text, tracker) if self.config.plural == "llm"
-                              else plural_by_rule(question.text))
-                questions.append(plural)
-        parts, raws = self.answer_groups(questions, passages, organized.groups, tracker)
-        return self.finish(question, passages, parts, tracker, graph=graph.to_dict(), groups=organized.groups,
-                           dropped=organized.dropped, group_questions=questions, raw=raws)
-
-    def _answer_each(self, question: Question, passages: list[RetrievedPassage], graph: ContextGraph,
-                     organized: Organized, tracker: UsageTracker) -> Answer:
-        """One call per kept context with the question as asked: Separate's answer recall without the
-        contexts the reranker dropped. Each part keeps the number of the COrg group it came from."""
-        singles = [[i] for members in organized.groups for i in members]
-        owner = [g for g, members in enumerate(organized.groups) for _ in members]
-        parts, raws = self.answer_groups(question.text, passages, singles, tracker)
+            # one call per kept context with the question as asked: Separate's answer recall without the
+            # contexts the reranker dropped; each part keeps the number of the COrg group it came from
+            calls = [[i] for members in organized.groups for i in members]
+            owner = [g for g, members in enumerate(organized.groups) for _ in members]
+            questions = [question.text] * len(calls)
+        else:
+            calls, owner = organized.groups, list(range(len(organized.groups)))
+            questions = self._group_questions(question.text, organized.groups, tracker)
+        parts, raws = self.answer_groups(questions, passages, calls, tracker)
         for part in parts:
             part.group = owner[part.group]
         return self.finish(question, passages, parts, tracker, graph=graph.to_dict(), groups=organized.groups,
-                           dropped=organized.dropped, group_questions=[question.text] * len(singles), raw=raws)
+                           dropped=organized.dropped, group_questions=questions, raw=raws)
+
+    def _group_questions(self, question: str, groups: list[list[int]], tracker: UsageTracker) -> list[str]:
+        """The question as asked for a one-context group, its plural form (made once) for larger ones."""
+        questions = []
+        with tracker.stage("rerank"):
+            plural = None
+            for members in groups:
+                if len(members) == 1:
+                    questions.append(question)
+                    continue
+                if plural is None:
+                    plural = (plural_by_llm(self.llm, question, tracker) if self.config.plural == "llm"
+                              else plural_by_rule(question))
+                questions.append(plural)
+        return questions
