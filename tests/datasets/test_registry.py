@@ -25,6 +25,9 @@ def test_seeded_sample_keeps_file_order_and_is_reproducible():
     assert first != [ex.id for ex in load_dataset("ramdocs-sample", sample=5, seed=2)[1]]
     with pytest.raises(DatasetError, match="has 20 examples"):
         load_dataset("ramdocs-sample", sample=21)
+    for bad in (0, -3):
+        with pytest.raises(DatasetError, match="at least 1"):
+            load_dataset("ramdocs-sample", sample=bad)
     with pytest.raises(DatasetError, match="not both"):
         load_dataset("ramdocs-sample", limit=3, sample=3)
 

@@ -56,8 +56,10 @@ def load_dataset(name_or_path: str, fmt: str | None = None, limit: int | None = 
     A sample keeps the file's order, so runs of different sizes with one seed share no ordering
     effects; it exists because dev files are often sorted (RAMDocs puts its one-answer questions first).
     """
-    if limit and sample:
+    if limit and sample is not None:
         raise DatasetError("pass either a limit or a sample size, not both")
+    if sample is not None and sample < 1:
+        raise DatasetError(f"sample size must be at least 1, got {sample}")
     if name_or_path in REGISTERED:
         locate, registered_format = REGISTERED[name_or_path]
         path, fmt, name = locate(), fmt or registered_format, name_or_path
@@ -74,7 +76,7 @@ def load_dataset(name_or_path: str, fmt: str | None = None, limit: int | None = 
     examples = FORMATS[fmt].load(path)
     if not examples:
         raise DatasetError(f"dataset {name_or_path} is empty")
-    if sample:
+    if sample is not None:
         if sample > len(examples):
             raise DatasetError(f"sample of {sample} asked from {name_or_path}, which has {len(examples)} examples")
         chosen = sorted(random.Random(seed).sample(range(len(examples)), sample))
