@@ -21,7 +21,7 @@ from tanglerag.llm.factory import build_llm
 from tanglerag.organize.constructor import GraphConstructor
 from tanglerag.organize.graph import ContextGraph
 from tanglerag.organize.reranker import organize
-from tanglerag.usage import UsageTracker
+from tanglerag.tracking import Tracker, track
 
 
 def probe(mode: str, sample: int, seed: int, show: bool) -> None:
@@ -30,12 +30,13 @@ def probe(mode: str, sample: int, seed: int, show: bool) -> None:
     llm = build_llm(settings)
     builder = PassageBuilder(examples, Embedder(settings.embedding), settings.eval)
     constructor = GraphConstructor(llm, settings.corg, settings.methods.passage_words)
+    tracker = Tracker()  # one tracker over the whole probe: its usage is the probe's cost
     confusion: Counter = Counter()
-    tracker = UsageTracker()
     groups = kept = 0
     for example in examples:
         passages = builder.build(example, 10)
-        graph: ContextGraph = constructor.build(example.question, passages, tracker)
+        with track(tracker):
+            graph: ContextGraph = constructor.build(example.question, passages)
         meta = [p.passage.metadata for p in passages]
         edges = sorted((i, j, data["relation"], silver_relation(meta[i], meta[j], len(example.answers)))
                        for i, j, data in graph.graph.edges(data=True))

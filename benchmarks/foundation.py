@@ -25,6 +25,7 @@ from tanglerag.llm.base import GenerationParams, Message
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
 from tanglerag.llm.llamacpp import LlamaCppBackend
+from tanglerag.methods.base import Resources
 from tanglerag.methods.concat import ConcatMethod
 from tanglerag.pipeline import RAGPipeline
 from tanglerag.stages.retrieve import IndexRetriever
@@ -128,7 +129,7 @@ def bench_ask(backend: LlamaCppBackend, embedder: Embedder, questions: int) -> d
     with tempfile.TemporaryDirectory() as tmp:
         index = PassageIndex.build(load_corpus(SAMPLE), embedder, IndexConfig())
         llm = LLM(backend, CallCache(Path(tmp) / "cache.sqlite3"))
-        pipeline = RAGPipeline(IndexRetriever(index), ConcatMethod(llm), top_k=5)
+        pipeline = RAGPipeline(IndexRetriever(index), ConcatMethod(Resources.for_llm(llm, embedder=embedder)), top_k=5)
         _, examples = load_dataset("ramdocs-sample", limit=questions)
         first, second = [], []
         for ex in examples:

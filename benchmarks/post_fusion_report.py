@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import numpy as np
-from run_io import load, paired_diff
+from run_io import load, paired_diff, step
 
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = ["concat", "post-fusion", "pruning", "summary", "concat+pf", "pf+concat"]
@@ -29,6 +29,12 @@ PAPER = {
 }
 
 
+
+def fired(row: dict) -> bool | None:
+    """Whether Concat+PF fell back to post-fusion (None for other methods)."""
+    fallback = step(row, "fallback")
+    return fallback["fired"] if fallback else None
+
 def llm_seconds(per_q: dict, method: str, qid: str) -> float:
     """Model time a method costs on a question, cached or not.
 
@@ -43,7 +49,7 @@ def llm_seconds(per_q: dict, method: str, qid: str) -> float:
         return per_q[m][qid]["usage_by_stage"].get(name, {}).get("seconds", 0.0)
 
     if method == "concat+pf":
-        fallback = per_q[method][qid]["extras"].get("fallback")
+        fallback = fired(per_q[method][qid])
         return stage("concat", "generate") + (stage("post-fusion", "post_fusion") if fallback else 0.0)
     if method == "pf+concat":
         return stage("post-fusion", "post_fusion") + stage(method, "distill")
@@ -96,7 +102,7 @@ def directions(per_q: dict, results: dict) -> str:
     if "concat+pf" in by_name and "concat" in by_name:
         out.append(f"- Unknowns: Concat {pct(by_name['concat']['unk'])}% vs Concat+PF "
                    f"{pct(by_name['concat+pf']['unk'])}% (the paper: the fallback removes most unknowns).")
-    fallback = [row["extras"].get("fallback") for row in per_q.get("concat+pf", {}).values()]
+    fallback = [fired(row) for row in per_q.get("concat+pf", {}).values()]
     if fallback:
         out.append(f"- Concat+PF fell back to post-fusion on {sum(bool(f) for f in fallback)} of {len(fallback)} "
                    "questions; the rest cost exactly one concatenation call.")

@@ -9,13 +9,48 @@ import numpy as np
 
 
 def load(run: Path) -> tuple[dict, dict[str, dict[str, dict]]]:
-    """(results.json, predictions by method then question id)."""
+    """(results.json, predictions by method then question id), in the current format (see ``upgrade``)."""
     results = json.loads((run / "results.json").read_text())
     per_q: dict[str, dict[str, dict]] = {}
     for line in (run / "predictions.jsonl").read_text().splitlines():
-        row = json.loads(line)
+        row = upgrade(json.loads(line))
         per_q.setdefault(row["method"], {})[row["id"]] = row
+    if "settings" not in results:  # written before results.json kept the full settings dump
+        setting = results["setting"]
+        results["settings"] = {"corg": setting.get("corg", {}), "methods": {"passage_words": setting.get("passage_words")}}
     return results, per_q
+
+
+def upgrade(row: dict) -> dict:
+    """Rows written before the typed trace kept method decisions in an untyped ``extras`` dict (0-based
+    context positions); turn the parts the reports read into trace steps named by passage id."""
+    extras = row.pop("extras", None)
+    if extras is None:
+        return row
+    ids = row["passage_ids"]
+    steps: list[dict] = []
+    if "graph" in extras:
+        graph = extras["graph"]
+        steps.append({"kind": "corg_graph", "mode": graph["mode"], "pairs_judged": graph["pairs_judged"],
+                      "pairs_total": graph["pairs_total"], "unparsed": graph["unparsed"],
+                      "nodes": [{"number": n["id"] + 1, "passage_id": ids[n["id"]]} for n in graph["graph"]["nodes"]],
+                      "edges": [{"source": ids[min(e["source"], e["target"])], "target": ids[max(e["source"], e["target"])],
+                                 "relation": e["relation"], "origin": "llm"}  # not kept in the old format
+                                for e in graph["graph"]["edges"]]})
+    if "groups" in extras:
+        questions = extras.get("group_questions") or [""] * len(extras["groups"])
+        steps.append({"kind": "groups", "strategy": "corg" if row["method"] == "corg" else row["method"],
+                      "groups": [{"passage_ids": [ids[i] for i in g], "question": q}
+                                 for g, q in zip(extras["groups"], questions)]})
+    if "fallback" in extras:
+        steps.append({"kind": "fallback", "fired": extras["fallback"]})
+    row["trace"] = {"calls": [], "steps": steps}
+    return row
+
+
+def step(row: dict, kind: str) -> dict | None:
+    """The first trace step of this kind in a prediction row."""
+    return next((s for s in row["trace"]["steps"] if s["kind"] == kind), None)
 
 
 def paired_diff(per_q: dict, a: str, b: str, metric: str, samples: int = 2000, seed: int = 0):

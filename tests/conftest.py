@@ -2,10 +2,12 @@ from __future__ import annotations
 
 import pytest
 
+from tanglerag.config import Settings
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
+from tanglerag.methods.base import Resources
+from tanglerag.testing import CannedBackend, HashEmbedder
 from tanglerag.types import Passage, RetrievedPassage
-from tests.fakes import CannedBackend, HashEmbedder
 
 
 @pytest.fixture
@@ -36,6 +38,11 @@ def passages() -> list[Passage]:
         Passage(id="p4", title="Rome", text="Rome is the capital city of Italy, founded on seven hills."),
         Passage(id="p5", title="Vienna", text="Vienna is the capital of Austria on the river Danube."),
     ]
+
+
+def resources(llm: LLM, settings: Settings | None = None, **others) -> Resources:
+    """Method resources around a test LLM, with the hashing embedder."""
+    return Resources.for_llm(llm, settings, embedder=others.pop("embedder", HashEmbedder()), **others)
 
 
 def as_retrieved(passages: list[Passage]) -> list[RetrievedPassage]:

@@ -109,6 +109,16 @@ def test_ask_with_post_fusion_fallback_and_eval_flags(tmp_path, corpus):
         out = json.loads(result.stdout)
         assert out["method"] == "concat+pf" and out["answer"] == "Rome" and out["citations"] == ["it"]
         assert out["usage"]["llm_calls"] == 4 and set(out["usage_by_stage"]) >= {"generate", "post_fusion"}
+        assert "trace" not in out  # the foundation's shape, unless --trace is asked for
+
+        traced = runner.invoke(app, ["ask", "What is the capital of Italy?", "--index", str(tmp_path / "idx"),
+                                     "--method", "post-fusion", "--top-k", "3", "--json", "--trace", *llm])
+        out = json.loads(traced.stdout)
+        pool = next(s for s in out["trace"]["steps"] if s["kind"] == "answer_pool")
+        assert pool["winner"] == "Rome" and pool["tally"] == [{"answer": "Rome", "votes": 1, "passage_ids": ["it"]}]
+        assert len(out["trace"]["calls"]) == 3 and out["usage"]["cached_calls"] == 3  # post-fusion's calls were cached
+        shown = runner.invoke(app, ["trace", "show", "-"], input=traced.stdout)
+        assert "1 vote(s)  Rome  <- it" in shown.output and "post_fusion" in shown.output
 
         evaluated = runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--methods", "post-fusion,pf+concat",
                                         "--limit", "2", "--gold", "exclude", "--gold-position", "top",
@@ -135,15 +145,56 @@ def test_ask_corg_json_has_parts_and_eval_scores_ambiguity(tmp_path, corpus):
         llm = ["--set", "llm.backend=openai", "--set", f"llm.base_url={server['base_url']}",
                "--set", f"cache_dir={tmp_path}"]
         result = runner.invoke(app, ["ask", "What is the capital?", "--index", str(tmp_path / "idx"),
-                                     "--method", "corg", "--top-k", "3", "--json", *llm])
+                                     "--method", "corg", "--top-k", "3", "--json", "--trace", *llm])
         assert result.exit_code == 0, result.output
         out = json.loads(result.stdout)
         assert {p["answer"]: p["descriptor"] for p in out["parts"]} == {"Rome": "Italy", "Paris": "France"}
         assert all(p["citations"] and p["group"] == 0 for p in out["parts"])
         assert set(out["usage_by_stage"]) >= {"organize", "rerank", "generate"}
+        steps = {s["kind"]: s for s in out["trace"]["steps"]}
+        ids = [p["id"] for p in out["passages"]]
+        assert {(e["source"], e["target"]) for e in steps["corg_graph"]["edges"]} == {
+            (ids[0], ids[1]), (ids[0], ids[2]), (ids[1], ids[2])}
+        assert "distracting" in {e["relation"] for e in steps["corg_graph"]["edges"]}
+        assert sorted(pid for g in steps["groups"]["groups"] for pid in g["passage_ids"]) == sorted(ids)
+        assert len(out["trace"]["calls"]) == out["usage"]["llm_calls"] + out["usage"]["cached_calls"]
+        trace_file = tmp_path / "corg.json"
+        trace_file.write_text(result.stdout)
+        shown = runner.invoke(app, ["trace", "show", str(trace_file)])
+        assert shown.exit_code == 0, shown.output
+        assert f"[1] {ids[0]} -- " in shown.output and "groups (corg)" in shown.output
         evaluated = runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--methods", "corg,base",
                                         "--limit", "2", "--json", *llm])
     assert evaluated.exit_code == 0, evaluated.output
     report = json.loads(evaluated.stdout)
     assert list(report["results"][0]["metrics"]) == ["ans", "ent", "ear", "d_f1", "cited"]
     assert report["results"][1]["metrics"]["d_f1"] == 0.0  # the reader never finds Rome or Paris
+
+
+def test_user_errors_are_one_line_and_bugs_keep_their_traceback(tmp_path, corpus, monkeypatch):
+    missing = runner.invoke(app, ["ask", "q?", "--index", str(tmp_path / "nowhere")])
+    assert missing.exit_code == 2 and "not a tanglerag index" in missing.output
+    assert "Traceback" not in missing.output and len(missing.output.strip().splitlines()) == 1
+    empty = runner.invoke(app, ["ask", "  ", "--index", str(tmp_path / "nowhere")])
+    assert empty.exit_code == 2 and "question is empty" in empty.output
+    unknown = runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--methods", "nope"])
+    assert unknown.exit_code == 2 and "unknown method" in unknown.output
+
+    runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx"), "--set", f"cache_dir={tmp_path}"])
+
+    def broken(self, question, k=None):
+        raise ValueError("a bug, not the user's fault")
+
+    monkeypatch.setattr("tanglerag.stages.retrieve.IndexRetriever.retrieve", broken)
+    bug = runner.invoke(app, ["ask", "q?", "--index", str(tmp_path / "idx"), "--set", f"cache_dir={tmp_path}"])
+    assert bug.exit_code == 1 and isinstance(bug.exception, ValueError)  # not swallowed as a user error
+
+
+def test_trace_show_rejects_files_without_a_trace(tmp_path):
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps({"question": "q", "answer": "a"}))
+    result = runner.invoke(app, ["trace", "show", str(plain)])
+    assert result.exit_code == 2 and "holds no trace" in result.output
+    garbage = tmp_path / "garbage.txt"
+    garbage.write_text("not json at all")
+    assert "neither JSON nor JSON lines" in runner.invoke(app, ["trace", "show", str(garbage)]).output

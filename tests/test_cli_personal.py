@@ -38,10 +38,13 @@ def test_contexts_and_ask_for_two_isolated_users(tmp_path):
         llm = ["--set", "llm.backend=openai", "--set", f"llm.base_url={server['base_url']}"]
         for user, expected in [("alice", "I live in the Swiss Alps."), ("bob", "I was born in 1950 in Leeds.")]:
             result = runner.invoke(app, ["ask", "Can I get Winter Fuel Payment?", "--index", str(tmp_path / "idx"),
-                                         "--user", user, "--top-k", "2", "--json", *llm, *_common(tmp_path)])
+                                         "--user", user, "--top-k", "2", "--json", "--trace", *llm,
+                                         *_common(tmp_path)])
             assert result.exit_code == 0, result.output
             out = json.loads(result.stdout)
             assert out["user_context"]["text"] == expected and out["answer"] == "Yes [1]"
+            step = next(s for s in out["trace"]["steps"] if s["kind"] == "personal_context")
+            assert step["user"] == user and step["text"] == expected and step["context_id"]
         prompts = [b["messages"][-1]["content"] for b in server["bodies"]]
     assert "Swiss Alps" in prompts[0] and "Leeds" not in prompts[0]
     assert "Leeds" in prompts[1] and "Swiss Alps" not in prompts[1] and "boots." not in prompts[1]

@@ -1,4 +1,8 @@
-"""The ``tanglerag`` command line: index, ask, eval, models (+ contexts and pcas from cli_personal)."""
+"""The ``tanglerag`` command line: index, ask, eval, models, trace (+ contexts and pcas from cli_personal).
+
+A ``TangleragError`` (something the user can fix) becomes one line on stderr and exit code 2;
+any other exception is a bug and keeps its traceback.
+"""
 
 from __future__ import annotations
 
@@ -12,16 +16,15 @@ import typer
 from rich.console import Console
 from rich.logging import RichHandler
 from rich.progress import Progress
+from rich.text import Text
 
 from tanglerag.cli_personal import register
-from tanglerag.config import ConfigError, Settings
-from tanglerag.datasets.base import DatasetError
-from tanglerag.embeddings import Embedder, EmbeddingError
-from tanglerag.index.passage_index import IndexStoreError, PassageIndex
-from tanglerag.ingest import IngestError, load_corpus
-from tanglerag.llm.base import LLMError
-from tanglerag.llm.factory import build_llm
-from tanglerag.personal.store import ContextStoreError
+from tanglerag.cli_trace import trace_app
+from tanglerag.config import Settings
+from tanglerag.errors import InputError, TangleragError
+from tanglerag.index.passage_index import PassageIndex
+from tanglerag.ingest import load_corpus
+from tanglerag.runtime import Runtime
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Answer questions from tangled retrieved contexts.")
@@ -32,8 +35,7 @@ ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="YAML con
 SetOpt = Annotated[list[str] | None, typer.Option("--set", "-s", help="override, e.g. llm.temperature=0.2")]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="log progress details")]
 
-_USER_ERRORS = (ConfigError, ContextStoreError, DatasetError, EmbeddingError, IndexStoreError, IngestError, LLMError,
-                ValueError)
+_USER_ERRORS = TangleragError
 
 
 def _setup(config: Path | None, overrides: list[str] | None, verbose: bool) -> Settings:
@@ -44,7 +46,7 @@ def _setup(config: Path | None, overrides: list[str] | None, verbose: bool) -> S
 
 
 def _fail(exc: Exception) -> None:
-    console.print(f"[bold red]error:[/] {exc}")
+    console.print(Text.assemble(("error: ", "bold red"), " ".join(str(exc).split())), soft_wrap=True)
     raise typer.Exit(code=2)
 
 
@@ -68,7 +70,7 @@ def index(
         settings = _setup(config, overrides, verbose)
         passages = load_corpus(corpus, chunk_size=settings.index.chunk_words,
                                chunk_overlap=settings.index.chunk_overlap, skip_bad=skip_bad)
-        embedder = Embedder(settings.embedding)
+        embedder = Runtime(settings).embedder
         if add and (out / "manifest.json").exists():
             idx = PassageIndex.load(out, embedder)
             added = idx.add(passages, show_progress=True)
@@ -90,16 +92,15 @@ def ask(
     method: Annotated[str, typer.Option("--method", "-m")] = "concat",
     top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
+    with_trace: Annotated[bool, typer.Option("--trace", help="with --json: add every LLM call and method step")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="bypass the LLM cache")] = False,
     user: Annotated[str | None, typer.Option("--user", "-u", help="use this user's contexts (PCAS)")] = None,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
     """Retrieve passages and answer with citations; with --user, jointly pick the user's relevant context."""
-    from tanglerag.methods.registry import make_method
-    from tanglerag.personal.pipeline import PersonalPipeline, PersonalRetriever
-    from tanglerag.personal.store import UserContextStore
-    from tanglerag.pipeline import RAGPipeline
-    from tanglerag.stages.retrieve import IndexRetriever
+    from pydantic import ValidationError
+
+    from tanglerag.trace import PersonalContextStep
     from tanglerag.types import Question
 
     try:
@@ -109,31 +110,27 @@ def ask(
         if no_cache:
             overrides.append("llm.cache=false")
         settings = _setup(config, overrides, verbose)
-        q = Question(text=question)
-        embedder = Embedder(settings.embedding)
-        idx = PassageIndex.load(index_dir, embedder)
-        answering = make_method(method, build_llm(settings), settings)
-        context = None
-        if user:
-            store = UserContextStore(settings.personal.store_dir, embedder)
-            retriever = PersonalRetriever(idx, store, beam=settings.personal.beam, lam=settings.personal.lam)
-            answer, context = PersonalPipeline(retriever, answering, settings.retrieval.top_k).ask(q.text, user)
-        else:
-            answer = RAGPipeline(IndexRetriever(idx, settings.retrieval), answering, settings.retrieval.top_k).ask(q)
+        try:
+            q = Question(text=question, user_id=user)
+        except ValidationError as exc:
+            raise InputError(f"invalid question: {exc.errors()[0]['msg']}") from exc
+        answer = Runtime(settings, index_dir=index_dir).pipeline(method, personal=user is not None).ask(q)
     except _USER_ERRORS as exc:
         _fail(exc)
         return
-    output = answer.to_output()
+    output = answer.to_output(trace=with_trace)
+    chosen = answer.trace.find(PersonalContextStep)
     if user:
         output["user"] = user
-        output["user_context"] = context.model_dump() if context else None
+        output["user_context"] = ({"id": chosen.context_id, "text": chosen.text}
+                                  if chosen and chosen.context_id else None)
     if as_json:
         sys.stdout.write(json.dumps(output, ensure_ascii=False, indent=2) + "\n")
         return
     out = Console()
     out.print(f"[bold]{answer.text}[/]")
-    if context:
-        out.print(f"[dim]using what we know about {user}: {context.text}[/]")
+    if chosen and chosen.text:
+        out.print(f"[dim]using what we know about {user}: {chosen.text}[/]")
     for n, hit in enumerate(answer.passages, 1):
         mark = "*" if hit.passage.id in answer.citations else " "
         out.print(f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {hit.passage.text[:100]}...")
@@ -184,11 +181,9 @@ def eval_(
             return
         unknown = [m for m in names if m not in METHODS]
         if not names or unknown:
-            raise ValueError(f"unknown method(s) {unknown or names}; available: {', '.join(sorted(METHODS))}")
+            raise InputError(f"unknown method(s) {unknown or names}; available: {', '.join(sorted(METHODS))}")
         dataset_name, examples = load_dataset(dataset, fmt, limit, sample, settings.eval.seed)
-        embedder = Embedder(settings.embedding)
-        idx = PassageIndex.load(index_dir, embedder) if index_dir else None
-        runner = EvalRunner(settings, build_llm(settings), embedder, idx)
+        runner = EvalRunner(Runtime(settings, index_dir=index_dir))
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("evaluating", total=len(examples) * len(names))
             report, predictions = runner.run(dataset_name, examples, names, on_step=lambda: progress.advance(task))
@@ -211,7 +206,7 @@ def _eval_pcas(settings: Settings, dataset: Path, names: list[str], corpus: Path
     retrievers = [r.strip() for r in retriever.split(",") if r.strip()]
     bad = [m for m in names if m not in METHOD_NAMES] + [r for r in retrievers if r not in {"dense", "bm25"}]
     if bad:
-        raise ValueError(f"for ORCA-ShARC choose methods from {', '.join(METHOD_NAMES)} and retrievers from "
+        raise InputError(f"for ORCA-ShARC choose methods from {', '.join(METHOD_NAMES)} and retrievers from "
                          f"dense, bm25 (got {', '.join(bad)})")
     report = run_pcas_eval(settings, dataset, names, corpus, retrievers, sweep, limit, out)
     if as_json:
@@ -255,3 +250,4 @@ def models(
 
 
 register(app, _setup, _fail, _USER_ERRORS)
+app.add_typer(trace_app, name="trace")

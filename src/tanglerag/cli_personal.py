@@ -13,9 +13,9 @@ from rich.console import Console
 from rich.progress import Progress
 
 from tanglerag.config import Settings
-from tanglerag.embeddings import Embedder
 from tanglerag.fileio import atomic_write_text
 from tanglerag.personal.store import UserContextStore, contexts_as_json
+from tanglerag.runtime import Runtime
 
 log = logging.getLogger(__name__)
 console = Console(stderr=True)
@@ -27,7 +27,7 @@ UserOpt = Annotated[str, typer.Option("--user", "-u", help="user id")]
 
 
 def _store(settings: Settings) -> UserContextStore:
-    return UserContextStore(settings.personal.store_dir, Embedder(settings.embedding))
+    return Runtime(settings).context_store
 
 
 def register(app: typer.Typer, setup, fail, user_errors) -> None:
@@ -84,13 +84,13 @@ def register(app: typer.Typer, setup, fail, user_errors) -> None:
         verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
     ) -> None:
         """Build ORCA-ShARC: each utterance gets its gold scenario plus non-contradicting sampled ones."""
-        from tanglerag.llm.factory import build_llm
         from tanglerag.personal.orca_sharc import OrcaBuilder, write_orca
 
         try:
             settings = setup(config, set_, verbose)
-            embedder = Embedder(settings.embedding) if judge_above > 0 else None
-            builder = OrcaBuilder(build_llm(settings), n_contexts=n_contexts, batch=batch, seed=seed,
+            runtime = Runtime(settings)
+            embedder = runtime.embedder if judge_above > 0 else None
+            builder = OrcaBuilder(runtime.llm, n_contexts=n_contexts, batch=batch, seed=seed,
                                   embedder=embedder, judge_above=judge_above)
             with Progress(console=console, transient=True) as progress:
                 task = progress.add_task("building ORCA-ShARC", total=limit)
@@ -118,7 +118,7 @@ def run_pcas_eval(settings: Settings, dataset: Path, methods: list[str], corpus:
     results, tuned = [], {}
     lam, beam = settings.personal.lam, settings.personal.beam
     for retriever in retrievers:
-        scorer = DenseScorer(Embedder(settings.embedding), documents) if retriever == "dense" else BM25Scorer(documents)
+        scorer = DenseScorer(Runtime(settings).embedder, documents) if retriever == "dense" else BM25Scorer(documents)
         if sweep_grid:
             grid = sweep(scorer, examples, doc_ids, documents, lams=[round(0.1 * i, 1) for i in range(1, 10)],
                          beams=[5, 10, 20])
@@ -129,9 +129,7 @@ def run_pcas_eval(settings: Settings, dataset: Path, methods: list[str], corpus:
         for method in methods:
             r = run_method(method, scorer, examples, doc_ids, documents, lam=lam, beam=beam)
             metrics = {f"doc_{k}": v for k, v in r.doc.items()} | {"context_recall@1": r.context_r1}
-            results.append({"method": f"{method}-{retriever}", "metrics": metrics,
-                            "usage": {"llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
-                                      "seconds": r.ms_per_query / 1000}})
+            results.append({"method": f"{method}-{retriever}", "metrics": metrics, "usage": r.usage})
     report = {"dataset": dataset.stem if dataset.is_file() else dataset.name, "n": len(examples), "results": results,
               "setting": {"lambda": lam, "beam": beam, "tuned": tuned}}
     if out:

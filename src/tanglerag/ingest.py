@@ -9,13 +9,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from tanglerag.errors import IngestError
 from tanglerag.types import Passage
 
 log = logging.getLogger(__name__)
-
-
-class IngestError(ValueError):
-    """A corpus file is missing, malformed or empty."""
 
 
 def chunk_words(text: str, size: int, overlap: int) -> list[str]:

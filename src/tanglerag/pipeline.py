@@ -1,11 +1,15 @@
-"""Retrieve-then-answer: the pipeline behind ``tanglerag ask`` and the Python API."""
+"""Retrieve-then-answer: the pipeline behind ``tanglerag ask``, the service and the Python API.
+
+One tracker is bound per question, so retrieval (with any personal context it picked) and every
+LLM call of the method land in one usage record and one trace.
+"""
 
 from __future__ import annotations
 
 from tanglerag.methods.base import Method
 from tanglerag.stages.retrieve import Retriever
+from tanglerag.tracking import stage, track
 from tanglerag.types import Answer, Question
-from tanglerag.usage import UsageTracker
 
 
 class RAGPipeline:
@@ -16,7 +20,9 @@ class RAGPipeline:
 
     def ask(self, question: Question | str) -> Answer:
         question = question if isinstance(question, Question) else Question(text=question)
-        tracker = UsageTracker()
-        with tracker.stage("retrieve"):
-            passages = self.retriever.retrieve(question.text, self.top_k)
-        return self.method.answer(question, passages, tracker)
+        with track():
+            with stage("retrieve"):
+                retrieval = self.retriever.retrieve(question, self.top_k)
+            if retrieval.user_contexts:
+                question = question.model_copy(update={"user_contexts": retrieval.user_contexts})
+            return self.method.answer(question, retrieval.passages)

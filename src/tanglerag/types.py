@@ -10,6 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from tanglerag.trace import Trace
+
 
 class Passage(BaseModel):
     """A unit of retrievable text."""
@@ -126,10 +128,10 @@ class Answer(BaseModel):
     parts: list[AnswerPart] = Field(default_factory=list)
     is_unknown: bool = False
     usage: Usage = Field(default_factory=Usage)
-    extras: dict[str, Any] = Field(default_factory=dict)
+    trace: Trace = Field(default_factory=Trace)
 
-    def to_output(self) -> dict[str, Any]:
-        """The JSON shape of ``tanglerag ask --json``."""
+    def to_output(self, *, trace: bool = False) -> dict[str, Any]:
+        """The JSON shape of ``tanglerag ask --json``; ``trace=True`` adds the calls and steps."""
         out: dict[str, Any] = {
             "question": self.question,
             "method": self.method,
@@ -144,4 +146,6 @@ class Answer(BaseModel):
         }
         if self.parts:
             out["parts"] = [part.model_dump() for part in self.parts]
+        if trace:
+            out["trace"] = self.trace.model_dump(mode="json")
         return out

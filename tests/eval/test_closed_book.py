@@ -1,6 +1,6 @@
 from tanglerag.datasets.base import QAExample
 from tanglerag.eval.closed_book import filter_closed_book
-from tests.fakes import CannedBackend
+from tanglerag.testing import CannedBackend
 
 
 def test_drops_only_questions_answered_right_without_context(llm_factory):

@@ -4,11 +4,13 @@ from tanglerag.config import Settings
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.eval.report import markdown_table, write_outputs
 from tanglerag.eval.runner import EvalRunner
-from tests.fakes import CannedBackend
+from tanglerag.runtime import Runtime
+from tanglerag.testing import CannedBackend
+from tanglerag.trace import Trace
 
 
 def _runner(llm, embedder):
-    return EvalRunner(Settings.load(overrides=["retrieval.top_k=2"]), llm, embedder)
+    return EvalRunner(Runtime(Settings.load(overrides=["retrieval.top_k=2"]), llm=llm, embedder=embedder))
 
 
 def test_scores_usage_and_cached_rerun(llm_factory, embedder, tmp_path):
@@ -35,7 +37,11 @@ def test_scores_usage_and_cached_rerun(llm_factory, embedder, tmp_path):
     write_outputs(tmp_path / "out", report, predictions)
     saved = json.loads((tmp_path / "out" / "results.json").read_text())
     assert saved["dataset"] == "ramdocs-sample" and saved["results"][0]["metrics"]["em"] == 2 / 3
-    assert len((tmp_path / "out" / "predictions.jsonl").read_text().splitlines()) == 3
+    assert Settings.model_validate(saved["settings"]).retrieval.top_k == 2  # the run's own config, reloadable
+    lines = (tmp_path / "out" / "predictions.jsonl").read_text().splitlines()
+    assert len(lines) == 3
+    trace = Trace.model_validate(json.loads(lines[0])["trace"])  # the whole typed trace, read back
+    assert trace.calls[0].stage == "generate" and trace.calls[0].messages[-1].content == first_prompt
     table = markdown_table(report)
     assert "| concat | 66.7 [0.0, 100.0] | 66.7 [0.0, 100.0] | 33.3 | - | 0.0 | 66.7 |" in table
     assert rerun.results[0].usage["model_seconds"] == result.usage["model_seconds"] > 0

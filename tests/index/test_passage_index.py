@@ -3,8 +3,8 @@ import pytest
 
 from tanglerag.config import IndexConfig
 from tanglerag.index.passage_index import IndexStoreError, PassageIndex, read_manifest
+from tanglerag.testing import HashEmbedder
 from tanglerag.types import Passage
-from tests.fakes import HashEmbedder
 
 
 @pytest.mark.parametrize("index_type", ["flat", "hnsw", "ivf"])

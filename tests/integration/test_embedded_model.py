@@ -12,12 +12,12 @@ from tanglerag.eval.passages import PassageBuilder
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
 from tanglerag.llm.llamacpp import LlamaCppBackend
+from tanglerag.methods.base import Resources
 from tanglerag.methods.concat import ConcatMethod
 from tanglerag.methods.corg import CorgMethod
 from tanglerag.metrics.registry import compute
-from tanglerag.organize.graph import ContextGraph
+from tanglerag.trace import ContextGraphStep
 from tanglerag.types import Question
-from tanglerag.usage import UsageTracker
 
 pytestmark = pytest.mark.integration
 
@@ -36,8 +36,8 @@ def test_answers_bundled_question_with_citation(setup):
     llm, builder, examples = setup
     example = examples["What sport is Bobby Carpenter associated with?"]
     hits = builder.build(example, 2)
-    answer = ConcatMethod(llm).answer(Question(text=example.question), hits, UsageTracker())
-    assert not answer.is_unknown, answer.extras["raw"]
+    answer = ConcatMethod(Resources.for_llm(llm)).answer(Question(text=example.question), hits)
+    assert not answer.is_unknown, answer.trace.calls[0].replies
     assert compute(["f1"], answer, example)["f1"] >= 0.5, answer.text
     assert answer.citations and set(answer.citations) <= {h.passage.id for h in hits}
     cited_text = " ".join(h.passage.text for h in hits if h.passage.id in answer.citations)
@@ -49,8 +49,8 @@ def test_says_unknown_when_passages_lack_the_answer(setup):
     llm, builder, examples = setup
     carpenter = examples["What sport is Bobby Carpenter associated with?"]
     unrelated = builder.build(carpenter, 2)
-    answer = ConcatMethod(llm).answer(Question(text="What is the population of Pilzno?"), unrelated, UsageTracker())
-    assert answer.is_unknown, answer.extras["raw"]
+    answer = ConcatMethod(Resources.for_llm(llm)).answer(Question(text="What is the population of Pilzno?"), unrelated)
+    assert answer.is_unknown, answer.trace.calls[0].replies
     assert answer.citations == []
 
 
@@ -59,9 +59,10 @@ def test_corg_extract_mode_builds_a_full_graph_and_cites_its_sources(setup):
     example = examples["What sport is Bobby Carpenter associated with?"]
     hits = builder.build(example, 3)
     settings = Settings.load(None, ["corg.graph=extract"])
-    answer = CorgMethod(llm, settings).answer(Question(text=example.question), hits, UsageTracker())
-    graph = ContextGraph.from_dict(answer.extras["graph"])
-    assert graph.graph.number_of_edges() == 3 and graph.llm_calls == 3  # one call per context, every pair labelled
-    assert answer.parts, answer.extras["raw"]
+    answer = CorgMethod(Resources.for_llm(llm, settings)).answer(Question(text=example.question), hits)
+    graph = answer.trace.find(ContextGraphStep)
+    organize_calls = [c for c in answer.trace.calls if c.stage == "organize"]
+    assert len(graph.edges) == 3 and len(organize_calls) == 3  # one call per context, every pair labelled
+    assert answer.parts, [c.replies for c in answer.trace.calls]
     assert all(set(p.citations) <= {h.passage.id for h in hits} for p in answer.parts)
     assert "football" in answer.text.lower(), answer.text

@@ -1,7 +1,7 @@
 from tanglerag.llm.base import Message
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM, Request
-from tests.fakes import CannedBackend
+from tanglerag.testing import CannedBackend
 
 MSGS = [Message(role="system", content="be brief"), Message(role="user", content="capital of France?")]
 
@@ -57,3 +57,15 @@ def test_n_samples_and_many_requests_keep_order(llm_factory):
     assert [c.text for c in out] == ["A", "B", "C"]
     sampled = llm.complete(MSGS, llm.params(n=3, temperature=0.8))
     assert len(sampled.texts) == 3
+
+
+def test_memory_layer_is_a_bounded_lru_in_front_of_the_file(tmp_path):
+    from tanglerag.llm.base import RawCompletion
+    from tanglerag.llm.cache import CallCache
+
+    cache = CallCache(tmp_path / "c.sqlite3", memory_entries=2)
+    for key in "abc":
+        cache.put(key, RawCompletion(texts=[key], prompt_tokens=1, completion_tokens=1))
+    assert list(cache._memory) == ["b", "c"]  # "a" was least recently used
+    assert cache.get("a").texts == ["a"]  # still on disk
+    assert list(cache._memory) == ["c", "a"]

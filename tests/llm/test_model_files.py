@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tanglerag.llm.base import LLMError
+from tanglerag.errors import LLMError
 from tanglerag.llm.model_files import ChunkedModel, assemble_builtin, resolve_gguf
 
 

@@ -3,7 +3,8 @@ import json
 import httpx
 import pytest
 
-from tanglerag.llm.base import GenerationParams, LLMError, Message
+from tanglerag.errors import LLMError
+from tanglerag.llm.base import GenerationParams, Message
 from tanglerag.llm.openai_compat import OpenAICompatBackend
 
 MSGS = [Message(role="user", content="hi")]

@@ -14,9 +14,10 @@ from tanglerag.methods.corg_baselines import (
     parse_ranking,
 )
 from tanglerag.methods.registry import make_method
+from tanglerag.testing import CannedBackend
+from tanglerag.trace import ContextGraphStep, ContextRankingStep, GroupsStep, SummaryStep
 from tanglerag.types import Passage, Question, RetrievedPassage
-from tanglerag.usage import UsageTracker
-from tests.fakes import CannedBackend, HashEmbedder
+from tests.conftest import resources
 
 TEXTS = ["Bobby Carpenter (American football) is a linebacker drafted by the Dallas Cowboys.",
          "Bobby Carpenter (ice hockey) played centre for the Washington Capitals.",
@@ -56,29 +57,38 @@ def llm(llm_factory):
     return llm_factory(CannedBackend(responder=responder))
 
 
+def groups_of(answer):
+    """Groups as 0-based positions of the test's contexts (ids are d0..d3)."""
+    return [[int(pid[1:]) for pid in g.passage_ids] for g in answer.trace.find(GroupsStep).groups]
+
+
 def test_corg_groups_conflicts_apart_and_cites_sources(llm):
-    tracker = UsageTracker()
-    answer = CorgMethod(llm, Settings()).answer(Q, hits(), tracker)
-    groups = answer.extras["groups"]
-    assert answer.extras["dropped"] == {3: "duplicate of context 2"}
+    answer = CorgMethod(resources(llm)).answer(Q, hits())
+    step = answer.trace.find(GroupsStep)
+    groups = groups_of(answer)
+    assert [(d.passage_id, d.reason, d.kept_instead) for d in step.dropped] == [("d3", "duplicate", "d1")]
     assert len(groups) == 2 and not any({0, 2} <= set(g) for g in groups)  # counterfactual pair split
     by_answer = {p.answer: p for p in answer.parts}
     assert set(by_answer) == {"American football", "ice hockey", "baseball"}
     assert by_answer["ice hockey"].citations == ["d1"] and by_answer["baseball"].citations == ["d2"]
     assert "ice hockey (Bobby Carpenter (ice hockey)) [2]" in answer.text
-    assert any(q.startswith("What sports are") for q in answer.extras["group_questions"])  # plural for groups > 1
-    stages = tracker.usage.stages
+    assert any(g.question.startswith("What sports are") for g in step.groups)  # plural for groups > 1
+    graph = answer.trace.find(ContextGraphStep)
+    assert {(e.source, e.target, e.relation) for e in graph.edges} >= {("d0", "d2", "counterfactual"),
+                                                                        ("d1", "d3", "duplicated")}
+    assert [n.number for n in graph.nodes] == [1, 2, 3, 4] and len(graph.edges) == 6
+    stages = answer.usage.stages
     assert stages["organize"].llm_calls == 2 and stages["generate"].llm_calls == 2
     assert answer.to_output()["parts"][0].keys() == {"answer", "descriptor", "citations", "group"}
 
 
 def test_corg_answer_each_calls_once_per_kept_context_and_keeps_group_numbers(llm):
     settings = Settings.load(None, ["corg.answer_each=true"])
-    tracker = UsageTracker()
-    answer = CorgMethod(llm, settings).answer(Q, hits(), tracker)
-    groups = answer.extras["groups"]
-    assert tracker.usage.stages["generate"].llm_calls == 3  # four contexts, the duplicate dropped
-    assert set(answer.extras["group_questions"]) == {Q.text}
+    answer = CorgMethod(resources(llm, settings)).answer(Q, hits())
+    groups = groups_of(answer)
+    assert answer.usage.stages["generate"].llm_calls == 3  # four contexts, the duplicate dropped
+    step = answer.trace.find(GroupsStep)
+    assert step.answer_each and {g.question for g in step.groups} == {Q.text}
     by_answer = {p.answer: p for p in answer.parts}
     assert set(by_answer) == {"American football", "ice hockey", "baseball"}
     for part in answer.parts:
@@ -86,29 +96,29 @@ def test_corg_answer_each_calls_once_per_kept_context_and_keeps_group_numbers(ll
         assert cited in groups[part.group]
 
 
-def test_baselines_call_counts_and_outputs(llm, llm_factory):
+def test_baselines_call_counts_and_outputs(llm):
     settings = Settings()
-    base = BaseMethod(llm, settings).answer(Q, hits(), UsageTracker())
+    base = BaseMethod(resources(llm, settings)).answer(Q, hits())
     assert {p.answer for p in base.parts} == {"American football", "ice hockey", "baseball"}
-    tracker = UsageTracker()
-    retrieve = RetrieveMethod(llm, settings.model_copy(update={"corg": settings.corg.model_copy(
-        update={"retrieve_top": 2})})).answer(Q, hits(), tracker)
-    assert retrieve.extras["chosen"] == [1, 3] and {p.answer for p in retrieve.parts} == {"ice hockey"}
-    assert tracker.usage.total.total_calls == 2
-    summary = SummarizeMethod(llm, settings).answer(Q, hits(), UsageTracker())
-    assert summary.extras["summary"].startswith("One Bobby") and all(not p.citations for p in summary.parts)
-    tracker = UsageTracker()
-    separate = SeparateMethod(llm, settings).answer(Q, hits(), tracker)
-    assert tracker.usage.stages["generate"].total_calls == 4 and len(separate.parts) == 3
+    retrieve = RetrieveMethod(resources(llm, Settings.load(None, ["corg.retrieve_top=2"]))).answer(Q, hits())
+    assert retrieve.trace.find(ContextRankingStep).chosen == ["d1", "d3"]
+    assert {p.answer for p in retrieve.parts} == {"ice hockey"}
+    assert retrieve.usage.total.total_calls == 2
+    summary = SummarizeMethod(resources(llm, settings)).answer(Q, hits())
+    assert summary.trace.find(SummaryStep).summary.startswith("One Bobby")
+    assert all(not p.citations for p in summary.parts)
+    separate = SeparateMethod(resources(llm, settings)).answer(Q, hits())
+    assert separate.usage.stages["generate"].total_calls == 4 and len(separate.parts) == 3
 
 
 def test_grouping_baselines_use_corgs_group_count(llm):
-    settings = Settings()
-    random_groups = RandomMethod(llm, settings).answer(Q, hits(), UsageTracker()).extras["groups"]
+    random_answer = RandomMethod(resources(llm)).answer(Q, hits())
+    random_groups = groups_of(random_answer)
+    assert random_answer.trace.find(GroupsStep).strategy == "random"
     assert len(random_groups) == 2 and sorted(i for g in random_groups for i in g) == [0, 1, 2, 3]
-    assert RandomMethod(llm, settings).answer(Q, hits(), UsageTracker()).extras["groups"] == random_groups  # seeded
-    kmeans = KMeansMethod(llm, settings, embedder=HashEmbedder()).answer(Q, hits(), UsageTracker())
-    assert len(kmeans.extras["groups"]) == 2
+    assert groups_of(RandomMethod(resources(llm)).answer(Q, hits())) == random_groups  # seeded
+    kmeans = KMeansMethod(resources(llm)).answer(Q, hits())
+    assert len(groups_of(kmeans)) == 2
     assert {p.answer for p in kmeans.parts} == {"American football", "ice hockey", "baseball"}
 
 
@@ -116,6 +126,7 @@ def test_parse_ranking_and_registry(llm):
     assert parse_ranking("3, 1, 3, 9", 4) == [2, 0, 1, 3]
     assert parse_ranking("no idea", 2) == [0, 1]
     for name in ["corg", "base", "retrieve", "summarize", "random", "kmeans", "separate"]:
-        assert make_method(name, llm).name == name
-    empty = CorgMethod(llm, Settings()).answer(Q, [], UsageTracker())
+        method = make_method(name, resources(llm))
+        assert method.name == name and method.default_metrics == ("ans", "ent", "ear", "d_f1", "cited")
+    empty = CorgMethod(resources(llm)).answer(Q, [])
     assert empty.is_unknown and empty.text == "unknown"

@@ -1,6 +1,6 @@
 import pytest
 
-from tanglerag.config import MethodsConfig
+from tanglerag.config import MethodsConfig, Settings
 from tanglerag.methods.concat import ConcatMethod
 from tanglerag.methods.post_fusion import (
     ConcatPostFusionMethod,
@@ -10,10 +10,10 @@ from tanglerag.methods.post_fusion import (
     SummaryMethod,
 )
 from tanglerag.methods.registry import METHODS
+from tanglerag.testing import CannedBackend
+from tanglerag.trace import AnswerPoolStep, DistillStep, FallbackStep, RationaleStep
 from tanglerag.types import Question
-from tanglerag.usage import UsageTracker
-from tests.conftest import as_retrieved
-from tests.fakes import CannedBackend
+from tests.conftest import as_retrieved, resources
 
 Q = Question(text="What is the capital of Spain?")
 
@@ -34,9 +34,9 @@ def per_passage(answers: dict[str, str], concat: str = "unknown", distill: str =
 
 
 def run(cls, backend, llm_factory, passages, **cfg):
-    tracker = UsageTracker()
     llm = llm_factory(backend, persistent=False)
-    return cls(llm, MethodsConfig(**cfg)).answer(Q, as_retrieved(passages), tracker), tracker
+    answer = cls(resources(llm, Settings(methods=MethodsConfig(**cfg)))).answer(Q, as_retrieved(passages))
+    return answer, answer.usage
 
 
 def test_post_fusion_votes_and_excludes_unknowns(llm_factory, passages):
@@ -44,8 +44,11 @@ def test_post_fusion_votes_and_excludes_unknowns(llm_factory, passages):
                            "Vienna": "I don't know"})
     answer, tracker = run(PostFusionMethod, backend, llm_factory, passages)
     assert answer.text == "Madrid" and answer.citations == ["p1", "p3"]
-    assert len(backend.requests) == 5 and tracker.usage.stages["post_fusion"].llm_calls == 5
-    assert [c["unknown"] for c in answer.extras["pool"]] == [False, True, False, False, True]
+    assert len(backend.requests) == 5 and tracker.stages["post_fusion"].llm_calls == 5
+    pool = answer.trace.find(AnswerPoolStep)
+    assert [c.unknown for c in pool.pool] == [False, True, False, False, True]
+    assert pool.winner == "Madrid" and [(v.votes, v.passage_ids) for v in pool.tally] == [(2, ["p1", "p3"]),
+                                                                                           (1, ["p4"])]
 
 
 def test_post_fusion_tie_goes_to_best_ranked_passage(llm_factory, passages):
@@ -62,25 +65,25 @@ def test_post_fusion_all_unknown(llm_factory, passages):
 def test_concat_pf_falls_back_only_on_unknown(llm_factory, passages):
     sure = per_passage({"Madrid": "Madrid"}, concat="Madrid [3]")
     answer, tracker = run(ConcatPostFusionMethod, sure, llm_factory, passages)
-    assert answer.text == "Madrid [3]" and answer.extras["fallback"] is False
-    assert len(sure.requests) == 1 and "post_fusion" not in tracker.usage.stages
+    assert answer.text == "Madrid [3]" and answer.trace.find(FallbackStep).fired is False
+    assert len(sure.requests) == 1 and "post_fusion" not in tracker.stages
 
     unsure = per_passage({"Madrid": "Madrid", "Rome": "Madrid"}, concat="unknown")
     answer, tracker = run(ConcatPostFusionMethod, unsure, llm_factory, passages)
-    assert answer.text == "Madrid" and answer.extras["fallback"] is True
+    assert answer.text == "Madrid" and answer.trace.find(FallbackStep).fired is True
     assert answer.citations == ["p3", "p4"] and len(unsure.requests) == 6
-    assert tracker.usage.summary()["llm_calls"] == 6
+    assert tracker.summary()["llm_calls"] == 6
 
 
 def test_pf_concat_distils_from_kept_passages(llm_factory, passages):
     backend = per_passage({"Paris": "Paris", "Madrid": "Madrid"}, distill="Madrid")
     answer, tracker = run(PostFusionConcatMethod, backend, llm_factory, passages)
     assert answer.text == "Madrid" and answer.citations == ["p3"]
-    assert answer.extras["kept"] == ["p1", "p3"]
+    assert answer.trace.find(DistillStep).kept == ["p1", "p3"]
     distill_prompt = backend.requests[-1][0][-1].content
     assert "- Paris\n- Madrid" in distill_prompt
     assert "Berlin is the capital" not in distill_prompt and "[2] Madrid" in distill_prompt
-    assert tracker.usage.stages["distill"].llm_calls == 1
+    assert tracker.stages["distill"].llm_calls == 1
 
 
 def test_pf_concat_skips_distiller_when_nothing_is_kept(llm_factory, passages):
@@ -103,7 +106,7 @@ def test_chain_of_thought_parses_final_answer(llm_factory, passages, cls, word):
 def test_chain_of_thought_without_answer_line_is_unknown(llm_factory, passages):
     answer, _ = run(PruningMethod, CannedBackend(default="Let me think about the sources..."), llm_factory,
                     passages)
-    assert answer.is_unknown and answer.extras["format_ok"] is False
+    assert answer.is_unknown and answer.trace.find(RationaleStep).format_ok is False
 
 
 def test_self_consistency_samples_and_votes(llm_factory, passages):

@@ -4,8 +4,8 @@ from tanglerag.datasets.base import QAExample
 from tanglerag.datasets.disambig import disambiguations, split_entity, sub_question
 from tanglerag.metrics.readers import LLMReader
 from tanglerag.metrics.registry import compute
+from tanglerag.testing import CannedBackend
 from tanglerag.types import Answer
-from tests.fakes import CannedBackend
 
 Q = "What sport is Bobby Carpenter associated with?"
 EX = QAExample(id="q", question=Q, answers=["American football", "ice hockey"], metadata={"disambig": [

@@ -1,21 +1,23 @@
 from tanglerag.datasets.base import QAExample
 from tanglerag.metrics.bootstrap import bootstrap_ci
 from tanglerag.metrics.registry import compute
+from tanglerag.trace import AnswerPoolStep, FallbackStep, PoolAnswer, Trace
 from tanglerag.types import Answer
 
 EX = QAExample(id="q", question="Who?", answers=["Mahesh Bhatt"])
 
 
 def _pool(*answers):
-    return [{"passage_id": str(i), "answer": a, "unknown": a == "unknown"} for i, a in enumerate(answers)]
+    pool = [PoolAnswer(passage_id=str(i), answer=a, unknown=a == "unknown") for i, a in enumerate(answers)]
+    return Trace(steps=[AnswerPoolStep(pool=pool, tally=[])])
 
 
 def test_nm_counts_gold_in_pool_but_lost_vote():
     lost = Answer(question="Who?", method="post-fusion", text="Raj Kapoor",
-                  extras={"pool": _pool("Raj Kapoor", "Raj Kapoor", "Mahesh Bhatt")})
+                  trace=_pool("Raj Kapoor", "Raj Kapoor", "Mahesh Bhatt"))
     won = lost.model_copy(update={"text": "Mahesh Bhatt"})
-    absent = Answer(question="Who?", method="post-fusion", text="Raj Kapoor", extras={"pool": _pool("Raj Kapoor")})
-    no_fallback = Answer(question="Who?", method="concat+pf", text="Raj Kapoor", extras={"fallback": False})
+    absent = Answer(question="Who?", method="post-fusion", text="Raj Kapoor", trace=_pool("Raj Kapoor"))
+    no_fallback = Answer(question="Who?", method="concat+pf", text="Raj Kapoor", trace=Trace(steps=[FallbackStep(fired=False)]))
     assert compute(["nm"], lost, EX)["nm"] == 1.0
     assert compute(["nm"], won, EX)["nm"] == 0.0
     assert compute(["nm"], absent, EX)["nm"] == 0.0

@@ -1,6 +1,7 @@
 import pytest
 
 from tanglerag.datasets.base import QAExample
+from tanglerag.errors import InputError
 from tanglerag.metrics.registry import compute
 from tanglerag.types import Answer
 
@@ -18,5 +19,5 @@ def test_unknown_scores_zero_and_counts_as_unk():
 
 
 def test_unknown_metric_name():
-    with pytest.raises(ValueError, match="unknown metric"):
+    with pytest.raises(InputError, match="unknown metric"):
         compute(["bleu"], Answer(question="q", method="m", text="x"), EX)

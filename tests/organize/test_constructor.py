@@ -3,9 +3,9 @@ import re
 from tanglerag.config import CorgConfig
 from tanglerag.organize.constructor import GraphConstructor
 from tanglerag.organize.graph import Relation
+from tanglerag.testing import CannedBackend
+from tanglerag.tracking import track
 from tanglerag.types import Passage, RetrievedPassage
-from tanglerag.usage import UsageTracker
-from tests.fakes import CannedBackend
 
 TEXTS = ["Lahu Ke Do Rang (1979 film) was directed by Mahesh Bhatt.",
          "The 1979 film Lahu Ke Do Rang, directed by Mahesh Bhatt.",
@@ -34,10 +34,10 @@ def test_pairwise_mirrors_counterfactual_and_duplicate_edges(llm_factory):
         (0, 1): Relation.DUPLICATED, (0, 2): Relation.COUNTERFACTUAL, (0, 3): Relation.DISTRACTING,
         (0, 4): Relation.AMBIGUOUS, (3, 4): Relation.NONE}.items()}
     backend = CannedBackend(responder=pairwise_judge(truth))
-    tracker = UsageTracker()
-    graph = GraphConstructor(llm_factory(backend), CorgConfig(graph="pairwise"), 100).build("Who directed it?",
-                                                                                             hits(), tracker)
-    assert graph.llm_calls == 2 and len(backend.requests) == 2  # focal 0, then focal 3 against 4
+    with track() as tracker:
+        graph = GraphConstructor(llm_factory(backend), CorgConfig(graph="pairwise"), 100).build("Who directed it?",
+                                                                                                 hits())
+    assert len(backend.requests) == 2  # focal 0, then focal 3 against 4
     assert graph.pairs_judged == 5 and graph.pairs_total == 10
     assert graph.relation(1, 2) is Relation.COUNTERFACTUAL  # 1 mirrors 0, and 0-2 is counterfactual
     assert graph.relation(2, 3) is Relation.DISTRACTING and graph.relation(1, 4) is Relation.AMBIGUOUS
@@ -51,8 +51,8 @@ def test_pairwise_mirrors_counterfactual_and_duplicate_edges(llm_factory):
 
 def test_pairwise_unreadable_reply_means_none(llm_factory):
     graph = GraphConstructor(llm_factory(CannedBackend(default="I am not sure.")), CorgConfig(), 100).build(
-        "q?", hits(3), UsageTracker())
-    assert graph.unparsed == 3 and graph.llm_calls == 2
+        "q?", hits(3))
+    assert graph.unparsed == 3
     assert {graph.relation(0, 1), graph.relation(1, 2)} == {Relation.NONE}
 
 
@@ -63,8 +63,8 @@ def test_extract_mode_is_one_call_per_context(llm_factory):
              ("Hindi title", "Entity: Lahu Ke Do Rang\nDescriptor: none\nAnswer: unknown")]
     backend = CannedBackend(rules)
     graph = GraphConstructor(llm_factory(backend), CorgConfig(graph="extract"), 100).build("Who directed it?",
-                                                                                            hits(), UsageTracker())
-    assert graph.llm_calls == 5 and graph.pairs_judged == 10
+                                                                                            hits())
+    assert len(backend.requests) == 5 and graph.pairs_judged == 10
     assert graph.relation(0, 1) is Relation.DUPLICATED and graph.relation(0, 2) is Relation.COUNTERFACTUAL
     assert graph.relation(0, 3) is Relation.DISTRACTING and graph.relation(0, 4) is Relation.NONE
     assert graph.graph.nodes[3]["descriptor"] == "1997 film" and graph.has_descriptor(4) is False

@@ -7,6 +7,7 @@ from tanglerag.organize.graph import (
     parse_relations,
     relation_between,
 )
+from tanglerag.trace import ContextGraphStep
 
 
 def test_relations_follow_the_papers_definitions():
@@ -43,12 +44,15 @@ def test_parse_relations_reads_several_styles_and_ignores_unasked_numbers():
         2: Relation.DUPLICATED, 3: Relation.DISTRACTING}
 
 
-def test_graph_round_trips_through_json():
+def test_graph_round_trips_through_the_trace_step():
     graph = ContextGraph.empty(["a", "b", "c"], "pairwise")
     graph.set(0, 1, Relation.DUPLICATED, "llm")
     graph.set(0, 2, Relation.COUNTERFACTUAL, "mirrored")
-    graph.llm_calls = 1
-    again = ContextGraph.from_dict(graph.to_dict())
+    graph.pairs_judged = 2
+    step = ContextGraphStep.model_validate_json(graph.to_step().model_dump_json())
+    assert [(e.source, e.target, e.relation, e.origin) for e in step.edges] == [
+        ("a", "b", "duplicated", "llm"), ("a", "c", "counterfactual", "mirrored")]
+    again = ContextGraph.from_step(step)
     assert again.relation(1, 0) is Relation.DUPLICATED and again.relation(1, 2) is None
-    assert again.graph.nodes[2]["passage_id"] == "c" and again.llm_calls == 1 and again.pairs_total == 3
+    assert again.graph.nodes[2]["passage_id"] == "c" and again.pairs_judged == 2 and again.pairs_total == 3
     assert again.pairs(Relation.COUNTERFACTUAL) == [(0, 2)]

@@ -1,6 +1,6 @@
 from tanglerag.organize.plural import plural_by_llm, plural_by_rule
-from tanglerag.usage import UsageTracker
-from tests.fakes import CannedBackend
+from tanglerag.testing import CannedBackend
+from tanglerag.tracking import track
 
 
 def test_rules():
@@ -21,8 +21,8 @@ def test_rules():
 
 def test_llm_rewrite_with_rule_fallback(llm_factory):
     llm = llm_factory(CannedBackend(default="What sports are the Bobby Carpenters associated with?"))
-    tracker = UsageTracker()
-    assert plural_by_llm(llm, "What sport is Bobby Carpenter associated with?", tracker).startswith("What sports")
+    with track() as tracker:
+        assert plural_by_llm(llm, "What sport is Bobby Carpenter associated with?").startswith("What sports")
     assert tracker.usage.total.llm_calls == 1
     llm = llm_factory(CannedBackend(default="sure"))
-    assert plural_by_llm(llm, "Who is the director of X?", UsageTracker()) == "Who are the directors of X?"
+    assert plural_by_llm(llm, "Who is the director of X?") == "Who are the directors of X?"

@@ -1,5 +1,5 @@
 from tanglerag.organize.graph import ContextGraph, Relation
-from tanglerag.organize.reranker import organize
+from tanglerag.organize.reranker import Dropped, organize
 
 
 def graph_of(n, edges, descriptors=None):
@@ -18,7 +18,7 @@ def test_duplicates_collapse_and_counterfactuals_split():
     graph = graph_of(5, {(0, 1): Relation.DUPLICATED, (0, 2): Relation.COUNTERFACTUAL,
                          (1, 2): Relation.COUNTERFACTUAL, (0, 3): Relation.DISTRACTING})
     organized = organize(graph)
-    assert 1 in organized.dropped and "duplicate of context 1" in organized.dropped[1]
+    assert organized.dropped == [Dropped(1, "duplicate", kept_instead=0)]
     assert len(organized.groups) == 2
     group_of = {i: g for g, members in enumerate(organized.groups) for i in members}
     assert group_of[0] != group_of[2]
@@ -28,11 +28,11 @@ def test_duplicates_collapse_and_counterfactuals_split():
 def test_ambiguous_drops_the_context_without_descriptor():
     # pairwise: 1 has distracting edges, so it is the one with a descriptor; 0 goes
     graph = graph_of(3, {(0, 1): Relation.AMBIGUOUS, (1, 2): Relation.DISTRACTING})
-    assert list(organize(graph).dropped) == [0]
+    assert organize(graph).dropped == [Dropped(0, "ambiguous", kept_instead=1)]
     # extract mode knows who has the descriptor
     graph = graph_of(2, {(0, 1): Relation.AMBIGUOUS}, descriptors=[True, False])
     organized = organize(graph)
-    assert list(organized.dropped) == [1] and organized.groups == [[0]]
+    assert [d.context for d in organized.dropped] == [1] and organized.groups == [[0]]
 
 
 def test_no_conflicts_means_one_group():

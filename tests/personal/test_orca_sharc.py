@@ -5,7 +5,7 @@ import pytest
 
 from tanglerag.datasets.base import DatasetError
 from tanglerag.personal.orca_sharc import OrcaBuilder, load_orca, load_snippets, parse_judgment, write_orca
-from tests.fakes import CannedBackend, HashEmbedder
+from tanglerag.testing import CannedBackend, HashEmbedder
 
 
 def _records(tmp_path, n_extra=14):

@@ -1,10 +1,11 @@
 import pytest
 
+from tanglerag.errors import ConfigError, InputError
 from tanglerag.personal.evaluate import rank, run_method, score, sweep
 from tanglerag.personal.orca_sharc import OrcaExample
 from tanglerag.personal.pcas import retrieve_pcas
 from tanglerag.personal.scorers import BM25Scorer, DenseScorer
-from tests.fakes import HashEmbedder
+from tanglerag.testing import HashEmbedder
 
 DOC_IDS = ["0", "1", "2", "3"]
 DOCS = [
@@ -34,7 +35,7 @@ def test_context_disambiguates_the_document(scorer):
 def test_lambda_one_is_plain_question_retrieval(scorer):
     plain = rank("b2", scorer, EXAMPLE, DOCS, lam=1.0, beam=4).docs
     assert retrieve_pcas(scorer, EXAMPLE.question, EXAMPLE.contexts, beam=4, lam=1.0, depth=4).docs == plain
-    with pytest.raises(ValueError, match="lambda"):
+    with pytest.raises(ConfigError, match="lambda"):
         retrieve_pcas(scorer, EXAMPLE.question, EXAMPLE.contexts, beam=4, lam=1.5, depth=4)
 
 
@@ -43,7 +44,7 @@ def test_baselines_shapes(scorer):
     assert rank("b1", scorer, EXAMPLE, DOCS, lam=0.5, beam=2).context is None
     b3 = rank("b3", scorer, EXAMPLE, DOCS, lam=0.5, beam=2)
     assert b3.context is not None and len(b3.context_scores) == 3
-    with pytest.raises(ValueError, match="unknown PCAS method"):
+    with pytest.raises(InputError, match="unknown PCAS method"):
         rank("b9", scorer, EXAMPLE, DOCS, lam=0.5, beam=2)
 
 

@@ -1,7 +1,7 @@
 import pytest
 
 from tanglerag.personal.store import ContextStoreError, UserContextStore
-from tests.fakes import HashEmbedder
+from tanglerag.testing import HashEmbedder
 
 
 def test_add_list_remove_persist(tmp_path, embedder):

@@ -9,11 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from tanglerag.errors import DatasetError
 from tanglerag.types import Passage
-
-
-class DatasetError(ValueError):
-    """A dataset file is missing, malformed, or of an unknown format."""
 
 
 class QAExample(BaseModel):

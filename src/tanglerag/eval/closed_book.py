@@ -5,11 +5,10 @@ What remains measures how well a method uses retrieved context rather than the m
 
 from __future__ import annotations
 
-from tanglerag.answer_parsing import first_answer_line, is_unknown
 from tanglerag.datasets.base import QAExample
 from tanglerag.llm.base import Message
 from tanglerag.llm.client import LLM
-from tanglerag.metrics.squad import best_over, exact_match
+from tanglerag.text import best_over, exact_match, first_answer_line, is_unknown
 
 CLOSED_BOOK_SYSTEM = ("Answer the question from your own knowledge with a short factoid phrase. "
                       "If you do not know, reply with the single word: unknown")

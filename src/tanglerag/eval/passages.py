@@ -6,12 +6,12 @@ position; these are properties of the experiment, not of the methods, so they li
 
 from __future__ import annotations
 
-from tanglerag.answer_parsing import strip_citations
 from tanglerag.config import EvalConfig, IndexConfig
 from tanglerag.datasets.base import QAExample
 from tanglerag.embeddings import TextEmbedder
+from tanglerag.errors import InputError
 from tanglerag.index.passage_index import PassageIndex
-from tanglerag.metrics.squad import normalize_answer
+from tanglerag.text import normalize_answer, strip_citations
 from tanglerag.types import Passage, RetrievedPassage
 
 
@@ -37,7 +37,7 @@ class PassageBuilder:
         if config.passage_scope == "pooled" and shared_index is None:
             pooled = {p.id: p for ex in examples for p in ex.passages}
             if not pooled:
-                raise ValueError("passage_scope=pooled needs a dataset whose questions carry passages")
+                raise InputError("passage_scope=pooled needs a dataset whose questions carry passages")
             self.shared_index = PassageIndex.build(list(pooled.values()), embedder, IndexConfig(index_type="flat"))
 
     def ranking(self, example: QAExample, depth: int) -> list[RetrievedPassage]:
@@ -45,7 +45,7 @@ class PassageBuilder:
             local = PassageIndex.build(example.passages, self.embedder, IndexConfig(index_type="flat"))
             return local.search(example.question, len(example.passages))
         if self.shared_index is None:
-            raise ValueError(f"example {example.id} has no passages of its own: pass --index to retrieve from")
+            raise InputError(f"example {example.id} has no passages of its own: pass --index to retrieve from")
         return self.shared_index.search(example.question, depth)
 
     def build(self, example: QAExample, k: int) -> list[RetrievedPassage]:

@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Literal
 
 import faiss
+import numpy as np
 
 from tanglerag.config import IndexConfig
 from tanglerag.embeddings import TextEmbedder
+from tanglerag.errors import IndexStoreError, InputError
 from tanglerag.index.dense import build_dense, configure_search
 from tanglerag.index.fusion import reciprocal_rank_fusion
 from tanglerag.index.manifest import FORMAT_VERSION, IndexManifest
@@ -29,10 +31,6 @@ log = logging.getLogger(__name__)
 SearchMode = Literal["dense", "bm25", "hybrid"]
 
 
-class IndexStoreError(ValueError):
-    """An index folder is missing, incomplete, or incompatible with the configuration."""
-
-
 class PassageIndex:
     def __init__(self, passages: list[Passage], dense: faiss.Index, embedder: TextEmbedder, config: IndexConfig,
                  bm25: BM25Index | None = None) -> None:
@@ -41,6 +39,7 @@ class PassageIndex:
         self.embedder = embedder
         self.config = config
         self.bm25 = bm25
+        self._positions: dict[str, int] | None = None
 
     # -- construction -----------------------------------------------------------------
     @classmethod
@@ -68,7 +67,7 @@ class PassageIndex:
     # -- search -------------------------------------------------------------------------
     def search(self, query: str, k: int, mode: SearchMode = "dense", rrf_k: int = 60) -> list[RetrievedPassage]:
         if not query.strip():
-            raise ValueError("query is empty")
+            raise InputError("query is empty")
         k = min(k, len(self.passages))
         if mode == "dense":
             hits = self._dense_search(query, k)
@@ -90,6 +89,19 @@ class PassageIndex:
         if self.bm25 is None:
             raise IndexStoreError("this index has no BM25 part: rebuild it with --bm25")
         return self.bm25.search(query, k)
+
+    def vectors(self, passage_ids: list[str]) -> np.ndarray:
+        """The stored vectors of these passages (no re-embedding), one row each, in the given order."""
+        if self._positions is None or len(self._positions) != len(self.passages):
+            self._positions = {p.id: i for i, p in enumerate(self.passages)}
+        missing = [pid for pid in passage_ids if pid not in self._positions]
+        if missing:
+            raise IndexStoreError(f"passages not in this index: {', '.join(missing[:5])}")
+        if not passage_ids:
+            return np.zeros((0, self.dense.d), dtype="float32")
+        if isinstance(self.dense, faiss.IndexIVF):
+            self.dense.make_direct_map()  # IVF lists do not map ids to vectors until asked
+        return np.stack([self.dense.reconstruct(self._positions[pid]) for pid in passage_ids]).astype("float32")
 
     # -- persistence ----------------------------------------------------------------------
     def manifest(self) -> IndexManifest:

@@ -1,6 +1,7 @@
 """One LLM interface (chat messages in, text out) with embedded and HTTP backends."""
 
-from tanglerag.llm.base import Completion, GenerationParams, LLMBackend, LLMError, Message
+from tanglerag.errors import LLMError
+from tanglerag.llm.base import Completion, GenerationParams, LLMBackend, Message
 from tanglerag.llm.client import LLM
 
 __all__ = ["LLM", "Completion", "GenerationParams", "LLMBackend", "LLMError", "Message"]

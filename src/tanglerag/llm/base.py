@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-
-class LLMError(RuntimeError):
-    """The model could not be loaded or reached; the message says what to do."""
-
-
-class Message(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    role: Literal["system", "user", "assistant"]
-    content: str
+from tanglerag.trace import Message
 
 
 class GenerationParams(BaseModel):
@@ -67,5 +58,8 @@ class LLMBackend(Protocol):
 
     @property
     def max_concurrency(self) -> int: ...
+
+    def warm_up(self) -> None:
+        """Load what the first call would otherwise load."""
 
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion: ...

@@ -1,4 +1,4 @@
-"""Two-level cache of LLM calls: an in-process dict in front of a SQLite file.
+"""Two-level cache of LLM calls: a bounded in-process LRU in front of a SQLite file.
 
 SQLite commits are atomic, so an interrupted evaluation keeps every call it finished
 and a re-run resumes where it stopped. Keys hash everything that can change an answer.
@@ -10,6 +10,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from tanglerag.llm.base import GenerationParams, Message, RawCompletion
@@ -28,10 +29,15 @@ def cache_key(backend: str, model_id: str, messages: list[Message], params: Gene
 
 
 class CallCache:
-    def __init__(self, path: Path | None) -> None:
-        """``path=None`` keeps the cache in memory only."""
+    def __init__(self, path: Path | None, memory_entries: int = 4096) -> None:
+        """``path=None`` keeps the cache in memory only (then nothing is evicted: it is the only copy).
+
+        With a file, the memory layer keeps the ``memory_entries`` most recently used calls, so a
+        long evaluation does not grow without bound.
+        """
         self.path = path
-        self._memory: dict[str, RawCompletion] = {}
+        self.memory_entries = memory_entries
+        self._memory: OrderedDict[str, RawCompletion] = OrderedDict()
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
 
@@ -50,6 +56,7 @@ class CallCache:
         with self._lock:
             hit = self._memory.get(key)
             if hit is not None:
+                self._memory.move_to_end(key)
                 return hit
             db = self._db()
             if db is None:
@@ -58,26 +65,20 @@ class CallCache:
             if row is None:
                 return None
             hit = RawCompletion.model_validate_json(row[0])
-            self._memory[key] = hit
+            self._remember(key, hit)
             return hit
 
     def put(self, key: str, value: RawCompletion) -> None:
         with self._lock:
-            self._memory[key] = value
+            self._remember(key, value)
             db = self._db()
             if db is not None:
                 db.execute("INSERT OR REPLACE INTO calls (key, value) VALUES (?, ?)", (key, value.model_dump_json()))
                 db.commit()
 
-    def __len__(self) -> int:
-        with self._lock:
-            db = self._db()
-            if db is None:
-                return len(self._memory)
-            return int(db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
-
-    def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+    def _remember(self, key: str, value: RawCompletion) -> None:
+        self._memory[key] = value
+        self._memory.move_to_end(key)
+        if self.path is not None:
+            while len(self._memory) > self.memory_entries:
+                self._memory.popitem(last=False)

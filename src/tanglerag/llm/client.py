@@ -1,4 +1,8 @@
-"""The LLM client every pipeline uses: backend + cache, one call or many."""
+"""The LLM client every pipeline uses: backend + cache, one call or many.
+
+Every completion, cached or fresh, is charged to the tracker bound to the work in progress
+(``tracking.track``) and appended to its trace here, so no method counts calls by hand.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from dataclasses import dataclass
 
 from tanglerag.llm.base import Completion, GenerationParams, LLMBackend, Message
 from tanglerag.llm.cache import CallCache, cache_key
+from tanglerag.tracking import current_tracker
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,9 @@ class LLM:
         self.use_cache = use_cache
         self.defaults = defaults if defaults is not None else GenerationParams()
 
+    def warm_up(self) -> None:
+        self.backend.warm_up()
+
     def params(self, **overrides: object) -> GenerationParams:
         """Defaults from config, with per-call overrides (None values ignored)."""
         values = self.defaults.model_dump()
@@ -41,6 +49,31 @@ class LLM:
     def complete(self, messages: list[Message], params: GenerationParams | None = None, *,
                  use_cache: bool = True) -> Completion:
         params = params or self.defaults
+        completion = self._complete(messages, params, use_cache)
+        self._charge(messages, completion)
+        return completion
+
+    def complete_many(self, requests: list[Request], *, use_cache: bool = True) -> list[Completion]:
+        """Run several calls, in parallel up to the backend's concurrency; order is preserved.
+
+        Calls are charged to the tracker in request order, after they finished, so the trace
+        does not depend on thread timing.
+        """
+        workers = max(1, min(self.backend.max_concurrency, len(requests)))
+
+        def run(request: Request) -> Completion:
+            return self._complete(request.messages, request.params, use_cache)
+
+        if workers == 1:
+            completions = [run(r) for r in requests]
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                completions = list(pool.map(run, requests))
+        for request, completion in zip(requests, completions, strict=True):
+            self._charge(request.messages, completion)
+        return completions
+
+    def _complete(self, messages: list[Message], params: GenerationParams, use_cache: bool) -> Completion:
         key = cache_key(self.backend.name, self.backend.model_id, messages, params)
         if self.use_cache and use_cache:
             hit = self.cache.get(key)
@@ -52,13 +85,9 @@ class LLM:
         self.cache.put(key, raw)
         return Completion(**raw.model_dump(), cached=False)
 
-    def complete_many(self, requests: list[Request], *, use_cache: bool = True) -> list[Completion]:
-        """Run several calls, in parallel up to the backend's concurrency; order is preserved."""
-        workers = max(1, min(self.backend.max_concurrency, len(requests)))
-        if workers == 1:
-            return [self.complete(r.messages, r.params, use_cache=use_cache) for r in requests]
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(lambda r: self.complete(r.messages, r.params, use_cache=use_cache), requests))
-
-    def chat(self, system: str, user: str, params: GenerationParams | None = None) -> Completion:
-        return self.complete([Message(role="system", content=system), Message(role="user", content=user)], params)
+    @staticmethod
+    def _charge(messages: list[Message], completion: Completion) -> None:
+        tracker = current_tracker()
+        if tracker is not None:
+            tracker.record_call(messages, list(completion.texts), completion.prompt_tokens,
+                                completion.completion_tokens, completion.cached, completion.seconds)

@@ -14,7 +14,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tanglerag.llm.base import GenerationParams, LLMError, Message, RawCompletion
+from tanglerag.errors import LLMError
+from tanglerag.llm.base import GenerationParams, Message, RawCompletion
 from tanglerag.llm.model_files import resolve_gguf
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,11 @@ class LlamaCppBackend:
         if self._path is None:
             self._path = resolve_gguf(self.model_spec, self.cache_dir)
         return self._path
+
+    def warm_up(self) -> None:
+        """Load the model now rather than on the first call."""
+        with self._lock:
+            self._load()
 
     def _load(self) -> Any:
         if self._server is not None:

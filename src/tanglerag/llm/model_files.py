@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from tanglerag.llm.base import LLMError
+from tanglerag.errors import LLMError
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,8 @@ import time
 
 import httpx
 
-from tanglerag.llm.base import GenerationParams, LLMError, Message, RawCompletion
+from tanglerag.errors import LLMError, ServerUnreachableError
+from tanglerag.llm.base import GenerationParams, Message, RawCompletion
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,9 @@ class OpenAICompatBackend:
                 headers["Authorization"] = f"Bearer {key}"
             self._client = httpx.Client(timeout=self.timeout_s, headers=headers, transport=self._transport)
         return self._client
+
+    def warm_up(self) -> None:
+        """Nothing to load: the server holds the model (it is reached on the first call)."""
 
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
         body: dict[str, object] = {
@@ -97,5 +101,5 @@ class OpenAICompatBackend:
                 return response.json()
             except ValueError as exc:
                 raise LLMError(f"server at {url} did not return JSON: {response.text[:200]}") from exc
-        raise LLMError(f"LLM server at {url} unreachable after {self.max_retries + 1} attempts ({last_problem}); "
+        raise ServerUnreachableError(f"LLM server at {url} unreachable after {self.max_retries + 1} attempts ({last_problem}); "
                        "check llm.base_url and that the server is running")

@@ -1,20 +1,88 @@
-"""The method contract: retrieved passages + question in, Answer out, cost tracked."""
+"""The method contract: a method is built from ``Resources`` and turns a question and its passages into an Answer.
+
+Subclasses implement ``run`` and return a ``MethodResult``; ``answer`` (here, once for all methods)
+binds a tracker when none is bound yet, and builds the Answer with the usage and the typed trace the
+LLM client and ``record_step`` collected. A method that needs more than the passages it was given
+(retrieve again, read the index, embed) takes it from ``Resources``.
+
+>>> from tanglerag.testing import CannedLLM
+>>> method = ConcatMethod(Resources.for_llm(CannedLLM([("capital of France", "Paris [1]")])))  # doctest: +SKIP
+>>> method.answer(Question(text="What is the capital of France?"), passages).text  # doctest: +SKIP
+'Paris [1]'
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 from tanglerag.config import Settings
+from tanglerag.embeddings import Embedder, TextEmbedder
+from tanglerag.index.passage_index import PassageIndex
 from tanglerag.llm.client import LLM
-from tanglerag.types import Answer, Question, RetrievedPassage
-from tanglerag.usage import UsageTracker
+from tanglerag.stages.retrieve import Retriever
+from tanglerag.text import UNKNOWN
+from tanglerag.tracking import current_tracker, track
+from tanglerag.types import Answer, AnswerPart, Question, RetrievedPassage
+
+SINGLE_ANSWER_METRICS = ("em", "f1", "unk", "nm", "misled", "cited")
+MULTI_ANSWER_METRICS = ("ans", "ent", "ear", "d_f1", "cited")
 
 
-class Method(Protocol):
+@dataclass
+class Resources:
+    """What a method may use. ``retriever`` and ``index`` are None when passages come from elsewhere
+    (an evaluation that hands each question its own documents)."""
+
+    settings: Settings
+    llm: LLM
+    embedder: TextEmbedder
+    retriever: Retriever | None = None
+    index: PassageIndex | None = None
+
+    @classmethod
+    def for_llm(cls, llm: LLM, settings: Settings | None = None, **others: object) -> Resources:
+        """Resources around one LLM; the embedder loads on first use only."""
+        settings = settings or Settings()
+        embedder = others.pop("embedder", None) or Embedder(settings.embedding)
+        return cls(settings=settings, llm=llm, embedder=embedder, **others)  # type: ignore[arg-type]
+
+
+@dataclass
+class MethodResult:
+    """What ``run`` decides; ``unknown`` wins over text and citations."""
+
+    text: str
+    citations: list[str] = field(default_factory=list)
+    unknown: bool = False
+    parts: list[AnswerPart] = field(default_factory=list)
+
+    @classmethod
+    def abstain(cls) -> MethodResult:
+        return cls(UNKNOWN, unknown=True)
+
+
+class Method:
     name: ClassVar[str]
+    paper: ClassVar[str]  # "000".."004" for the papers in the specification, "baseline" for concat
+    summary: ClassVar[str]
+    default_metrics: ClassVar[tuple[str, ...]] = SINGLE_ANSWER_METRICS
 
-    def answer(self, question: Question, passages: list[RetrievedPassage], tracker: UsageTracker) -> Answer: ...
+    def __init__(self, resources: Resources) -> None:
+        self.resources = resources
+        self.llm = resources.llm
+        self.settings = resources.settings
 
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
+        raise NotImplementedError
 
-class MethodFactory(Protocol):
-    def __call__(self, llm: LLM, settings: Settings) -> Method: ...
+    def answer(self, question: Question, passages: list[RetrievedPassage]) -> Answer:
+        tracker = current_tracker()
+        if tracker is None:
+            with track() as tracker:
+                result = self.run(question, passages)
+        else:
+            result = self.run(question, passages)
+        return Answer(question=question.text, method=self.name, text=UNKNOWN if result.unknown else result.text,
+                      citations=[] if result.unknown else result.citations, passages=passages, parts=result.parts,
+                      is_unknown=result.unknown, usage=tracker.usage.model_copy(deep=True), trace=tracker.trace())

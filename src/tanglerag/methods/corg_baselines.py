@@ -15,23 +15,23 @@ from typing import ClassVar
 
 import numpy as np
 
-from tanglerag.config import Settings
-from tanglerag.embeddings import Embedder, TextEmbedder
-from tanglerag.llm.client import LLM
-from tanglerag.methods.corg import CorgMethod, MultiAnswerMethod
-from tanglerag.organize.prompts import context_block, rank_messages, summary_messages
+from tanglerag.methods.base import MethodResult
+from tanglerag.methods.corg import CorgMethod, MultiAnswerMethod, groups_step
+from tanglerag.organize.prompts import rank_messages, summary_messages
 from tanglerag.stages.multi_answer import ask_group
-from tanglerag.types import Answer, Passage, Question, RetrievedPassage
-from tanglerag.usage import UsageTracker
+from tanglerag.text import number_passages
+from tanglerag.trace import ContextRankingStep, SummaryStep
+from tanglerag.tracking import record_step, stage
+from tanglerag.types import Passage, Question, RetrievedPassage
 
 
 class BaseMethod(MultiAnswerMethod):
     name: ClassVar[str] = "base"
+    summary: ClassVar[str] = "all contexts in one call, in COrg's multi-answer format"
 
-    def answer(self, question: Question, passages: list[RetrievedPassage], tracker: UsageTracker) -> Answer:
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         groups = [list(range(len(passages)))] if passages else []
-        parts, raws = self.answer_groups(question.text, passages, groups, tracker)
-        return self.finish(question, passages, parts, tracker, raw=raws)
+        return self.finish(passages, self.answer_groups(question.text, passages, groups))
 
 
 def parse_ranking(text: str, n: int) -> list[int]:
@@ -46,41 +46,44 @@ def parse_ranking(text: str, n: int) -> list[int]:
 
 class RetrieveMethod(MultiAnswerMethod):
     name: ClassVar[str] = "retrieve"
+    summary: ClassVar[str] = "the LLM ranks contexts (relevance, diversity); the top ones answered in one call"
 
-    def answer(self, question: Question, passages: list[RetrievedPassage], tracker: UsageTracker) -> Answer:
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         if not passages:
-            return self.finish(question, passages, [], tracker)
-        with tracker.stage("retrieve"):
-            block = context_block([p.passage.text for p in passages], self.passage_words)
+            return self.finish(passages, [])
+        with stage("retrieve"):
+            block = number_passages(passages, self.settings.methods.passage_words, title_sep=None)
             reply = self.llm.complete(rank_messages(question.text, block),
                                       self.llm.params(max_tokens=4 * len(passages) + 8))
-            tracker.record(reply)
         ranking = parse_ranking(reply.text, len(passages))
         # the chosen contexts keep their original order, so the answer prompt shares Base's prefix
-        chosen = sorted(ranking[:self.config.retrieve_top])
-        parts, raws = self.answer_groups(question.text, passages, [chosen], tracker)
-        return self.finish(question, passages, parts, tracker, ranking=ranking, chosen=chosen, raw=raws)
+        chosen = sorted(ranking[:self.settings.corg.retrieve_top])
+        record_step(ContextRankingStep(ranking=[passages[i].passage.id for i in ranking],
+                                       chosen=[passages[i].passage.id for i in chosen]))
+        return self.finish(passages, self.answer_groups(question.text, passages, [chosen]))
 
 
 class SummarizeMethod(MultiAnswerMethod):
     name: ClassVar[str] = "summarize"
+    summary: ClassVar[str] = "the LLM summarizes the contexts; the answer comes from the summary"
 
-    def answer(self, question: Question, passages: list[RetrievedPassage], tracker: UsageTracker) -> Answer:
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         if not passages:
-            return self.finish(question, passages, [], tracker)
-        with tracker.stage("summarize"):
-            block = context_block([p.passage.text for p in passages], self.passage_words)
+            return self.finish(passages, [])
+        cfg = self.settings.corg
+        with stage("summarize"):
+            block = number_passages(passages, self.settings.methods.passage_words, title_sep=None)
             reply = self.llm.complete(summary_messages(question.text, block),
-                                      self.llm.params(max_tokens=self.config.summary_tokens))
-            tracker.record(reply)
+                                      self.llm.params(max_tokens=cfg.summary_tokens))
         summary = reply.text.strip() or "(empty summary)"
+        record_step(SummaryStep(summary=summary))
         pseudo = [RetrievedPassage(passage=Passage(id=f"{question.id or 'q'}-summary", text=summary), score=0.0,
                                    rank=0)]
-        with tracker.stage("generate"):
-            parts, raw = ask_group(self.llm, question.text, pseudo, 0, self.config.answer_tokens, None, tracker)
+        with stage("generate"):
+            parts = ask_group(self.llm, question.text, pseudo, 0, cfg.answer_tokens, None)
         for part in parts:
             part.citations = []  # a summary cannot be cited: it is not one of the passages
-        return self.finish(question, passages, parts, tracker, summary=summary, raw=[raw])
+        return self.finish(passages, parts)
 
 
 class _GroupingBaseline(MultiAnswerMethod):
@@ -89,49 +92,47 @@ class _GroupingBaseline(MultiAnswerMethod):
     def group(self, question: Question, passages: list[RetrievedPassage], k: int) -> list[list[int]]:
         raise NotImplementedError
 
-    def answer(self, question: Question, passages: list[RetrievedPassage], tracker: UsageTracker) -> Answer:
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         if not passages:
-            return self.finish(question, passages, [], tracker)
-        _, organized = CorgMethod(self.llm, self.settings).organize(question, passages, tracker)
+            return self.finish(passages, [])
+        organized = CorgMethod(self.resources).organize(question, passages)
         k = max(1, min(len(organized.groups), len(passages)))
         groups = [g for g in self.group(question, passages, k) if g]
-        parts, raws = self.answer_groups(question.text, passages, groups, tracker)
-        return self.finish(question, passages, parts, tracker, groups=groups, raw=raws)
+        record_step(groups_step(self.name, passages, groups, [question.text] * len(groups)))
+        return self.finish(passages, self.answer_groups(question.text, passages, groups))
 
 
 class RandomMethod(_GroupingBaseline):
     name: ClassVar[str] = "random"
+    summary: ClassVar[str] = "as many groups as COrg, formed at random; one call per group"
 
     def group(self, question: Question, passages: list[RetrievedPassage], k: int) -> list[list[int]]:
         order = list(range(len(passages)))
-        random.Random(f"{self.config.seed}:{question.id or question.text}").shuffle(order)
+        random.Random(f"{self.settings.corg.seed}:{question.id or question.text}").shuffle(order)
         return [sorted(order[g::k]) for g in range(k)]
 
 
 class KMeansMethod(_GroupingBaseline):
     name: ClassVar[str] = "kmeans"
-
-    def __init__(self, llm: LLM, settings: Settings, embedder: TextEmbedder | None = None) -> None:
-        super().__init__(llm, settings)
-        self.embedder = embedder or Embedder(settings.embedding)  # loads on first use
+    summary: ClassVar[str] = "as many groups as COrg, formed by k-means on embeddings; one call per group"
 
     def group(self, question: Question, passages: list[RetrievedPassage], k: int) -> list[list[int]]:
         if k == 1:
             return [list(range(len(passages)))]
         from sklearn.cluster import KMeans
 
-        vectors = np.asarray(self.embedder.embed([p.passage.text for p in passages]), dtype=np.float32)
-        labels = KMeans(n_clusters=k, n_init=10, random_state=self.config.seed).fit_predict(vectors)
+        vectors = np.asarray(self.resources.embedder.embed([p.passage.text for p in passages]), dtype=np.float32)
+        labels = KMeans(n_clusters=k, n_init=10, random_state=self.settings.corg.seed).fit_predict(vectors)
         return [[i for i, label in enumerate(labels) if label == g] for g in range(k)]
 
 
 class SeparateMethod(MultiAnswerMethod):
     name: ClassVar[str] = "separate"
+    summary: ClassVar[str] = "one call per context, outputs concatenated"
 
-    def answer(self, question: Question, passages: list[RetrievedPassage], tracker: UsageTracker) -> Answer:
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         groups = [[i] for i in range(len(passages))]
-        parts, raws = self.answer_groups(question.text, passages, groups, tracker)
-        return self.finish(question, passages, parts, tracker, raw=raws)
+        return self.finish(passages, self.answer_groups(question.text, passages, groups))
 
 
 CORG_METHODS = [CorgMethod, BaseMethod, RetrieveMethod, SummarizeMethod, RandomMethod, KMeansMethod, SeparateMethod]

@@ -1,12 +1,19 @@
-"""Method names as the CLI and eval runner know them."""
+"""Method names as the CLI, the eval runner and the service know them."""
 
 from __future__ import annotations
 
-from tanglerag.config import Settings
-from tanglerag.llm.client import LLM
-from tanglerag.methods.base import Method, MethodFactory
+from tanglerag.errors import InputError
+from tanglerag.methods.base import Method, Resources
 from tanglerag.methods.concat import ConcatMethod
-from tanglerag.methods.corg_baselines import CORG_METHODS
+from tanglerag.methods.corg import CorgMethod
+from tanglerag.methods.corg_baselines import (
+    BaseMethod,
+    KMeansMethod,
+    RandomMethod,
+    RetrieveMethod,
+    SeparateMethod,
+    SummarizeMethod,
+)
 from tanglerag.methods.post_fusion import (
     ConcatPostFusionMethod,
     PostFusionConcatMethod,
@@ -15,16 +22,20 @@ from tanglerag.methods.post_fusion import (
     SummaryMethod,
 )
 
-METHODS: dict[str, MethodFactory] = {
-    cls.name: cls.from_settings
+METHODS: dict[str, type[Method]] = {
+    cls.name: cls
     for cls in [ConcatMethod, PostFusionMethod, PruningMethod, SummaryMethod, ConcatPostFusionMethod,
-                PostFusionConcatMethod, *CORG_METHODS]
+                PostFusionConcatMethod, CorgMethod, BaseMethod, RetrieveMethod, SummarizeMethod, RandomMethod,
+                KMeansMethod, SeparateMethod]
 }
 
 
-def make_method(name: str, llm: LLM, settings: Settings | None = None) -> Method:
+def method_class(name: str) -> type[Method]:
     try:
-        factory = METHODS[name]
+        return METHODS[name]
     except KeyError:
-        raise ValueError(f"unknown method {name!r}; available: {', '.join(sorted(METHODS))}") from None
-    return factory(llm, settings or Settings())
+        raise InputError(f"unknown method {name!r}; available: {', '.join(sorted(METHODS))}") from None
+
+
+def make_method(name: str, resources: Resources) -> Method:
+    return method_class(name)(resources)

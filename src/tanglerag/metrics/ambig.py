@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tanglerag.answer_parsing import strip_citations
 from tanglerag.datasets.base import QAExample
 from tanglerag.datasets.disambig import Disambiguation
 from tanglerag.metrics.registry import Reader, register, register_reader_metric
-from tanglerag.metrics.squad import normalize_answer, token_f1
+from tanglerag.text import normalize_answer, strip_citations, token_f1
 from tanglerag.types import Answer
 
 

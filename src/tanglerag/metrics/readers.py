@@ -9,9 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from tanglerag.answer_parsing import first_answer_line, is_unknown
+from tanglerag.errors import ReaderError
+from tanglerag.llm.base import Message
 from tanglerag.llm.client import LLM
-from tanglerag.organize.prompts import reader_messages
+from tanglerag.text import first_answer_line, is_unknown
+
+QA_READER_SYSTEM = (
+    "You read a text and answer a question with a short phrase copied from the text. "
+    "If the text does not answer it, write: unknown"
+)
+
+
+def reader_messages(response: str, sub_question: str) -> list[Message]:
+    """The response first: the sub-questions of one response share it as a prefix."""
+    return [Message(role="system", content=QA_READER_SYSTEM),
+            Message(role="user", content=f"Text: {response}\n\nQuestion: {sub_question}\nAnswer:")]
 
 
 class LLMReader:
@@ -22,10 +34,6 @@ class LLMReader:
         reply = self.llm.complete(reader_messages(text, question), self.llm.params(max_tokens=24, stop=["\n"]))
         line = first_answer_line(reply.text)
         return "" if is_unknown(line) else line
-
-
-class ReaderError(RuntimeError):
-    """The QA reader model cannot be loaded."""
 
 
 class HFReader:

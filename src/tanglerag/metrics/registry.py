@@ -1,13 +1,19 @@
-"""Named per-question metrics. Methods' issues register more (D-F1, %NM, ...)."""
+"""The one metric registry: per-answer metrics, reader metrics (D-F1) and ranking metrics (ranx).
+
+Answer metrics score one Answer against one example and read the answer's typed trace where they
+need a method's decisions (e.g. %NM reads the post-fusion answer pool). Ranking metrics score whole
+runs of ranked ids against relevance judgments with ranx (document and context recall, MAP).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Protocol
 
-from tanglerag.answer_parsing import UNKNOWN, strip_citations
 from tanglerag.datasets.base import QAExample
-from tanglerag.metrics.squad import best_over, exact_match, token_f1
+from tanglerag.errors import InputError
+from tanglerag.text import UNKNOWN, best_over, exact_match, strip_citations, token_f1
+from tanglerag.trace import AnswerPoolStep, FallbackStep
 from tanglerag.types import Answer
 
 Metric = Callable[[Answer, QAExample], float | None]
@@ -76,11 +82,16 @@ def misled(answer: Answer, example: QAExample) -> float | None:
 @register("nm")
 def not_majority(answer: Answer, example: QAExample) -> float | None:
     """%NM: a gold answer is in the answer pool but the final answer is not gold."""
-    if "pool" not in answer.extras and "fallback" not in answer.extras:
+    pool_step = answer.trace.find(AnswerPoolStep)
+    if pool_step is None and answer.trace.find(FallbackStep) is None:
         return None
-    pool = [c["answer"] for c in answer.extras.get("pool", []) if not c["unknown"]]
+    pool = [c.answer for c in (pool_step.pool if pool_step else []) if not c.unknown]
     gold_in_pool = any(best_over(exact_match, strip_citations(a), example.answers) for a in pool)
     return float(gold_in_pool and not em(answer, example))
+
+
+def needs_reader(names: list[str]) -> bool:
+    return any(name in READER_METRICS for name in names)
 
 
 def compute(names: list[str], answer: Answer, example: QAExample,
@@ -88,13 +99,29 @@ def compute(names: list[str], answer: Answer, example: QAExample,
     unknown = [n for n in names if n not in METRICS and n not in READER_METRICS]
     if unknown:
         available = sorted([*METRICS, *READER_METRICS])
-        raise ValueError(f"unknown metric(s) {unknown}; available: {', '.join(available)}")
+        raise InputError(f"unknown metric(s) {unknown}; available: {', '.join(available)}")
     scores = {}
     for name in names:
         if name in METRICS:
             scores[name] = METRICS[name](answer, example)
         elif reader is None:
-            raise ValueError(f"metric {name!r} needs a QA reader")
+            raise ValueError(f"metric {name!r} needs a QA reader")  # the runner builds one: reaching here is a bug
         else:
             scores[name] = READER_METRICS[name](answer, example, reader)
     return scores
+
+
+Judgments = dict[str, dict[str, int]]
+"""query id -> {relevant id: relevance}"""
+Ranking = dict[str, dict[str, float]]
+"""query id -> {retrieved id: score}"""
+RANKING_METRICS = ("recall@1", "recall@5", "map@5")
+"""ranx metric names the PCAS evaluation reports; any other ranx name works as well."""
+
+
+def rank_scores(names: list[str], judgments: Judgments, ranking: Ranking) -> dict[str, float]:
+    """Mean ranking metrics with ranx (queries without retrieved ids score 0)."""
+    from ranx import Qrels, Run, evaluate
+
+    scores = evaluate(Qrels.from_dict(judgments), Run.from_dict(ranking), list(names))
+    return {name: float(scores[name]) for name in names} if isinstance(scores, dict) else {names[0]: float(scores)}

@@ -19,9 +19,10 @@ from tanglerag.organize.graph import (
     parse_relations,
     relation_between,
 )
-from tanglerag.organize.prompts import context_block, extract_messages, relation_messages
+from tanglerag.organize.prompts import extract_messages, relation_messages
+from tanglerag.text import number_passages
+from tanglerag.tracking import stage
 from tanglerag.types import RetrievedPassage
-from tanglerag.usage import UsageTracker
 
 
 class GraphConstructor:
@@ -30,26 +31,23 @@ class GraphConstructor:
         self.config = config
         self.passage_words = passage_words
 
-    def build(self, question: str, passages: list[RetrievedPassage], tracker: UsageTracker) -> ContextGraph:
+    def build(self, question: str, passages: list[RetrievedPassage]) -> ContextGraph:
         graph = ContextGraph.empty([p.passage.id for p in passages], self.config.graph)
-        with tracker.stage("organize"):
+        with stage("organize"):
             if self.config.graph == "pairwise":
-                self._pairwise(question, passages, graph, tracker)
+                self._pairwise(question, passages, graph)
             else:
-                self._extract(question, passages, graph, tracker)
+                self._extract(question, passages, graph)
         return graph
 
-    def _pairwise(self, question: str, passages: list[RetrievedPassage], graph: ContextGraph,
-                  tracker: UsageTracker) -> None:
-        block = context_block([p.passage.text for p in passages], self.passage_words)
+    def _pairwise(self, question: str, passages: list[RetrievedPassage], graph: ContextGraph) -> None:
+        block = number_passages(passages, self.passage_words, title_sep=None)
         remaining = list(range(len(passages)))
         while len(remaining) > 1:
             focal, others = remaining[0], remaining[1:]
             numbers = [o + 1 for o in others]
             reply = self.llm.complete(relation_messages(question, block, focal + 1, numbers),
                                       self.llm.params(max_tokens=10 * len(others) + 8))
-            tracker.record(reply)
-            graph.llm_calls += 1
             found = parse_relations(reply.text, numbers)
             graph.unparsed += len(numbers) - len(found)
             relations = {o: found.get(o + 1, Relation.NONE) for o in others}  # unreadable: assume unrelated
@@ -63,14 +61,11 @@ class GraphConstructor:
                         graph.set(mirror, neighbour, relation, "mirrored")
             remaining = [o for o in others if o not in mirrors]
 
-    def _extract(self, question: str, passages: list[RetrievedPassage], graph: ContextGraph,
-                 tracker: UsageTracker) -> None:
+    def _extract(self, question: str, passages: list[RetrievedPassage], graph: ContextGraph) -> None:
         extractions = []
         for i, hit in enumerate(passages):
             reply = self.llm.complete(extract_messages(question, hit.passage.text, self.passage_words),
                                       self.llm.params(max_tokens=48))
-            tracker.record(reply)
-            graph.llm_calls += 1
             extraction = parse_extraction(reply.text)
             if extraction is None:
                 graph.unparsed += 1

@@ -1,8 +1,8 @@
 """The context graph of COrg: one node per context, one labelled edge per pair.
 
 Relations follow the paper's definitions over (entity, descriptor, answer) of two contexts
-that answer the same question. ``ContextGraph`` wraps a networkx graph so it can be inspected,
-serialized to JSON (node-link form) and read back, e.g. to draw it.
+that answer the same question. ``ContextGraph`` wraps a networkx graph for the reranker and
+turns into the typed ``ContextGraphStep`` of the trace (and back, e.g. to draw it).
 """
 
 from __future__ import annotations
@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 import networkx as nx
 
-from tanglerag.answer_parsing import is_unknown
-from tanglerag.metrics.squad import normalize_answer, token_f1
+from tanglerag.text import is_unknown, normalize_answer, token_f1
+from tanglerag.trace import ContextGraphStep, GraphEdge, GraphNode
 
 
 class Relation(StrEnum):
@@ -43,7 +42,6 @@ class Extraction:
 class ContextGraph:
     graph: nx.Graph = field(default_factory=nx.Graph)
     mode: str = "pairwise"
-    llm_calls: int = 0
     pairs_judged: int = 0
     unparsed: int = 0
 
@@ -79,15 +77,28 @@ class ContextGraph:
         """Known in extract mode; None when only relations were judged."""
         return self.graph.nodes[i].get("has_descriptor")
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"mode": self.mode, "llm_calls": self.llm_calls, "pairs_judged": self.pairs_judged,
-                "pairs_total": self.pairs_total, "unparsed": self.unparsed,
-                "graph": nx.node_link_data(self.graph, edges="edges")}
+    def to_step(self) -> ContextGraphStep:
+        """The graph as the trace keeps it: nodes by passage id and 1-based prompt number."""
+        ids = {i: data["passage_id"] for i, data in self.graph.nodes(data=True)}
+        nodes = [GraphNode(number=i + 1, passage_id=ids[i], entity=d.get("entity"), descriptor=d.get("descriptor"),
+                           answer=d.get("answer")) for i, d in sorted(self.graph.nodes(data=True))]
+        edges = [GraphEdge(source=ids[min(i, j)], target=ids[max(i, j)], relation=d["relation"], origin=d["source"])
+                 for i, j, d in sorted(self.graph.edges(data=True), key=lambda e: (min(e[:2]), max(e[:2])))]
+        return ContextGraphStep(mode=self.mode, nodes=nodes, edges=edges, pairs_judged=self.pairs_judged,
+                                pairs_total=self.pairs_total, unparsed=self.unparsed)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ContextGraph:
-        return cls(graph=nx.node_link_graph(data["graph"], edges="edges"), mode=data["mode"],
-                   llm_calls=data["llm_calls"], pairs_judged=data["pairs_judged"], unparsed=data["unparsed"])
+    def from_step(cls, step: ContextGraphStep) -> ContextGraph:
+        position = {node.passage_id: node.number - 1 for node in step.nodes}
+        graph = cls.empty([node.passage_id for node in step.nodes], step.mode)
+        for node in step.nodes:
+            if node.entity is not None:
+                graph.graph.nodes[node.number - 1].update(entity=node.entity, descriptor=node.descriptor,
+                                                          answer=node.answer, has_descriptor=bool(node.descriptor))
+        for edge in step.edges:
+            graph.set(position[edge.source], position[edge.target], Relation(edge.relation), edge.origin)
+        graph.pairs_judged, graph.unparsed = step.pairs_judged, step.unparsed
+        return graph
 
 
 _NO_DESCRIPTOR = re.compile(r"^\W*(none|null|n/?a|no descriptor|not (given|specified|mentioned)|unknown|-)?\W*$",

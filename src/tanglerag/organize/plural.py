@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import re
 
-from tanglerag.answer_parsing import first_answer_line
 from tanglerag.llm.client import LLM
 from tanglerag.organize.prompts import plural_messages
-from tanglerag.usage import UsageTracker
+from tanglerag.text import first_answer_line
 
 _BE = {"is": "are", "was": "were", "does": "do", "has": "have"}
 _WH = r"(what|which|who|whom|where|when|how \w+)"
@@ -45,9 +44,8 @@ def plural_by_rule(question: str) -> str:
     return question.rstrip("?").rstrip() + "? Give all the answers."
 
 
-def plural_by_llm(llm: LLM, question: str, tracker: UsageTracker) -> str:
+def plural_by_llm(llm: LLM, question: str) -> str:
     """One short call; falls back to the rules when the model returns nothing usable."""
     reply = llm.complete(plural_messages(question), llm.params(max_tokens=48, stop=["\n"]))
-    tracker.record(reply)
     rewritten = first_answer_line(reply.text).strip().strip('"')
     return rewritten if rewritten.endswith("?") and len(rewritten.split()) >= 3 else plural_by_rule(question)

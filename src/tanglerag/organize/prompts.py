@@ -9,13 +9,9 @@ the graph constructor, Base, Retrieve and Summarize pay for the contexts about o
 from __future__ import annotations
 
 from tanglerag.llm.base import Message
-from tanglerag.stages.generate import clip_words
+from tanglerag.text import clip_words
 
 READER_SYSTEM = "You read numbered contexts and then do the task written after them. Follow its output format exactly."
-
-
-def context_block(texts: list[str], max_words: int | None, start: int = 1) -> str:
-    return "\n\n".join(f"[{i}] {clip_words(t, max_words)}" for i, t in enumerate(texts, start))
 
 
 def with_contexts(block: str, task: str) -> list[Message]:
@@ -78,12 +74,6 @@ PLURAL_SYSTEM = (
     "to. Change nothing else. Write only the rewritten question."
 )
 
-D_F1_READER_SYSTEM = (
-    "You read a text and answer a question with a short phrase copied from the text. "
-    "If the text does not answer it, write: unknown"
-)
-
-
 def multi_answer_messages(question: str, block: str) -> list[Message]:
     return with_contexts(block, MULTI_ANSWER_TASK.format(question=question))
 
@@ -108,9 +98,3 @@ def summary_messages(question: str, block: str) -> list[Message]:
 
 def plural_messages(question: str) -> list[Message]:
     return [Message(role="system", content=PLURAL_SYSTEM), Message(role="user", content=question)]
-
-
-def reader_messages(response: str, sub_question: str) -> list[Message]:
-    """The response first: the sub-questions of one response share it as a prefix."""
-    return [Message(role="system", content=D_F1_READER_SYSTEM),
-            Message(role="user", content=f"Text: {response}\n\nQuestion: {sub_question}\nAnswer:")]

@@ -15,10 +15,17 @@ import networkx as nx
 from tanglerag.organize.graph import ContextGraph, Relation
 
 
+@dataclass(frozen=True)
+class Dropped:
+    context: int  # 0-based position in the graph
+    reason: str  # "ambiguous" | "duplicate"
+    kept_instead: int
+
+
 @dataclass
 class Organized:
     groups: list[list[int]]
-    dropped: dict[int, str] = field(default_factory=dict)  # context index -> why
+    dropped: list[Dropped] = field(default_factory=list)
 
 
 def _descriptor_less(graph: ContextGraph, i: int, j: int) -> int:
@@ -39,19 +46,20 @@ def _descriptor_less(graph: ContextGraph, i: int, j: int) -> int:
 
 def organize(graph: ContextGraph) -> Organized:
     kept = set(range(graph.size))
-    dropped: dict[int, str] = {}
+    dropped: list[Dropped] = []
     for i, j in graph.pairs(Relation.AMBIGUOUS):
         if i in kept and j in kept:
             loser = _descriptor_less(graph, i, j)
             kept.discard(loser)
-            dropped[loser] = "ambiguous: interchangeable with a context that has a descriptor"
+            # interchangeable with a context that has a descriptor: the answer stays, the ambiguity goes
+            dropped.append(Dropped(loser, "ambiguous", j if loser == i else i))
     duplicates = nx.Graph()
     duplicates.add_nodes_from(kept)
     duplicates.add_edges_from((i, j) for i, j in graph.pairs(Relation.DUPLICATED) if i in kept and j in kept)
     for component in nx.connected_components(duplicates):
         for extra in sorted(component)[1:]:  # keep the best-ranked copy
             kept.discard(extra)
-            dropped[extra] = f"duplicate of context {min(component) + 1}"
+            dropped.append(Dropped(extra, "duplicate", min(component)))
     conflicts = nx.Graph()
     conflicts.add_edges_from((i, j) for i, j in graph.pairs(Relation.COUNTERFACTUAL) if i in kept and j in kept)
     colors = nx.greedy_color(conflicts, strategy="largest_first") if conflicts.number_of_nodes() else {}

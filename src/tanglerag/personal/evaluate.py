@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from itertools import product
 
 from pydantic import BaseModel
-from ranx import Qrels, Run, evaluate
 
+from tanglerag.errors import InputError
+from tanglerag.metrics.registry import RANKING_METRICS, rank_scores
 from tanglerag.personal.orca_sharc import OrcaExample
 from tanglerag.personal.pcas import (
     METHOD_NAMES,
@@ -19,8 +19,7 @@ from tanglerag.personal.pcas import (
     retrieve_pcas,
 )
 from tanglerag.personal.scorers import PairScorer
-
-DOC_METRICS = ["recall@1", "recall@5", "map@5"]
+from tanglerag.tracking import stage, track
 
 
 class PcasResult(BaseModel):
@@ -28,7 +27,7 @@ class PcasResult(BaseModel):
     retriever: str
     doc: dict[str, float]
     context_r1: float | None
-    ms_per_query: float
+    usage: dict[str, float]  # per query: no LLM calls; the time is retrieval (embedding, scoring)
     n: int
 
 
@@ -45,21 +44,20 @@ def rank(method: str, scorer: PairScorer, example: OrcaExample, documents: list[
         return retrieve_b3(scorer, example.question, example.contexts, depth)
     if method == "pcas":
         return retrieve_pcas(scorer, example.question, example.contexts, beam=beam, lam=lam, depth=depth)
-    raise ValueError(f"unknown PCAS method {method!r}; choose from {', '.join(METHOD_NAMES)}")
+    raise InputError(f"unknown PCAS method {method!r}; choose from {', '.join(METHOD_NAMES)}")
 
 
 def score(examples: list[OrcaExample], rankings: list[JointRanking], doc_ids: list[str]) -> tuple[dict, float | None]:
-    qrels = Qrels.from_dict({e.id: {e.gold_snippet_id: 1} for e in examples})
-    run = Run.from_dict({e.id: {doc_ids[d]: s for d, s in zip(r.docs, r.doc_scores, strict=True)}
-                         for e, r in zip(examples, rankings, strict=True)})
-    doc = {k: float(v) for k, v in evaluate(qrels, run, DOC_METRICS).items()}
+    doc = rank_scores(list(RANKING_METRICS), {e.id: {e.gold_snippet_id: 1} for e in examples},
+                      {e.id: {doc_ids[d]: s for d, s in zip(r.docs, r.doc_scores, strict=True)}
+                       for e, r in zip(examples, rankings, strict=True)})
     judged = [(e, r) for e, r in zip(examples, rankings, strict=True)
               if e.gold_context is not None and r.context is not None]
     if not judged:
         return doc, None
-    ctx_qrels = Qrels.from_dict({e.id: {f"c{e.gold_context}": 1} for e, _ in judged})
-    ctx_run = Run.from_dict({e.id: {f"c{r.context}": 1.0} for e, r in judged})
-    return doc, float(evaluate(ctx_qrels, ctx_run, "recall@1"))
+    context = rank_scores(["recall@1"], {e.id: {f"c{e.gold_context}": 1} for e, _ in judged},
+                          {e.id: {f"c{r.context}": 1.0} for e, r in judged})
+    return doc, context["recall@1"]
 
 
 def run_method(method: str, scorer: PairScorer, examples: list[OrcaExample], doc_ids: list[str],
@@ -68,12 +66,11 @@ def run_method(method: str, scorer: PairScorer, examples: list[OrcaExample], doc
     the sweep reuses them across grid points, since there only the scores matter."""
     if cold:
         scorer.reset()
-    start = time.perf_counter()
-    rankings = [rank(method, scorer, e, documents, lam=lam, beam=beam) for e in examples]
-    elapsed = time.perf_counter() - start
+    with track() as tracker, stage("retrieve"):
+        rankings = [rank(method, scorer, e, documents, lam=lam, beam=beam) for e in examples]
     doc, ctx = score(examples, rankings, doc_ids)
-    return PcasResult(method=method, retriever=scorer.name, doc=doc, context_r1=ctx,
-                      ms_per_query=1000 * elapsed / len(examples), n=len(examples))
+    usage = {key: value / len(examples) for key, value in tracker.usage.summary().items()}
+    return PcasResult(method=method, retriever=scorer.name, doc=doc, context_r1=ctx, usage=usage, n=len(examples))
 
 
 def sweep(scorer: PairScorer, examples: list[OrcaExample], doc_ids: list[str], documents: list[str],

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel
 
+from tanglerag.errors import ConfigError
 from tanglerag.personal.scorers import PairScorer
 
 METHOD_NAMES: tuple[str, ...] = ("or", "b1", "b2", "b3", "pcas")
@@ -67,11 +68,26 @@ def retrieve_b3(scorer: PairScorer, question: str, contexts: list[str], depth: i
     return ranking
 
 
+def rank_pairs(query_scores: np.ndarray, context_scores: np.ndarray, keys: list[int], *, lam: float,
+               depth: int) -> list[tuple[float, int, int]]:
+    """PCAS's pair ranking, shared by the evaluation and ``ask --user``.
+
+    ``query_scores[i]`` is s(d_i, q) and ``context_scores[c, i]`` is s(d_i, c) for the candidate documents;
+    each document is paired with its best context and pairs are ranked by lambda*s(d,q) + (1-lambda)*s(d,c),
+    ties by ``keys``. Returns (score, candidate position, context position), best first.
+    """
+    if not 0.0 <= lam <= 1.0:
+        raise ConfigError(f"lambda must be in [0, 1], got {lam}")
+    best = context_scores.argmax(axis=0)
+    pairs = [(lam * float(query_scores[i]) + (1 - lam) * float(context_scores[best[i], i]), i, int(best[i]))
+             for i in range(len(keys))]
+    pairs.sort(key=lambda p: (-p[0], keys[p[1]]))
+    return pairs[:depth]
+
+
 def retrieve_pcas(scorer: PairScorer, question: str, contexts: list[str], *, beam: int, lam: float,
                   depth: int) -> JointRanking:
     """Rerank the top-``beam`` documents by the convex combination with their best context."""
-    if not 0.0 <= lam <= 1.0:
-        raise ValueError(f"lambda must be in [0, 1], got {lam}")
     query_scores = scorer.doc_scores(question)
     candidates = _top(query_scores, max(beam, 1))
     if not contexts:
@@ -79,13 +95,7 @@ def retrieve_pcas(scorer: PairScorer, question: str, contexts: list[str], *, bea
     # s(d, c): each context scored as a query against the whole corpus, so BM25 keeps corpus IDF
     # and both terms of the combination live on the same scale.
     by_context = np.stack([scorer.doc_scores(c) for c in contexts])  # contexts x documents
-    pairs = []
-    for doc in candidates:
-        per_context = by_context[:, doc]
-        best = int(np.argmax(per_context))
-        pairs.append((lam * float(query_scores[doc]) + (1 - lam) * float(per_context[best]), doc, best, per_context))
-    pairs.sort(key=lambda p: (-p[0], p[1]))
-    top = pairs[:depth]
-    _, _, context, per_context = top[0]
-    return JointRanking(docs=[p[1] for p in top], doc_scores=[p[0] for p in top], context=context,
-                        context_scores=per_context.tolist())
+    top = rank_pairs(query_scores[candidates], by_context[:, candidates], candidates, lam=lam, depth=depth)
+    best_doc = candidates[top[0][1]]
+    return JointRanking(docs=[candidates[i] for _, i, _ in top], doc_scores=[score for score, _, _ in top],
+                        context=top[0][2], context_scores=by_context[:, best_doc].tolist())

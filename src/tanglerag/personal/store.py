@@ -17,13 +17,10 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from tanglerag.embeddings import TextEmbedder
+from tanglerag.errors import ContextStoreError
 from tanglerag.fileio import atomic_write_npy, atomic_write_text
 
 _USER_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,128}$")
-
-
-class ContextStoreError(ValueError):
-    """Bad user id, unknown context, or a store built with another embedding model."""
 
 
 class UserContext(BaseModel):

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from tanglerag.answer_parsing import UNKNOWN, cited_numbers, first_answer_line, is_unknown
 from tanglerag.config import MethodsConfig
 from tanglerag.llm.base import GenerationParams, Message
 from tanglerag.llm.client import LLM
+from tanglerag.text import UNKNOWN, cited_numbers, first_answer_line, is_unknown, number_passages
 from tanglerag.types import RetrievedPassage
-
-
-def clip_words(text: str, max_words: int | None) -> str:
-    """The first ``max_words`` words (all of them for None): prompt length is the cost."""
-    return text if max_words is None else " ".join(text.split()[:max_words])
 
 
 def answer_params(llm: LLM, config: MethodsConfig) -> GenerationParams:
@@ -19,16 +14,6 @@ def answer_params(llm: LLM, config: MethodsConfig) -> GenerationParams:
     sampling = config.samples > 1
     return llm.params(max_tokens=config.answer_tokens, stop=["\n"], n=config.samples,
                       temperature=config.sample_temperature if sampling else None)
-
-
-def number_passages(passages: list[RetrievedPassage], max_words: int | None = None) -> str:
-    """Render passages as ``[n] Title: text`` blocks, the form citations refer to."""
-    blocks = []
-    for i, hit in enumerate(passages, 1):
-        text = clip_words(hit.passage.text, max_words)
-        title = f"{hit.passage.title}: " if hit.passage.title else ""
-        blocks.append(f"[{i}] {title}{text}")
-    return "\n\n".join(blocks)
 
 
 CITED_ANSWER_SYSTEM = (

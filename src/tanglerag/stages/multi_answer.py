@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import re
 
-from tanglerag.answer_parsing import cited_numbers, is_unknown, strip_citations
 from tanglerag.llm.client import LLM
-from tanglerag.metrics.squad import normalize_answer
-from tanglerag.organize.prompts import context_block, multi_answer_messages
+from tanglerag.organize.prompts import multi_answer_messages
+from tanglerag.text import cited_numbers, is_unknown, normalize_answer, number_passages, strip_citations
 from tanglerag.types import AnswerPart, RetrievedPassage
-from tanglerag.usage import UsageTracker
 
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _ABOUT = re.compile(r"^(?P<answer>.*?)\s*\((?P<about>[^()]*(?:\([^()]*\)[^()]*)*)\)$")
@@ -44,12 +42,11 @@ def parse_parts(raw: str, passages: list[RetrievedPassage], group: int | None) -
 
 
 def ask_group(llm: LLM, question: str, passages: list[RetrievedPassage], group: int | None, max_tokens: int,
-              passage_words: int | None, tracker: UsageTracker) -> tuple[list[AnswerPart], str]:
-    """One call over ``passages`` numbered from 1; returns (parts, raw reply)."""
-    block = context_block([p.passage.text for p in passages], passage_words)
+              passage_words: int | None) -> list[AnswerPart]:
+    """One call over ``passages`` numbered from 1 (no titles, as every COrg-family prompt shows them)."""
+    block = number_passages(passages, passage_words, title_sep=None)
     reply = llm.complete(multi_answer_messages(question, block), llm.params(max_tokens=max_tokens))
-    tracker.record(reply)
-    return parse_parts(reply.text, passages, group), reply.text
+    return parse_parts(reply.text, passages, group)
 
 
 def merge_parts(parts: list[AnswerPart]) -> list[AnswerPart]:

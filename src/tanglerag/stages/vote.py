@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tanglerag.answer_parsing import strip_citations
-from tanglerag.metrics.squad import normalize_answer
+from tanglerag.text import normalize_answer, strip_citations
+from tanglerag.trace import VoteCount
 
 
 @dataclass(frozen=True)
@@ -37,3 +37,15 @@ def majority_vote(pool: list[Candidate]) -> tuple[Candidate | None, list[Candida
     best_key = min(groups, key=lambda k: (-len(groups[k]), min(c.rank for c in groups[k])))
     supporters = sorted(groups[best_key], key=lambda c: c.rank)
     return supporters[0], supporters
+
+
+def tally(pool: list[Candidate]) -> list[VoteCount]:
+    """The vote table: each distinct non-unknown answer with its votes and passages, most votes first."""
+    groups: dict[str, list[Candidate]] = {}
+    for cand in pool:
+        if not cand.unknown and cand.key:
+            groups.setdefault(cand.key, []).append(cand)
+    rows = sorted(groups.values(), key=lambda g: (-len(g), min(c.rank for c in g)))
+    return [VoteCount(answer=min(g, key=lambda c: c.rank).text, votes=len(g),
+                      passage_ids=list(dict.fromkeys(c.passage_id for c in g if c.passage_id is not None)))
+            for g in rows]

@@ -1,6 +1,15 @@
 import pytest
 
-from tanglerag.answer_parsing import cited_numbers, first_answer_line, is_unknown, strip_citations
+from tanglerag.text import (
+    best_over,
+    cited_numbers,
+    exact_match,
+    first_answer_line,
+    is_unknown,
+    normalize_answer,
+    strip_citations,
+    token_f1,
+)
 
 
 @pytest.mark.parametrize("text", [
@@ -26,3 +35,15 @@ def test_citations_in_order_without_repeats():
 
 def test_first_answer_line_drops_prefix_and_rest():
     assert first_answer_line("\nAnswer: Paris [1]\nBecause passage 1 says so.") == "Paris [1]"
+
+
+def test_normalization_strips_case_punctuation_articles_spaces():
+    assert normalize_answer("The  Beatles!") == "beatles"
+    assert normalize_answer("3,559 people") == "3559 people"
+
+
+def test_em_and_f1():
+    assert exact_match("the Carpenters", "Carpenters") == 1.0
+    assert token_f1("3,559", "3,559 people") == pytest.approx(2 / 3)
+    assert token_f1("Golf", "American football") == 0.0
+    assert best_over(token_f1, "Mahesh Bhatt", ["Raj Kapoor", "Mahesh Bhatt"]) == 1.0

@@ -1,0 +1,120 @@
+"""Text helpers every layer shares: answer normalization, unknown detection, citations, passage numbering.
+
+Small models say "I don't know" in many ways; every pipeline must treat them alike, and empty or
+garbage output counts as unknown instead of crashing. Passages are numbered for prompts in one place,
+so ``[n]`` in a reply always means the n-th passage (1-based) of the list the prompt showed.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tanglerag.types import RetrievedPassage
+
+UNKNOWN = "unknown"
+
+_CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_UNKNOWN_PATTERNS = [
+    # "unknown" alone or followed by punctuation / a reason, but not a title like "Unknown Pleasures"
+    r"^\W*unknown(\W*$|\s*[.,;:!(\[-]|\s+(because|since|as|from|based|in)\b)",
+    r"\b(i|we) (do not|don't|cannot|can't|can ?not) (know|tell|say|determine|answer|find)",
+    r"\b(not|no) (enough|sufficient) (information|context|evidence)",
+    (r"\b(context|passages?|documents?|text|information)s? (provided )?(do(es)?n'?t|do(es)? not|did not|didn't) "
+     r"(say|mention|contain|provide|specify|state|include|give)"),
+    r"\b(is|are) not (mentioned|provided|specified|stated|given|available)",
+    r"\bno (answer|information|mention)\b",
+    r"\bcannot be (determined|answered|found)",
+    r"^\W*(n/?a|none|no idea)\W*$",
+]
+_UNKNOWN_RE = re.compile("|".join(f"(?:{p})" for p in _UNKNOWN_PATTERNS), re.IGNORECASE)
+_PREFIX = re.compile(r"^\s*(final answer|answer|short answer|a)\s*[:\-]\s*", re.IGNORECASE)
+
+
+def is_unknown(text: str | None) -> bool:
+    """True for abstentions, empty output, and output with no letters or digits."""
+    if text is None:
+        return True
+    stripped = strip_citations(text).strip()
+    if not re.search(r"[^\W_]", stripped):
+        return True
+    return bool(_UNKNOWN_RE.search(stripped))
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Passage numbers cited as [n] or [n, m], in order of first appearance."""
+    seen: list[int] = []
+    for group in _CITATION.findall(text):
+        for number in re.split(r"\s*[,;]\s*", group):
+            value = int(number)
+            if value not in seen:
+                seen.append(value)
+    return seen
+
+
+def strip_citations(text: str) -> str:
+    return re.sub(r"\s+", " ", _CITATION.sub("", text)).strip()
+
+
+def first_answer_line(text: str) -> str:
+    """The answer part of a reply: first non-empty line, without an 'Answer:' prefix."""
+    for line in text.strip().splitlines():
+        if line.strip():
+            return _PREFIX.sub("", line.strip()).strip()
+    return ""
+
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = set(string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalization: lower case, no punctuation, no articles, single spaces."""
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in _PUNCT)
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def exact_match(prediction: str, gold: str) -> float:
+    return float(normalize_answer(prediction) == normalize_answer(gold))
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    pred_tokens = normalize_answer(prediction).split()
+    gold_tokens = normalize_answer(gold).split()
+    if not pred_tokens or not gold_tokens:
+        return float(pred_tokens == gold_tokens)
+    common = Counter(pred_tokens) & Counter(gold_tokens)
+    overlap = sum(common.values())
+    if overlap == 0:
+        return 0.0
+    precision = overlap / len(pred_tokens)
+    recall = overlap / len(gold_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def best_over(metric: Callable[[str, str], float], prediction: str, golds: list[str]) -> float:
+    return max((metric(prediction, gold) for gold in golds), default=0.0)
+
+
+def clip_words(text: str, max_words: int | None) -> str:
+    """The first ``max_words`` words (all of them for None): prompt length is the cost."""
+    return text if max_words is None else " ".join(text.split()[:max_words])
+
+
+def number_passages(passages: Sequence[RetrievedPassage], max_words: int | None = None, *,
+                    title_sep: str | None = ": ", joiner: str = "\n\n") -> str:
+    """Render passages as ``[n] Title<title_sep>text`` blocks numbered from 1, the form citations refer to.
+
+    ``title_sep=None`` leaves titles out (COrg's context block); prompts differ only in these two knobs.
+    """
+    blocks = []
+    for i, hit in enumerate(passages, 1):
+        title = f"{hit.passage.title}{title_sep}" if title_sep is not None and hit.passage.title else ""
+        blocks.append(f"[{i}] {title}{clip_words(hit.passage.text, max_words)}")
+    return joiner.join(blocks)

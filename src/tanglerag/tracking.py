@@ -1,0 +1,128 @@
+"""Usage and trace of the work in progress, bound to it by a context variable.
+
+``track()`` binds a ``Tracker`` for one unit of work (one question); inside it the LLM client
+charges every completion to the tracker's current stage and appends it to the trace, so a method
+cannot forget to count a call. Methods mark stages with ``stage(name)`` and add their decisions
+with ``record_step(step)``. The binding ends with the ``with`` block: no state outlives a question.
+
+>>> with track() as tracker:
+...     with stage("retrieve"):
+...         pass
+>>> list(tracker.usage.stages)
+['retrieve']
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from pydantic import BaseModel
+
+from tanglerag.trace import LLMCall, Message, Step, Trace
+from tanglerag.types import StageUsage, Usage
+
+_ACTIVE: ContextVar[Tracker | None] = ContextVar("tanglerag_tracker", default=None)
+
+
+class Tracker:
+    """Cost per stage plus the trace (calls and steps) of one question."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self.calls: list[LLMCall] = []
+        self.steps: list[Step] = []
+        self._open: list[tuple[str, float]] = []  # running stages, innermost last, with their start time
+        self._lock = threading.Lock()
+
+    @property
+    def current_stage(self) -> str:
+        return self._open[-1][0] if self._open else "other"
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[StageUsage]:
+        """Time a stage; completions made inside are charged to it.
+
+        A stage opened inside another pauses the outer one, so wall seconds are never counted twice
+        and the total stays the sum of the stages.
+        """
+        now = time.perf_counter()
+        if self._open:
+            self._credit(*self._open[-1], now)
+        self._open.append((name, now))
+        try:
+            yield self._stage_usage(name)
+        finally:
+            now = time.perf_counter()
+            self._credit(*self._open.pop(), now)
+            if self._open:
+                self._open[-1] = (self._open[-1][0], now)
+
+    def add_seconds(self, name: str, seconds: float) -> None:
+        """Charge wall time measured elsewhere (e.g. retrieval done once for several methods)."""
+        self._stage_usage(name).seconds += seconds
+
+    def record_call(self, messages: list[Message], replies: list[str], prompt_tokens: int, completion_tokens: int,
+                    cached: bool, model_seconds: float) -> None:
+        with self._lock:
+            name = self.current_stage
+            usage = self._stage_usage(name)
+            if cached:
+                usage.cached_calls += 1
+            else:
+                usage.llm_calls += 1
+            usage.prompt_tokens += prompt_tokens
+            usage.completion_tokens += completion_tokens
+            usage.model_seconds += model_seconds
+            self.calls.append(LLMCall(stage=name, messages=messages, replies=replies, prompt_tokens=prompt_tokens,
+                                      completion_tokens=completion_tokens, cached=cached,
+                                      model_seconds=model_seconds))
+
+    def add_step(self, step: BaseModel) -> None:
+        self.steps.append(step)
+
+    def trace(self) -> Trace:
+        """A copy of the trace so far."""
+        return Trace(calls=list(self.calls), steps=list(self.steps))
+
+    def _stage_usage(self, name: str) -> StageUsage:
+        return self.usage.stages.setdefault(name, StageUsage())
+
+    def _credit(self, name: str, start: float, now: float) -> None:
+        self._stage_usage(name).seconds += now - start
+
+
+@contextmanager
+def track(tracker: Tracker | None = None) -> Iterator[Tracker]:
+    """Bind ``tracker`` (a new one by default) to the work done inside the block."""
+    tracker = tracker if tracker is not None else Tracker()
+    token = _ACTIVE.set(tracker)
+    try:
+        yield tracker
+    finally:
+        _ACTIVE.reset(token)
+
+
+def current_tracker() -> Tracker | None:
+    return _ACTIVE.get()
+
+
+@contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Mark a stage of the active tracker; a no-op when nothing is tracked (e.g. evaluation readers)."""
+    tracker = _ACTIVE.get()
+    if tracker is None:
+        yield
+        return
+    with tracker.stage(name):
+        yield
+
+
+def record_step(step: BaseModel) -> None:
+    """Add a method's decision to the active trace; without a tracker the step is not kept."""
+    tracker = _ACTIVE.get()
+    if tracker is not None:
+        tracker.add_step(step)
