@@ -40,9 +40,9 @@ def passages() -> list[Passage]:
     ]
 
 
-def resources(llm: LLM, settings: Settings | None = None, **others) -> Resources:
+def resources(llm: LLM, settings: Settings | None = None) -> Resources:
     """Method resources around a test LLM, with the hashing embedder."""
-    return Resources.for_llm(llm, settings, embedder=others.pop("embedder", HashEmbedder()), **others)
+    return Resources.for_llm(llm, settings, embedder=HashEmbedder())
 
 
 def as_retrieved(passages: list[Passage]) -> list[RetrievedPassage]:

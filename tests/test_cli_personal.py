@@ -95,4 +95,7 @@ def test_pcas_build_then_eval(tmp_path):
     assert set(pcas) == {"doc_recall@1", "doc_recall@5", "doc_map@5", "context_recall@1"}
     assert report["results"][1]["metrics"]["context_recall@1"] is None  # B1 picks no context
     assert len(report["setting"]["tuned"]["bm25"]["grid"]) == 27
+    usage = report["results"][-1]["usage"]
+    assert usage["llm_calls"] == 0 and usage["seconds"] > 0  # measured retrieval time, no LLM
+    assert report["settings"]["personal"]["lam"] == 0.6
     assert (tmp_path / "res" / "results.json").exists()

@@ -131,7 +131,7 @@ def run_pcas_eval(settings: Settings, dataset: Path, methods: list[str], corpus:
             metrics = {f"doc_{k}": v for k, v in r.doc.items()} | {"context_recall@1": r.context_r1}
             results.append({"method": f"{method}-{retriever}", "metrics": metrics, "usage": r.usage})
     report = {"dataset": dataset.stem if dataset.is_file() else dataset.name, "n": len(examples), "results": results,
-              "setting": {"lambda": lam, "beam": beam, "tuned": tuned}}
+              "setting": {"lambda": lam, "beam": beam, "tuned": tuned}, "settings": settings.model_dump(mode="json")}
     if out:
         atomic_write_text(out / "results.json", json.dumps(report, indent=2) + "\n")
     return report

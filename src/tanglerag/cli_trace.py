@@ -93,7 +93,8 @@ def _step_lines(step: Any) -> list[str]:
                 for d in step.dropped]
         return out
     if isinstance(step, AnswerPoolStep):
-        out = [f"[bold]answer pool[/] ({len(step.pool)} answers; winner: {escape(str(step.winner))})"]
+        decided = f"winner: {escape(str(step.winner))}" if step.voted else "no vote: the answer is distilled"
+        out = [f"[bold]answer pool[/] ({len(step.pool)} answers; {decided})"]
         out += [f"  {row.votes} vote(s)  {escape(row.answer)}  <- {', '.join(row.passage_ids)}" for row in step.tally]
         unknown = [a.passage_id or "?" for a in step.pool if a.unknown]
         if unknown:

@@ -115,11 +115,13 @@ class VoteCount(BaseModel):
 
 
 class AnswerPoolStep(BaseModel):
-    """Post-fusion: one answer per passage, the vote table and its winner (None: every answer was unknown)."""
+    """Post-fusion: one answer per passage, the vote table and, where a vote decides (``voted``), its winner
+    (None: every answer was unknown). PF+Concat keeps the pool but lets one call distil instead."""
 
     kind: Literal["answer_pool"] = "answer_pool"
     pool: list[PoolAnswer]
     tally: list[VoteCount]
+    voted: bool = True
     winner: str | None = None
 
 

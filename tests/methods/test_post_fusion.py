@@ -79,7 +79,7 @@ def test_pf_concat_distils_from_kept_passages(llm_factory, passages):
     backend = per_passage({"Paris": "Paris", "Madrid": "Madrid"}, distill="Madrid")
     answer, tracker = run(PostFusionConcatMethod, backend, llm_factory, passages)
     assert answer.text == "Madrid" and answer.citations == ["p3"]
-    assert answer.trace.find(DistillStep).kept == ["p1", "p3"]
+    assert answer.trace.find(DistillStep).kept == ["p1", "p3"] and answer.trace.find(AnswerPoolStep).voted is False
     distill_prompt = backend.requests[-1][0][-1].content
     assert "- Paris\n- Madrid" in distill_prompt
     assert "Berlin is the capital" not in distill_prompt and "[2] Madrid" in distill_prompt

@@ -5,8 +5,8 @@ binds a tracker when none is bound yet, and builds the Answer with the usage and
 LLM client and ``record_step`` collected. A method that needs more than the passages it was given
 (retrieve again, read the index, embed) takes it from ``Resources``.
 
->>> from tanglerag.testing import CannedLLM
->>> method = ConcatMethod(Resources.for_llm(CannedLLM([("capital of France", "Paris [1]")])))  # doctest: +SKIP
+>>> from tanglerag.testing import canned_llm
+>>> method = ConcatMethod(Resources.for_llm(canned_llm([("capital of France", "Paris [1]")])))  # doctest: +SKIP
 >>> method.answer(Question(text="What is the capital of France?"), passages).text  # doctest: +SKIP
 'Paris [1]'
 """
@@ -41,11 +41,12 @@ class Resources:
     index: PassageIndex | None = None
 
     @classmethod
-    def for_llm(cls, llm: LLM, settings: Settings | None = None, **others: object) -> Resources:
-        """Resources around one LLM; the embedder loads on first use only."""
+    def for_llm(cls, llm: LLM, settings: Settings | None = None, *, embedder: TextEmbedder | None = None,
+                retriever: Retriever | None = None, index: PassageIndex | None = None) -> Resources:
+        """Resources around one LLM; the default embedder loads on first use only."""
         settings = settings or Settings()
-        embedder = others.pop("embedder", None) or Embedder(settings.embedding)
-        return cls(settings=settings, llm=llm, embedder=embedder, **others)  # type: ignore[arg-type]
+        return cls(settings=settings, llm=llm, embedder=embedder or Embedder(settings.embedding), retriever=retriever,
+                   index=index)
 
 
 @dataclass

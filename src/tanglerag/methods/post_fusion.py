@@ -49,9 +49,9 @@ def post_fusion_pool(llm: LLM, config: MethodsConfig, question: Question,
     return pool
 
 
-def _pool_step(pool: list[Candidate], winner: Candidate | None) -> AnswerPoolStep:
+def _pool_step(pool: list[Candidate], winner: Candidate | None, voted: bool = True) -> AnswerPoolStep:
     return AnswerPoolStep(pool=[PoolAnswer(passage_id=c.passage_id, answer=c.text, unknown=c.unknown) for c in pool],
-                          tally=tally(pool), winner=winner.text if winner else None)
+                          tally=tally(pool), voted=voted, winner=winner.text if winner else None)
 
 
 class _PostFusionBase(Method):
@@ -96,7 +96,7 @@ class PostFusionConcatMethod(_PostFusionBase):
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         cfg = self.settings.methods
         pool = post_fusion_pool(self.llm, cfg, question, passages)
-        record_step(_pool_step(pool, None))
+        record_step(_pool_step(pool, None, voted=False))
         kept_ids = _unique(c.passage_id for c in pool if not c.unknown)
         if not kept_ids:
             record_step(DistillStep(kept=[], candidates=[]))
