@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 _PAREN = re.compile(r"^(.*?)\s*\((.+)\)\s*$")
 
@@ -19,6 +19,11 @@ class Disambiguation(BaseModel):
     descriptor: str
     answer: str
     sub_question: str
+    aliases: list[str] = Field(default_factory=list, description="other accepted forms of the answer (ASQA)")
+
+    @property
+    def answers(self) -> list[str]:
+        return [self.answer, *(a for a in self.aliases if a != self.answer)]
 
 
 def split_entity(entity: str) -> tuple[str, str]:

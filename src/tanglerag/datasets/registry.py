@@ -13,11 +13,12 @@ from importlib import resources
 from pathlib import Path
 from types import ModuleType
 
-from tanglerag.datasets import ambigdocs, generic_qa, ramdocs
+from tanglerag.datasets import ambigdocs, asqa, generic_qa, ramdocs, situatedqa
 from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records
 
 # Order matters for detection: the most specific format first.
-FORMATS: dict[str, ModuleType] = {ambigdocs.FORMAT: ambigdocs, ramdocs.FORMAT: ramdocs, generic_qa.FORMAT: generic_qa}
+FORMATS: dict[str, ModuleType] = {ambigdocs.FORMAT: ambigdocs, asqa.FORMAT: asqa, situatedqa.FORMAT: situatedqa,
+                                  ramdocs.FORMAT: ramdocs, generic_qa.FORMAT: generic_qa}
 
 
 def _bundled(name: str) -> Callable[[], Path]:
@@ -36,6 +37,10 @@ def _shared(relative: str) -> Callable[[], Path]:
 REGISTERED: dict[str, tuple[Callable[[], Path], str]] = {
     "ramdocs-sample": (_bundled("ramdocs_sample.jsonl"), ramdocs.FORMAT),
     "ramdocs": (_shared("ramdocs/dev.jsonl"), ramdocs.FORMAT),
+    "asqa-sample": (_bundled("asqa_sample.jsonl"), asqa.FORMAT),
+    "asqa": (_shared("asqa/dev.jsonl"), asqa.FORMAT),
+    "situatedqa-temp": (_shared("situatedqa/temp.dev.jsonl"), situatedqa.FORMAT),
+    "situatedqa-geo": (_shared("situatedqa/geo.dev.jsonl"), situatedqa.FORMAT),
 }
 
 

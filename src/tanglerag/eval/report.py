@@ -8,15 +8,15 @@ from pathlib import Path
 from tanglerag.eval.runner import EvalReport, Prediction
 from tanglerag.fileio import atomic_write_text as atomic_write
 
-RATE_METRICS = {"em", "f1", "unk", "nm", "misled", "cited", "ans", "ent", "ear", "d_f1"}
-CI_METRICS = {"em", "f1", "ans", "ent", "ear", "d_f1"}
+RATE_METRICS = {"em", "f1", "unk", "nm", "misled", "cited", "ans", "ent", "ear", "d_f1", "rouge_l", "dr"}
+CI_METRICS = {"em", "f1", "ans", "ent", "ear", "d_f1", "rouge_l"}
 
 
 def markdown_table(report: EvalReport) -> str:
     metric_names = list(report.results[0].metrics) if report.results else []
     header = ["method", *metric_names, "calls/q", "prompt tok/q", "compl. tok/q", "model s/q", "wall s/q"]
     setting = ", ".join(f"{k}={v}" for k, v in report.setting.items())
-    lines = [f"Dataset `{report.dataset}`, n = {report.n} ({setting}). Rates in %; EM/F1/Ans/Ent/EAR/D-F1 with 95% bootstrap CI.", "",
+    lines = [f"Dataset `{report.dataset}`, n = {report.n} ({setting}). Rates in %; EM/F1/Ans/Ent/EAR/D-F1/ROUGE-L with 95% bootstrap CI.", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for result in report.results:
         cells = [result.method]
@@ -32,7 +32,7 @@ def markdown_table(report: EvalReport) -> str:
 def _format_metric(name: str, value: float | None, ci: tuple[float, float] | None) -> str:
     if value is None:
         return "-"
-    scale = 100 if name in RATE_METRICS else 1
+    scale = 100 if name in RATE_METRICS or name.startswith("mrecall@") else 1
     digits = 1 if scale == 100 else 3
     text = f"{scale * value:.{digits}f}"
     if ci is not None and name in CI_METRICS:

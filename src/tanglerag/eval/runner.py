@@ -23,7 +23,7 @@ from tanglerag.eval.closed_book import filter_closed_book
 from tanglerag.eval.passages import PassageBuilder
 from tanglerag.methods.registry import method_class
 from tanglerag.metrics.bootstrap import bootstrap_ci
-from tanglerag.metrics.registry import Reader, compute, needs_reader
+from tanglerag.metrics.registry import Reader, compute, derive, needs_reader
 from tanglerag.runtime import Runtime
 from tanglerag.trace import Trace
 from tanglerag.tracking import track
@@ -113,7 +113,7 @@ class EvalRunner:
                 if on_step:
                     on_step()
         predictions = [row for name in methods for row in rows[name]]
-        results = [self._summarize(name, rows[name]) for name in methods]
+        results = [self._summarize(name, rows[name], metrics) for name in methods]
         for result in results:
             log.info("%s on %s: %s", result.method, dataset, result.metrics)
         setting = {"passage_scope": cfg.passage_scope, "gold": cfg.gold, "gold_position": cfg.gold_position,
@@ -122,7 +122,7 @@ class EvalRunner:
         return EvalReport(dataset=dataset, n=len(examples), results=results, setting=setting,
                           settings=self.settings.model_dump(mode="json")), predictions
 
-    def _summarize(self, name: str, rows: list[Prediction]) -> MethodResult:
+    def _summarize(self, name: str, rows: list[Prediction], asked: list[str]) -> MethodResult:
         cfg = self.settings.eval
         metrics: dict[str, float | None] = {}
         ci: dict[str, tuple[float, float]] = {}
@@ -133,6 +133,7 @@ class EvalRunner:
                 continue
             metrics[metric] = sum(values) / len(values)
             ci[metric] = bootstrap_ci(values, cfg.bootstrap_samples, seed=cfg.seed)
+        metrics |= derive(asked, metrics)
         usage = {key: sum(r.usage[key] for r in rows) / len(rows) for key in rows[0].usage}
         return MethodResult(method=name, metrics=metrics, usage=usage, ci=ci)
 

@@ -13,7 +13,7 @@ from collections import Counter
 from tanglerag.datasets.base import QAExample
 from tanglerag.datasets.disambig import Disambiguation
 from tanglerag.metrics.registry import Reader, register, register_reader_metric
-from tanglerag.text import normalize_answer, strip_citations, token_f1
+from tanglerag.text import best_over, normalize_answer, strip_citations, token_f1
 from tanglerag.types import Answer
 
 
@@ -65,4 +65,4 @@ def disambig_f1(answer: Answer, example: QAExample, reader: Reader) -> float | N
     response = _response(answer)
     if not response:
         return 0.0 if readings else None
-    return _mean([token_f1(reader.read(response, d.sub_question), d.answer) for d in readings])
+    return _mean([best_over(token_f1, reader.read(response, d.sub_question), d.answers) for d in readings])

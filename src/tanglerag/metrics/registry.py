@@ -31,6 +31,38 @@ ReaderMetric = Callable[[Answer, QAExample, Reader], float | None]
 READER_METRICS: dict[str, ReaderMetric] = {}
 
 
+MetricFamily = Callable[[int], Metric]
+FAMILIES: dict[str, MetricFamily] = {}
+"""Metrics with a cut-off in the name, e.g. ``mrecall@5``: the prefix maps to a factory taking k."""
+DerivedMetric = Callable[[dict[str, float | None]], float | None]
+DERIVED: dict[str, DerivedMetric] = {}
+"""Metrics computed from a run's mean scores (e.g. DR from mean ROUGE-L and D-F1), not per question."""
+
+
+def register_family(prefix: str) -> Callable[[MetricFamily], MetricFamily]:
+    def wrap(fn: MetricFamily) -> MetricFamily:
+        FAMILIES[prefix] = fn
+        return fn
+    return wrap
+
+
+def register_derived(name: str) -> Callable[[DerivedMetric], DerivedMetric]:
+    def wrap(fn: DerivedMetric) -> DerivedMetric:
+        DERIVED[name] = fn
+        return fn
+    return wrap
+
+
+def resolve(name: str) -> Metric | None:
+    """A per-question metric by name, including family members such as ``mrecall@5``."""
+    if name in METRICS:
+        return METRICS[name]
+    for prefix, family in FAMILIES.items():
+        if name.startswith(prefix) and name[len(prefix):].isdigit() and int(name[len(prefix):]) > 0:
+            return family(int(name[len(prefix):]))
+    return None
+
+
 def register(name: str) -> Callable[[Metric], Metric]:
     def wrap(fn: Metric) -> Metric:
         METRICS[name] = fn
@@ -96,19 +128,27 @@ def needs_reader(names: list[str]) -> bool:
 
 def compute(names: list[str], answer: Answer, example: QAExample,
             reader: Reader | None = None) -> dict[str, float | None]:
-    unknown = [n for n in names if n not in METRICS and n not in READER_METRICS]
+    """Per-question scores; derived metrics (see ``DERIVED``) are left to ``derive`` over a run."""
+    unknown = [n for n in names if resolve(n) is None and n not in READER_METRICS and n not in DERIVED]
     if unknown:
-        available = sorted([*METRICS, *READER_METRICS])
+        available = sorted([*METRICS, *READER_METRICS, *DERIVED, *(f"{p}K" for p in FAMILIES)])
         raise InputError(f"unknown metric(s) {unknown}; available: {', '.join(available)}")
     scores = {}
     for name in names:
-        if name in METRICS:
-            scores[name] = METRICS[name](answer, example)
-        elif reader is None:
-            raise ValueError(f"metric {name!r} needs a QA reader")  # the runner builds one: reaching here is a bug
-        else:
+        if name in DERIVED:
+            continue
+        if name in READER_METRICS:
+            if reader is None:
+                raise ValueError(f"metric {name!r} needs a QA reader")  # the runner builds one: reaching here is a bug
             scores[name] = READER_METRICS[name](answer, example, reader)
+        else:
+            scores[name] = resolve(name)(answer, example)
     return scores
+
+
+def derive(names: list[str], means: dict[str, float | None]) -> dict[str, float | None]:
+    """The derived metrics among ``names``, from a run's mean scores."""
+    return {name: DERIVED[name](means) for name in names if name in DERIVED}
 
 
 Judgments = dict[str, dict[str, int]]
