@@ -198,3 +198,34 @@ def test_trace_show_rejects_files_without_a_trace(tmp_path):
     garbage = tmp_path / "garbage.txt"
     garbage.write_text("not json at all")
     assert "neither JSON nor JSON lines" in runner.invoke(app, ["trace", "show", str(garbage)]).output
+
+
+def test_diva_ask_prints_the_grade_and_eval_scores_long_answers(tmp_path, corpus):
+    runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx"), "--set", f"cache_dir={tmp_path}"])
+
+    def reply(body: dict) -> str:
+        system = body["messages"][0]["content"]
+        if system.startswith("A question can be ambiguous"):
+            return "Reason: several countries.\nTypes: subject"
+        if system.startswith("You rewrite"):
+            return "1: What is the capital of Italy?\n2: What is the capital of France?"
+        if system.startswith("You check"):
+            return "1: yes\n2: no"
+        if system.startswith("You read a text"):  # the D-F1 reader
+            return "Rome"
+        return "1: What is the capital of Italy? -> Rome [1]\nAnswer: The capital of Italy is Rome [1]."
+
+    with fake_openai_server(reply) as server:
+        llm = ["--set", "llm.backend=openai", "--set", f"llm.base_url={server['base_url']}",
+               "--set", f"cache_dir={tmp_path}"]
+        asked = runner.invoke(app, ["ask", "What is the capital?", "--index", str(tmp_path / "idx"),
+                                    "--method", "diva", "--top-k", "2", *llm])
+        assert asked.exit_code == 0, asked.output
+        assert "retrieval: PartialUseful — 1 of 2 interpretations covered" in asked.output
+        evaluated = runner.invoke(app, ["eval", "--dataset", "asqa-sample", "--methods", "vanilla-rag,diva",
+                                        "--limit", "2", "--scope", "pooled", "--json", *llm])
+    assert evaluated.exit_code == 0, evaluated.output
+    report = json.loads(evaluated.stdout)
+    metrics = report["results"][1]["metrics"]
+    assert list(metrics) == ["rouge_l", "d_f1", "mrecall@5", "dr"]
+    assert 0 < metrics["rouge_l"] < 1 and metrics["dr"] == pytest.approx((metrics["rouge_l"] * metrics["d_f1"]) ** 0.5)

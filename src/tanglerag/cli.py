@@ -100,7 +100,7 @@ def ask(
     """Retrieve passages and answer with citations; with --user, jointly pick the user's relevant context."""
     from pydantic import ValidationError
 
-    from tanglerag.trace import PersonalContextStep
+    from tanglerag.trace import DivaStep, PersonalContextStep
     from tanglerag.types import Question
 
     try:
@@ -131,6 +131,11 @@ def ask(
     out.print(f"[bold]{answer.text}[/]")
     if chosen and chosen.text:
         out.print(f"[dim]using what we know about {user}: {chosen.text}[/]")
+    diva = answer.trace.find(DivaStep)
+    if diva and diva.grade:
+        covered = sum(bool(v.covered) for v in diva.verification)
+        out.print(f"retrieval: {diva.grade} — {covered} of {len(diva.interpretations)} interpretations covered"
+                  f"{'; answered closed-book' if diva.mode == 'closed-book' else ''}", markup=False)
     for n, hit in enumerate(answer.passages, 1):
         mark = "*" if hit.passage.id in answer.citations else " "
         out.print(f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {hit.passage.text[:100]}...")

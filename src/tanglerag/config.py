@@ -96,6 +96,21 @@ class CorgConfig(_Section):
     seed: int = 0
 
 
+class DivaConfig(_Section):
+    """Diva (paper 001) and its baselines: long answers to ambiguous questions."""
+
+    top_k: int = Field(5, ge=1, description="passages kept after pruning (and retrieved per query)")
+    max_interpretations: int = Field(5, ge=1, description="pseudo-interpretations used at most")
+    verification: Literal["each", "batched"] = Field(
+        "batched", description="each: one yes/no call per interpretation; batched: one call for all")
+    demos: int = Field(0, ge=0, description="few-shot demonstrations chosen by nearest neighbour from demo_pool")
+    demo_pool: Path | None = Field(None, description="ASQA-format file the demonstrations come from (dev split)")
+    answer_tokens: int = Field(300, ge=16, description="budget of a long answer with its interpretations")
+    step_tokens: int = Field(120, ge=8, description="budget of the ambiguity-type and interpretation calls")
+    toc_depth: int = Field(3, ge=1, description="ToC: deepest level of clarification")
+    toc_nodes: int = Field(10, ge=1, description="ToC: most clarification nodes expanded")
+
+
 class EvalConfig(_Section):
     """How the benchmark runner builds each question's passages."""
 
@@ -131,6 +146,7 @@ class Settings(_Section):
     eval: EvalConfig = Field(default_factory=EvalConfig)
     personal: PersonalConfig = Field(default_factory=PersonalConfig)
     corg: CorgConfig = Field(default_factory=CorgConfig)
+    diva: DivaConfig = Field(default_factory=DivaConfig)
 
     @classmethod
     def load(cls, path: Path | None = None, overrides: list[str] | None = None) -> Settings:

@@ -64,12 +64,16 @@ class Runtime:
                                      beam=cfg.beam, lam=cfg.lam)
         return IndexRetriever(self.index, self.settings.retrieval)
 
-    def resources(self, personal: bool = False) -> Resources:
+    def resources(self, personal: bool = False, index: PassageIndex | None = None) -> Resources:
+        """``index`` replaces the configured one (an evaluation's pooled passages): methods retrieve from it."""
+        if index is not None:
+            return Resources(settings=self.settings, llm=self.llm, embedder=self.embedder,
+                             retriever=IndexRetriever(index, self.settings.retrieval), index=index)
         return Resources(settings=self.settings, llm=self.llm, embedder=self.embedder,
                          retriever=self.retriever(personal), index=self.index)
 
-    def method(self, name: str, personal: bool = False) -> Method:
-        return make_method(name, self.resources(personal))
+    def method(self, name: str, personal: bool = False, index: PassageIndex | None = None) -> Method:
+        return make_method(name, self.resources(personal, index))
 
     def pipeline(self, method: str, personal: bool = False) -> RAGPipeline:
         retriever = self.retriever(personal)

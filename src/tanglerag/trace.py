@@ -149,6 +149,57 @@ class RationaleStep(BaseModel):
     cited_numbers: list[int] = Field(default_factory=list)
 
 
+# -- Diva (paper 001) and its baselines ----------------------------------------------------------
+
+class InterpretationRetrieval(BaseModel):
+    query: str
+    passage_ids: list[str]
+
+
+class KeptPassage(BaseModel):
+    passage_id: str
+    relevance: float  # mean similarity to all interpretations
+
+
+class Verification(BaseModel):
+    interpretation: str
+    covered: bool | None  # None: the reply could not be read (counted as not covered)
+
+
+class DivaStep(BaseModel):
+    """Diva: ambiguity types and reason, pseudo-interpretations, retrieval per interpretation, the pruned set,
+    the verification, its grade and the generation mode chosen. Baselines fill what they do."""
+
+    kind: Literal["diva"] = "diva"
+    ambiguity_types: list[str] = Field(default_factory=list)
+    reason: str = ""
+    interpretations: list[str] = Field(default_factory=list)
+    interpretation_fallback: bool = False  # nothing usable came back: the question was treated as unambiguous
+    retrievals: list[InterpretationRetrieval] = Field(default_factory=list)
+    kept: list[KeptPassage] = Field(default_factory=list)
+    verification_mode: Literal["each", "batched"] | None = None
+    verification: list[Verification] = Field(default_factory=list)
+    grade: Literal["Useful", "PartialUseful", "Useless"] | None = None
+    mode: Literal["rag", "closed-book"]
+    demos: list[str] = Field(default_factory=list)  # questions of the few-shot demonstrations used
+
+
+class ClarificationNode(BaseModel):
+    question: str
+    answer: str
+    depth: int
+    parent: int | None  # index of the parent node; None for children of the root question
+    passage_ids: list[str]
+
+
+class ClarificationTreeStep(BaseModel):
+    """ToC: the tree of clarifications it explored, each node with the passages retrieved for it."""
+
+    kind: Literal["clarification_tree"] = "clarification_tree"
+    nodes: list[ClarificationNode]
+    expansions: int
+
+
 # -- personal context (paper 002) ----------------------------------------------------------------
 
 class PersonalContextStep(BaseModel):
@@ -165,7 +216,7 @@ class PersonalContextStep(BaseModel):
 
 Step = Annotated[
     ContextGraphStep | GroupsStep | ContextRankingStep | SummaryStep | AnswerPoolStep | FallbackStep | DistillStep
-    | RationaleStep | PersonalContextStep,
+    | RationaleStep | PersonalContextStep | DivaStep | ClarificationTreeStep,
     Field(discriminator="kind"),
 ]
 

@@ -89,8 +89,9 @@ class EvalRunner:
         if not examples:
             raise InputError("no questions left to evaluate")
         metrics = self.metrics or default_metrics(methods)
-        runners = [self.runtime.method(name) for name in methods]
         builder = PassageBuilder(examples, self.runtime.embedder, cfg, self.runtime.index)
+        # methods that retrieve again (Diva) search what the questions were retrieved from
+        runners = [self.runtime.method(name, index=builder.shared_index) for name in methods]
         k = self.settings.retrieval.top_k
         retrieved: dict[str, tuple[list[RetrievedPassage], float]] = {}
         for ex in examples:

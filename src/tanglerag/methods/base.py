@@ -51,16 +51,18 @@ class Resources:
 
 @dataclass
 class MethodResult:
-    """What ``run`` decides; ``unknown`` wins over text and citations."""
+    """What ``run`` decides; ``unknown`` wins over text and citations. ``passages`` replaces the passages
+    handed to the method when it answered from others (it retrieved again, pruned, or used none)."""
 
     text: str
     citations: list[str] = field(default_factory=list)
     unknown: bool = False
     parts: list[AnswerPart] = field(default_factory=list)
+    passages: list[RetrievedPassage] | None = None
 
     @classmethod
-    def abstain(cls) -> MethodResult:
-        return cls(UNKNOWN, unknown=True)
+    def abstain(cls, passages: list[RetrievedPassage] | None = None) -> MethodResult:
+        return cls(UNKNOWN, unknown=True, passages=passages)
 
 
 class Method:
@@ -85,5 +87,6 @@ class Method:
         else:
             result = self.run(question, passages)
         return Answer(question=question.text, method=self.name, text=UNKNOWN if result.unknown else result.text,
-                      citations=[] if result.unknown else result.citations, passages=passages, parts=result.parts,
+                      citations=[] if result.unknown else result.citations,
+                      passages=passages if result.passages is None else result.passages, parts=result.parts,
                       is_unknown=result.unknown, usage=tracker.usage.model_copy(deep=True), trace=tracker.trace())

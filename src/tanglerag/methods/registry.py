@@ -14,6 +14,7 @@ from tanglerag.methods.corg_baselines import (
     SeparateMethod,
     SummarizeMethod,
 )
+from tanglerag.methods.diva import DIVA_METHODS
 from tanglerag.methods.post_fusion import (
     ConcatPostFusionMethod,
     PostFusionConcatMethod,
@@ -26,7 +27,7 @@ METHODS: dict[str, type[Method]] = {
     cls.name: cls
     for cls in [ConcatMethod, PostFusionMethod, PruningMethod, SummaryMethod, ConcatPostFusionMethod,
                 PostFusionConcatMethod, CorgMethod, BaseMethod, RetrieveMethod, SummarizeMethod, RandomMethod,
-                KMeansMethod, SeparateMethod]
+                KMeansMethod, SeparateMethod, *DIVA_METHODS]
 }
 
 

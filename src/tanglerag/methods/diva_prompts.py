@@ -1,0 +1,212 @@
+"""Prompts of Diva (paper 001) and its baselines, in our words after the paper's structure, and their parsers.
+
+Each task is short and asks for short lines, so the small local model can follow it and the parsers can
+read what it writes leniently: a reply that cannot be read leaves the method on a safe path (the question
+taken as unambiguous, a passage set counted as not covering an interpretation), never a crash.
+Few-shot demonstrations, when given, come from a demo pool (``Demo``) and go before the actual question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tanglerag.llm.base import Message
+from tanglerag.text import normalize_answer
+
+AMBIGUITY_TYPES = ("subject", "object", "predicate", "time", "location")
+
+
+@dataclass(frozen=True)
+class Demo:
+    """One worked example: a question, its disambiguated readings with short answers, a long answer."""
+
+    question: str
+    readings: tuple[tuple[str, str], ...]
+    long_answer: str
+
+
+BUILTIN_DEMO = Demo(
+    question="Who won the Ballon d'Or in 2018?",
+    readings=(("Which man won the Ballon d'Or in 2018?", "Luka Modric"),
+              ("Which woman won the Ballon d'Or in 2018?", "Ada Hegerberg")),
+    long_answer=("In 2018 the Ballon d'Or was given to a man and, for the first time, to a woman. Luka Modric of "
+                 "Croatia won the men's award, and the Norwegian striker Ada Hegerberg won the first women's award."),
+)
+
+AMBIGUITY_SYSTEM = (
+    "A question can be ambiguous: it may have several answers depending on how it is read. Say which part makes "
+    f"it ambiguous, choosing from: {', '.join(AMBIGUITY_TYPES)}, or none. Write two lines:\n"
+    "Reason: one sentence on what could be read in more than one way\n"
+    "Types: the type names, separated by commas\n"
+    "Example. Question: Who won the Ballon d'Or in 2018?\n"
+    "Reason: The award has a men's and a women's edition, so 'who' can mean either winner.\n"
+    "Types: subject"
+)
+
+
+def ambiguity_messages(question: str) -> list[Message]:
+    return [Message(role="system", content=AMBIGUITY_SYSTEM), Message(role="user", content=f"Question: {question}")]
+
+
+def parse_ambiguity(reply: str) -> tuple[list[str], str]:
+    """(types, reason); unknown words are ignored, 'none' or nothing readable gives no types."""
+    reason = ""
+    types: list[str] = []
+    for line in reply.splitlines():
+        head, _, rest = line.partition(":")
+        key = head.strip().lower().lstrip("#* ")
+        if key.startswith("reason") and not reason:
+            reason = rest.strip()
+        elif key.startswith("type"):
+            words = re.findall(r"[a-z]+", rest.lower())
+            types += [t for t in AMBIGUITY_TYPES if any(w.startswith(t[:4]) for w in words) and t not in types]
+    return types, reason
+
+
+INTERPRETATION_SYSTEM = (
+    "You rewrite an ambiguous question into the specific questions it could mean, one per reading, using the "
+    "reason it is ambiguous. Each rewritten question must have a single answer. Write one per line, numbered:\n"
+    "1: first specific question\n2: second specific question"
+)
+
+
+def _demo_block(demos: list[Demo], with_answers: bool) -> str:
+    blocks = []
+    for demo in demos:
+        lines = [f"Question: {demo.question}"]
+        for n, (question, answer) in enumerate(demo.readings, 1):
+            lines.append(f"{n}: {question}" + (f" -> {answer}" if with_answers else ""))
+        if with_answers:
+            lines.append(f"Answer: {demo.long_answer}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def interpretation_messages(question: str, reason: str, demos: list[Demo]) -> list[Message]:
+    examples = _demo_block(demos or [BUILTIN_DEMO], with_answers=False)
+    why = f"Reason: {reason}\n" if reason else ""
+    user = f"Examples:\n{examples}\n\nQuestion: {question}\n{why}Specific questions:"
+    return [Message(role="system", content=INTERPRETATION_SYSTEM), Message(role="user", content=user)]
+
+
+_NUMBERED = re.compile(r"^\s*(?:[-*•]|\(?\d+[.):]|dq\s*\d+\s*:)\s*(.+)$", re.IGNORECASE)
+
+
+def parse_interpretations(reply: str, question: str, limit: int) -> list[str]:
+    """Numbered or bulleted questions, without repeats or the question itself, at most ``limit``."""
+    seen = {normalize_answer(question)}
+    found = []
+    for line in reply.splitlines():
+        match = _NUMBERED.match(line)
+        text = (match.group(1) if match else "").split("->")[0].strip().strip('"')
+        if len(text.split()) < 3 or normalize_answer(text) in seen:
+            continue
+        seen.add(normalize_answer(text))
+        found.append(text if text.endswith("?") else f"{text}?")
+        if len(found) == limit:
+            break
+    return found
+
+
+VERIFY_SYSTEM = (
+    "You check whether numbered passages contain the answer to a question. Reply with one word: yes or no."
+)
+VERIFY_BATCH_SYSTEM = (
+    "You check whether numbered passages contain the answer to each of several questions. Reply with one line "
+    "per question: its number, a colon, and yes or no. Example:\n1: yes\n2: no"
+)
+
+
+def verify_messages(block: str, interpretation: str) -> list[Message]:
+    """The passages first: the calls for one question's interpretations share them as a prefix."""
+    user = f"Passages:\n{block}\n\nQuestion: {interpretation}\nDo the passages contain its answer?"
+    return [Message(role="system", content=VERIFY_SYSTEM), Message(role="user", content=user)]
+
+
+def verify_batch_messages(block: str, interpretations: list[str]) -> list[Message]:
+    listed = "\n".join(f"{n}: {q}" for n, q in enumerate(interpretations, 1))
+    user = f"Passages:\n{block}\n\nQuestions:\n{listed}\n\nFor each question, do the passages contain its answer?"
+    return [Message(role="system", content=VERIFY_BATCH_SYSTEM), Message(role="user", content=user)]
+
+
+def parse_yes_no(reply: str) -> bool | None:
+    words = re.findall(r"[a-z]+", reply.lower())
+    for word in words:
+        if word in {"yes", "true"}:
+            return True
+        if word in {"no", "false", "not"}:
+            return False
+    return None
+
+
+def parse_yes_no_lines(reply: str, n: int) -> list[bool | None]:
+    """One verdict per question number 1..n; a number missing from the reply is None."""
+    verdicts: list[bool | None] = [None] * n
+    for line in reply.splitlines():
+        match = re.match(r"^\W*(\d+)\W+(.*)$", line.strip())
+        if match and 1 <= int(match.group(1)) <= n and verdicts[int(match.group(1)) - 1] is None:
+            verdicts[int(match.group(1)) - 1] = parse_yes_no(match.group(2))
+    return verdicts
+
+
+LONG_ANSWER_SYSTEM = (
+    "You answer an ambiguous question that has several readings. First list each reading as a specific "
+    "question with its short answer, one per line as: n: specific question -> short answer. Then write "
+    "'Answer:' and a paragraph of at least three sentences that explains the readings and gives every answer."
+)
+RAG_NOTE = " Use the numbered passages and cite them as [n] after the facts they give."
+CLOSED_BOOK_NOTE = " Use what you know."
+
+
+def long_answer_messages(question: str, demos: list[Demo], block: str | None = None,
+                         interpretations: list[str] | None = None) -> list[Message]:
+    """RAG when ``block`` (numbered passages) is given, closed-book otherwise; ``interpretations`` are hints
+    (query refinement) the model may use as readings."""
+    system = LONG_ANSWER_SYSTEM + (RAG_NOTE if block is not None else CLOSED_BOOK_NOTE)
+    parts = [f"Example:\n{_demo_block(demos or [BUILTIN_DEMO], with_answers=True)}"]
+    if block is not None:
+        parts.append(f"Passages:\n{block}")
+    hint = ""
+    if interpretations:
+        hint = "Possible readings:\n" + "\n".join(f"- {q}" for q in interpretations) + "\n"
+    parts.append(f"{hint}Question: {question}\nReadings:")
+    return [Message(role="system", content=system), Message(role="user", content="\n\n".join(parts))]
+
+
+_READING = re.compile(r"^\s*(?:\d+\s*[:.)]|[-*•])\s*(.+?)\s*(?:->|=>|→)\s*(.+)$")
+
+
+def parse_long_answer(reply: str) -> tuple[list[tuple[str, str]], str]:
+    """(readings as (question, short answer), the paragraph). Without an 'Answer:' line the whole reply,
+    minus reading lines, is the paragraph."""
+    readings, rest = [], []
+    paragraph = None
+    for line in reply.splitlines():
+        stripped = line.strip()
+        if paragraph is not None:
+            paragraph.append(stripped)
+            continue
+        if re.match(r"^\W*answer\s*:", stripped, re.IGNORECASE):
+            paragraph = [stripped.split(":", 1)[1].strip()]
+            continue
+        match = _READING.match(stripped)
+        if match:
+            readings.append((match.group(1).strip(), match.group(2).strip()))
+        elif stripped:
+            rest.append(stripped)
+    text = " ".join(p for p in (paragraph if paragraph is not None else rest) if p)
+    return readings, text.strip()
+
+
+CLARIFY_SYSTEM = (
+    "You read passages about an ambiguous question and find its readings. Write each reading the passages "
+    "support as a specific question with its short answer, one per line as: n: specific question -> short answer. "
+    "Write nothing else."
+)
+
+
+def clarify_messages(question: str, block: str) -> list[Message]:
+    """ToC's expansion step: readings (and answers) of one node's question from its own passages."""
+    user = f"Passages:\n{block}\n\nQuestion: {question}\nReadings:"
+    return [Message(role="system", content=CLARIFY_SYSTEM), Message(role="user", content=user)]
