@@ -222,6 +222,11 @@ def test_diva_ask_prints_the_grade_and_eval_scores_long_answers(tmp_path, corpus
                                     "--method", "diva", "--top-k", "2", *llm])
         assert asked.exit_code == 0, asked.output
         assert "retrieval: PartialUseful — 1 of 2 interpretations covered" in asked.output
+        traced = runner.invoke(app, ["ask", "What is the capital?", "--index", str(tmp_path / "idx"),
+                                     "--method", "diva", "--top-k", "2", "--json", "--trace", *llm])
+        shown = runner.invoke(app, ["trace", "show", "-"], input=traced.stdout)
+        assert "diva (mode rag, grade PartialUseful)" in shown.output
+        assert "covers What is the capital of France?: no" in shown.output
         evaluated = runner.invoke(app, ["eval", "--dataset", "asqa-sample", "--methods", "vanilla-rag,diva",
                                         "--limit", "2", "--scope", "pooled", "--json", *llm])
     assert evaluated.exit_code == 0, evaluated.output

@@ -20,9 +20,11 @@ from rich.markup import escape
 from tanglerag.errors import InputError
 from tanglerag.trace import (
     AnswerPoolStep,
+    ClarificationTreeStep,
     ContextGraphStep,
     ContextRankingStep,
     DistillStep,
+    DivaStep,
     FallbackStep,
     GroupsStep,
     PersonalContextStep,
@@ -112,6 +114,24 @@ def _step_lines(step: Any) -> list[str]:
         return [f"[bold]context ranking[/]: {', '.join(step.ranking)}; kept {', '.join(step.chosen)}"]
     if isinstance(step, SummaryStep):
         return ["[bold]summary[/]:", f"  {escape(step.summary)}"]
+    if isinstance(step, DivaStep):
+        out = [f"[bold]diva[/] (mode {step.mode}" + (f", grade {step.grade}" if step.grade else "") + ")"]
+        if step.ambiguity_types or step.reason:
+            out.append(f"  ambiguity: {', '.join(step.ambiguity_types) or 'none'}; {escape(step.reason)}")
+        if step.interpretations:
+            out.append("  interpretations" + (" (none usable: the question itself)" if step.interpretation_fallback
+                                              else "") + ":")
+            out += [f"    {n}. {escape(q)}" for n, q in enumerate(step.interpretations, 1)]
+        out += [f"  retrieved for {escape(r.query)}: {', '.join(r.passage_ids)}" for r in step.retrievals]
+        if step.kept:
+            out.append("  kept: " + ", ".join(f"{k.passage_id} ({k.relevance:.2f})" for k in step.kept))
+        out += [f"  covers {escape(v.interpretation)}: {'?' if v.covered is None else 'yes' if v.covered else 'no'}"
+                for v in step.verification]
+        return out
+    if isinstance(step, ClarificationTreeStep):
+        out = [f"[bold]tree of clarifications[/] ({step.expansions} expansions, {len(step.nodes)} readings)"]
+        out += [f"  {'  ' * (n.depth - 1)}- {escape(n.question)} -> {escape(n.answer)}" for n in step.nodes]
+        return out
     if isinstance(step, PersonalContextStep):
         chosen = f"{escape(step.text)} ({step.context_id}, score {step.score:.3f})" if step.text else "none"
         return [f"[bold]personal context[/] of {step.user} (lambda {step.lam}, beam {step.beam}): {chosen}"]
