@@ -10,6 +10,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from tanglerag.errors import LLMError
 from tanglerag.llm.base import Completion, GenerationParams, LLMBackend, Message
 from tanglerag.llm.cache import CallCache, cache_key
 from tanglerag.tracking import current_tracker
@@ -81,6 +82,8 @@ class LLM:
                 return Completion(**hit.model_dump(), cached=True)
         start = time.perf_counter()
         raw = self.backend.generate(messages, params)
+        if len(raw.texts) != params.n:  # checked before caching: a malformed reply must not be replayed
+            raise LLMError(f"the {self.backend.name} backend returned {len(raw.texts)} completions for n={params.n}")
         raw = raw.model_copy(update={"seconds": time.perf_counter() - start})
         self.cache.put(key, raw)
         return Completion(**raw.model_dump(), cached=False)

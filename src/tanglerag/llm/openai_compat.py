@@ -72,6 +72,8 @@ class OpenAICompatBackend:
         data = self._post_with_retries("/chat/completions", body)
         try:
             texts = [choice["message"]["content"] or "" for choice in data["choices"]]
+            if len(texts) != params.n:
+                raise ValueError(f"{len(texts)} choices for n={params.n}")
             usage = data.get("usage") or {}
             return RawCompletion(texts=texts, prompt_tokens=int(usage.get("prompt_tokens", 0)),
                                  completion_tokens=int(usage.get("completion_tokens", 0)))
@@ -101,5 +103,8 @@ class OpenAICompatBackend:
                 return response.json()
             except ValueError as exc:
                 raise LLMError(f"server at {url} did not return JSON: {response.text[:200]}") from exc
+        if last_problem.startswith("HTTP"):
+            raise LLMError(f"LLM server at {url} kept failing after {self.max_retries + 1} attempts; it last answered "
+                           f"{last_problem}")
         raise ServerUnreachableError(f"LLM server at {url} unreachable after {self.max_retries + 1} attempts ({last_problem}); "
-                       "check llm.base_url and that the server is running")
+                                     "check llm.base_url and that the server is running")
