@@ -179,6 +179,12 @@ def test_user_errors_are_one_line_and_bugs_keep_their_traceback(tmp_path, corpus
     assert empty.exit_code == 2 and "question is empty" in empty.output
     unknown = runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--methods", "nope"])
     assert unknown.exit_code == 2 and "unknown method" in unknown.output
+    for args, message in [(["ask", "q?", "--index", "x", "--top-k", "0"], "top_k"),
+                          (["ask", "q?", "--index", "x", "--top-k", "-1"], "top_k"),
+                          (["eval", "--dataset", "ramdocs-sample", "--limit", "0"], "--limit must be at least 1"),
+                          (["eval", "--dataset", "ramdocs-sample", "--limit", "-1"], "--limit must be at least 1")]:
+        refused = runner.invoke(app, args)
+        assert refused.exit_code == 2 and message in refused.output, args
 
     runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx"), "--set", f"cache_dir={tmp_path}"])
 

@@ -36,6 +36,10 @@ def test_round_trip_through_yaml(tmp_path: Path):
     ("index.index_type=annoy", "index_type"),
     ("nonsense", "section.key=value"),
     ("retrieval.top_k=many", "top_k"),
+    ("retrieval.top_k=0", "top_k"),
+    ("retrieval.top_k=true", "top_k"),
+    ("llm.max_tokens=-5", "max_tokens"),
+    ("index.chunk_overlap=-1", "chunk_overlap"),
 ])
 def test_bad_overrides_name_the_problem(override: str, fragment: str):
     with pytest.raises(ConfigError, match=fragment):

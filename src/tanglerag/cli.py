@@ -105,7 +105,7 @@ def ask(
 
     try:
         overrides = list(set_ or [])
-        if top_k:
+        if top_k is not None:
             overrides.append(f"retrieval.top_k={top_k}")
         if no_cache:
             overrides.append("llm.cache=false")
@@ -180,6 +180,8 @@ def eval_(
                  "eval.closed_book_filter": closed_book_filter or None}
         overrides += [f"{key}={value}" for key, value in flags.items() if value is not None]
         settings = _setup(config, overrides, verbose)
+        if limit is not None and limit < 1:
+            raise InputError(f"--limit must be at least 1, got {limit}")
         names = [m.strip() for m in methods.split(",") if m.strip()]
         if orca_sharc.looks_like(Path(dataset)):
             _eval_pcas(settings, Path(dataset), names, corpus, retriever, sweep, limit, out, as_json)

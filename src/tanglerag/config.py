@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -18,6 +18,12 @@ from tanglerag.errors import ConfigError
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+PositiveInt = Annotated[int, Field(strict=True, ge=1)]
+"""A count or size: ``top_k=0`` or ``top_k=true`` is refused, not silently read as something else."""
+NonNegativeInt = Annotated[int, Field(strict=True, ge=0)]
+StrictInt = Annotated[int, Field(strict=True)]
 
 
 DEFAULT_GGUF = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -31,21 +37,21 @@ class LLMConfig(_Section):
     )
     base_url: str = "http://localhost:8000/v1"
     api_key_env: str = "OPENAI_API_KEY"
-    n_ctx: int = 4096
-    n_threads: int = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
-    temperature: float = 0.0
-    max_tokens: int = 128
-    seed: int = 0
-    timeout_s: float = 120.0
-    max_retries: int = 4
-    backoff_s: float = 1.0
-    concurrency: int = 4
+    n_ctx: PositiveInt = 4096
+    n_threads: PositiveInt = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    max_tokens: PositiveInt = 128
+    seed: StrictInt = 0
+    timeout_s: float = Field(120.0, gt=0)
+    max_retries: NonNegativeInt = 4
+    backoff_s: float = Field(1.0, ge=0)
+    concurrency: PositiveInt = 4
     cache: bool = True
 
 
 class EmbeddingConfig(_Section):
     model: str = Field("all-MiniLM-L6-v2", description="sentence-transformers name or local path")
-    batch_size: int = 32
+    batch_size: PositiveInt = 32
     device: str = "cpu"
     normalize: bool = True
 
@@ -53,29 +59,29 @@ class EmbeddingConfig(_Section):
 class IndexConfig(_Section):
     index_type: Literal["flat", "hnsw", "ivf"] = "flat"
     bm25: bool = False
-    hnsw_m: int = 32
-    hnsw_ef_construction: int = 80
-    hnsw_ef_search: int = 64
-    ivf_nlist: int = 0  # 0: pick ~4*sqrt(n) at build time
-    ivf_nprobe: int = 8
-    chunk_words: int = 200
-    chunk_overlap: int = 40
+    hnsw_m: PositiveInt = 32
+    hnsw_ef_construction: PositiveInt = 80
+    hnsw_ef_search: PositiveInt = 64
+    ivf_nlist: NonNegativeInt = 0  # 0: pick ~4*sqrt(n) at build time
+    ivf_nprobe: PositiveInt = 8
+    chunk_words: PositiveInt = 200
+    chunk_overlap: NonNegativeInt = 40
 
 
 class RetrievalConfig(_Section):
-    top_k: int = 5
+    top_k: PositiveInt = 5
     mode: Literal["dense", "bm25", "hybrid"] = "dense"
-    rrf_k: int = 60
+    rrf_k: PositiveInt = 60
 
 
 class MethodsConfig(_Section):
     """Knobs shared by the answer-integration methods (paper 004 and the concat baseline)."""
 
-    passage_words: int = Field(100, description="passages are cut to this many words in prompts (the paper's 100)")
-    answer_tokens: int = 32
-    cot_tokens: int = Field(200, description="budget for the pruning / summary rationale and answer")
-    samples: int = Field(1, ge=1, description="self-consistency: answers sampled per call (p)")
-    sample_temperature: float = 0.7
+    passage_words: PositiveInt = Field(100, description="passages are cut to this many words in prompts (the paper's 100)")
+    answer_tokens: PositiveInt = 32
+    cot_tokens: PositiveInt = Field(200, description="budget for the pruning / summary rationale and answer")
+    samples: PositiveInt = Field(1, description="self-consistency: answers sampled per call (p)")
+    sample_temperature: float = Field(0.7, ge=0.0, le=2.0)
 
 
 class CorgConfig(_Section):
@@ -86,29 +92,29 @@ class CorgConfig(_Section):
     plural: Literal["rule", "llm"] = Field("rule", description="how a group's question is put in plural form")
     answer_each: bool = Field(False, description="answer every kept context in its own call (for models that give "
                                                  "one answer per call); groups still label the parts")
-    answer_tokens: int = Field(96, description="budget for a multi-answer reply (one line per answer)")
-    retrieve_top: int = Field(5, ge=1, description="contexts the 'retrieve' baseline keeps (the paper's 5)")
-    summary_tokens: int = 160
+    answer_tokens: PositiveInt = Field(96, description="budget for a multi-answer reply (one line per answer)")
+    retrieve_top: PositiveInt = Field(5, description="contexts the 'retrieve' baseline keeps (the paper's 5)")
+    summary_tokens: PositiveInt = 160
     match_threshold: float = Field(0.6, ge=0.0, le=1.0,
                                    description="extract mode: token F1 at which descriptors/answers count as equal")
     reader: str = Field("llm", description="D-F1 reader: 'llm' (the configured LLM) or a HF extractive QA model, "
                                            "e.g. deepset/roberta-base-squad2")
-    seed: int = 0
+    seed: StrictInt = 0
 
 
 class DivaConfig(_Section):
     """Diva (paper 001) and its baselines: long answers to ambiguous questions."""
 
-    top_k: int = Field(5, ge=1, description="passages kept after pruning (and retrieved per query)")
-    max_interpretations: int = Field(5, ge=1, description="pseudo-interpretations used at most")
+    top_k: PositiveInt = Field(5, description="passages kept after pruning (and retrieved per query)")
+    max_interpretations: PositiveInt = Field(5, description="pseudo-interpretations used at most")
     verification: Literal["each", "batched"] = Field(
         "batched", description="each: one yes/no call per interpretation; batched: one call for all")
-    demos: int = Field(0, ge=0, description="few-shot demonstrations chosen by nearest neighbour from demo_pool")
+    demos: NonNegativeInt = Field(0, description="few-shot demonstrations chosen by nearest neighbour from demo_pool")
     demo_pool: Path | None = Field(None, description="ASQA-format file the demonstrations come from (dev split)")
-    answer_tokens: int = Field(300, ge=16, description="budget of a long answer with its interpretations")
-    step_tokens: int = Field(120, ge=8, description="budget of the ambiguity-type and interpretation calls")
-    toc_depth: int = Field(3, ge=1, description="ToC: deepest level of clarification")
-    toc_nodes: int = Field(10, ge=1, description="ToC: most clarification nodes expanded")
+    answer_tokens: PositiveInt = Field(300, description="budget of a long answer with its interpretations")
+    step_tokens: PositiveInt = Field(120, description="budget of the ambiguity-type and interpretation calls")
+    toc_depth: PositiveInt = Field(3, description="ToC: deepest level of clarification")
+    toc_nodes: PositiveInt = Field(10, description="ToC: most clarification nodes expanded")
 
 
 class EvalConfig(_Section):
@@ -120,8 +126,8 @@ class EvalConfig(_Section):
         "natural", description="ensure: put a gold passage in the top-k; exclude: drop gold passages")
     gold_position: Literal["retrieval", "top", "bottom"] = "retrieval"
     closed_book_filter: bool = Field(False, description="drop questions the LLM answers right with no passages")
-    bootstrap_samples: int = 1000
-    seed: int = 0
+    bootstrap_samples: PositiveInt = 1000
+    seed: StrictInt = 0
 
 
 class PersonalConfig(_Section):
@@ -129,7 +135,7 @@ class PersonalConfig(_Section):
 
     store_dir: Path = Field(default_factory=lambda: Path(os.environ.get("TANGLERAG_HOME", "~/.tanglerag"))
                             .expanduser() / "users")
-    beam: int = Field(10, ge=1, description="K: documents retrieved by the question before pairing")
+    beam: PositiveInt = Field(10, description="K: documents retrieved by the question before pairing")
     lam: float = Field(0.6, ge=0.0, le=1.0, description="weight of s(d,q) against s(d,c); 0.6 was best for "
                                                     "MiniLM on ORCA-ShARC dev (docs/results/pcas.md)")
 

@@ -26,7 +26,7 @@ def test_users_are_isolated(tmp_path, embedder):
         store.remove("bob", store.list("alice")[0].id)
 
 
-@pytest.mark.parametrize("user", ["../alice", "a/b", "", ".."])
+@pytest.mark.parametrize("user", ["../alice", "a/b", "", "..", "alice\n", "..\n"])
 def test_user_ids_cannot_escape_the_store(tmp_path, embedder, user):
     with pytest.raises(ContextStoreError, match="invalid user id"):
         UserContextStore(tmp_path, embedder).add(user, ["x"])

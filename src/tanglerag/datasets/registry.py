@@ -61,8 +61,10 @@ def load_dataset(name_or_path: str, fmt: str | None = None, limit: int | None = 
     A sample keeps the file's order, so runs of different sizes with one seed share no ordering
     effects; it exists because dev files are often sorted (RAMDocs puts its one-answer questions first).
     """
-    if limit and sample is not None:
+    if limit is not None and sample is not None:
         raise DatasetError("pass either a limit or a sample size, not both")
+    if limit is not None and limit < 1:
+        raise DatasetError(f"limit must be at least 1, got {limit}")
     if sample is not None and sample < 1:
         raise DatasetError(f"sample size must be at least 1, got {sample}")
     if name_or_path in REGISTERED:
@@ -86,4 +88,4 @@ def load_dataset(name_or_path: str, fmt: str | None = None, limit: int | None = 
             raise DatasetError(f"sample of {sample} asked from {name_or_path}, which has {len(examples)} examples")
         chosen = sorted(random.Random(seed).sample(range(len(examples)), sample))
         return name, [examples[i] for i in chosen]
-    return name, examples[:limit] if limit else examples
+    return name, examples[:limit] if limit is not None else examples

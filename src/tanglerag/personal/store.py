@@ -41,7 +41,7 @@ class UserContextStore:
         self.embedder = embedder
 
     def _folder(self, user: str) -> Path:
-        if not _USER_ID.match(user) or user in {".", ".."}:
+        if not _USER_ID.fullmatch(user) or user in {".", ".."}:
             raise ContextStoreError(f"invalid user id {user!r}: use letters, digits, '_', '-', '.', '@' (max 128)")
         return self.root / user
 
