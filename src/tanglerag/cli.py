@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.logging import RichHandler
+from rich.markup import escape
 from rich.progress import Progress
 from rich.text import Text
 
@@ -128,9 +129,9 @@ def ask(
         sys.stdout.write(json.dumps(output, ensure_ascii=False, indent=2) + "\n")
         return
     out = Console()
-    out.print(f"[bold]{answer.text}[/]")
+    out.print(f"[bold]{escape(answer.text)}[/]")  # corpus and model text is printed literally, never as markup
     if chosen and chosen.text:
-        out.print(f"[dim]using what we know about {user}: {chosen.text}[/]")
+        out.print(f"[dim]using what we know about {escape(user)}: {escape(chosen.text)}[/]")
     diva = answer.trace.find(DivaStep)
     if diva and diva.grade:
         covered = sum(bool(v.covered) for v in diva.verification)
@@ -138,7 +139,7 @@ def ask(
                   f"{'; answered closed-book' if diva.mode == 'closed-book' else ''}", markup=False)
     for n, hit in enumerate(answer.passages, 1):
         mark = "*" if hit.passage.id in answer.citations else " "
-        out.print(f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {hit.passage.text[:100]}...")
+        out.print(escape(f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {hit.passage.text[:100]}..."))
     u = answer.usage.summary()
     out.print(f"[dim]{u['llm_calls']} LLM calls ({u['cached_calls']} cached), {u['prompt_tokens']} prompt + "
               f"{u['completion_tokens']} completion tokens, {u['seconds']:.2f}s[/]")
