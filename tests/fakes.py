@@ -8,8 +8,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from tanglerag.testing import CannedBackend, HashEmbedder  # noqa: F401  (tests import them from here)
-
 
 @contextmanager
 def fake_openai_server(reply: Callable[[dict], str], fail_first: int = 0, status: int = 503) -> Iterator[dict]:
