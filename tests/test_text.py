@@ -3,6 +3,7 @@ import pytest
 from tanglerag.text import (
     best_over,
     cited_numbers,
+    clip_words,
     exact_match,
     first_answer_line,
     is_unknown,
@@ -47,3 +48,8 @@ def test_em_and_f1():
     assert token_f1("3,559", "3,559 people") == pytest.approx(2 / 3)
     assert token_f1("Golf", "American football") == 0.0
     assert best_over(token_f1, "Mahesh Bhatt", ["Raj Kapoor", "Mahesh Bhatt"]) == 1.0
+
+
+def test_clip_bounds_words_and_characters():
+    assert clip_words("a b  c d", 2) == "a b" and clip_words("a b", None) == "a b"
+    assert len(clip_words("x" * 5_000_000, 100)) == 3000  # one giant 'word' is not sent whole

@@ -102,9 +102,16 @@ def best_over(metric: Callable[[str, str], float], prediction: str, golds: list[
     return max((metric(prediction, gold) for gold in golds), default=0.0)
 
 
+MAX_CHARS_PER_WORD = 30
+"""Words are the unit of the clip, but a 'word' can be a whole megabyte without spaces: the clip bounds both."""
+
+
 def clip_words(text: str, max_words: int | None) -> str:
-    """The first ``max_words`` words (all of them for None): prompt length is the cost."""
-    return text if max_words is None else " ".join(text.split()[:max_words])
+    """The first ``max_words`` words, at most ``MAX_CHARS_PER_WORD`` characters each on average (all of the
+    text for None): prompt length is the cost."""
+    if max_words is None:
+        return text
+    return " ".join(text.split()[:max_words])[:max_words * MAX_CHARS_PER_WORD]
 
 
 def number_passages(passages: Sequence[RetrievedPassage], max_words: int | None = None, *,
