@@ -127,8 +127,8 @@ def test_toc_expands_a_bounded_tree_breadth_first(llm_factory):
 def test_parsers_are_lenient():
     assert parse_interpretations("1: Who is A?\n2) who is a\n- Who is B\nQ?", "Q?", 5) == ["Who is A?", "Who is B?"]
     assert parse_yes_no_lines("1: Yes.\n3: no\nnonsense", 3) == [True, None, False]
-    readings, paragraph = parse_long_answer("1: A? -> x [1]\nAnswer: One.\nTwo.")
-    assert readings == [("A?", "x [1]")] and paragraph == "One. Two."
+    readings, paragraph = parse_long_answer("1: A? -> x [1]\nn: B? -> y\nAnswer: One.\nTwo.")
+    assert readings == [("A?", "x [1]"), ("B?", "y")] and paragraph == "One. Two."  # a copied 'n:' still reads
     assert grade([True, True]) == "Useful" and grade([True, None]) == "PartialUseful" and grade([None]) == "Useless"
 
 

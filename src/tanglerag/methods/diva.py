@@ -46,6 +46,8 @@ from tanglerag.tracking import record_step, stage
 from tanglerag.types import AnswerPart, Passage, Question, RetrievedPassage
 
 LONG_ANSWER_METRICS = ("rouge_l", "d_f1", "dr", "mrecall@5")
+LONG_ANSWER_STOP = ["\nPassages:", "\nQuestion:", "\nExample"]
+"""The small model tends to go on with a new prompt section after its answer; these end the reply there."""
 
 
 def grade(verdicts: list[bool | None]) -> str:
@@ -157,7 +159,7 @@ class _LongAnswerMethod(Method):
         block = None if passages is None else number_passages(passages, self.settings.methods.passage_words)
         with stage("generate"):
             reply = self.llm.complete(long_answer_messages(question, demos, block, hints),
-                                      self.llm.params(max_tokens=self.config.answer_tokens)).text
+                                      self.llm.params(max_tokens=self.config.answer_tokens, stop=LONG_ANSWER_STOP)).text
         readings, paragraph = parse_long_answer(reply)
         used = passages or []
 

@@ -152,7 +152,7 @@ def parse_yes_no_lines(reply: str, n: int) -> list[bool | None]:
 
 LONG_ANSWER_SYSTEM = (
     "You answer an ambiguous question that has several readings. First list each reading as a specific "
-    "question with its short answer, one per line as: n: specific question -> short answer. Then write "
+    "question with its short answer, one per numbered line: 1: specific question -> short answer. Then write "
     "'Answer:' and a paragraph of at least three sentences that explains the readings and gives every answer."
 )
 RAG_NOTE = " Use the numbered passages and cite them as [n] after the facts they give."
@@ -174,7 +174,7 @@ def long_answer_messages(question: str, demos: list[Demo], block: str | None = N
     return [Message(role="system", content=system), Message(role="user", content="\n\n".join(parts))]
 
 
-_READING = re.compile(r"^\s*(?:\d+\s*[:.)]|[-*•])\s*(.+?)\s*(?:->|=>|→)\s*(.+)$")
+_READING = re.compile(r"^\s*(?:(?:dq\s*)?(?:\d+|n)\s*[:.)]|[-*•])\s*(.+?)\s*(?:->|=>|→)\s*(.+)$", re.IGNORECASE)
 
 
 def parse_long_answer(reply: str) -> tuple[list[tuple[str, str]], str]:
@@ -201,8 +201,8 @@ def parse_long_answer(reply: str) -> tuple[list[tuple[str, str]], str]:
 
 CLARIFY_SYSTEM = (
     "You read passages about an ambiguous question and find its readings. Write each reading the passages "
-    "support as a specific question with its short answer, one per line as: n: specific question -> short answer. "
-    "Write nothing else."
+    "support as a specific question with its short answer, one per numbered line: 1: specific question -> short "
+    "answer. Write nothing else."
 )
 
 
