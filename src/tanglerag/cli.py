@@ -23,7 +23,7 @@ from tanglerag.cli_personal import register
 from tanglerag.cli_trace import trace_app
 from tanglerag.config import Settings
 from tanglerag.errors import InputError, TangleragError
-from tanglerag.index.passage_index import PassageIndex
+from tanglerag.index.passage_index import PassageIndex, index_lock
 from tanglerag.ingest import load_corpus
 from tanglerag.runtime import Runtime
 
@@ -72,13 +72,17 @@ def index(
         passages = load_corpus(corpus, chunk_size=settings.index.chunk_words,
                                chunk_overlap=settings.index.chunk_overlap, skip_bad=skip_bad)
         embedder = Runtime(settings).embedder
-        if add and (out / "manifest.json").exists():
-            idx = PassageIndex.load(out, embedder)
-            added = idx.add(passages, show_progress=True)
-            console.print(f"added {added} new passages ({len(passages) - added} already present)")
-        else:
-            idx = PassageIndex.build(passages, embedder, settings.index, show_progress=True)
-        idx.save(out)
+        with index_lock(out):  # another writer of this folder waits; what it saved is read below, not lost
+            if add and (out / "manifest.json").exists():
+                idx = PassageIndex.load(out, embedder)
+                if index_type and index_type != idx.config.index_type or bm25 and idx.bm25 is None:
+                    raise InputError(f"{out} is a {idx.config.index_type} index{' with BM25' if idx.bm25 else ''}; "
+                                     "--add keeps its settings: drop --index-type/--bm25, or rebuild without --add")
+                added = idx.add(passages, show_progress=True)
+                console.print(f"added {added} new passages ({len(passages) - added} already present)")
+            else:
+                idx = PassageIndex.build(passages, embedder, settings.index, show_progress=True)
+            idx.save(out)
         m = idx.manifest()
         console.print(f"index {out}: {m.count} passages, {m.index_type}{' + bm25' if m.bm25 else ''}, "
                       f"{m.embedding_model} ({m.dimension}-d)")
@@ -259,3 +263,6 @@ def models(
 
 register(app, _setup, _fail, _USER_ERRORS)
 app.add_typer(trace_app, name="trace")
+
+if __name__ == "__main__":
+    app()

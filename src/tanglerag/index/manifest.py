@@ -20,3 +20,5 @@ class IndexManifest(BaseModel):
     bm25: bool
     config: IndexConfig
     updated_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    data: str = Field("", description="sub-folder holding this version's files; '' = the index folder itself "
+                                      "(indexes written before versioned saves)")

@@ -1,7 +1,10 @@
 """A passage collection searchable by dense vectors, BM25 or both.
 
-Saving writes a complete copy into a temporary sibling folder and swaps it in with
-renames, so an interrupted build or add never damages the index already on disk.
+Saving is crash-safe: each save writes a complete new version into a sub-folder of its own
+(``data-<id>/``), then atomically replaces ``manifest.json``, which names the version to read. A kill
+at any moment leaves the manifest pointing at a complete version, old or new; versions no manifest
+points at are removed by the next save. A folder that is not a tanglerag index is never written into.
+Writers of one folder take turns through ``index_lock``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import numpy as np
 from tanglerag.config import IndexConfig
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import IndexStoreError, InputError
+from tanglerag.fileio import atomic_write_text, file_lock
 from tanglerag.index.dense import build_dense, configure_search
 from tanglerag.index.fusion import reciprocal_rank_fusion
 from tanglerag.index.manifest import FORMAT_VERSION, IndexManifest
@@ -111,37 +115,44 @@ class PassageIndex:
 
     def save(self, folder: Path) -> None:
         folder = folder.resolve()
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.tmp-", dir=folder.parent))
+        if folder.exists() and (not folder.is_dir() or (any(folder.iterdir())
+                                                        and not (folder / "manifest.json").exists())):
+            raise IndexStoreError(f"{folder} exists and is not a tanglerag index; refusing to write an index into "
+                                  "it (choose a new or empty folder)")
+        folder.mkdir(parents=True, exist_ok=True)
+        data = Path(tempfile.mkdtemp(prefix="data-", dir=folder))
         try:
-            with (staging / "passages.jsonl").open("w", encoding="utf-8") as fh:
+            with (data / "passages.jsonl").open("w", encoding="utf-8") as fh:
                 for p in self.passages:
                     fh.write(p.model_dump_json() + "\n")
-            faiss.write_index(self.dense, str(staging / "dense.faiss"))
+            faiss.write_index(self.dense, str(data / "dense.faiss"))
             if self.bm25 is not None:
-                (staging / "bm25").mkdir()
-                self.bm25.save(staging / "bm25")
-            (staging / "manifest.json").write_text(self.manifest().model_dump_json(indent=2))
-            _swap_in(staging, folder)
+                (data / "bm25").mkdir()
+                self.bm25.save(data / "bm25")
+            _fsync_tree(data)
+            manifest = self.manifest().model_copy(update={"data": data.name})
+            atomic_write_text(folder / "manifest.json", manifest.model_dump_json(indent=2))
         except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
+            shutil.rmtree(data, ignore_errors=True)
             raise
+        _remove_unreferenced(folder, data.name)
 
     @classmethod
     def load(cls, folder: Path, embedder: TextEmbedder) -> PassageIndex:
         manifest = read_manifest(folder)
+        files = folder / manifest.data if manifest.data else folder
         if manifest.embedding_model != embedder.model_name:
             raise IndexStoreError(
                 f"index {folder} was built with embedding model {manifest.embedding_model!r} but the configured model "
                 f"is {embedder.model_name!r}; set embedding.model={manifest.embedding_model} or rebuild the index")
         passages = [Passage.model_validate_json(line)
-                    for line in (folder / "passages.jsonl").read_text(encoding="utf-8").splitlines() if line]
-        dense = faiss.read_index(str(folder / "dense.faiss"))
+                    for line in (files / "passages.jsonl").read_text(encoding="utf-8").splitlines() if line]
+        dense = faiss.read_index(str(files / "dense.faiss"))
         if dense.ntotal != len(passages) or len(passages) != manifest.count:
             raise IndexStoreError(f"index {folder} is inconsistent: manifest says {manifest.count} passages, "
                                   f"store has {len(passages)}, vectors {dense.ntotal}; rebuild it")
         configure_search(dense, manifest.config)
-        bm25 = BM25Index.load(folder / "bm25") if manifest.bm25 else None
+        bm25 = BM25Index.load(files / "bm25") if manifest.bm25 else None
         return cls(passages, dense, embedder, manifest.config, bm25)
 
 
@@ -159,19 +170,34 @@ def read_manifest(folder: Path) -> IndexManifest:
     return manifest
 
 
-def _swap_in(staging: Path, folder: Path) -> None:
-    """Replace ``folder`` by ``staging`` with renames; the old copy survives until the new one is in place."""
-    if not folder.exists():
-        os.replace(staging, folder)
-        return
-    backup = folder.with_name(f".{folder.name}.old-{os.getpid()}")
-    os.replace(folder, backup)
-    try:
-        os.replace(staging, folder)
-    except BaseException:
-        os.replace(backup, folder)
-        raise
-    shutil.rmtree(backup, ignore_errors=True)
+def index_lock(folder: Path):
+    """The lock writers of ``folder`` hold from reading the index to saving it (a sibling file: the folder
+    may not exist yet, and a lock inside it would be swept away with a version)."""
+    folder = folder.resolve()
+    return file_lock(folder.with_name(f".{folder.name}.lock"))
+
+
+def _fsync_tree(folder: Path) -> None:
+    for path in folder.rglob("*"):
+        if path.is_file():
+            with path.open("rb") as fh:
+                os.fsync(fh.fileno())
+
+
+_LEGACY = ("passages.jsonl", "dense.faiss", "bm25")
+
+
+def _remove_unreferenced(folder: Path, current: str) -> None:
+    """Versions (and files of the pre-version layout) that the manifest no longer names: a finished older
+    save, or a save killed before its manifest was written."""
+    for path in folder.iterdir():
+        leftover = path.name.startswith(("data-", ".manifest.json.")) or path.name in _LEGACY
+        if path.name == current or not leftover:
+            continue
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def _embed_text(passage: Passage) -> str:

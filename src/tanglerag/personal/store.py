@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import ContextStoreError
-from tanglerag.fileio import atomic_write_npy, atomic_write_text
+from tanglerag.fileio import atomic_write_npy, atomic_write_text, file_lock
 
 _USER_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,128}$")
 
@@ -65,23 +65,28 @@ class UserContextStore:
         texts = [t.strip() for t in texts]
         if not texts or any(not t for t in texts):
             raise ContextStoreError("a context statement must not be empty")
-        data = self._read(user)
-        added = [UserContext(id=uuid.uuid4().hex[:8], text=t) for t in texts]
-        data.contexts.extend(added)
-        self._write(data, self.embedder.embed([c.text for c in data.contexts]))
+        vectors = self.embedder.embed(texts)  # outside the lock: the slow part, and it needs nothing stored
+        with self._lock(user):  # read under the lock, so a concurrent writer's statements are kept
+            data, stored = self.vectors(user)
+            added = [UserContext(id=uuid.uuid4().hex[:8], text=t) for t in texts]
+            self._write(UserContexts(user=user, embedding_model=self.embedder.model_name, contexts=data + added),
+                        np.concatenate([stored.reshape(len(data), -1), vectors]) if data else vectors)
         return added
 
     def list(self, user: str) -> list[UserContext]:
         return self._read(user).contexts
 
     def remove(self, user: str, context_id: str) -> None:
-        data = self._read(user)
-        kept = [c for c in data.contexts if c.id != context_id]
-        if len(kept) == len(data.contexts):
-            raise ContextStoreError(f"user {user!r} has no context with id {context_id!r}")
-        data.contexts = kept
-        self._write(data, self.embedder.embed([c.text for c in kept]) if kept else
-                    np.zeros((0, self.embedder.dimension), dtype="float32"))
+        with self._lock(user):
+            contexts, vectors = self.vectors(user)
+            keep = [i for i, c in enumerate(contexts) if c.id != context_id]
+            if len(keep) == len(contexts):
+                raise ContextStoreError(f"user {user!r} has no context with id {context_id!r}")
+            self._write(UserContexts(user=user, embedding_model=self.embedder.model_name,
+                                     contexts=[contexts[i] for i in keep]), vectors[keep])
+
+    def _lock(self, user: str):
+        return file_lock(self._folder(user) / ".lock")
 
     def vectors(self, user: str) -> tuple[list[UserContext], np.ndarray]:
         """The user's contexts and their stored embeddings (re-embedded if the file is missing)."""

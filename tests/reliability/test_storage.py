@@ -1,0 +1,119 @@
+"""No data loss: refusing foreign folders, kill -9 in the middle of a save, concurrent writers (real processes)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tanglerag.config import IndexConfig
+from tanglerag.errors import IndexStoreError
+from tanglerag.index.passage_index import PassageIndex
+from tanglerag.testing import HashEmbedder
+from tanglerag.types import Passage
+
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+def _passages(prefix: str, n: int) -> list[Passage]:
+    return [Passage(id=f"{prefix}{i}", text=f"{prefix} passage number {i} about topic {i % 3}") for i in range(n)]
+
+
+def test_a_folder_that_is_not_an_index_is_never_written_into(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "todo.txt").write_text("keep me")
+    index = PassageIndex.build(_passages("a", 3), HashEmbedder(), IndexConfig())
+    with pytest.raises(IndexStoreError, match="is not a tanglerag index; refusing"):
+        index.save(notes)
+    assert (notes / "todo.txt").read_text() == "keep me" and sorted(p.name for p in notes.iterdir()) == ["todo.txt"]
+    index.save(tmp_path / "fresh")  # a new folder is fine, and so is replacing an index
+    index.save(tmp_path / "fresh")
+    assert len([p for p in (tmp_path / "fresh").iterdir() if p.name.startswith("data-")]) == 1
+
+
+KILL_DURING_SAVE = textwrap.dedent("""
+    import os, signal, sys
+    from pathlib import Path
+    import tanglerag.index.passage_index as module
+    from tanglerag.config import IndexConfig
+    from tanglerag.testing import HashEmbedder
+    from tanglerag.types import Passage
+
+    def die(*args, **kwargs):  # the new version's files are written; the manifest is not yet replaced
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    module.atomic_write_text = die
+    passages = [Passage(id=f"b{i}", text=f"new passage {i}") for i in range(7)]
+    module.PassageIndex.build(passages, HashEmbedder(), IndexConfig()).save(Path(sys.argv[1]))
+""")
+
+
+def test_kill_9_in_the_middle_of_a_save_keeps_the_old_index(tmp_path):
+    folder = tmp_path / "idx"
+    PassageIndex.build(_passages("a", 3), HashEmbedder(), IndexConfig()).save(folder)
+    run = subprocess.run([sys.executable, "-c", KILL_DURING_SAVE, str(folder)], env=ENV)
+    assert run.returncode == -signal.SIGKILL
+    assert len([p for p in folder.iterdir() if p.name.startswith("data-")]) == 2  # the dead save's leftover
+    survivor = PassageIndex.load(folder, HashEmbedder())
+    assert [p.id for p in survivor.passages] == ["a0", "a1", "a2"]
+    survivor.add(_passages("c", 2))
+    survivor.save(folder)  # the next save cleans up what the killed one left
+    assert len([p for p in folder.iterdir() if p.name.startswith("data-")]) == 1
+    assert len(PassageIndex.load(folder, HashEmbedder()).passages) == 5
+
+
+def test_indexes_in_the_old_layout_still_load_and_are_upgraded_on_save(tmp_path):
+    folder = tmp_path / "old"
+    index = PassageIndex.build(_passages("a", 3), HashEmbedder(), IndexConfig())
+    index.save(folder)
+    data = next(p for p in folder.iterdir() if p.name.startswith("data-"))
+    for item in data.iterdir():  # rebuild the pre-version layout: files beside the manifest
+        item.rename(folder / item.name)
+    data.rmdir()
+    manifest = json.loads((folder / "manifest.json").read_text())
+    del manifest["data"]
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    loaded = PassageIndex.load(folder, HashEmbedder())
+    loaded.save(folder)
+    assert {p.name for p in folder.iterdir()} == {"manifest.json", json.loads(
+        (folder / "manifest.json").read_text())["data"]}
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tanglerag.cli", *args], env=ENV, cwd=cwd, capture_output=True,
+                          text=True)
+
+
+def test_concurrent_index_adds_and_context_adds_lose_nothing(tmp_path):
+    for name in ("one", "two"):
+        # big enough that embedding inside one writer's read-add-save overlaps the other writer
+        rows = [{"id": f"{name}-{i}", "text": f"{name} document {i} on subject {i} " * 8} for i in range(300)]
+        (tmp_path / f"{name}.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    common = ["--set", f"cache_dir={tmp_path / 'cache'}", "--set", f"personal.store_dir={tmp_path / 'users'}"]
+    (tmp_path / "seed.jsonl").write_text(json.dumps({"id": "seed", "text": "the first document"}) + "\n")
+    assert _cli("index", "seed.jsonl", "--out", "idx", *common, cwd=tmp_path).returncode == 0
+    with ThreadPoolExecutor(4) as pool:
+        index_adds = [pool.submit(_cli, "index", f"{name}.jsonl", "--out", "idx", "--add", *common, cwd=tmp_path)
+                      for name in ("two", "one")]
+        context_adds = [pool.submit(_cli, "contexts", "add", "--user", "ana", *[f"{who} fact {i}" for i in range(150)],
+                                    *common, cwd=tmp_path) for who in ("first", "second")]
+        results = [f.result() for f in index_adds + context_adds]
+    assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
+    manifest = json.loads((tmp_path / "idx" / "manifest.json").read_text())
+    assert manifest["count"] == 601  # the seed and both corpora, none lost to the other writer
+    listed = _cli("contexts", "list", "--user", "ana", *common, cwd=tmp_path)
+    assert len(json.loads(listed.stdout)) == 300
+
+
+def test_add_refuses_settings_it_would_silently_ignore(tmp_path):
+    (tmp_path / "c.jsonl").write_text(json.dumps({"id": "x", "text": "some text"}) + "\n")
+    common = ["--set", f"cache_dir={tmp_path / 'cache'}"]
+    assert _cli("index", "c.jsonl", "--out", "idx", *common, cwd=tmp_path).returncode == 0
+    refused = _cli("index", "c.jsonl", "--out", "idx", "--add", "--index-type", "hnsw", *common, cwd=tmp_path)
+    assert refused.returncode == 2 and "--add keeps its settings" in refused.stderr
