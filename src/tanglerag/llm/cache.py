@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import os
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
 
 from tanglerag.llm.base import GenerationParams, Message, RawCompletion
+
+log = logging.getLogger(__name__)
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 
@@ -46,11 +51,27 @@ class CallCache:
             return None
         if self._conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute(_SCHEMA)
-            self._conn.commit()
+            try:
+                self._conn = self._open()
+            except sqlite3.DatabaseError as exc:  # not SQLite, or damaged: keep it for inspection, start afresh
+                aside = self.path.with_name(f"{self.path.name}.damaged-{int(time.time())}")
+                os.replace(self.path, aside)
+                log.warning("LLM cache %s is damaged (%s); moved it to %s and started an empty cache",
+                            self.path, exc, aside)
+                self._conn = self._open()
         return self._conn
+
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(_SCHEMA)
+            conn.execute("SELECT 1 FROM calls LIMIT 1")
+            conn.commit()
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise
+        return conn
 
     def get(self, key: str) -> RawCompletion | None:
         with self._lock:

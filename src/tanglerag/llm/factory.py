@@ -21,5 +21,6 @@ def build_backend(settings: Settings) -> LLMBackend:
 def build_llm(settings: Settings, backend: LLMBackend | None = None) -> LLM:
     cfg = settings.llm
     defaults = GenerationParams(temperature=cfg.temperature, max_tokens=cfg.max_tokens, seed=cfg.seed)
-    cache = CallCache(settings.cache_dir / "llm_cache.sqlite3")
+    # llm.cache=false (--no-cache) never opens the file: a damaged or locked cache cannot get in the way
+    cache = CallCache(settings.cache_dir / "llm_cache.sqlite3" if cfg.cache else None)
     return LLM(backend or build_backend(settings), cache, use_cache=cfg.cache, defaults=defaults)
