@@ -117,3 +117,27 @@ def test_add_refuses_settings_it_would_silently_ignore(tmp_path):
     assert _cli("index", "c.jsonl", "--out", "idx", *common, cwd=tmp_path).returncode == 0
     refused = _cli("index", "c.jsonl", "--out", "idx", "--add", "--index-type", "hnsw", *common, cwd=tmp_path)
     assert refused.returncode == 2 and "--add keeps its settings" in refused.stderr
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda d: (d / "dense.faiss").unlink(), "dense.faiss is missing or damaged"),
+    (lambda d: (d / "dense.faiss").write_bytes((d / "dense.faiss").read_bytes()[:40]), "dense.faiss is missing or damaged"),
+    (lambda d: (d / "passages.jsonl").unlink(), "passages.jsonl is missing or damaged"),
+    (lambda d: (d / "passages.jsonl").write_text("{not json\n"), "passages.jsonl is missing or damaged"),
+    (lambda d: __import__("shutil").rmtree(d / "bm25"), "bm25 is missing or damaged"),
+])
+def test_a_damaged_index_is_one_clear_error(tmp_path, damage, message):
+    folder = tmp_path / "idx"
+    PassageIndex.build(_passages("a", 3), HashEmbedder(), IndexConfig(bm25=True)).save(folder)
+    damage(next(p for p in folder.iterdir() if p.name.startswith("data-")))
+    with pytest.raises(IndexStoreError, match=message):
+        PassageIndex.load(folder, HashEmbedder())
+
+
+def test_manifest_that_disagrees_with_the_files_is_refused(tmp_path):
+    folder = tmp_path / "idx"
+    PassageIndex.build(_passages("a", 3), HashEmbedder(), IndexConfig()).save(folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    (folder / "manifest.json").write_text(json.dumps(manifest | {"index_type": "hnsw"}))
+    with pytest.raises(IndexStoreError, match="manifest says hnsw of dimension 64, dense.faiss holds flat"):
+        PassageIndex.load(folder, HashEmbedder())

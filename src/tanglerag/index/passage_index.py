@@ -145,14 +145,32 @@ class PassageIndex:
             raise IndexStoreError(
                 f"index {folder} was built with embedding model {manifest.embedding_model!r} but the configured model "
                 f"is {embedder.model_name!r}; set embedding.model={manifest.embedding_model} or rebuild the index")
-        passages = [Passage.model_validate_json(line)
-                    for line in (files / "passages.jsonl").read_text(encoding="utf-8").splitlines() if line]
-        dense = faiss.read_index(str(files / "dense.faiss"))
+        rebuild = "rebuild it with `tanglerag index`"
+        try:
+            passages = [Passage.model_validate_json(line)
+                        for line in (files / "passages.jsonl").read_text(encoding="utf-8").splitlines() if line]
+        except (OSError, ValueError) as exc:
+            raise IndexStoreError(f"{files / 'passages.jsonl'} is missing or damaged ({_first_line(exc)}); "
+                                  f"{rebuild}") from exc
+        try:
+            dense = faiss.read_index(str(files / "dense.faiss"))
+        except RuntimeError as exc:  # faiss reports a missing or truncated file as a bare RuntimeError
+            raise IndexStoreError(f"{files / 'dense.faiss'} is missing or damaged; {rebuild}") from exc
         if dense.ntotal != len(passages) or len(passages) != manifest.count:
             raise IndexStoreError(f"index {folder} is inconsistent: manifest says {manifest.count} passages, "
-                                  f"store has {len(passages)}, vectors {dense.ntotal}; rebuild it")
+                                  f"store has {len(passages)}, vectors {dense.ntotal}; {rebuild}")
+        if dense.d != manifest.dimension or _index_type(dense) != manifest.index_type:
+            raise IndexStoreError(f"index {folder} is inconsistent: manifest says {manifest.index_type} of dimension "
+                                  f"{manifest.dimension}, dense.faiss holds {_index_type(dense)} of {dense.d}; "
+                                  f"{rebuild}")
         configure_search(dense, manifest.config)
-        bm25 = BM25Index.load(files / "bm25") if manifest.bm25 else None
+        bm25 = None
+        if manifest.bm25:
+            try:
+                bm25 = BM25Index.load(files / "bm25")
+            except (OSError, ValueError) as exc:
+                raise IndexStoreError(f"{files / 'bm25'} is missing or damaged ({_first_line(exc)}); "
+                                      f"{rebuild}") from exc
         return cls(passages, dense, embedder, manifest.config, bm25)
 
 
@@ -168,6 +186,14 @@ def read_manifest(folder: Path) -> IndexManifest:
         raise IndexStoreError(f"index {folder} has format version {manifest.format_version}; this tanglerag reads "
                               f"{FORMAT_VERSION}. Rebuild the index.")
     return manifest
+
+
+def _index_type(index: faiss.Index) -> str:
+    return "hnsw" if isinstance(index, faiss.IndexHNSW) else "ivf" if isinstance(index, faiss.IndexIVF) else "flat"
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def index_lock(folder: Path):

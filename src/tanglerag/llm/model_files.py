@@ -149,6 +149,8 @@ def resolve_gguf(spec: str, cache_dir: Path) -> Path:
     if spec.startswith("hf:"):
         return download_from_hub(spec, cache_dir)
     path = Path(spec).expanduser()
+    if path.is_dir():
+        raise LLMError(f"model {spec!r} is a folder, not a .gguf file; give the path of the .gguf file inside it")
     if not path.exists():
         known = ", ".join(BUILTIN_MODELS)
         raise LLMError(f"model {spec!r} is neither a built-in model ({known}), an existing .gguf file nor hf:REPO/FILE")
