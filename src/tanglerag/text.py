@@ -56,6 +56,15 @@ def cited_numbers(text: str) -> list[int]:
     return seen
 
 
+def drop_dangling_citations(text: str, n: int) -> str:
+    """Remove citation numbers outside 1..n (a marker left with none is removed): text never cites
+    a passage that was not shown."""
+    def keep(match: re.Match) -> str:
+        numbers = [x for x in re.split(r"\s*[,;]\s*", match.group(1)) if 1 <= int(x) <= n]
+        return f"[{', '.join(numbers)}]" if numbers else ""
+    return re.sub(r"\s+", " ", _CITATION.sub(keep, text)).strip()
+
+
 def strip_citations(text: str) -> str:
     return re.sub(r"\s+", " ", _CITATION.sub("", text)).strip()
 

@@ -17,7 +17,7 @@ def test_answers_with_citations_mapped_to_passage_ids(llm_factory, passages):
 def test_out_of_range_citations_are_dropped(llm_factory, passages):
     backend = CannedBackend(default="Madrid [3] [9]")
     answer = ConcatMethod(resources(llm_factory(backend))).answer(Question(text="q?"), as_retrieved(passages[:3]))
-    assert answer.citations == ["p3"]
+    assert answer.citations == ["p3"] and answer.text == "Madrid [3]"
 
 
 def test_garbage_and_abstention_become_unknown(llm_factory, passages):

@@ -5,7 +5,14 @@ from __future__ import annotations
 from tanglerag.config import MethodsConfig
 from tanglerag.llm.base import GenerationParams, Message
 from tanglerag.llm.client import LLM
-from tanglerag.text import UNKNOWN, cited_numbers, first_answer_line, is_unknown, number_passages
+from tanglerag.text import (
+    UNKNOWN,
+    cited_numbers,
+    drop_dangling_citations,
+    first_answer_line,
+    is_unknown,
+    number_passages,
+)
 from tanglerag.types import RetrievedPassage
 
 
@@ -35,10 +42,10 @@ def cited_answer_messages(question: str, passages: list[RetrievedPassage], max_w
 def parse_cited_answer(raw: str, passages: list[RetrievedPassage]) -> tuple[str, list[str], bool]:
     """Return (answer text with its [n] markers, cited passage ids, is_unknown).
 
-    Markers pointing outside the passage list are dropped rather than trusted.
+    Markers pointing outside the passage list are dropped, from the citations and from the text.
     """
     line = first_answer_line(raw)
     if is_unknown(line):
         return UNKNOWN, [], True
-    numbers = [n for n in cited_numbers(line) if 1 <= n <= len(passages)]
-    return line, [passages[n - 1].passage.id for n in numbers], False
+    line = drop_dangling_citations(line, len(passages))
+    return line, [passages[n - 1].passage.id for n in cited_numbers(line)], False
