@@ -43,29 +43,49 @@ def _chunked(passage: Passage, size: int, overlap: int) -> Iterator[Passage]:
                       metadata={**passage.metadata, "source_id": passage.id, "chunk": i})
 
 
+def _record_passage(line: bytes) -> Passage:
+    """One JSONL line as a Passage; ValueError says what is wrong with it."""
+    record = json.loads(line.decode("utf-8"))
+    if not isinstance(record, dict):
+        raise ValueError("record is not a JSON object")
+    for field in ("id", "text"):
+        if field not in record:
+            raise ValueError(f"missing field {field!r}")
+    if isinstance(record["id"], bool) or not isinstance(record["id"], str | int) or not str(record["id"]).strip():
+        raise ValueError(f"'id' must be a non-empty string or an integer, got {record['id']!r}")
+    if not isinstance(record["text"], str):
+        raise ValueError(f"'text' must be a string, got {type(record['text']).__name__}")
+    if not isinstance(record.get("title") or "", str):
+        raise ValueError("'title' must be a string")
+    if not isinstance(record.get("metadata") or {}, dict):
+        raise ValueError("'metadata' must be an object")
+    extra = {k: v for k, v in record.items() if k not in {"id", "title", "text", "metadata"}}
+    return Passage(id=str(record["id"]), title=record.get("title") or "", text=record["text"],
+                   metadata={**(record.get("metadata") or {}), **extra})
+
+
 def read_jsonl_passages(path: Path, *, skip_bad: bool = False) -> Iterator[Passage]:
-    """Records need ``id`` and ``text``; ``title`` is optional; other fields go to metadata."""
-    with path.open(encoding="utf-8") as fh:
+    """Records need ``id`` and ``text``; ``title`` is optional; other fields go to metadata.
+
+    A malformed line is an error naming file and line; with ``skip_bad`` it is skipped and counted.
+    """
+    skipped = 0
+    with path.open("rb") as fh:
         for line_no, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
-                if not isinstance(record, dict):
-                    raise ValueError("record is not a JSON object")  # noqa: TRY004 - reported per line below
-                if "id" not in record:
-                    raise ValueError("missing field 'id'")
-                if "text" not in record:
-                    raise ValueError("missing field 'text'")
-                extra = {k: v for k, v in record.items() if k not in {"id", "title", "text", "metadata"}}
-                yield Passage(id=str(record["id"]), title=str(record.get("title") or ""), text=str(record["text"]),
-                              metadata={**(record.get("metadata") or {}), **extra})
-            except (ValueError, ValidationError) as exc:
-                message = f"{path}:{line_no}: {exc if not isinstance(exc, ValidationError) else _first_error(exc)}"
-                if skip_bad:
-                    log.warning("skipping %s", message)
-                    continue
-                raise IngestError(message) from exc
+                yield _record_passage(line)
+            except (ValueError, ValidationError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+                reason = _first_error(exc) if isinstance(exc, ValidationError) else (
+                    "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc))
+                message = f"{path}:{line_no}: {reason}"
+                if not skip_bad:
+                    raise IngestError(message) from exc
+                skipped += 1
+                log.warning("skipping %s", message)
+    if skipped:
+        log.warning("%s: skipped %d malformed line(s)", path, skipped)
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -76,7 +96,11 @@ def _first_error(exc: ValidationError) -> str:
 def read_text_folder(folder: Path) -> Iterator[Passage]:
     files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in {".txt", ".md"} and p.is_file())
     for file in files:
-        text = file.read_text(encoding="utf-8", errors="replace")
+        raw = file.read_bytes()
+        if b"\x00" in raw[:8192]:
+            log.warning("skipping %s: it looks binary, not text", file)
+            continue
+        text = raw.decode("utf-8", errors="replace")
         if not text.strip():
             log.warning("skipping empty file %s", file)
             continue

@@ -27,7 +27,12 @@ def iter_json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, record) from a JSONL file, or from a JSON array file."""
     if not path.exists():
         raise DatasetError(f"dataset file not found: {path}")
-    text = path.read_text(encoding="utf-8")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_no = raw[:exc.start].count(b"\n") + 1
+        raise DatasetError(f"{path}:{line_no}: not UTF-8 text (byte {raw[exc.start]:#04x}); save the file as UTF-8") from exc
     if text.lstrip().startswith("["):
         try:
             records = json.loads(text)
@@ -56,3 +61,26 @@ def require(record: dict[str, Any], field: str, path: Path, line_no: int) -> Any
     if field not in record:
         raise DatasetError(f"{path}:{line_no}: missing field {field!r}")
     return record[field]
+
+
+def string_field(record: dict[str, Any], field: str, path: Path, line_no: int) -> str:
+    """A required, non-empty string field (numbers and nulls are not silently turned into text)."""
+    value = require(record, field, path, line_no)
+    if not isinstance(value, str) or not value.strip():
+        raise DatasetError(f"{path}:{line_no}: {field!r} must be a non-empty string, got {_shown(value)}")
+    return value.strip()
+
+
+def string_list(value: Any, field: str, path: Path, line_no: int, *, allow_single: bool = False) -> list[str]:
+    """A non-empty list of non-empty strings (or one string, where the format allows it)."""
+    if allow_single and isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
+        raise DatasetError(f"{path}:{line_no}: {field!r} must be a non-empty list of non-empty strings, "
+                           f"got {_shown(value)}")
+    return [v.strip() for v in value]
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

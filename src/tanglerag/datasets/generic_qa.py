@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records, require
+from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records, string_field, string_list
 from tanglerag.types import Passage
 
 FORMAT = "qa"
@@ -23,23 +23,33 @@ def looks_like(record: dict[str, Any]) -> bool:
 def load(path: Path) -> list[QAExample]:
     examples = []
     for line_no, record in iter_json_records(path):
-        question = require(record, "question", path, line_no)
-        answers = record.get("answers", record.get("answer"))
-        if answers is None:
+        question = string_field(record, "question", path, line_no)
+        field = "answers" if "answers" in record else "answer"
+        if field not in record:
             raise DatasetError(f"{path}:{line_no}: missing field 'answers'")
-        answers = [answers] if isinstance(answers, str) else [str(a) for a in answers]
-        qid = str(record.get("id", f"q{line_no}"))
+        answers = string_list(record[field], field, path, line_no, allow_single=True)
+        qid = _identifier(record.get("id", f"q{line_no}"), path, line_no)
         raw_passages = record.get("passages", record.get("ctxs", []))
+        if not isinstance(raw_passages, list):
+            raise DatasetError(f"{path}:{line_no}: 'passages' must be a list of strings or objects")
         passages = [_passage(p, f"{qid}-p{j}", path, line_no) for j, p in enumerate(raw_passages)]
         examples.append(QAExample(id=qid, question=question, answers=answers, passages=passages))
     return examples
 
 
+def _identifier(value: Any, path: Path, line_no: int) -> str:
+    if isinstance(value, bool) or not isinstance(value, str | int) or not str(value).strip():
+        raise DatasetError(f"{path}:{line_no}: an 'id' must be a non-empty string or an integer, got {value!r}")
+    return str(value)
+
+
 def _passage(raw: Any, default_id: str, path: Path, line_no: int) -> Passage:
-    if isinstance(raw, str):
+    if isinstance(raw, str) and raw.strip():
         return Passage(id=default_id, text=raw)
-    if not isinstance(raw, dict) or not str(raw.get("text", "")).strip():
-        raise DatasetError(f"{path}:{line_no}: each passage needs a non-empty 'text'")
+    if not isinstance(raw, dict) or not isinstance(raw.get("text"), str) or not raw["text"].strip():
+        raise DatasetError(f"{path}:{line_no}: each passage needs a non-empty 'text' string")
+    if not isinstance(raw.get("title") or "", str):
+        raise DatasetError(f"{path}:{line_no}: a passage 'title' must be a string")
     metadata = {k: v for k, v in raw.items() if k not in {"id", "title", "text"}}
-    return Passage(id=str(raw.get("id", default_id)), title=str(raw.get("title") or ""), text=raw["text"],
-                   metadata=metadata)
+    return Passage(id=_identifier(raw.get("id", default_id), path, line_no), title=raw.get("title") or "",
+                   text=raw["text"], metadata=metadata)

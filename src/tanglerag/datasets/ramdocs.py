@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records, require
+from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records, require, string_field, string_list
 from tanglerag.datasets.disambig import disambiguations
 from tanglerag.types import Passage
 
@@ -25,12 +25,12 @@ def load(path: Path) -> list[QAExample]:
         qid = f"ramdocs-{len(examples):04d}"
         passages = []
         for j, doc in enumerate(documents):
-            if not isinstance(doc, dict) or not str(doc.get("text", "")).strip():
+            if not isinstance(doc, dict) or not isinstance(doc.get("text"), str) or not doc["text"].strip():
                 raise DatasetError(f"{path}:{line_no}: document {j} has no text")
             passages.append(Passage(id=f"{qid}-d{j}", text=doc["text"],
                                     metadata={"type": doc.get("type", ""), "answer": doc.get("answer", "")}))
-        question = require(record, "question", path, line_no)
-        answers = list(require(record, "gold_answers", path, line_no))
+        question = string_field(record, "question", path, line_no)
+        answers = string_list(require(record, "gold_answers", path, line_no), "gold_answers", path, line_no)
         entities = record.get("disambig_entity", [])
         examples.append(QAExample(
             id=qid, question=question, answers=answers, passages=passages,
