@@ -72,12 +72,12 @@ def register(app: typer.Typer, setup, fail, user_errors) -> None:
     def build(
         source: Annotated[Path, typer.Option("--source", help="OR-ShARC split (JSONL), dev or test")],
         out: Annotated[Path, typer.Option("--out", "-o", help="folder for orca_sharc.jsonl + manifest.json")],
-        limit: Annotated[int | None, typer.Option("--limit", "-n", help="build a prefix only")] = None,
-        n_contexts: Annotated[int, typer.Option("--contexts", help="scenarios per utterance")] = 10,
-        batch: Annotated[int, typer.Option("--batch", help="candidates judged per LLM call")] = 12,
+        limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="build a prefix only")] = None,
+        n_contexts: Annotated[int, typer.Option("--contexts", min=1, help="scenarios per utterance")] = 10,
+        batch: Annotated[int, typer.Option("--batch", min=1, help="candidates judged per LLM call")] = 12,
         seed: Annotated[int, typer.Option("--seed")] = 0,
         judge_above: Annotated[float, typer.Option(
-            "--judge-above", help="judge only candidates at least this cosine-similar to the gold scenario "
+            "--judge-above", min=0.0, max=1.0, help="judge only candidates at least this cosine-similar to the gold scenario "
                                   "(MiniLM); 0 judges every candidate")] = 0.3,
         config: Annotated[Path | None, typer.Option("--config", "-c")] = None,
         set_: Annotated[list[str] | None, typer.Option("--set", "-s")] = None,

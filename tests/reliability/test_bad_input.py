@@ -59,3 +59,16 @@ def test_corpus_encoding_and_binary_files(tmp_path, caplog):
     (folder / "image.md").write_bytes(b"\x89PNG\r\n\x00\x00binary")
     assert [p.id for p in load_corpus(folder)] == ["note.txt"]
     assert "looks binary" in caplog.text
+
+
+def test_numeric_cli_options_have_ranges(tmp_path):
+    from typer.testing import CliRunner
+
+    from tanglerag.cli import app
+
+    runner = CliRunner()
+    for option in (["--contexts", "0"], ["--batch", "0"], ["--judge-above", "1.5"], ["--limit", "0"]):
+        result = runner.invoke(app, ["pcas", "build", "--source", "x.jsonl", "--out", str(tmp_path), *option])
+        assert result.exit_code == 2 and "Invalid value" in result.output, option
+    sampled = runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--sample", "0"])
+    assert sampled.exit_code == 2 and "sample size must be at least 1" in sampled.output

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records, require
+from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records, require, string_field
 from tanglerag.datasets.disambig import disambiguations
 from tanglerag.types import Passage
 
@@ -35,7 +35,7 @@ def load(path: Path) -> list[QAExample]:
         if not isinstance(documents, list) or not documents:
             raise DatasetError(f"{path}:{line_no}: 'documents' must be a non-empty list")
         qid = str(record.get("qid", f"ambigdocs-{len(examples):04d}"))
-        question = require(record, "question", path, line_no)
+        question = string_field(record, "question", path, line_no)
         passages, readings = [], {}
         for j, doc in enumerate(documents):
             if not isinstance(doc, dict) or not str(doc.get("text", "")).strip():
