@@ -240,15 +240,3 @@ def test_diva_ask_prints_the_grade_and_eval_scores_long_answers(tmp_path, corpus
     metrics = report["results"][1]["metrics"]
     assert list(metrics) == ["rouge_l", "d_f1", "mrecall@5", "dr"]
     assert 0 < metrics["rouge_l"] < 1 and metrics["dr"] == pytest.approx((metrics["rouge_l"] * metrics["d_f1"]) ** 0.5)
-
-
-def test_plain_ask_prints_markup_in_passages_literally(tmp_path):
-    corpus = tmp_path / "corpus.jsonl"
-    corpus.write_text(json.dumps({"id": "m", "text": "Paris is the capital [/bold] of France [link=x]."}) + "\n")
-    common = ["--set", f"cache_dir={tmp_path}"]
-    runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx"), *common])
-    with fake_openai_server(lambda body: "Paris [/bold] [1]") as server:
-        result = runner.invoke(app, ["ask", "capital of France?", "--index", str(tmp_path / "idx"), "--set",
-                                     "llm.backend=openai", "--set", f"llm.base_url={server['base_url']}", *common])
-    assert result.exit_code == 0, result.output
-    assert "Paris [/bold] [1]" in result.output and "capital [/bold] of France [link=x]" in result.output

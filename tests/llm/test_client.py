@@ -70,27 +70,3 @@ def test_memory_layer_is_a_bounded_lru_in_front_of_the_file(tmp_path):
     assert cache.get("a").texts == ["a"]  # still on disk
     assert list(cache._memory) == ["c", "a"]
 
-
-def test_a_damaged_cache_file_is_moved_aside_with_a_warning(tmp_path, caplog):
-    from tanglerag.llm.base import RawCompletion
-    from tanglerag.llm.cache import CallCache
-
-    path = tmp_path / "llm_cache.sqlite3"
-    path.write_bytes(b"this is not a database" * 100)
-    cache = CallCache(path)
-    cache.put("k", RawCompletion(texts=["a"], prompt_tokens=1, completion_tokens=1))
-    assert CallCache(path).get("k").texts == ["a"]  # a fresh cache took its place and works
-    damaged = [p for p in tmp_path.iterdir() if ".damaged-" in p.name]
-    assert len(damaged) == 1 and damaged[0].read_bytes().startswith(b"this is not a database")
-    assert "is damaged" in caplog.text
-
-
-def test_no_cache_setting_never_opens_the_cache_file(tmp_path):
-    from tanglerag.config import Settings
-    from tanglerag.llm.factory import build_llm
-    from tanglerag.testing import CannedBackend
-    from tanglerag.trace import Message
-
-    llm = build_llm(Settings.load(None, [f"cache_dir={tmp_path}", "llm.cache=false"]), CannedBackend(default="x"))
-    llm.complete([Message(role="user", content="q")])
-    assert not (tmp_path / "llm_cache.sqlite3").exists()

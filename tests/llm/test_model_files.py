@@ -103,10 +103,3 @@ def test_hub_spec_downloads_through_huggingface_hub(tmp_path, monkeypatch):
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", offline)
     with pytest.raises(LLMError, match="could not download.*local .gguf path"):
         resolve_gguf("hf:a/b/c.gguf", tmp_path)
-
-
-def test_a_folder_named_like_a_model_is_a_clear_error(tmp_path):
-    folder = tmp_path / "model.gguf"
-    folder.mkdir()
-    with pytest.raises(LLMError, match="is a folder, not a .gguf file"):
-        resolve_gguf(str(folder), tmp_path)

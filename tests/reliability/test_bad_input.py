@@ -3,10 +3,14 @@
 import json
 
 import pytest
+from typer.testing import CliRunner
 
+from tanglerag.cli import app
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.errors import DatasetError, IngestError
 from tanglerag.ingest import load_corpus
+from tanglerag.text import clip_words
+from tests.fakes import fake_openai_server
 
 QA = {"question": "Who?", "answers": ["Ada"], "passages": [{"id": "p", "text": "Ada wrote it."}]}
 
@@ -72,3 +76,27 @@ def test_numeric_cli_options_have_ranges(tmp_path):
         assert result.exit_code == 2 and "Invalid value" in result.output, option
     sampled = runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--sample", "0"])
     assert sampled.exit_code == 2 and "sample size must be at least 1" in sampled.output
+
+
+def test_clip_bounds_words_and_characters():
+    assert clip_words("a b  c d", 2) == "a b" and clip_words("a b", None) == "a b"
+    assert len(clip_words("x" * 5_000_000, 100)) == 3000  # one giant 'word' is not sent whole
+
+
+def test_dangling_citation_numbers_are_removed():
+    from tanglerag.text import drop_dangling_citations
+
+    assert drop_dangling_citations("Rome [1, 9] and Paris [7]", 5) == "Rome [1] and Paris"
+    assert drop_dangling_citations("Rome [2][3]", 3) == "Rome [2][3]"
+
+
+def test_plain_ask_prints_markup_in_passages_literally(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"id": "m", "text": "Paris is the capital [/bold] of France [link=x]."}) + "\n")
+    common = ["--set", f"cache_dir={tmp_path}"]
+    CliRunner().invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx"), *common])
+    with fake_openai_server(lambda body: "Paris [/bold] [1]") as server:
+        result = CliRunner().invoke(app, ["ask", "capital of France?", "--index", str(tmp_path / "idx"), "--set",
+                                     "llm.backend=openai", "--set", f"llm.base_url={server['base_url']}", *common])
+    assert result.exit_code == 0, result.output
+    assert "Paris [/bold] [1]" in result.output and "capital [/bold] of France [link=x]" in result.output
