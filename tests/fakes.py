@@ -10,8 +10,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 @contextmanager
-def fake_openai_server(reply: Callable[[dict], str], fail_first: int = 0, status: int = 503) -> Iterator[dict]:
-    """Serve /v1/chat/completions on localhost; the first ``fail_first`` requests get ``status``."""
+def fake_openai_server(reply: Callable[[dict], str], fail_first: int = 0, status: int = 503,
+                       payload: Callable[[dict], dict | None] | None = None) -> Iterator[dict]:
+    """Serve /v1/chat/completions on localhost; the first ``fail_first`` requests get ``status``.
+
+    ``payload`` may return a whole JSON reply for a request (a malformed one, say); None means the usual one.
+    """
     state = {"requests": 0, "bodies": []}
 
     class Handler(BaseHTTPRequestHandler):
@@ -28,10 +32,12 @@ def fake_openai_server(reply: Callable[[dict], str], fail_first: int = 0, status
                 self.end_headers()
                 self.wfile.write(b"busy")
                 return
-            text = reply(body)
-            payload = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+            raw = payload(body) if payload else None
+            if raw is None:
+                text = reply(body)
+                raw = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
                        "usage": {"prompt_tokens": 11, "completion_tokens": len(text.split())}}
-            data = json.dumps(payload).encode()
+            data = json.dumps(raw).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))

@@ -55,3 +55,40 @@ def test_a_folder_named_like_a_model_is_a_clear_error(tmp_path):
     folder.mkdir()
     with pytest.raises(LLMError, match="is a folder, not a .gguf file"):
         resolve_gguf(str(folder), tmp_path)
+
+
+def test_a_server_that_replies_without_choices_then_recovers_over_real_http(tmp_path):
+    """The command fails clearly while the server is broken and works once it is fixed (nothing bad was cached)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from tanglerag.cli import app
+    from tests.fakes import fake_openai_server
+
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"id": "fr", "text": "Paris is the capital of France."}) + "\n")
+    common = ["--set", f"cache_dir={tmp_path / 'cache'}"]
+    runner = CliRunner()
+    runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx"), *common])
+    broken = {"on": True}
+    with fake_openai_server(lambda body: "Paris [1]",
+                            payload=lambda body: {"choices": []} if broken["on"] else None) as server:
+        ask = ["ask", "capital of France?", "--index", str(tmp_path / "idx"), "--set", "llm.backend=openai",
+               "--set", f"llm.base_url={server['base_url']}", *common]
+        failed = runner.invoke(app, ask)
+        assert failed.exit_code == 2 and "unexpected response" in failed.output
+        broken["on"] = False
+        fixed = runner.invoke(app, [*ask, "--json"])
+    assert fixed.exit_code == 0 and json.loads(fixed.stdout)["answer"] == "Paris [1]"
+
+
+def test_a_server_that_keeps_failing_is_reported_with_its_answer_over_real_http(tmp_path):
+    from tanglerag.llm.openai_compat import OpenAICompatBackend
+    from tests.fakes import fake_openai_server
+
+    with fake_openai_server(lambda body: "x", fail_first=5, status=500) as server:
+        backend = OpenAICompatBackend(server["base_url"], "m", max_retries=2, backoff_s=0.0)
+        with pytest.raises(LLMError, match="kept failing after 3 attempts; it last answered HTTP 500: busy"):
+            backend.generate(MSGS, GenerationParams())
+    assert server["requests"] == 3
