@@ -42,5 +42,6 @@ def test_mrecall_at_k_needs_all_readings_or_k_of_them():
     assert scores["mrecall@5"] == 1.0  # all three readings answered within the top 5 (an alias counts)
     assert scores["mrecall@2"] == 1.0  # more readings than k: k of them suffice
     assert scores["mrecall@3"] == 0.0  # the third passage answers nothing, Bican is fourth
+    assert compute(["mrecall@5"], _answer("x"), EX)["mrecall@5"] is None  # closed-book: nothing retrieved
     with pytest.raises(InputError, match="unknown metric"):
         compute(["mrecall@0"], _answer("x"), EX)

@@ -4,7 +4,8 @@ ROUGE-L is computed with Google's ``rouge-score`` (stemming on) against each gol
 taken. DR (disambiguation-ROUGE) is the geometric mean of the *mean* ROUGE-L and the mean D-F1, as ASQA
 defines it over a run; it is derived from those means by the runner, not averaged per question.
 MRecall@k looks at the passages a method answered from: with n gold readings it is a hit when the top
-k passages hold the answers of all of them (n <= k), or of at least k of them (n > k).
+k passages hold the answers of all of them (n <= k), or of at least k of them (n > k); it is undefined for
+a method that answered from no passages (closed-book).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def _found(answers: list[str], texts: list[str]) -> bool:
 def multi_answer_recall(k: int):
     def score(answer: Answer, example: QAExample) -> float | None:
         readings = [Disambiguation.model_validate(d) for d in example.metadata.get("disambig", [])]
-        if not readings:
+        if not readings or not answer.passages:  # no readings, or a method that answered from no passages
             return None
         texts = [f" {normalize_answer(h.passage.text)} " for h in answer.passages[:k]]
         covered = sum(_found(r.answers, texts) for r in readings)
