@@ -51,8 +51,8 @@ class PassageIndex:
               show_progress: bool = False) -> PassageIndex:
         if not passages:
             raise IndexStoreError("cannot build an index from an empty corpus")
-        vectors = embedder.embed([_embed_text(p) for p in passages], show_progress=show_progress)
-        bm25 = BM25Index.build([_embed_text(p) for p in passages]) if config.bm25 else None
+        vectors = embedder.embed([embed_text(p) for p in passages], show_progress=show_progress)
+        bm25 = BM25Index.build([embed_text(p) for p in passages]) if config.bm25 else None
         return cls(list(passages), build_dense(vectors, config), embedder, config, bm25)
 
     def add(self, passages: list[Passage], *, show_progress: bool = False) -> int:
@@ -61,11 +61,11 @@ class PassageIndex:
         fresh = [p for p in passages if p.id not in known]
         if not fresh:
             return 0
-        vectors = self.embedder.embed([_embed_text(p) for p in fresh], show_progress=show_progress)
+        vectors = self.embedder.embed([embed_text(p) for p in fresh], show_progress=show_progress)
         self.dense.add(vectors)
         self.passages.extend(fresh)
         if self.bm25 is not None:
-            self.bm25 = BM25Index.build([_embed_text(p) for p in self.passages])
+            self.bm25 = BM25Index.build([embed_text(p) for p in self.passages])
         return len(fresh)
 
     # -- search -------------------------------------------------------------------------
@@ -226,5 +226,6 @@ def _remove_unreferenced(folder: Path, current: str) -> None:
             path.unlink(missing_ok=True)
 
 
-def _embed_text(passage: Passage) -> str:
+def embed_text(passage: Passage) -> str:
+    """The text a passage is embedded and BM25-indexed as (its title leads when it has one)."""
     return f"{passage.title}: {passage.text}" if passage.title else passage.text

@@ -17,6 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from tanglerag.errors import IndexStoreError
+from tanglerag.index.passage_index import embed_text
 from tanglerag.methods.base import Method, MethodResult, Resources
 from tanglerag.methods.diva_demos import DemoPool
 from tanglerag.methods.diva_prompts import (
@@ -75,6 +76,11 @@ class _LongAnswerMethod(Method):
             self._pool = DemoPool.from_file(self.config.demo_pool, self.resources.embedder)
         return self._pool.nearest(question, self.config.demos)
 
+    def begin(self, question: Question, mode: str) -> tuple[list[Demo], DivaStep]:
+        """The question's demonstrations and the trace step every method of the family fills in."""
+        demos = self.demos(question.text)
+        return demos, DivaStep(mode=mode, demos=[d.question for d in demos])
+
     # -- (1) + (2) ----------------------------------------------------------------------
     def interpret(self, question: str, demos: list[Demo], step: DivaStep, with_reason: bool = True) -> list[str]:
         """Pseudo-interpretations; the question alone when the model gives nothing usable (counted)."""
@@ -90,16 +96,20 @@ class _LongAnswerMethod(Method):
         return step.interpretations
 
     # -- (3) + (4) ----------------------------------------------------------------------
-    def search(self, query: str, pool: list[RetrievedPassage], k: int) -> list[RetrievedPassage]:
-        """Top-k for a query: from the retriever when there is one, else from the passages handed over."""
+    def search(self, queries: list[str], pool: list[RetrievedPassage], k: int) -> list[list[RetrievedPassage]]:
+        """Top-k per query: from the retriever when there is one, else from the passages handed over (embedded
+        once for all the queries)."""
         if self.resources.retriever is not None:
-            return self.resources.retriever.retrieve(Question(text=query), k).passages
-        if not pool:
-            return []
-        scores = self._vectors([h.passage for h in pool]) @ self.resources.embedder.embed([query])[0]
-        order = np.argsort(-scores, kind="stable")[:k]
-        return [RetrievedPassage(passage=pool[i].passage, score=float(scores[i]), rank=r)
-                for r, i in enumerate(order, 1)]
+            return [self.resources.retriever.retrieve(Question(text=q), k).passages for q in queries]
+        if not pool or not queries:
+            return [[] for _ in queries]
+        scores = self._vectors([h.passage for h in pool]) @ self.resources.embedder.embed(queries).T  # pool x queries
+        ranked = []
+        for column in scores.T:
+            order = np.argsort(-column, kind="stable")[:k]
+            ranked.append([RetrievedPassage(passage=pool[i].passage, score=float(column[i]), rank=r)
+                           for r, i in enumerate(order, 1)])
+        return ranked
 
     def diversify(self, question: Question, passages: list[RetrievedPassage], interpretations: list[str],
                   step: DivaStep) -> list[RetrievedPassage]:
@@ -107,10 +117,8 @@ class _LongAnswerMethod(Method):
         with stage("retrieve"):
             union: dict[str, RetrievedPassage] = {h.passage.id: h for h in passages[:k]}
             step.retrievals.append(InterpretationRetrieval(query=question.text, passage_ids=list(union)))
-            for query in interpretations:
-                if normalize_answer(query) == normalize_answer(question.text):
-                    continue
-                hits = self.search(query, passages, k)
+            queries = [q for q in interpretations if normalize_answer(q) != normalize_answer(question.text)]
+            for query, hits in zip(queries, self.search(queries, passages, k), strict=True):
                 step.retrievals.append(InterpretationRetrieval(query=query, passage_ids=[h.passage.id for h in hits]))
                 for hit in hits:
                     union.setdefault(hit.passage.id, hit)
@@ -133,7 +141,7 @@ class _LongAnswerMethod(Method):
                 return index.vectors([p.id for p in passages])
             except IndexStoreError:
                 pass
-        return self.resources.embedder.embed([f"{p.title}: {p.text}" if p.title else p.text for p in passages])
+        return self.resources.embedder.embed([embed_text(p) for p in passages])
 
     # -- (5) ----------------------------------------------------------------------------
     def verify(self, interpretations: list[str], kept: list[RetrievedPassage], step: DivaStep) -> str:
@@ -179,13 +187,11 @@ class DivaMethod(_LongAnswerMethod):
     summary: ClassVar[str] = "pseudo-interpretations -> retrieval per reading -> pruning -> verification -> RAG or closed-book"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
-        demos = self.demos(question.text)
-        step = DivaStep(mode="rag", demos=[d.question for d in demos])
+        demos, step = self.begin(question, "rag")
         interpretations = self.interpret(question.text, demos, step)
         kept = self.diversify(question, passages, interpretations, step)
-        verdict = self.verify(interpretations, kept, step) if kept else "Useless"
-        step.grade = verdict
-        step.mode = "closed-book" if verdict == "Useless" else "rag"
+        step.grade = self.verify(interpretations, kept, step) if kept else "Useless"
+        step.mode = "closed-book" if step.grade == "Useless" else "rag"
         record_step(step)
         return self.generate(question.text, demos, None if step.mode == "closed-book" else kept)
 
@@ -195,8 +201,7 @@ class DivaRDMethod(_LongAnswerMethod):
     summary: ClassVar[str] = "Diva's retrieval diversification only: always answers from the pruned passages"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
-        demos = self.demos(question.text)
-        step = DivaStep(mode="rag", demos=[d.question for d in demos])
+        demos, step = self.begin(question, "rag")
         kept = self.diversify(question, passages, self.interpret(question.text, demos, step), step)
         record_step(step)
         return self.generate(question.text, demos, kept)
@@ -207,8 +212,8 @@ class ClosedBookMethod(_LongAnswerMethod):
     summary: ClassVar[str] = "a long answer from the model's own knowledge, no passages"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
-        demos = self.demos(question.text)
-        record_step(DivaStep(mode="closed-book", demos=[d.question for d in demos]))
+        demos, step = self.begin(question, "closed-book")
+        record_step(step)
         return self.generate(question.text, demos, None)
 
 
@@ -217,8 +222,7 @@ class QueryRefinementMethod(_LongAnswerMethod):
     summary: ClassVar[str] = "the question refined into readings, given as hints to a closed-book long answer"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
-        demos = self.demos(question.text)
-        step = DivaStep(mode="closed-book", demos=[d.question for d in demos])
+        demos, step = self.begin(question, "closed-book")
         interpretations = self.interpret(question.text, demos, step, with_reason=False)
         record_step(step)
         return self.generate(question.text, demos, None, hints=None if step.interpretation_fallback else interpretations)
@@ -229,10 +233,10 @@ class VanillaRAGMethod(_LongAnswerMethod):
     summary: ClassVar[str] = "top-k passages for the question, then the same long-answer prompt"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
-        demos = self.demos(question.text)
+        demos, step = self.begin(question, "rag")
         kept = passages[:self.config.top_k]
-        record_step(DivaStep(mode="rag", kept=[KeptPassage(passage_id=h.passage.id, relevance=h.score) for h in kept],
-                             demos=[d.question for d in demos]))
+        step.kept = [KeptPassage(passage_id=h.passage.id, relevance=h.score) for h in kept]
+        record_step(step)
         return self.generate(question.text, demos, kept)
 
 
@@ -255,7 +259,7 @@ class ToCMethod(_LongAnswerMethod):
         while queue and expansions < self.config.toc_nodes:
             query, depth, parent = queue.pop(0)
             with stage("retrieve"):
-                hits = passages[:k] if depth == 0 else self.search(query, passages, k)
+                hits = passages[:k] if depth == 0 else self.search([query], passages, k)[0]
             gathered.append(hits)
             with stage("clarify"):
                 reply = self.llm.complete(clarify_messages(query, number_passages(hits, self.settings.methods.passage_words)),
