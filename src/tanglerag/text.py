@@ -49,18 +49,22 @@ def cited_numbers(text: str) -> list[int]:
     """Passage numbers cited as [n] or [n, m], in order of first appearance."""
     seen: list[int] = []
     for group in _CITATION.findall(text):
-        for number in re.split(r"\s*[,;]\s*", group):
-            value = int(number)
-            if value not in seen:
-                seen.append(value)
+        for number in _group_numbers(group):
+            if number not in seen:
+                seen.append(number)
     return seen
+
+
+def _group_numbers(group: str) -> list[int]:
+    """The numbers of one citation marker's inside: "2" or "1, 3"."""
+    return [int(n) for n in re.split(r"\s*[,;]\s*", group)]
 
 
 def drop_dangling_citations(text: str, n: int) -> str:
     """Remove citation numbers outside 1..n (a marker left with none is removed): text never cites
     a passage that was not shown."""
     def keep(match: re.Match) -> str:
-        numbers = [x for x in re.split(r"\s*[,;]\s*", match.group(1)) if 1 <= int(x) <= n]
+        numbers = [str(x) for x in _group_numbers(match.group(1)) if 1 <= x <= n]
         return f"[{', '.join(numbers)}]" if numbers else ""
     return re.sub(r"\s+", " ", _CITATION.sub(keep, text)).strip()
 

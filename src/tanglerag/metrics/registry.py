@@ -8,7 +8,7 @@ runs of ranked ids against relevance judgments with ranx (document and context r
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from tanglerag.datasets.base import QAExample
 from tanglerag.errors import InputError
@@ -39,18 +39,23 @@ DERIVED: dict[str, DerivedMetric] = {}
 """Metrics computed from a run's mean scores (e.g. DR from mean ROUGE-L and D-F1), not per question."""
 
 
-def register_family(prefix: str) -> Callable[[MetricFamily], MetricFamily]:
-    def wrap(fn: MetricFamily) -> MetricFamily:
-        FAMILIES[prefix] = fn
+F = TypeVar("F", bound=Callable)
+
+
+def _into(table: dict[str, F], key: str) -> Callable[[F], F]:
+    """A decorator that files a function under ``key`` in one of the registry's tables."""
+    def wrap(fn: F) -> F:
+        table[key] = fn
         return fn
     return wrap
+
+
+def register_family(prefix: str) -> Callable[[MetricFamily], MetricFamily]:
+    return _into(FAMILIES, prefix)
 
 
 def register_derived(name: str) -> Callable[[DerivedMetric], DerivedMetric]:
-    def wrap(fn: DerivedMetric) -> DerivedMetric:
-        DERIVED[name] = fn
-        return fn
-    return wrap
+    return _into(DERIVED, name)
 
 
 def resolve(name: str) -> Metric | None:
@@ -64,17 +69,11 @@ def resolve(name: str) -> Metric | None:
 
 
 def register(name: str) -> Callable[[Metric], Metric]:
-    def wrap(fn: Metric) -> Metric:
-        METRICS[name] = fn
-        return fn
-    return wrap
+    return _into(METRICS, name)
 
 
 def register_reader_metric(name: str) -> Callable[[ReaderMetric], ReaderMetric]:
-    def wrap(fn: ReaderMetric) -> ReaderMetric:
-        READER_METRICS[name] = fn
-        return fn
-    return wrap
+    return _into(READER_METRICS, name)
 
 
 def _prediction(answer: Answer) -> str:
