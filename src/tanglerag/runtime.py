@@ -66,20 +66,19 @@ class Runtime:
 
     def resources(self, personal: bool = False, index: PassageIndex | None = None) -> Resources:
         """``index`` replaces the configured one (an evaluation's pooled passages): methods retrieve from it."""
-        if index is not None:
-            return Resources(settings=self.settings, llm=self.llm, embedder=self.embedder,
-                             retriever=IndexRetriever(index, self.settings.retrieval), index=index)
-        return Resources(settings=self.settings, llm=self.llm, embedder=self.embedder,
-                         retriever=self.retriever(personal), index=self.index)
+        retriever = IndexRetriever(index, self.settings.retrieval) if index is not None else self.retriever(personal)
+        return Resources(settings=self.settings, llm=self.llm, embedder=self.embedder, retriever=retriever,
+                         index=index if index is not None else self.index)
 
     def method(self, name: str, personal: bool = False, index: PassageIndex | None = None) -> Method:
         return make_method(name, self.resources(personal, index))
 
     def pipeline(self, method: str, personal: bool = False) -> RAGPipeline:
-        retriever = self.retriever(personal)
-        if retriever is None:
+        """The pipeline and its method share one retriever."""
+        resources = self.resources(personal)
+        if resources.retriever is None:
             raise IndexStoreError("answering a question needs an index: pass --index DIR")
-        return RAGPipeline(retriever, self.method(method, personal), self.settings.retrieval.top_k)
+        return RAGPipeline(resources.retriever, make_method(method, resources), self.settings.retrieval.top_k)
 
     def reader(self) -> Reader:
         """The D-F1 reader: the configured LLM, or a Hugging Face extractive QA model (``corg.reader``)."""

@@ -1,4 +1,5 @@
 import faiss
+import numpy as np
 import pytest
 
 from tanglerag.config import IndexConfig
@@ -84,3 +85,17 @@ def test_ivf_with_many_passages_uses_several_lists(embedder):
     idx = PassageIndex.build(many, embedder, IndexConfig(index_type="ivf", ivf_nprobe=4))
     assert idx.dense.nlist > 1 and idx.dense.nprobe == 4
     assert len(idx.search("topic 3", 5)) == 5
+
+
+@pytest.mark.parametrize("index_type", ["flat", "hnsw", "ivf"])
+def test_stored_vectors_are_read_back_without_re_embedding(index_type):
+    from tanglerag.index.passage_index import embed_text
+
+    embedder = HashEmbedder()
+    passages = [Passage(id=f"p{i}", title=f"T{i % 4}", text=f"word{i} topic{i % 7} thing{i % 3}") for i in range(80)]
+    index = PassageIndex.build(passages, embedder, IndexConfig(index_type=index_type))
+    for _ in range(2):  # IVF builds its id map once, on the first call
+        vectors = index.vectors(["p5", "p70"])
+        assert np.allclose(vectors, embedder.embed([embed_text(passages[5]), embed_text(passages[70])]), atol=1e-6)
+    with pytest.raises(IndexStoreError, match="not in this index"):
+        index.vectors(["nope"])

@@ -103,8 +103,8 @@ class PassageIndex:
             raise IndexStoreError(f"passages not in this index: {', '.join(missing[:5])}")
         if not passage_ids:
             return np.zeros((0, self.dense.d), dtype="float32")
-        if isinstance(self.dense, faiss.IndexIVF):
-            self.dense.make_direct_map()  # IVF lists do not map ids to vectors until asked
+        if isinstance(self.dense, faiss.IndexIVF) and self.dense.direct_map.type == faiss.DirectMap.NoMap:
+            self.dense.make_direct_map()  # IVF lists do not map ids to vectors until asked; built once
         return np.stack([self.dense.reconstruct(self._positions[pid]) for pid in passage_ids]).astype("float32")
 
     # -- persistence ----------------------------------------------------------------------

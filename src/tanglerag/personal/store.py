@@ -70,7 +70,7 @@ class UserContextStore:
             data, stored = self.vectors(user)
             added = [UserContext(id=uuid.uuid4().hex[:8], text=t) for t in texts]
             self._write(UserContexts(user=user, embedding_model=self.embedder.model_name, contexts=data + added),
-                        np.concatenate([stored.reshape(len(data), -1), vectors]) if data else vectors)
+                        np.concatenate([stored, vectors]) if data else vectors)
         return added
 
     def list(self, user: str) -> list[UserContext]:
