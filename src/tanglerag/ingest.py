@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from tanglerag.errors import IngestError
-from tanglerag.types import Passage
+from tanglerag.types import Passage, record_id
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +51,7 @@ def _record_passage(line: bytes) -> Passage:
     for field in ("id", "text"):
         if field not in record:
             raise ValueError(f"missing field {field!r}")
-    if isinstance(record["id"], bool) or not isinstance(record["id"], str | int) or not str(record["id"]).strip():
-        raise ValueError(f"'id' must be a non-empty string or an integer, got {record['id']!r}")
+    passage_id = record_id(record["id"])
     if not isinstance(record["text"], str):
         raise ValueError(f"'text' must be a string, got {type(record['text']).__name__}")
     if not isinstance(record.get("title") or "", str):
@@ -60,7 +59,7 @@ def _record_passage(line: bytes) -> Passage:
     if not isinstance(record.get("metadata") or {}, dict):
         raise ValueError("'metadata' must be an object")
     extra = {k: v for k, v in record.items() if k not in {"id", "title", "text", "metadata"}}
-    return Passage(id=str(record["id"]), title=record.get("title") or "", text=record["text"],
+    return Passage(id=passage_id, title=record.get("title") or "", text=record["text"],
                    metadata={**(record.get("metadata") or {}), **extra})
 
 

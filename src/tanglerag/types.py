@@ -13,6 +13,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from tanglerag.trace import Trace
 
 
+def record_id(value: Any) -> str:
+    """An id read from a file: a non-empty string, or an integer written as one (never null, a bool or a list).
+
+    Raises ValueError; readers add the file and line.
+    """
+    if isinstance(value, bool) or not isinstance(value, str | int) or not str(value).strip():
+        raise ValueError(f"'id' must be a non-empty string or an integer, got {value!r}")
+    return str(value)
+
+
 class Passage(BaseModel):
     """A unit of retrievable text."""
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records, string_field, string_list
-from tanglerag.types import Passage
+from tanglerag.types import Passage, record_id
 
 FORMAT = "qa"
 
@@ -38,9 +38,10 @@ def load(path: Path) -> list[QAExample]:
 
 
 def _identifier(value: Any, path: Path, line_no: int) -> str:
-    if isinstance(value, bool) or not isinstance(value, str | int) or not str(value).strip():
-        raise DatasetError(f"{path}:{line_no}: an 'id' must be a non-empty string or an integer, got {value!r}")
-    return str(value)
+    try:
+        return record_id(value)
+    except ValueError as exc:
+        raise DatasetError(f"{path}:{line_no}: an {exc}") from exc
 
 
 def _passage(raw: Any, default_id: str, path: Path, line_no: int) -> Passage:
