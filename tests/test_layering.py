@@ -1,4 +1,4 @@
-"""Layering runs one way: core -> llm/embeddings/index -> stages -> methods -> runtime -> eval/cli.
+"""Layering runs one way: core -> llm/embeddings/index -> stages -> methods -> runtime -> eval/cli/service.
 
 A module may import only from its own layer or below, and the stage-level packages (organize,
 stages, metrics, personal) must not import each other in a cycle.
@@ -18,7 +18,7 @@ LAYERS = {
     2: {"stages", "organize", "metrics", "personal"},
     3: {"methods"},
     4: {"pipeline", "runtime"},
-    5: {"eval", "cli", "cli_personal", "cli_trace", "testing"},
+    5: {"eval", "cli", "cli_personal", "cli_trace", "service", "testing"},
 }
 LAYER = {unit: layer for layer, units in LAYERS.items() for unit in units}
 

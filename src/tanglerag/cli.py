@@ -22,9 +22,10 @@ from rich.text import Text
 from tanglerag.cli_personal import register
 from tanglerag.cli_trace import trace_app
 from tanglerag.config import Settings
-from tanglerag.errors import InputError, TangleragError
-from tanglerag.index.passage_index import PassageIndex, index_lock
+from tanglerag.errors import ConfigError, IndexStoreError, InputError, TangleragError
+from tanglerag.index.passage_index import PassageIndex, store_passages
 from tanglerag.ingest import load_corpus
+from tanglerag.pipeline import answer_output
 from tanglerag.runtime import Runtime
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -71,18 +72,16 @@ def index(
         settings = _setup(config, overrides, verbose)
         passages = load_corpus(corpus, chunk_size=settings.index.chunk_words,
                                chunk_overlap=settings.index.chunk_overlap, skip_bad=skip_bad)
-        embedder = Runtime(settings).embedder
-        with index_lock(out):  # another writer of this folder waits; what it saved is read below, not lost
-            if add and (out / "manifest.json").exists():
-                idx = PassageIndex.load(out, embedder)
-                if index_type and index_type != idx.config.index_type or bm25 and idx.bm25 is None:
-                    raise InputError(f"{out} is a {idx.config.index_type} index{' with BM25' if idx.bm25 else ''}; "
-                                     "--add keeps its settings: drop --index-type/--bm25, or rebuild without --add")
-                added = idx.add(passages, show_progress=True)
-                console.print(f"added {added} new passages ({len(passages) - added} already present)")
-            else:
-                idx = PassageIndex.build(passages, embedder, settings.index, show_progress=True)
-            idx.save(out)
+        def keeps_settings(existing: PassageIndex) -> None:
+            if index_type and index_type != existing.config.index_type or bm25 and existing.bm25 is None:
+                raise InputError(f"{out} is a {existing.config.index_type} index"
+                                 f"{' with BM25' if existing.bm25 else ''}; --add keeps its settings: "
+                                 "drop --index-type/--bm25, or rebuild without --add")
+
+        idx, added = store_passages(out, passages, Runtime(settings).embedder, settings.index, add=add,
+                                    show_progress=True, check=keeps_settings)
+        if add:
+            console.print(f"added {added} new passages ({len(passages) - added} already present)")
         m = idx.manifest()
         console.print(f"index {out}: {m.count} passages, {m.index_type}{' + bm25' if m.bm25 else ''}, "
                       f"{m.embedding_model} ({m.dimension}-d)")
@@ -123,15 +122,10 @@ def ask(
     except _USER_ERRORS as exc:
         _fail(exc)
         return
-    output = answer.to_output(trace=with_trace)
-    chosen = answer.trace.find(PersonalContextStep)
-    if user:
-        output["user"] = user
-        output["user_context"] = ({"id": chosen.context_id, "text": chosen.text}
-                                  if chosen and chosen.context_id else None)
     if as_json:
-        sys.stdout.write(json.dumps(output, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps(answer_output(answer, user, trace=with_trace), ensure_ascii=False, indent=2) + "\n")
         return
+    chosen = answer.trace.find(PersonalContextStep)
     out = Console()
     out.print(f"[bold]{escape(answer.text)}[/]")  # corpus and model text is printed literally, never as markup
     if chosen and chosen.text:
@@ -257,6 +251,44 @@ def models(
                 out.print(f"embedded model ready and sha256-verified: {path}")
             else:
                 out.print(f"embedded model file: {resolve_gguf(spec, settings.cache_dir)}")
+    except _USER_ERRORS as exc:
+        _fail(exc)
+
+
+@app.command()
+def serve(
+    index_dir: Annotated[Path, typer.Option("--index", "-i", help="index folder to serve (created by the first upload)")],
+    host: Annotated[str | None, typer.Option("--host", help="bind address (default service.host, 127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option("--port", help="port (default service.port, 8000)")] = None,
+    config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
+) -> None:
+    """Serve the HTTP API and the web inspector; API keys from TANGLERAG_API_KEYS or service.api_keys_file."""
+    try:
+        overrides = list(set_ or [])
+        if host is not None:
+            overrides.append(f"service.host={host}")
+        if port is not None:
+            overrides.append(f"service.port={port}")
+        settings = _setup(config, overrides, verbose)
+        logging.getLogger("tanglerag").setLevel(logging.INFO)
+        from tanglerag.service.auth import ApiKeys, is_loopback
+
+        keys = ApiKeys.load(settings.service.api_keys_file)
+        cfg = settings.service
+        if not keys.enabled and not is_loopback(cfg.host):
+            raise ConfigError(f"refusing to serve on {cfg.host} without API keys: set TANGLERAG_API_KEYS or "
+                              "service.api_keys_file, or bind to 127.0.0.1")
+        if index_dir.exists() and not (index_dir / "manifest.json").exists():
+            raise IndexStoreError(f"{index_dir} exists and is not a tanglerag index")
+        import uvicorn
+
+        from tanglerag.service.app import create_app
+
+        runtime = Runtime(settings, index_dir=index_dir)
+        if not keys.enabled:
+            console.print(f"no API keys configured: serving on {cfg.host} (loopback) only, every caller is admin")
+        console.print(f"tanglerag inspector: http://{cfg.host}:{cfg.port}/")
+        uvicorn.run(create_app(runtime, keys), host=cfg.host, port=cfg.port, log_level="warning")
     except _USER_ERRORS as exc:
         _fail(exc)
 

@@ -140,6 +140,21 @@ class PersonalConfig(_Section):
                                                     "MiniLM on ORCA-ShARC dev (docs/results/pcas.md)")
 
 
+class ServiceConfig(_Section):
+    """``tanglerag serve``: limits that keep one process-wide LLM usable under load."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    max_running: PositiveInt = Field(1, description="questions answered at once (the embedded LLM is one resource)")
+    max_waiting: NonNegativeInt = Field(4, description="questions queued beyond those; more get 429 + Retry-After")
+    queue_timeout_s: float = Field(30.0, gt=0, description="longest wait for a free slot before 429")
+    answer_timeout_s: float = Field(600.0, gt=0, description="longest answer; the client gets 504 beyond it")
+    max_body_bytes: PositiveInt = Field(10_000_000, description="request bodies above this get 413")
+    max_question_chars: PositiveInt = 2000
+    api_keys_file: Path | None = Field(
+        None, description="lines 'KEY' (admin) or 'KEY USER' (that user only); adds to TANGLERAG_API_KEYS")
+
+
 class Settings(_Section):
     """Root config. ``cache_dir`` holds the LLM cache and assembled model files."""
 
@@ -153,6 +168,7 @@ class Settings(_Section):
     personal: PersonalConfig = Field(default_factory=PersonalConfig)
     corg: CorgConfig = Field(default_factory=CorgConfig)
     diva: DivaConfig = Field(default_factory=DivaConfig)
+    service: ServiceConfig = Field(default_factory=ServiceConfig)
 
     @classmethod
     def load(cls, path: Path | None = None, overrides: list[str] | None = None) -> Settings:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -68,23 +68,62 @@ def read_jsonl_passages(path: Path, *, skip_bad: bool = False) -> Iterator[Passa
 
     A malformed line is an error naming file and line; with ``skip_bad`` it is skipped and counted.
     """
-    skipped = 0
     with path.open("rb") as fh:
-        for line_no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                yield _record_passage(line)
-            except (ValueError, ValidationError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-                reason = _first_error(exc) if isinstance(exc, ValidationError) else (
-                    "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc))
-                message = f"{path}:{line_no}: {reason}"
-                if not skip_bad:
-                    raise IngestError(message) from exc
-                skipped += 1
-                log.warning("skipping %s", message)
+        yield from parse_jsonl_lines(fh, str(path), skip_bad=skip_bad)
+
+
+def parse_jsonl_lines(lines: Iterable[bytes], source: str, *, skip_bad: bool = False) -> Iterator[Passage]:
+    """JSONL passage records from any byte lines (a file, an uploaded body); errors name ``source:line``."""
+    skipped = 0
+    for line_no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            yield _record_passage(line)
+        except (ValueError, ValidationError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            reason = _first_error(exc) if isinstance(exc, ValidationError) else (
+                "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc))
+            message = f"{source}:{line_no}: {reason}"
+            if not skip_bad:
+                raise IngestError(message) from exc
+            skipped += 1
+            log.warning("skipping %s", message)
     if skipped:
-        log.warning("%s: skipped %d malformed line(s)", path, skipped)
+        log.warning("%s: skipped %d malformed line(s)", source, skipped)
+
+
+def passages_from_upload(name: str, data: bytes) -> list[Passage]:
+    """An uploaded file's passages: JSONL records, or one text/markdown document named after the file."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]  # a client's path never reaches the filesystem
+    suffix = base.rsplit(".", 1)[-1].lower() if "." in base else ""
+    if suffix in {"jsonl", "json", ""}:
+        return list(parse_jsonl_lines(data.splitlines(), base or "body"))
+    if suffix in {"txt", "md"}:
+        if b"\x00" in data[:8192]:
+            raise IngestError(f"{base}: looks binary, not text")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise IngestError(f"{base}: not UTF-8 text") from exc
+        if not text.strip():
+            raise IngestError(f"{base}: empty file")
+        return [Passage(id=record_id(base), title=base.rsplit(".", 1)[0].replace("_", " "), text=text,
+                        metadata={"path": base})]
+    raise IngestError(f"{base}: unsupported file type; upload .jsonl, .txt or .md")
+
+
+def chunk_passages(passages: Iterable[Passage], source: str, *, chunk_size: int = 200,
+                   chunk_overlap: int = 40) -> list[Passage]:
+    """Chunk long passages; refuse an empty result or a repeated id (naming ``source``)."""
+    chunks = [chunk for passage in passages for chunk in _chunked(passage, chunk_size, chunk_overlap)]
+    if not chunks:
+        raise IngestError(f"corpus {source} holds no passages")
+    seen: set[str] = set()
+    for p in chunks:
+        if p.id in seen:
+            raise IngestError(f"corpus {source}: duplicate passage id {p.id!r}")
+        seen.add(p.id)
+    return chunks
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -119,12 +158,4 @@ def load_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 40,
         raw = iter([Passage(id=source.name, title=source.stem, text=source.read_text(encoding="utf-8"))])
     else:
         raise IngestError(f"unsupported corpus {source}: give a .jsonl file or a folder of .txt/.md files")
-    passages = [chunk for passage in raw for chunk in _chunked(passage, chunk_size, chunk_overlap)]
-    if not passages:
-        raise IngestError(f"corpus {source} holds no passages")
-    seen: set[str] = set()
-    for p in passages:
-        if p.id in seen:
-            raise IngestError(f"corpus {source}: duplicate passage id {p.id!r}")
-        seen.add(p.id)
-    return passages
+    return chunk_passages(raw, str(source), chunk_size=chunk_size, chunk_overlap=chunk_overlap)

@@ -84,8 +84,25 @@ class Runtime:
         """The D-F1 reader: the configured LLM, or a Hugging Face extractive QA model (``corg.reader``)."""
         return build_reader(self.settings.corg.reader, self.llm)
 
-    def warm_up(self) -> None:
-        """Load the LLM, the embedding model and the index now."""
+    def with_settings(self, settings: Settings) -> Runtime:
+        """A runtime for other method settings that shares what this one already loaded (LLM, embedder, index).
+
+        The service uses it for per-request options; the LLM, embedding and index sections stay this one's.
+        """
+        other = Runtime(settings.model_copy(update={"llm": self.settings.llm, "embedding": self.settings.embedding,
+                                                    "index": self.settings.index, "cache_dir": self.settings.cache_dir}),
+                        index_dir=self.index_dir, llm=self.llm, embedder=self.embedder)
+        other.__dict__["index"] = self.index
+        other.__dict__["context_store"] = self.context_store
+        return other
+
+    def replace_index(self, index: PassageIndex) -> None:
+        """Serve ``index`` from now on (after the service added documents); work in progress keeps the old one."""
+        self.__dict__["index"] = index
+
+    def warm_up(self, index: bool = True) -> None:
+        """Load the LLM, the embedding model and (with ``index``) the index now."""
         self.llm.warm_up()
         self.embedder.embed(["warm up"])
-        _ = self.index
+        if index:
+            _ = self.index

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from tanglerag.trace import LLMCall, Message, Step, Trace
 from tanglerag.types import StageUsage, Usage
@@ -28,15 +29,32 @@ from tanglerag.types import StageUsage, Usage
 _ACTIVE: ContextVar[Tracker | None] = ContextVar("tanglerag_tracker", default=None)
 
 
-class Tracker:
-    """Cost per stage plus the trace (calls and steps) of one question."""
+class ProgressEvent(BaseModel):
+    """What a watcher of a question in progress is told: a stage began or ended, a call or a step happened."""
 
-    def __init__(self) -> None:
+    type: Literal["stage_start", "stage_end", "llm_call", "step"]
+    stage: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class Tracker:
+    """Cost per stage plus the trace (calls and steps) of one question.
+
+    ``on_event`` (optional) hears every stage boundary, call and step as it happens, e.g. to stream
+    progress to a client; it may be called from worker threads.
+    """
+
+    def __init__(self, on_event: Callable[[ProgressEvent], None] | None = None) -> None:
         self.usage = Usage()
         self.calls: list[LLMCall] = []
         self.steps: list[Step] = []
         self._open: list[tuple[str, float]] = []  # running stages, innermost last, with their start time
         self._lock = threading.Lock()
+        self._on_event = on_event
+
+    def _emit(self, type_: str, stage_name: str, **data: Any) -> None:
+        if self._on_event is not None:
+            self._on_event(ProgressEvent(type=type_, stage=stage_name, data=data))
 
     @property
     def current_stage(self) -> str:
@@ -53,6 +71,7 @@ class Tracker:
         if self._open:
             self._credit(*self._open[-1], now)
         self._open.append((name, now))
+        self._emit("stage_start", name)
         try:
             yield self._stage_usage(name)
         finally:
@@ -60,6 +79,7 @@ class Tracker:
             self._credit(*self._open.pop(), now)
             if self._open:
                 self._open[-1] = (self._open[-1][0], now)
+            self._emit("stage_end", name, seconds=round(self._stage_usage(name).seconds, 4))
 
     def add_seconds(self, name: str, seconds: float) -> None:
         """Charge wall time measured elsewhere (e.g. retrieval done once for several methods)."""
@@ -80,9 +100,11 @@ class Tracker:
             self.calls.append(LLMCall(stage=name, messages=messages, replies=replies, prompt_tokens=prompt_tokens,
                                       completion_tokens=completion_tokens, cached=cached,
                                       model_seconds=model_seconds))
+        self._emit("llm_call", name, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cached=cached)
 
     def add_step(self, step: BaseModel) -> None:
         self.steps.append(step)
+        self._emit("step", self.current_stage, **step.model_dump(mode="json"))
 
     def trace(self) -> Trace:
         """A copy of the trace so far."""

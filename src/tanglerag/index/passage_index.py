@@ -14,6 +14,7 @@ import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -201,6 +202,27 @@ def index_lock(folder: Path):
     may not exist yet, and a lock inside it would be swept away with a version)."""
     folder = folder.resolve()
     return file_lock(folder.with_name(f".{folder.name}.lock"))
+
+
+def store_passages(folder: Path, passages: list[Passage], embedder: TextEmbedder, config: IndexConfig, *,
+                   add: bool = True, show_progress: bool = False,
+                   check: Callable[[PassageIndex], None] | None = None) -> tuple[PassageIndex, int]:
+    """Add ``passages`` to the index in ``folder`` (or build one there) and save it; returns it and how many were new.
+
+    Holds ``index_lock`` from reading to saving, so a concurrent writer's passages are read, not lost.
+    ``check`` may refuse the existing index (e.g. settings that ``add`` would ignore).
+    """
+    with index_lock(folder):
+        if add and (folder / "manifest.json").exists():
+            index = PassageIndex.load(folder, embedder)
+            if check is not None:
+                check(index)
+            added = index.add(passages, show_progress=show_progress)
+        else:
+            index = PassageIndex.build(passages, embedder, config, show_progress=show_progress)
+            added = len(passages)
+        index.save(folder)
+    return index, added
 
 
 def _fsync_tree(folder: Path) -> None:

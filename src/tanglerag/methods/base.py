@@ -69,6 +69,7 @@ class Method:
     name: ClassVar[str]
     paper: ClassVar[str]  # "000".."004" for the papers in the specification, "baseline" for concat
     summary: ClassVar[str]
+    calls: ClassVar[str] = "1"  # typical LLM calls per question, for users choosing a method
     default_metrics: ClassVar[tuple[str, ...]] = SINGLE_ANSWER_METRICS
 
     def __init__(self, resources: Resources) -> None:

@@ -19,6 +19,7 @@ class ConcatMethod(Method):
     name: ClassVar[str] = "concat"
     paper: ClassVar[str] = "baseline"
     summary: ClassVar[str] = "all passages in one prompt; a short answer with [n] citations, or unknown"
+    calls: ClassVar[str] = "1"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         """Also the first round of Concat+PF."""

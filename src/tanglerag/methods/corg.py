@@ -58,6 +58,7 @@ def groups_step(strategy: str, passages: list[RetrievedPassage], groups: list[li
 class CorgMethod(MultiAnswerMethod):
     name: ClassVar[str] = "corg"
     summary: ClassVar[str] = "context graph -> reranker -> one call per group; answers with descriptors and [n]"
+    calls: ClassVar[str] = "graph: 1 per passage pair (1 in extract mode); then 1 per group"
 
     def organize(self, question: Question, passages: list[RetrievedPassage]) -> Organized:
         """Graph (recorded in the trace) and groups; Random and KMeans reuse it for their group count."""

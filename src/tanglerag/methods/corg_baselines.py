@@ -28,6 +28,7 @@ from tanglerag.types import Passage, Question, RetrievedPassage
 class BaseMethod(MultiAnswerMethod):
     name: ClassVar[str] = "base"
     summary: ClassVar[str] = "all contexts in one call, in COrg's multi-answer format"
+    calls: ClassVar[str] = "1"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         groups = [list(range(len(passages)))] if passages else []
@@ -47,6 +48,7 @@ def parse_ranking(text: str, n: int) -> list[int]:
 class RetrieveMethod(MultiAnswerMethod):
     name: ClassVar[str] = "retrieve"
     summary: ClassVar[str] = "the LLM ranks contexts (relevance, diversity); the top ones answered in one call"
+    calls: ClassVar[str] = "2"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         if not passages:
@@ -66,6 +68,7 @@ class RetrieveMethod(MultiAnswerMethod):
 class SummarizeMethod(MultiAnswerMethod):
     name: ClassVar[str] = "summarize"
     summary: ClassVar[str] = "the LLM summarizes the contexts; the answer comes from the summary"
+    calls: ClassVar[str] = "2"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         if not passages:
@@ -105,6 +108,7 @@ class _GroupingBaseline(MultiAnswerMethod):
 class RandomMethod(_GroupingBaseline):
     name: ClassVar[str] = "random"
     summary: ClassVar[str] = "as many groups as COrg, formed at random; one call per group"
+    calls: ClassVar[str] = "1 per group (as many groups as COrg)"
 
     def group(self, question: Question, passages: list[RetrievedPassage], k: int) -> list[list[int]]:
         order = list(range(len(passages)))
@@ -115,6 +119,7 @@ class RandomMethod(_GroupingBaseline):
 class KMeansMethod(_GroupingBaseline):
     name: ClassVar[str] = "kmeans"
     summary: ClassVar[str] = "as many groups as COrg, formed by k-means on embeddings; one call per group"
+    calls: ClassVar[str] = "1 per group (as many groups as COrg)"
 
     def group(self, question: Question, passages: list[RetrievedPassage], k: int) -> list[list[int]]:
         if k == 1:
@@ -129,6 +134,7 @@ class KMeansMethod(_GroupingBaseline):
 class SeparateMethod(MultiAnswerMethod):
     name: ClassVar[str] = "separate"
     summary: ClassVar[str] = "one call per context, outputs concatenated"
+    calls: ClassVar[str] = "1 per passage"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         groups = [[i] for i in range(len(passages))]

@@ -185,6 +185,7 @@ class _LongAnswerMethod(Method):
 class DivaMethod(_LongAnswerMethod):
     name: ClassVar[str] = "diva"
     summary: ClassVar[str] = "pseudo-interpretations -> retrieval per reading -> pruning -> verification -> RAG or closed-book"
+    calls: ClassVar[str] = "4: ambiguity, interpretations, verification, answer"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         demos, step = self.begin(question, "rag")
@@ -199,6 +200,7 @@ class DivaMethod(_LongAnswerMethod):
 class DivaRDMethod(_LongAnswerMethod):
     name: ClassVar[str] = "diva-rd"
     summary: ClassVar[str] = "Diva's retrieval diversification only: always answers from the pruned passages"
+    calls: ClassVar[str] = "3: ambiguity, interpretations, answer"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         demos, step = self.begin(question, "rag")
@@ -210,6 +212,7 @@ class DivaRDMethod(_LongAnswerMethod):
 class ClosedBookMethod(_LongAnswerMethod):
     name: ClassVar[str] = "closed-book"
     summary: ClassVar[str] = "a long answer from the model's own knowledge, no passages"
+    calls: ClassVar[str] = "1"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         demos, step = self.begin(question, "closed-book")
@@ -220,6 +223,7 @@ class ClosedBookMethod(_LongAnswerMethod):
 class QueryRefinementMethod(_LongAnswerMethod):
     name: ClassVar[str] = "query-refinement"
     summary: ClassVar[str] = "the question refined into readings, given as hints to a closed-book long answer"
+    calls: ClassVar[str] = "2: interpretations, answer"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         demos, step = self.begin(question, "closed-book")
@@ -231,6 +235,7 @@ class QueryRefinementMethod(_LongAnswerMethod):
 class VanillaRAGMethod(_LongAnswerMethod):
     name: ClassVar[str] = "vanilla-rag"
     summary: ClassVar[str] = "top-k passages for the question, then the same long-answer prompt"
+    calls: ClassVar[str] = "1"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         demos, step = self.begin(question, "rag")
@@ -247,6 +252,7 @@ class ToCMethod(_LongAnswerMethod):
 
     name: ClassVar[str] = "toc"
     summary: ClassVar[str] = "iterative tree of clarifications with retrieval per node (the costly baseline)"
+    calls: ClassVar[str] = "1 per clarification node (<= diva.toc_nodes) + 1 answer"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         k = self.config.top_k

@@ -70,6 +70,7 @@ class _PostFusionBase(Method):
 class PostFusionMethod(_PostFusionBase):
     name: ClassVar[str] = "post-fusion"
     summary: ClassVar[str] = "one call per passage; majority vote over the non-unknown answers"
+    calls: ClassVar[str] = "1 per passage"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         return self.voted(question, passages)
@@ -80,6 +81,7 @@ class ConcatPostFusionMethod(_PostFusionBase):
 
     name: ClassVar[str] = "concat+pf"
     summary: ClassVar[str] = "concatenation; post-fusion only when it says unknown"
+    calls: ClassVar[str] = "1; + 1 per passage when it says unknown"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         first = ConcatMethod(self.resources).run(question, passages)
@@ -92,6 +94,7 @@ class PostFusionConcatMethod(_PostFusionBase):
 
     name: ClassVar[str] = "pf+concat"
     summary: ClassVar[str] = "post-fusion proposes candidates and keeps passages that answered; one call distils"
+    calls: ClassVar[str] = "1 per passage + 1"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
         cfg = self.settings.methods
@@ -139,6 +142,7 @@ class _ChainOfThought(_PostFusionBase):
 class PruningMethod(_ChainOfThought):
     name: ClassVar[str] = "pruning"
     summary: ClassVar[str] = "one-shot chain of thought that rules out irrelevant passages, then answers"
+    calls: ClassVar[str] = "1"
     system = PRUNING_SYSTEM
     demo = PRUNING_DEMO_ANSWER
 
@@ -146,6 +150,7 @@ class PruningMethod(_ChainOfThought):
 class SummaryMethod(_ChainOfThought):
     name: ClassVar[str] = "summary"
     summary: ClassVar[str] = "one-shot chain of thought that sums up the relevant passages, then answers"
+    calls: ClassVar[str] = "1"
     system = SUMMARY_SYSTEM
     demo = SUMMARY_DEMO_ANSWER
 

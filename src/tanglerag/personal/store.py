@@ -23,6 +23,13 @@ from tanglerag.fileio import atomic_write_npy, atomic_write_text, file_lock
 _USER_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,128}$")
 
 
+def check_user_id(user: str) -> str:
+    """``user`` if it is a safe folder name, else ContextStoreError (a user id never escapes the store)."""
+    if not _USER_ID.fullmatch(user) or user in {".", ".."}:
+        raise ContextStoreError(f"invalid user id {user!r}: use letters, digits, '_', '-', '.', '@' (max 128)")
+    return user
+
+
 class UserContext(BaseModel):
     id: str
     text: str
@@ -41,9 +48,7 @@ class UserContextStore:
         self.embedder = embedder
 
     def _folder(self, user: str) -> Path:
-        if not _USER_ID.fullmatch(user) or user in {".", ".."}:
-            raise ContextStoreError(f"invalid user id {user!r}: use letters, digits, '_', '-', '.', '@' (max 128)")
-        return self.root / user
+        return self.root / check_user_id(user)
 
     def _read(self, user: str) -> UserContexts:
         path = self._folder(user) / "contexts.json"

@@ -1,0 +1,148 @@
+"""Every endpoint through FastAPI's TestClient on the canned LLM and the hashing embedder."""
+
+from __future__ import annotations
+
+import json
+
+from tests.service.conftest import make_runtime, client_for
+
+
+def test_ask_returns_answer_citations_and_trace(client):
+    r = client.post("/v1/ask", json={"question": "What is the capital of France?", "method": "concat"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["answer"] == "Paris [1]"
+    assert body["citations"] == [body["passages"][0]["id"]]  # "[1]" is the first passage shown
+    assert "p1" in [p["id"] for p in body["passages"]]
+    assert len(body["trace"]["calls"]) == 1 and body["usage"]["llm_calls"] == 1
+    assert body["usage_by_stage"]["generate"]["llm_calls"] == 1
+
+
+def test_top_k_and_per_question_options(client):
+    r = client.post("/v1/ask", json={"question": "What is the capital of France?", "top_k": 2})
+    assert len(r.json()["passages"]) == 2
+    r = client.post("/v1/ask", json={"question": "capital of France?", "options": {"retrieval.top_k": 1}})
+    assert len(r.json()["passages"]) == 1
+
+
+def test_options_that_name_files_or_the_llm_are_refused(client):
+    for key in ("diva.demo_pool", "personal.store_dir", "llm.model", "cache_dir"):
+        r = client.post("/v1/ask", json={"question": "capital of France?", "options": {key: "/etc/passwd"}})
+        assert r.status_code == 400 and key in r.json()["error"]
+    r = client.post("/v1/ask", json={"question": "capital?", "options": {"diva.verification": "sometimes"}})
+    assert r.status_code == 400 and "diva.verification" in r.json()["error"]
+
+
+def test_bad_input_is_422_naming_the_field(client):
+    r = client.post("/v1/ask", json={"question": 5})
+    assert r.status_code == 422 and r.json()["error"].startswith("question:")
+    r = client.post("/v1/ask", json={"method": "concat"})
+    assert r.status_code == 422 and r.json()["error"].startswith("question:")
+    r = client.post("/v1/ask", json={"question": "   "})
+    assert r.status_code == 422 and "question" in r.json()["error"]
+    r = client.post("/v1/ask", json={"question": "x" * 2001})
+    assert r.status_code == 422 and "2000" in r.json()["error"]
+    r = client.post("/v1/ask", json={"question": "q", "top_k": 0})
+    assert r.status_code == 422 and r.json()["error"].startswith("top_k:")
+    r = client.post("/v1/ask", content=b"{not json", headers={"Content-Type": "application/json"})
+    assert r.status_code == 422
+
+
+def test_unknown_method_is_a_clear_400(client):
+    r = client.post("/v1/ask", json={"question": "q", "method": "magic"})
+    assert r.status_code == 400 and "unknown method 'magic'" in r.json()["error"] and "corg" in r.json()["error"]
+
+
+def test_stream_sends_stage_events_then_the_answer(client):
+    with client.stream("POST", "/v1/ask?stream=true", json={"question": "capital of France?", "method": "diva"}) as r:
+        assert r.headers["content-type"].startswith("text/event-stream")
+        events = [(block.split("\n")[0].removeprefix("event: "), json.loads(block.split("\n")[1].removeprefix("data: ")))
+                  for block in r.read().decode().strip().split("\n\n")]
+    kinds = [kind for kind, _ in events]
+    assert kinds[-1] == "answer" and kinds[0] == "stage_start"
+    assert ("stage_start", "retrieve") in [(k, d.get("stage")) for k, d in events]
+    assert {d["stage"] for k, d in events if k == "llm_call"} >= {"interpret", "generate"}
+    steps = [d["data"] for k, d in events if k == "step"]
+    assert steps and steps[0]["kind"] == "diva" and steps[0]["grade"]
+    assert len(events[-1][1]["trace"]["calls"]) == kinds.count("llm_call")
+
+
+def test_methods_lists_every_method_with_paper_and_calls(client):
+    from tanglerag.methods.registry import METHODS
+
+    listed = {m["name"]: m for m in client.get("/v1/methods").json()}
+    assert set(listed) == set(METHODS)
+    assert listed["diva"]["paper"] == "001" and listed["diva"]["calls"].startswith("4")
+    assert listed["post-fusion"]["calls"] == "1 per passage"
+
+
+def test_health_and_metrics(client):
+    assert client.get("/healthz").json() == {"status": "ok", "auth": False, "index": True, "model": "canned-v1",
+                                             "running": 0, "waiting": 0}
+    client.post("/v1/ask", json={"question": "capital of France?"})
+    client.post("/v1/ask", json={"question": "capital of France?"})
+    text = client.get("/metrics").text
+    assert 'tanglerag_requests_total{route="/v1/ask",status="200"} 2.0' in text
+    assert "tanglerag_llm_calls_total 1.0" in text and "tanglerag_llm_cache_hits_total 1.0" in text
+    assert 'tanglerag_request_seconds_bucket{le="0.01",route="/v1/ask"}' in text
+
+
+def test_index_manifest_and_adding_documents(client):
+    assert client.get("/v1/index").json()["manifest"]["count"] == 3
+    body = b'{"id": "p9", "title": "Lisbon", "text": "Lisbon is the capital of Portugal."}\n'
+    r = client.post("/v1/index/documents", content=body, headers={"Content-Type": "application/x-ndjson"})
+    assert r.json() == {"received": 1, "added": 1, "already_present": 0, "total": 4}
+    r = client.post("/v1/index/documents", content=body, headers={"Content-Type": "application/x-ndjson"})
+    assert r.json()["added"] == 0 and r.json()["already_present"] == 1
+    r = client.post("/v1/index/documents", files=[("files", ("notes/oslo.txt", b"Oslo is the capital of Norway.",
+                                                              "text/plain"))])
+    assert r.json()["added"] == 1
+    ids = [p["id"] for p in client.post("/v1/ask", json={"question": "Oslo capital of Norway", "top_k": 5}
+                                        ).json()["passages"]]
+    assert "oslo.txt" in ids and "p9" in ids  # the client's folder name never becomes part of an id or a path
+
+
+def test_bad_documents_name_the_line_and_keep_the_index(client):
+    r = client.post("/v1/index/documents", content=b'{"id": "a", "text": "ok"}\n{"id": "b"}\n',
+                    headers={"Content-Type": "application/x-ndjson"})
+    assert r.status_code == 400 and "body.jsonl:2" in r.json()["error"] and "'text'" in r.json()["error"]
+    r = client.post("/v1/index/documents", content=b"<xml/>", headers={"Content-Type": "application/xml"})
+    assert r.status_code == 415
+    r = client.post("/v1/index/documents", files=[("files", ("x.pdf", b"%PDF", "application/pdf"))])
+    assert r.status_code == 400 and "x.pdf" in r.json()["error"]
+    assert client.get("/v1/index").json()["manifest"]["count"] == 3
+
+
+def test_without_an_index_ask_says_what_to_do_and_an_upload_creates_one(tmp_path):
+    with client_for(make_runtime(tmp_path, with_index=False)) as c:
+        assert c.get("/healthz").json()["index"] is False
+        r = c.post("/v1/ask", json={"question": "capital of France?"})
+        assert r.status_code == 409 and "/v1/index/documents" in r.json()["error"]
+        assert c.get("/v1/index").status_code == 404
+        r = c.post("/v1/index/documents", content=b'{"id": "p1", "text": "Paris is the capital of France."}',
+                   headers={"Content-Type": "application/x-ndjson"})
+        assert r.json()["total"] == 1
+        assert c.post("/v1/ask", json={"question": "capital of France?"}).json()["citations"] == ["p1"]  # the only one
+
+
+def test_user_contexts_add_list_remove(client):
+    r = client.post("/v1/users/alice/contexts", json={"contexts": ["I live in Lisbon.", "I am vegetarian."]})
+    assert r.status_code == 201 and [c["text"] for c in r.json()] == ["I live in Lisbon.", "I am vegetarian."]
+    first = r.json()[0]["id"]
+    assert len(client.get("/v1/users/alice/contexts").json()["contexts"]) == 2
+    assert client.delete(f"/v1/users/alice/contexts?id={first}").status_code == 204
+    assert [c["text"] for c in client.get("/v1/users/alice/contexts").json()["contexts"]] == ["I am vegetarian."]
+    assert client.delete(f"/v1/users/alice/contexts?id={first}").status_code == 404
+    assert client.get("/v1/users/bob/contexts").json()["contexts"] == []
+    r = client.post("/v1/ask", json={"question": "capital of France?", "user": "alice"})
+    assert r.status_code == 200 and r.json()["user"] == "alice" and r.json()["user_context"]["text"] == "I am vegetarian."
+
+
+def test_user_ids_never_reach_the_filesystem(client, tmp_path):
+    for bad in ("..", "a b", "x" * 129):
+        r = client.get(f"/v1/users/{bad}/contexts")
+        assert r.status_code in (404, 422), bad
+    assert client.get("/v1/users/%2e%2e/contexts").status_code == 422
+    r = client.post("/v1/users/..%2Fescape/contexts", json={"contexts": ["x"]})
+    assert r.status_code in (404, 422)
+    assert not (tmp_path / "escape").exists()
