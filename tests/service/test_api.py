@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.service.conftest import make_runtime, client_for
+from tests.service.conftest import client_for, make_runtime
 
 
 def test_ask_returns_answer_citations_and_trace(client):

@@ -14,7 +14,6 @@ from tanglerag.service.app import create_app
 from tests.service.conftest import make_runtime
 
 
-
 @schemathesis.serializer("application/x-ndjson")
 def _jsonl(ctx, value) -> bytes:  # the documents body is free text: whatever was generated, as UTF-8
     return str(value).encode("utf-8", errors="replace")
