@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Set everything up, lint (ruff), and run the whole test suite (unit tests with a canned LLM,
+# Set everything up (chromium too, for the browser tests), lint (ruff), and run the whole test suite (unit tests with a canned LLM,
 # integration tests with the real embedded model).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# the web inspector's browser tests drive Debian's chromium (Playwright cannot download a browser offline)
+if ! command -v chromium >/dev/null; then
+  { apt-get install -y --no-install-recommends chromium || { apt-get update -qq && apt-get install -y --no-install-recommends chromium; }; } \
+    >/dev/null 2>&1 || echo "chromium could not be installed: the browser tests will skip" >&2
+fi
 .venv/bin/ruff check src tests benchmarks
 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m pytest -q

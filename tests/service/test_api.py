@@ -26,7 +26,7 @@ def test_top_k_and_per_question_options(client):
 
 
 def test_options_that_name_files_or_the_llm_are_refused(client):
-    for key in ("diva.demo_pool", "personal.store_dir", "llm.model", "cache_dir"):
+    for key in ("diva.demo_pool", "personal.store_dir", "llm.model", "cache_dir", "corg.reader"):
         r = client.post("/v1/ask", json={"question": "capital of France?", "options": {key: "/etc/passwd"}})
         assert r.status_code == 400 and key in r.json()["error"]
     r = client.post("/v1/ask", json={"question": "capital?", "options": {"diva.verification": "sometimes"}})

@@ -11,6 +11,7 @@ from tanglerag.config import Settings
 from tanglerag.errors import InputError
 
 SECTIONS = ("retrieval", "methods", "corg", "diva", "personal")
+LOADS_A_MODEL = {"corg.reader"}  # a model name: a request must not make the server fetch or load a model
 
 
 def allowed_options() -> list[str]:
@@ -19,7 +20,7 @@ def allowed_options() -> list[str]:
     for section in SECTIONS:
         model = type(getattr(Settings(), section))
         for field, info in model.model_fields.items():
-            if not _holds_path(info.annotation):
+            if not _holds_path(info.annotation) and f"{section}.{field}" not in LOADS_A_MODEL:
                 names.append(f"{section}.{field}")
     return names
 

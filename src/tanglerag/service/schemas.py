@@ -26,7 +26,7 @@ class AskRequest(_Body):
     user: UserId | None = Field(None, description="answer with this user's contexts (PCAS)")
     options: dict[str, OptionValue] = Field(
         default_factory=dict, description="method settings for this question, e.g. {\"diva.verification\": \"each\"}",
-        examples=[{"corg.graph_mode": "extract"}])
+        examples=[{"corg.graph": "extract"}])
 
 
 class PassageOut(BaseModel):
