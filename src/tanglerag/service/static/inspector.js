@@ -69,7 +69,8 @@ async function onAsk(event) {
       const column = el("section", { class: "column", id: `col-${i}`, "data-method": method, "aria-label": method });
       results.append(column);
       setStatus(`asking ${method}...`);
-      await askInto(column, i, method, question);
+      const failure = await askInto(column, i, method, question);
+      if (failure) { setStatus(`${method}: ${failure}`, true); return; }
     }
     setStatus("done");
   } finally {
@@ -77,6 +78,7 @@ async function onAsk(event) {
   }
 }
 
+// Returns null when the answer arrived, else the error message.
 async function askInto(column, index, method, question) {
   const body = { question, method, top_k: Number(document.getElementById("top-k").value) || undefined };
   const user = document.getElementById("user").value.trim();
@@ -87,9 +89,9 @@ async function askInto(column, index, method, question) {
   if (!response.ok) {
     const error = await response.json().catch(() => ({ error: response.statusText }));
     column.append(el("p", { class: "error" }, `${response.status}: ${error.error}`));
-    setStatus(error.error, true);
-    return;
+    return error.error;
   }
+  let failure = null;
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -104,11 +106,15 @@ async function askInto(column, index, method, question) {
       const kind = (block.match(/^event: (.*)$/m) || [])[1];
       const data = JSON.parse((block.match(/^data: (.*)$/m) || [])[1] || "{}");
       if (kind === "answer") renderAnswer(column, index, data);
-      else if (kind === "error") column.append(el("p", { class: "error" }, `${data.status}: ${data.error}`));
+      else if (kind === "error") {
+        failure = data.error;
+        column.append(el("p", { class: "error" }, `${data.status}: ${data.error}`));
+      }
       else log.append(el("div", {}, describeEvent(kind, data)));
       log.scrollTop = log.scrollHeight;
     }
   }
+  return failure;
 }
 
 function describeEvent(kind, event) {
