@@ -14,6 +14,7 @@ from pathlib import Path
 
 import faiss
 import numpy as np
+from run_io import write_section
 
 from tanglerag.config import IndexConfig, Settings
 from tanglerag.datasets.registry import load_dataset
@@ -223,7 +224,7 @@ def main() -> None:
     ask = bench_ask(backend, embedder, args.ask_questions)
     print("ask", ask)
     text = report(emb, idx, llm, ask, args.n)
-    args.out.write_text(text)
+    write_section(args.out, "foundation", text)
     print(text)
 
 

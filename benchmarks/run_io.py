@@ -61,3 +61,18 @@ def paired_diff(per_q: dict, a: str, b: str, metric: str, samples: int = 2000, s
     means = diff[rng.integers(0, len(diff), size=(samples, len(diff)))].mean(axis=1)
     return diff.mean(), np.percentile(means, 2.5), np.percentile(means, 97.5), int((diff > 0).sum()), \
         int((diff < 0).sum())
+
+
+def write_section(path: Path, name: str, text: str) -> None:
+    """Replace the ``name`` section of a shared markdown file (between HTML-comment markers), or append it, so
+    scripts that write parts of one file (docs/benchmarks.md) keep each other's numbers."""
+    start, end = f"<!-- section:{name} -->", f"<!-- /section:{name} -->"
+    block = f"{start}\n{text.strip()}\n{end}\n"
+    old = path.read_text() if path.exists() else ""
+    if start in old and end in old:
+        new = old[:old.index(start)] + block + old[old.index(end) + len(end):].lstrip("\n")
+    else:
+        new = (old.rstrip("\n") + "\n\n" if old else "") + block
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(new)
+    tmp.replace(path)

@@ -107,6 +107,22 @@ def test_beyond_the_queue_bound_questions_get_429_at_once(tmp_path):
     assert first.status_code == 200 and second.status_code == 200
 
 
+def test_questions_arriving_together_are_bounded_too(tmp_path):
+    app, blocking = _blocking_app(tmp_path, "service.max_running=1", "service.max_waiting=2")
+
+    async def scenario():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            tasks = [asyncio.create_task(_post(client, f"q{i}")) for i in range(8)]  # all before any is admitted
+            await asyncio.sleep(0.2)
+            health = (await client.get("/healthz")).json()
+            blocking.release.set()
+            return health, await asyncio.gather(*tasks)
+
+    health, responses = asyncio.run(scenario())
+    assert (health["running"], health["waiting"]) == (1, 2)
+    assert sorted(r.status_code for r in responses) == [200] * 3 + [429] * 5
+
+
 def test_a_slow_answer_is_504_and_keeps_its_slot_until_it_ends(tmp_path):
     app, blocking = _blocking_app(tmp_path, "service.answer_timeout_s=0.2", "service.max_waiting=0")
 

@@ -29,7 +29,8 @@ class Gate:
         self.waiting = 0
 
     async def acquire(self) -> None:
-        if self._slots.locked() and self.waiting >= self.max_waiting:
+        # decided on our own counters, before any await: requests arriving together cannot all slip past
+        if self.running + self.waiting >= self.max_running + self.max_waiting:
             raise Busy(f"{self.running} question(s) running and {self.waiting} waiting", self._retry_after())
         self.waiting += 1
         try:
