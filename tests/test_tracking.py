@@ -66,8 +66,10 @@ def test_usage_and_trace_calls_agree_for_every_method(llm_factory, passages, nam
     """Every call in the trace is in the usage and vice versa, per stage, on a first and a cached run."""
     llm = llm_factory(CannedBackend(default="Madrid [1]"))
     method = make_method(name, resources(llm))
+    readings = ["Which city is the capital of Spain today?"] if method.reads_gold_interpretations else []
     for _ in range(2):
-        answer = method.answer(Question(text="What is the capital of Spain?", id="q"), as_retrieved(passages))
+        answer = method.answer(Question(text="What is the capital of Spain?", id="q", interpretations=readings),
+                               as_retrieved(passages))
         calls = answer.trace.calls
         total = answer.usage.total
         assert calls and len(calls) == total.llm_calls + total.cached_calls

@@ -56,6 +56,8 @@ class Question(BaseModel):
     id: str = ""
     user_id: str | None = None
     user_contexts: list[str] = Field(default_factory=list)
+    interpretations: list[str] = Field(
+        default_factory=list, description="readings known in advance: the gold ones in an oracle evaluation")
 
     @field_validator("text")
     @classmethod

@@ -1,8 +1,10 @@
 import re
+from pathlib import Path
 
 import pytest
 
 from tanglerag.config import Settings
+from tanglerag.errors import InputError
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.methods.base import Resources
 from tanglerag.methods.diva import grade
@@ -152,3 +154,34 @@ def test_diva_uses_demos_when_asked(llm_factory):
     interpretation_prompt = next(c for c in answer.trace.calls if c.stage == "interpret" and "Examples:" in
                                  c.messages[-1].content).messages[-1].content
     assert all(re.escape(d) and d in interpretation_prompt for d in demos)
+
+
+def test_oracle_retrieves_with_the_gold_readings_and_needs_them(llm_factory):
+    backend = responder()
+    method, hits = _method("diva-oracle", llm_factory, backend)
+    gold = ["Who scored the most goals in women's international football?", "Who scored the most goals of all time?"]
+    answer = method.answer(Q.model_copy(update={"interpretations": gold}), hits)
+    step = answer.trace.find(DivaStep)
+    assert step.interpretations == gold and [r.query for r in step.retrievals] == [Q.text, *gold]
+    assert answer.usage.total.llm_calls == 1  # no interpretation, no verification: the answer only
+    assert "Passages:" in backend.requests[-1][0][-1].content
+    with pytest.raises(InputError, match="gold interpretations"):
+        method.answer(Q, hits)
+
+
+def test_the_runner_hands_gold_readings_to_oracles_only(tmp_path):
+    from tanglerag.datasets.asqa import load
+    from tanglerag.eval.runner import EvalRunner
+    from tanglerag.runtime import Runtime
+    from tanglerag.testing import canned_llm
+
+    examples = load(Path(__file__).parents[2] / "src/tanglerag/sample_data/asqa_sample.jsonl")[:2]
+    assert all(ex.interpretations for ex in examples)
+    settings = Settings.load(None, ["eval.passage_scope=pooled", "diva.top_k=2", "retrieval.top_k=2"])
+    llm = canned_llm(default="1: q -> a\nAnswer: a.")
+    runtime = Runtime(settings, llm=llm, embedder=HashEmbedder())
+    _, predictions = EvalRunner(runtime, metrics=["rouge_l"]).run("asqa-sample", examples, ["diva-oracle", "diva-rd"])
+    oracle = [p for p in predictions if p.method == "diva-oracle"]
+    assert [p.trace.find(DivaStep).interpretations for p in oracle] == [ex.interpretations for ex in examples]
+    rd_prompts = [c.messages[-1].content for p in predictions if p.method == "diva-rd" for c in p.trace.calls]
+    assert not any(ex.interpretations[0] in prompt for ex in examples for prompt in rd_prompts)

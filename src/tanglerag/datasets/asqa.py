@@ -65,7 +65,7 @@ def load(path: Path) -> list[QAExample]:
                     for j, (text, title) in enumerate(texts.items())]
         examples.append(QAExample(
             id=qid, question=question.strip(), answers=list(dict.fromkeys(a for r in readings for a in r.answers)),
-            passages=passages,
+            passages=passages, interpretations=[r.sub_question for r in readings if r.sub_question],
             metadata={"disambig": [r.model_dump() for r in readings], "long_answers": long_answers},
         ))
     return examples

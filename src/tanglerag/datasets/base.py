@@ -21,6 +21,8 @@ class QAExample(BaseModel):
     answers: list[str]
     passages: list[Passage] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    interpretations: list[str] = Field(
+        default_factory=list, description="gold disambiguated questions (ASQA), for oracle retrieval only")
 
 
 def iter_json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

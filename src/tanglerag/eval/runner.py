@@ -104,9 +104,11 @@ class EvalRunner:
             hits, retrieve_seconds = retrieved[example.id]
             answers = []
             for method in runners:
+                oracle = example.interpretations if method.reads_gold_interpretations else []
                 with track() as tracker:
                     tracker.add_seconds("retrieve", retrieve_seconds)
-                    answers.append(method.answer(Question(text=example.question, id=example.id), hits))
+                    answers.append(method.answer(Question(text=example.question, id=example.id,
+                                                          interpretations=oracle), hits))
             # scored after all methods ran and outside their trackers: reader calls are evaluation cost,
             # and they do not break the methods' shared prompt prefix
             for name, answer in zip(methods, answers, strict=True):

@@ -71,6 +71,7 @@ class Method:
     summary: ClassVar[str]
     calls: ClassVar[str] = "1"  # typical LLM calls per question, for users choosing a method
     default_metrics: ClassVar[tuple[str, ...]] = SINGLE_ANSWER_METRICS
+    reads_gold_interpretations: ClassVar[bool] = False  # an oracle: evaluation hands it the gold readings
 
     def __init__(self, resources: Resources) -> None:
         self.resources = resources

@@ -16,7 +16,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from tanglerag.errors import IndexStoreError
+from tanglerag.errors import IndexStoreError, InputError
 from tanglerag.index.passage_index import embed_text
 from tanglerag.methods.base import Method, MethodResult, Resources
 from tanglerag.methods.diva_demos import DemoPool
@@ -245,6 +245,26 @@ class VanillaRAGMethod(_LongAnswerMethod):
         return self.generate(question.text, demos, kept)
 
 
+class DivaOracleMethod(_LongAnswerMethod):
+    """Diva's retrieval with the gold disambiguated questions in place of the model's (Table 3's oracle row):
+    how far better interpretations alone would take retrieval and the answer."""
+
+    name: ClassVar[str] = "diva-oracle"
+    summary: ClassVar[str] = "oracle: retrieval per gold disambiguated question -> pruning -> RAG (evaluation only)"
+    calls: ClassVar[str] = "1: answer"
+    reads_gold_interpretations: ClassVar[bool] = True
+
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
+        if not question.interpretations:
+            raise InputError("diva-oracle needs the question's gold interpretations: evaluate it on an ASQA-format "
+                             "dataset")
+        demos, step = self.begin(question, "rag")
+        step.interpretations = list(question.interpretations)
+        kept = self.diversify(question, passages, step.interpretations, step)
+        record_step(step)
+        return self.generate(question.text, demos, kept)
+
+
 class ToCMethod(_LongAnswerMethod):
     """Tree of clarifications: each node's question is retrieved for and clarified into child readings
     (breadth first, ``diva.toc_depth`` levels, ``diva.toc_nodes`` expansions); the long answer uses the
@@ -296,4 +316,5 @@ def _round_robin(lists: list[list[RetrievedPassage]], k: int) -> list[RetrievedP
     return [h.model_copy(update={"rank": r}) for r, h in enumerate(chosen.values(), 1)]
 
 
-DIVA_METHODS = [DivaMethod, DivaRDMethod, ClosedBookMethod, QueryRefinementMethod, VanillaRAGMethod, ToCMethod]
+DIVA_METHODS = [DivaMethod, DivaRDMethod, ClosedBookMethod, QueryRefinementMethod, VanillaRAGMethod, ToCMethod,
+                DivaOracleMethod]
