@@ -29,15 +29,20 @@ TANGLED = [
 
 
 def tangled_reply(messages) -> str:
+    """Reads the numbered contexts like a careful model: the Texas one is a different Paris, the others agree."""
     prompt = messages[-1].content
+    texas = {n for n, text in re.findall(r"^\[(\d+)\] (.*)$", prompt, re.MULTILINE) if "Texas" in text}
+    numbers = sorted(set(re.findall(r"^\[(\d+)\]", prompt, re.MULTILINE)))
     if others := re.search(r"to each of the contexts (.*?): one line", prompt):
         focal = re.search(r"from context \[(\d+)\]", prompt).group(1)
-        pair = {"1": "3", "3": "1"}
-        return "\n".join(f"[{n}] - {'duplicated' if pair.get(focal) == n else 'distracting'}"
+        return "\n".join(f"[{n}] - {'distracting' if (n in texas) != (focal in texas) else 'duplicated'}"
                          for n in re.findall(r"\d+", others.group(1)))
+    france = [n for n in numbers if n not in texas]
     if prompt.rstrip().endswith("Answers:"):
-        return "Paris (capital of France) [1]\nParis (city in Texas) [2]"
-    return "Paris [1]"
+        lines = [f"capital of France (Paris, France) {''.join(f'[{n}]' for n in france)}"] if france else []
+        lines += [f"city in Lamar County (Paris, Texas) [{n}]" for n in sorted(texas)]
+        return "\n".join(lines) or "unknown"
+    return f"Paris is the capital of France [{france[0] if france else 1}]"
 
 
 @pytest.fixture(scope="module")
