@@ -1,8 +1,9 @@
 """Diva (paper 001) report from one eval run: Table 1 / Table 2 layout, the verification grades, AG's choices.
 
-Usage: python benchmarks/diva_report.py --run runs/diva-prelim20 --out docs/results/diva_preliminary.md
-       [--title "..."] [--discussion benchmarks/diva_discussion.md]
+Usage: python benchmarks/diva_report.py --run runs/diva50 --out docs/results/diva.md
+       [--also runs/diva50-oracle ...] [--title "..."] [--discussion benchmarks/diva_discussion.md]
 The run must hold closed-book, vanilla-rag, diva-rd and diva (query-refinement and toc are shown when present).
+``--also`` adds methods from other runs on the same questions (e.g. diva-oracle for Table 3's oracle row).
 """
 
 from __future__ import annotations
@@ -39,6 +40,43 @@ def table1(results: dict) -> str:
                      f"{pct(m['dr'])} | {pct(m.get('mrecall@5'))} | {u['llm_calls'] + u['cached_calls']:.2f} | "
                      f"{u['prompt_tokens']:.0f} | {u['completion_tokens']:.0f} | {u['model_seconds']:.1f} |")
     return "\n".join(lines)
+
+
+def undefined(per_q: dict) -> str:
+    rows = per_q.get("vanilla-rag") or next(iter(per_q.values()))
+    n = sum(row["metrics"].get("d_f1") is None for row in rows.values())
+    return (f"D-F1 is undefined for {n} of {len(rows)} questions (no gold disambiguation with a short answer); "
+            "they count in R-L only.")
+
+
+def table3(results: dict) -> str:
+    rows = {r["method"]: r for r in results["results"]}
+    lines = ["| retrieval | method | MRecall@5 | D-F1 |", "|---|---|---|---|"]
+    for name, label in [("vanilla-rag", "vanilla (the question)"), ("diva-rd", "RD (pseudo-interpretations)"),
+                        ("diva-oracle", "oracle (gold disambiguated questions)")]:
+        if name in rows:
+            m = rows[name]["metrics"]
+            lines.append(f"| {label} | {name} | {pct(m.get('mrecall@5'))}{ci(rows[name], 'mrecall@5')} | "
+                         f"{pct(m['d_f1'])}{ci(rows[name], 'd_f1')} |")
+    return "\n".join(lines)
+
+
+def cost(results: dict, per_q: dict) -> str:
+    rows = {r["method"]: r["usage"] for r in results["results"]}
+    lines = []
+    if "toc" in per_q:
+        expansions = mean(step(row, "clarification_tree")["expansions"] for row in per_q["toc"].values())
+        nodes = mean(len(step(row, "clarification_tree")["nodes"]) for row in per_q["toc"].values())
+        lines.append(f"ToC expanded {expansions:.2f} clarification nodes per question ({nodes:.2f} readings kept); "
+                     "the paper reports about 5.5 steps and more than 12k prompt tokens per query with its larger "
+                     "models and longer passages.")
+    if "toc" in rows and "diva" in rows:
+        ratio = rows["diva"]["prompt_tokens"] / rows["toc"]["prompt_tokens"]
+        speed = rows["toc"]["model_seconds"] / rows["diva"]["model_seconds"]
+        lines.append(f"Diva's prompt tokens per question are {ratio:.2f} of ToC's "
+                     f"({rows['diva']['prompt_tokens']:.0f} vs {rows['toc']['prompt_tokens']:.0f}; the bound is 1/3: "
+                     f"{'met' if ratio <= 1 / 3 else 'NOT met'}); ToC takes {speed:.1f}x Diva's model time.")
+    return "\n".join(f"- {line}" for line in lines) or "(toc was not run)"
 
 
 def table2(results: dict) -> str:
@@ -93,9 +131,15 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--title", default="Diva (paper 001) on ASQA dev")
     parser.add_argument("--discussion", type=Path, default=None)
+    parser.add_argument("--also", type=Path, nargs="*", default=[], help="runs whose other methods are added")
     args = parser.parse_args()
     results, per_q = load(args.run)
-    rd_mrecall = {r["method"]: r["metrics"].get("mrecall@5") for r in results["results"]}
+    for extra in args.also:
+        more, more_q = load(extra)
+        if set(next(iter(more_q.values()))) != set(next(iter(per_q.values()))):
+            raise SystemExit(f"{extra} holds other questions than {args.run}")
+        results["results"] += [r for r in more["results"] if r["method"] not in per_q]
+        per_q |= {name: rows for name, rows in more_q.items() if name not in per_q}
     discussion = args.discussion.read_text() if args.discussion else ""
     doc = f"""# {args.title}
 
@@ -110,13 +154,19 @@ measured on the passages each method answered from (closed-book and query refine
 
 {table1(results)}
 
+{undefined(per_q)}
+
 ## Table 2: ablation (closed-book -> + RAG -> + RD -> + AG)
 
 {table2(results)}
 
-## Retrieval diversification (Table 3 without the oracle row)
+## Table 3: retrieval diversification
 
-MRecall@5: vanilla-rag {pct(rd_mrecall.get('vanilla-rag'))}, diva-rd {pct(rd_mrecall.get('diva-rd'))}.
+{table3(results)}
+
+## Cost: Diva against ToC
+
+{cost(results, per_q)}
 
 ## Verification and adaptive generation
 

@@ -65,3 +65,22 @@ def test_llm_reader_shares_the_response_prefix(llm_factory):
     assert reader.read(text, EX.metadata["disambig"][0]["sub_question"]) == ""
     prompts = [m[-1].content for m, _ in backend.requests]
     assert prompts[0].startswith(f"Text: {text}") and prompts[1].startswith(f"Text: {text}")
+
+
+def test_readings_without_a_descriptor_are_left_out_of_ent_and_ear():
+    from tanglerag.datasets.disambig import Disambiguation
+    from tanglerag.metrics.ambig import described_readings
+
+    bare = Disambiguation(entity="Bobby Carpenter", descriptor="", answer="baseball", sub_question=Q)
+    mixed = EX.model_copy(update={"metadata": {"disambig": [*EX.metadata["disambig"], bare.model_dump()]}})
+    assert len(described_readings(mixed)) == 2
+    unknown = Answer(question=Q, method="corg", text="unknown", is_unknown=True)
+    assert compute(["ent", "ear"], unknown, mixed) == {"ent": 0.0, "ear": 0.0}  # was 1/3: "" is in every reply
+    only_bare = EX.model_copy(update={"metadata": {"disambig": [bare.model_dump()]}})
+    assert compute(["ent", "ear"], response("baseball"), only_bare) == {"ent": None, "ear": None}
+
+
+def test_an_unknown_response_scores_zero_on_every_metric():
+    unknown = Answer(question=Q, method="corg", text="unknown", is_unknown=True)
+    scores = compute(["em", "f1", "ans", "ent", "ear", "d_f1"], unknown, EX, TableReader())
+    assert scores == {"em": 0.0, "f1": 0.0, "ans": 0.0, "ent": 0.0, "ear": 0.0, "d_f1": 0.0}

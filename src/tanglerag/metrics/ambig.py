@@ -2,7 +2,8 @@
 
 Each gold disambiguation (entity, descriptor, answer, sub-question) is scored against the whole
 response and the scores are averaged: Ans and Ent are token recalls of the answer and of the
-descriptor, EAR averages their product per disambiguation, D-F1 lets a QA reader answer each
+descriptor, EAR averages their product per disambiguation (Ent and EAR over the readings that have a
+descriptor; undefined for a question with none), D-F1 lets a QA reader answer each
 sub-question from the response and takes token F1 against that disambiguation's answer.
 """
 
@@ -47,16 +48,22 @@ def answer_recall(answer: Answer, example: QAExample) -> float | None:
     return _mean([token_recall(g, _response(answer)) for g in golds])
 
 
+def described_readings(example: QAExample) -> list[Disambiguation]:
+    """Readings with a descriptor: the only ones Ent and EAR can score (an empty descriptor would be
+    "recalled" by any response, "unknown" included). Reports say how many readings this leaves out."""
+    return [d for d in _readings(example) if normalize_answer(d.descriptor)]
+
+
 @register("ent")
 def entity_recall(answer: Answer, example: QAExample) -> float | None:
-    return _mean([token_recall(d.descriptor, _response(answer)) for d in _readings(example)])
+    return _mean([token_recall(d.descriptor, _response(answer)) for d in described_readings(example)])
 
 
 @register("ear")
 def entity_answer_recall(answer: Answer, example: QAExample) -> float | None:
     response = _response(answer)
     return _mean([token_recall(d.descriptor, response) * token_recall(d.answer, response)
-                  for d in _readings(example)])
+                  for d in described_readings(example)])
 
 
 @register_reader_metric("d_f1")
