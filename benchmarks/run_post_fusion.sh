@@ -10,7 +10,7 @@ METHODS="concat,post-fusion,pruning,summary,concat+pf,pf+concat"
 run() {  # NAME, extra flags...
   local name="$1"; shift
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --methods "$METHODS" --limit "$N" --top-k 5 \
-    --scope own "$@" --out "runs/post_fusion/$name" --json > /dev/null
+    --scope own --set methods.concat_prompt=post_fusion "$@" --out "runs/post_fusion/$name" --json > /dev/null
   mkdir -p "docs/results/post_fusion/$name"
   cp "runs/post_fusion/$name"/{results.json,results.md,predictions.jsonl} "docs/results/post_fusion/$name/"
 }

@@ -82,6 +82,9 @@ class MethodsConfig(_Section):
     cot_tokens: PositiveInt = Field(200, description="budget for the pruning / summary rationale and answer")
     samples: PositiveInt = Field(1, description="self-consistency: answers sampled per call (p)")
     sample_temperature: float = Field(0.7, ge=0.0, le=2.0)
+    concat_prompt: Literal["cited", "post_fusion"] = Field(
+        "cited", description="concat's prompt: cited ([n] citations, for ask) or post_fusion (post-fusion's answer "
+                             "prompt over all passages: paper 004 compares the two strategies with one prompt)")
 
 
 class CorgConfig(_Section):

@@ -44,3 +44,27 @@ def test_ensure_exclude_and_positions(embedder):
 def test_pooled_scope_mixes_questions(embedder):
     hits = PassageBuilder(EXAMPLES, embedder, EvalConfig(passage_scope="pooled")).build(EXAMPLES[1], 6)
     assert {h.passage.id[0] for h in hits} == {"a", "b"}
+
+
+def test_an_inserted_gold_passage_lands_at_a_seeded_random_position(embedder):
+    def example(qid: str) -> QAExample:  # the gold passage shares no word with the question: never retrieved top-3
+        noise = [Passage(id=f"{qid}-n{j}", text=f"Where does the zebra live? Guess {j}.", metadata={"type": "noise"})
+                 for j in range(5)]
+        gold = Passage(id=f"{qid}-g", text="Equus quagga grazes savannah grassland.", metadata={"type": "correct"})
+        return QAExample(id=qid, question="Where does the zebra live?", answers=["savannah"], passages=[gold, *noise])
+
+    examples = [example(f"q{i}") for i in range(12)]
+
+    def gold_positions(seed: int) -> list[int]:
+        builder = PassageBuilder(examples, embedder, EvalConfig(gold="ensure", seed=seed))
+        placed = []
+        for ex in examples:
+            assert all(h.passage.id != f"{ex.id}-g" for h in builder.ranking(ex, 6)[:3])
+            ids = [h.passage.id for h in builder.build(ex, 3)]
+            placed.append(ids.index(f"{ex.id}-g"))
+        return placed
+
+    positions = gold_positions(0)
+    assert positions == gold_positions(0)  # fixed by the seed and the question id
+    assert set(positions) == {0, 1, 2}  # anywhere in the top 3, not always last
+    assert positions != gold_positions(1)

@@ -25,3 +25,20 @@ def test_garbage_and_abstention_become_unknown(llm_factory, passages):
         answer = ConcatMethod(resources(llm_factory(CannedBackend(default=reply), persistent=False))).answer(
             Question(text="q?"), as_retrieved(passages))
         assert answer.is_unknown and answer.text == "unknown" and answer.citations == []
+
+
+def test_paper_004_comparison_asks_with_the_post_fusion_prompt(llm_factory, passages):
+    from tanglerag.config import Settings
+    from tanglerag.methods.post_fusion import PostFusionMethod
+    from tanglerag.methods.post_fusion_prompts import SINGLE_PASSAGE_SYSTEM
+
+    settings = Settings.load(overrides=["methods.concat_prompt=post_fusion"])
+    backend = CannedBackend(default="Madrid")
+    q = Question(text="What is the capital of Spain?")
+    answer = ConcatMethod(resources(llm_factory(backend), settings)).answer(q, as_retrieved(passages))
+    PostFusionMethod(resources(llm_factory(backend), settings)).answer(q, as_retrieved(passages[:1]))
+    (concat_messages, _), (pf_messages, _) = backend.requests
+    assert concat_messages[0].content == pf_messages[0].content == SINGLE_PASSAGE_SYSTEM  # one system prompt
+    assert "Give your best extractive guess" in concat_messages[0].content and "A: Radiohead" in concat_messages[0].content
+    assert all(p.text.split()[0] in concat_messages[-1].content for p in passages)  # every passage, in one call
+    assert concat_messages[-1].content.rstrip().endswith("Answer:") and answer.text == "Madrid"

@@ -6,6 +6,8 @@ position; these are properties of the experiment, not of the methods, so they li
 
 from __future__ import annotations
 
+import hashlib
+
 from tanglerag.config import EvalConfig, IndexConfig
 from tanglerag.datasets.base import QAExample
 from tanglerag.embeddings import TextEmbedder
@@ -59,9 +61,15 @@ class PassageBuilder:
             if best_gold is None:
                 best_gold = next((RetrievedPassage(passage=p, score=0.0, rank=len(ranking) + 1)
                                   for p in example.passages if is_gold(p, example)), None)
-            if best_gold is not None:
-                top = [*top[: k - 1], best_gold]
+            if best_gold is not None:  # replaces the last passage, placed at a seeded random position
+                top = top[: k - 1]
+                top.insert(self._random_slot(example, len(top) + 1), best_gold)
         return self._place_gold(top, example)
+
+    def _random_slot(self, example: QAExample, slots: int) -> int:
+        """Where an inserted gold passage goes: random as in paper 004, fixed by the seed and the question id."""
+        digest = hashlib.sha256(f"{self.config.seed}:{example.id}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") % slots
 
     def _place_gold(self, top: list[RetrievedPassage], example: QAExample) -> list[RetrievedPassage]:
         position = self.config.gold_position
