@@ -14,8 +14,8 @@ from typing import ClassVar
 from tanglerag.methods.base import Method, MethodResult
 from tanglerag.methods.post_fusion_prompts import single_passage_messages
 from tanglerag.stages.generate import answer_params, cited_answer_messages, parse_cited_answer
-from tanglerag.text import number_passages
 from tanglerag.stages.vote import Candidate, majority_vote
+from tanglerag.text import number_passages
 from tanglerag.tracking import stage
 from tanglerag.types import Question, RetrievedPassage
 
