@@ -29,6 +29,7 @@ from tanglerag.trace import (
     GroupsStep,
     PersonalContextStep,
     RationaleStep,
+    SeparationStep,
     SummaryStep,
     Trace,
 )
@@ -135,6 +136,9 @@ def _step_lines(step: Any) -> list[str]:
     if isinstance(step, PersonalContextStep):
         chosen = f"{escape(step.text)} ({step.context_id}, score {step.score:.3f})" if step.text else "none"
         return [f"[bold]personal context[/] of {step.user} (lambda {step.lam}, beam {step.beam}): {chosen}"]
+    if isinstance(step, SeparationStep):
+        return ["[bold]CDIT separation[/]: " + ", ".join(f"{escape(d.passage_id)} (separated from "
+                                                          f"{escape(d.separated_from)})" for d in step.dropped)]
     return [f"[bold]{step.kind}[/]"]
 
 

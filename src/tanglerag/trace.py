@@ -214,9 +214,23 @@ class PersonalContextStep(BaseModel):
     beam: int
 
 
+# -- CDIT (paper 003) ------------------------------------------------------------------------------
+
+class SeparatedHit(BaseModel):
+    passage_id: str
+    separated_from: str  # the better-ranked passage it was separated from by CDIT's witnesses
+
+
+class SeparationStep(BaseModel):
+    """Retrieval left out passages that the index's trim log separates from one already returned."""
+
+    kind: Literal["separation"] = "separation"
+    dropped: list[SeparatedHit]
+
+
 Step = Annotated[
     ContextGraphStep | GroupsStep | ContextRankingStep | SummaryStep | AnswerPoolStep | FallbackStep | DistillStep
-    | RationaleStep | PersonalContextStep | DivaStep | ClarificationTreeStep,
+    | RationaleStep | PersonalContextStep | DivaStep | ClarificationTreeStep | SeparationStep,
     Field(discriminator="kind"),
 ]
 

@@ -27,8 +27,10 @@ from tanglerag.errors import IndexStoreError, InputError
 from tanglerag.fileio import atomic_write_text, file_lock
 from tanglerag.index.dense import build_dense, configure_search
 from tanglerag.index.fusion import reciprocal_rank_fusion
+from tanglerag.index.hnsw_edit import RemovedLink, cut_links, restore_links
 from tanglerag.index.manifest import FORMAT_VERSION, IndexManifest
 from tanglerag.index.sparse import BM25Index
+from tanglerag.index.trim import TrimLog, TrimState, apply_separation
 from tanglerag.types import Passage, RetrievedPassage
 
 log = logging.getLogger(__name__)
@@ -45,6 +47,8 @@ class PassageIndex:
         self.config = config
         self.bm25 = bm25
         self._positions: dict[str, int] | None = None
+        self.trim = TrimState()  # CDIT's separated pairs (from the folder's trim log when loaded)
+        self._cuts: list[RemovedLink] = []  # HNSW links cut for them, put back before a save
 
     # -- construction -----------------------------------------------------------------
     @classmethod
@@ -69,8 +73,36 @@ class PassageIndex:
             self.bm25 = BM25Index.build([embed_text(p) for p in self.passages])
         return len(fresh)
 
+    # -- CDIT trimming ------------------------------------------------------------------
+    def apply_trim(self, state: TrimState) -> int:
+        """Use ``state``'s separated pairs from now on; in an HNSW index also cut their links (the paper's
+        mechanism). Returns how many links were cut now."""
+        self.trim = state
+        if not isinstance(self.dense, faiss.IndexHNSW) or not state.separated:
+            return 0
+        positions = self._position_map()
+        pairs = [(positions[a], positions[b]) for a, b in sorted(state.separated) if a in positions and b in positions]
+        cut = cut_links(self.dense, pairs)
+        self._cuts += cut
+        return len(cut)
+
+    def _position_map(self) -> dict[str, int]:
+        if self._positions is None or len(self._positions) != len(self.passages):
+            self._positions = {p.id: i for i, p in enumerate(self.passages)}
+        return self._positions
+
     # -- search -------------------------------------------------------------------------
     def search(self, query: str, k: int, mode: SearchMode = "dense", rrf_k: int = 60) -> list[RetrievedPassage]:
+        return self.search_trimmed(query, k, mode, rrf_k)[0]
+
+    def search_trimmed(self, query: str, k: int, mode: SearchMode = "dense",
+                       rrf_k: int = 60) -> tuple[list[RetrievedPassage], list[tuple[str, str]]]:
+        """Top-k with no two separated passages, and the (dropped, kept) pairs the separation table decided."""
+        if not self.trim.separated:
+            return self._search(query, k, mode, rrf_k), []
+        return apply_separation(self._search(query, min(len(self.passages), 3 * k), mode, rrf_k), self.trim, k)
+
+    def _search(self, query: str, k: int, mode: SearchMode, rrf_k: int) -> list[RetrievedPassage]:
         if not query.strip():
             raise InputError("query is empty")
         k = min(k, len(self.passages))
@@ -97,16 +129,15 @@ class PassageIndex:
 
     def vectors(self, passage_ids: list[str]) -> np.ndarray:
         """The stored vectors of these passages (no re-embedding), one row each, in the given order."""
-        if self._positions is None or len(self._positions) != len(self.passages):
-            self._positions = {p.id: i for i, p in enumerate(self.passages)}
-        missing = [pid for pid in passage_ids if pid not in self._positions]
+        positions = self._position_map()
+        missing = [pid for pid in passage_ids if pid not in positions]
         if missing:
             raise IndexStoreError(f"passages not in this index: {', '.join(missing[:5])}")
         if not passage_ids:
             return np.zeros((0, self.dense.d), dtype="float32")
         if isinstance(self.dense, faiss.IndexIVF) and self.dense.direct_map.type == faiss.DirectMap.NoMap:
             self.dense.make_direct_map()  # IVF lists do not map ids to vectors until asked; built once
-        return np.stack([self.dense.reconstruct(self._positions[pid]) for pid in passage_ids]).astype("float32")
+        return np.stack([self.dense.reconstruct(positions[pid]) for pid in passage_ids]).astype("float32")
 
     # -- persistence ----------------------------------------------------------------------
     def manifest(self) -> IndexManifest:
@@ -126,7 +157,7 @@ class PassageIndex:
             with (data / "passages.jsonl").open("w", encoding="utf-8") as fh:
                 for p in self.passages:
                     fh.write(p.model_dump_json() + "\n")
-            faiss.write_index(self.dense, str(data / "dense.faiss"))
+            self._write_dense(data / "dense.faiss")
             if self.bm25 is not None:
                 (data / "bm25").mkdir()
                 self.bm25.save(data / "bm25")
@@ -137,6 +168,17 @@ class PassageIndex:
             shutil.rmtree(data, ignore_errors=True)
             raise
         _remove_unreferenced(folder, data.name)
+
+    def _write_dense(self, path: Path) -> None:
+        """The graph is saved without CDIT's cuts: the trim log re-applies them on load, so undo is complete."""
+        if not self._cuts:
+            faiss.write_index(self.dense, str(path))
+            return
+        restore_links(self.dense, self._cuts)
+        try:
+            faiss.write_index(self.dense, str(path))
+        finally:
+            self._cuts = cut_links(self.dense, sorted({tuple(sorted((c.source, c.target))) for c in self._cuts}))
 
     @classmethod
     def load(cls, folder: Path, embedder: TextEmbedder) -> PassageIndex:
@@ -172,7 +214,9 @@ class PassageIndex:
             except (OSError, ValueError) as exc:
                 raise IndexStoreError(f"{files / 'bm25'} is missing or damaged ({_first_line(exc)}); "
                                       f"{rebuild}") from exc
-        return cls(passages, dense, embedder, manifest.config, bm25)
+        index = cls(passages, dense, embedder, manifest.config, bm25)
+        index.apply_trim(TrimLog(folder).state())
+        return index
 
 
 def read_manifest(folder: Path) -> IndexManifest:

@@ -50,10 +50,10 @@ class TrimEvent(BaseModel):
 class TrimState(BaseModel):
     """What the log amounts to now."""
 
-    witnesses: dict[tuple[str, str], int]
-    separated: set[tuple[str, str]]
-    judged_queries: int
-    last_seq: int
+    witnesses: dict[tuple[str, str], int] = Field(default_factory=dict)
+    separated: set[tuple[str, str]] = Field(default_factory=set)
+    judged_queries: int = 0
+    last_seq: int = 0
 
     def is_separated(self, a: str, b: str) -> bool:
         return pair(a, b) in self.separated

@@ -14,6 +14,8 @@ from pydantic import BaseModel, Field
 
 from tanglerag.config import RetrievalConfig
 from tanglerag.index.passage_index import PassageIndex
+from tanglerag.trace import SeparatedHit, SeparationStep
+from tanglerag.tracking import record_step
 from tanglerag.types import Question, RetrievedPassage
 
 
@@ -38,5 +40,8 @@ class IndexRetriever:
         self.config = config or RetrievalConfig()
 
     def retrieve(self, question: Question, k: int | None = None) -> Retrieval:
-        return Retrieval(passages=self.index.search(question.text, k or self.config.top_k, self.config.mode,
-                                                    self.config.rrf_k))
+        hits, dropped = self.index.search_trimmed(question.text, k or self.config.top_k, self.config.mode,
+                                                  self.config.rrf_k)
+        if dropped:  # CDIT's separation table spoke: say so in the trace
+            record_step(SeparationStep(dropped=[SeparatedHit(passage_id=d, separated_from=s) for d, s in dropped]))
+        return Retrieval(passages=hits)

@@ -192,6 +192,7 @@ const STEP_TITLES = {
   corg_graph: "Context graph", groups: "Groups and dropped contexts", context_ranking: "Context ranking", summary: "Summary",
   answer_pool: "Post-fusion votes", fallback: "Fallback", distill: "Distillation", rationale: "Rationale",
   diva: "Interpretations, retrieval and verification", clarification_tree: "Tree of clarifications", personal_context: "Personal context",
+  separation: "CDIT: passages left out",
 };
 
 const STEP_VIEWS = {
@@ -216,6 +217,8 @@ const STEP_VIEWS = {
     el("details", {}, el("summary", {}, "retrieval per query"), el("ul", {}, step.retrievals.map(r => el("li", {}, r.query, ": ", r.passage_ids.join(", "))))),
     el("p", {}, "kept: ", step.kept.map(k => `${k.passage_id} (${k.relevance.toFixed(3)})`).join(", "))),
   clarification_tree: step => el("ol", {}, step.nodes.map(n => el("li", { style: `margin-left:${(n.depth - 1) * 1.2}rem` }, n.question, " → ", el("strong", {}, n.answer)))),
+  separation: step => el("table", {}, el("tr", {}, el("th", {}, "left out"), el("th", {}, "separated from")),
+    step.dropped.map(d => el("tr", {}, el("td", {}, d.passage_id), el("td", {}, d.separated_from)))),
   personal_context: step => el("p", {}, step.text ? `“${step.text}” (score ${step.score.toFixed(3)}, λ=${step.lam})` : "no statement of the user was relevant"),
 };
 
