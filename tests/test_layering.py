@@ -18,7 +18,7 @@ LAYERS = {
     2: {"stages", "organize", "metrics", "personal"},
     3: {"methods"},
     4: {"pipeline", "runtime"},
-    5: {"eval", "cli", "cli_personal", "cli_trace", "service", "testing"},
+    5: {"eval", "cli", "cli_personal", "cli_trace", "cli_cdit", "service", "testing"},
 }
 LAYER = {unit: layer for layer, units in LAYERS.items() for unit in units}
 

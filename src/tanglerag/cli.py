@@ -19,6 +19,8 @@ from rich.markup import escape
 from rich.progress import Progress
 from rich.text import Text
 
+from tanglerag.cli_cdit import cdit_app
+from tanglerag.cli_cdit import register as register_cdit
 from tanglerag.cli_personal import register
 from tanglerag.cli_trace import trace_app
 from tanglerag.config import Settings
@@ -294,7 +296,9 @@ def serve(
 
 
 register(app, _setup, _fail, _USER_ERRORS)
+register_cdit(_setup, _fail, _USER_ERRORS)
 app.add_typer(trace_app, name="trace")
+app.add_typer(cdit_app, name="cdit")
 
 if __name__ == "__main__":
     app()

@@ -86,6 +86,11 @@ class PassageIndex:
         self._cuts += cut
         return len(cut)
 
+    @property
+    def cut_link_count(self) -> int:
+        """Directed HNSW links cut for the trim log now (0 for flat and IVF, which use the table alone)."""
+        return len(self._cuts)
+
     def _position_map(self) -> dict[str, int]:
         if self._positions is None or len(self._positions) != len(self.passages):
             self._positions = {p.id: i for i, p in enumerate(self.passages)}

@@ -1,0 +1,59 @@
+"""CLI for CDIT's index trimming (paper 003): ``cdit status`` and ``cdit undo``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from tanglerag.index.passage_index import PassageIndex, read_manifest
+from tanglerag.index.trim import TrimLog
+from tanglerag.runtime import Runtime
+
+cdit_app = typer.Typer(no_args_is_help=True, help="CDIT index trimming: witnesses, separated passages, undo.")
+IndexOpt = Annotated[Path, typer.Option("--index", "-i", help="index folder")]
+
+
+def register(setup, fail, user_errors) -> None:
+    """Attach the sub-commands; ``setup``/``fail`` come from the main CLI so options behave the same."""
+
+    @cdit_app.command("status")
+    def status(index_dir: IndexOpt, as_json: Annotated[bool, typer.Option("--json")] = False,
+               config: Annotated[Path | None, typer.Option("--config", "-c")] = None,
+               set_: Annotated[list[str] | None, typer.Option("--set", "-s")] = None) -> None:
+        """Witnesses, separated pairs and cut HNSW links of an index."""
+        try:
+            settings = setup(config, set_, False)
+            read_manifest(index_dir)
+            state = TrimLog(index_dir).state()
+            index = PassageIndex.load(index_dir, Runtime(settings).embedder)
+            report = {"separated_pairs": len(state.separated), "cut_links": index.cut_link_count,
+                      "pending_witnesses": state.pending, "witnesses": sum(state.witnesses.values()),
+                      "judged_queries": state.judged_queries, "last_seq": state.last_seq,
+                      "index_type": index.config.index_type}
+        except user_errors as exc:
+            fail(exc)
+            return
+        if as_json:
+            sys.stdout.write(json.dumps(report) + "\n")
+            return
+        out = Console()
+        for key, value in report.items():
+            out.print(f"{key}: {value}")
+
+    @cdit_app.command("undo")
+    def undo(index_dir: IndexOpt,
+             to: Annotated[int, typer.Option("--to", min=0, help="keep log entries up to this sequence number")] = 0
+             ) -> None:
+        """Forget witnesses and separations after ``--to`` (default: all); the index is untouched on disk."""
+        try:
+            read_manifest(index_dir)
+            dropped = TrimLog(index_dir).undo(to)
+        except user_errors as exc:
+            fail(exc)
+            return
+        Console(stderr=True).print(f"dropped {dropped} trim log entries after #{to}")
