@@ -20,6 +20,7 @@ from rich.markup import escape
 from tanglerag.errors import InputError
 from tanglerag.trace import (
     AnswerPoolStep,
+    CditStep,
     ClarificationTreeStep,
     ContextGraphStep,
     ContextRankingStep,
@@ -136,6 +137,14 @@ def _step_lines(step: Any) -> list[str]:
     if isinstance(step, PersonalContextStep):
         chosen = f"{escape(step.text)} ({step.context_id}, score {step.score:.3f})" if step.text else "none"
         return [f"[bold]personal context[/] of {step.user} (lambda {step.lam}, beam {step.beam}): {chosen}"]
+    if isinstance(step, CditStep):
+        out = [f"[bold]CDIT[/] ({step.judge}; answered by {step.answer_method}): discarded "
+               f"{', '.join(escape(d) for d in step.discarded) or 'nothing'}"]
+        out += [f"  {escape(j.passage_id)}: {'unreadable, kept' if j.consistent is None else 'matches' if j.consistent else 'does not match'}"
+                for j in step.judgments]
+        if step.recorded:
+            out.append(f"  {step.witnesses_added} witnesses recorded; separated now: {len(step.separated_now)}")
+        return out
     if isinstance(step, SeparationStep):
         return ["[bold]CDIT separation[/]: " + ", ".join(f"{escape(d.passage_id)} (separated from "
                                                           f"{escape(d.separated_from)})" for d in step.dropped)]

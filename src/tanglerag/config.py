@@ -143,6 +143,19 @@ class PersonalConfig(_Section):
                                                     "MiniLM on ORCA-ShARC dev (docs/results/pcas.md)")
 
 
+class CditConfig(_Section):
+    """CDIT (paper 003): judge retrieved passages against the question, discard and trim."""
+
+    cmd: Literal["phi1", "phi1+phi2"] = Field(
+        "phi1", description="phi1: subject, predicate, object must match; phi1+phi2: attributives and adverbials too")
+    judge: Literal["llm"] = "llm"
+    batched: bool = Field(False, description="judge all passages in one call instead of one call each")
+    witnesses: PositiveInt = Field(2, description="witnesses before a link is cut (1 reproduces the public code)")
+    record: bool = Field(True, description="record witnesses in the index folder's trim log (when it has one)")
+    answer_method: str = Field("concat", description="the method that answers from the consistent passages")
+    judge_tokens: PositiveInt = Field(4, description="budget of one true/false judgment")
+
+
 class ServiceConfig(_Section):
     """``tanglerag serve``: limits that keep one process-wide LLM usable under load."""
 
@@ -171,6 +184,7 @@ class Settings(_Section):
     personal: PersonalConfig = Field(default_factory=PersonalConfig)
     corg: CorgConfig = Field(default_factory=CorgConfig)
     diva: DivaConfig = Field(default_factory=DivaConfig)
+    cdit: CditConfig = Field(default_factory=CditConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
 
     @classmethod

@@ -228,9 +228,28 @@ class SeparationStep(BaseModel):
     dropped: list[SeparatedHit]
 
 
+class Judgment(BaseModel):
+    passage_id: str
+    consistent: bool | None  # None: the judge's reply could not be read (the passage is kept)
+
+
+class CditStep(BaseModel):
+    """CDIT: each retrieved passage judged against the question, what was discarded, the witnesses recorded."""
+
+    kind: Literal["cdit"] = "cdit"
+    cmd: str
+    judge: str
+    judgments: list[Judgment]
+    discarded: list[str]
+    witnesses_added: int = 0
+    separated_now: list[tuple[str, str]] = Field(default_factory=list)
+    recorded: bool = False  # written to the index's trim log
+    answer_method: str
+
+
 Step = Annotated[
     ContextGraphStep | GroupsStep | ContextRankingStep | SummaryStep | AnswerPoolStep | FallbackStep | DistillStep
-    | RationaleStep | PersonalContextStep | DivaStep | ClarificationTreeStep | SeparationStep,
+    | RationaleStep | PersonalContextStep | DivaStep | ClarificationTreeStep | SeparationStep | CditStep,
     Field(discriminator="kind"),
 ]
 

@@ -47,6 +47,7 @@ class PassageIndex:
         self.config = config
         self.bm25 = bm25
         self._positions: dict[str, int] | None = None
+        self.folder: Path | None = None  # where it was loaded from or saved to (its trim log lives there)
         self.trim = TrimState()  # CDIT's separated pairs (from the folder's trim log when loaded)
         self._cuts: list[RemovedLink] = []  # HNSW links cut for them, put back before a save
 
@@ -173,6 +174,7 @@ class PassageIndex:
             shutil.rmtree(data, ignore_errors=True)
             raise
         _remove_unreferenced(folder, data.name)
+        self.folder = folder
 
     def _write_dense(self, path: Path) -> None:
         """The graph is saved without CDIT's cuts: the trim log re-applies them on load, so undo is complete."""
@@ -220,6 +222,7 @@ class PassageIndex:
                 raise IndexStoreError(f"{files / 'bm25'} is missing or damaged ({_first_line(exc)}); "
                                       f"{rebuild}") from exc
         index = cls(passages, dense, embedder, manifest.config, bm25)
+        index.folder = folder
         index.apply_trim(TrimLog(folder).state())
         return index
 

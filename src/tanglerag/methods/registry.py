@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tanglerag.errors import InputError
 from tanglerag.methods.base import Method, Resources
+from tanglerag.methods.cdit import CditMethod
 from tanglerag.methods.concat import ConcatMethod
 from tanglerag.methods.corg import CorgMethod
 from tanglerag.methods.corg_baselines import (
@@ -27,7 +28,7 @@ METHODS: dict[str, type[Method]] = {
     cls.name: cls
     for cls in [ConcatMethod, PostFusionMethod, PruningMethod, SummaryMethod, ConcatPostFusionMethod,
                 PostFusionConcatMethod, CorgMethod, BaseMethod, RetrieveMethod, SummarizeMethod, RandomMethod,
-                KMeansMethod, SeparateMethod, *DIVA_METHODS]
+                KMeansMethod, SeparateMethod, *DIVA_METHODS, CditMethod]
 }
 
 

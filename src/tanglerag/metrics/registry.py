@@ -12,7 +12,7 @@ from typing import Protocol, TypeVar
 
 from tanglerag.datasets.base import QAExample
 from tanglerag.errors import InputError
-from tanglerag.text import UNKNOWN, best_over, exact_match, strip_citations, token_f1
+from tanglerag.text import UNKNOWN, best_over, exact_match, normalize_answer, strip_citations, token_f1
 from tanglerag.trace import AnswerPoolStep, FallbackStep
 from tanglerag.types import Answer
 
@@ -88,6 +88,15 @@ def em(answer: Answer, example: QAExample) -> float:
 @register("f1")
 def f1(answer: Answer, example: QAExample) -> float:
     return 0.0 if answer.is_unknown else best_over(token_f1, _prediction(answer), example.answers)
+
+
+@register("accuracy")
+def accuracy(answer: Answer, example: QAExample) -> float:
+    """A gold answer string contained in the output (the loose match CDIT's paper uses, after PopQA)."""
+    if answer.is_unknown:
+        return 0.0
+    text = f" {normalize_answer(strip_citations(answer.text))} "
+    return float(any(f" {normalize_answer(g)} " in text for g in example.answers if normalize_answer(g)))
 
 
 @register("unk")

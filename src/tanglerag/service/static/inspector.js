@@ -192,7 +192,7 @@ const STEP_TITLES = {
   corg_graph: "Context graph", groups: "Groups and dropped contexts", context_ranking: "Context ranking", summary: "Summary",
   answer_pool: "Post-fusion votes", fallback: "Fallback", distill: "Distillation", rationale: "Rationale",
   diva: "Interpretations, retrieval and verification", clarification_tree: "Tree of clarifications", personal_context: "Personal context",
-  separation: "CDIT: passages left out",
+  separation: "CDIT: passages left out", cdit: "CDIT: consistency judgments",
 };
 
 const STEP_VIEWS = {
@@ -217,6 +217,12 @@ const STEP_VIEWS = {
     el("details", {}, el("summary", {}, "retrieval per query"), el("ul", {}, step.retrievals.map(r => el("li", {}, r.query, ": ", r.passage_ids.join(", "))))),
     el("p", {}, "kept: ", step.kept.map(k => `${k.passage_id} (${k.relevance.toFixed(3)})`).join(", "))),
   clarification_tree: step => el("ol", {}, step.nodes.map(n => el("li", { style: `margin-left:${(n.depth - 1) * 1.2}rem` }, n.question, " → ", el("strong", {}, n.answer)))),
+  cdit: step => el("div", {},
+    el("table", {}, el("tr", {}, el("th", {}, "passage"), el("th", {}, `matches the question (${step.cmd})`)),
+      step.judgments.map(j => el("tr", { class: j.consistent === false ? "error" : "" }, el("td", {}, j.passage_id),
+        el("td", {}, j.consistent === null ? "unreadable (kept)" : j.consistent ? "yes" : "no (discarded)")))),
+    el("p", {}, step.recorded ? `${step.witnesses_added} witnesses recorded; separated now: ${step.separated_now.map(p => p.join(" / ")).join(", ") || "none"}` : "no witnesses recorded",
+      ` · answered by ${step.answer_method}`)),
   separation: step => el("table", {}, el("tr", {}, el("th", {}, "left out"), el("th", {}, "separated from")),
     step.dropped.map(d => el("tr", {}, el("td", {}, d.passage_id), el("td", {}, d.separated_from)))),
   personal_context: step => el("p", {}, step.text ? `“${step.text}” (score ${step.score.toFixed(3)}, λ=${step.lam})` : "no statement of the user was relevant"),

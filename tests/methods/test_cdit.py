@@ -1,0 +1,81 @@
+import pytest
+
+from tanglerag.config import IndexConfig, Settings
+from tanglerag.errors import ConfigError
+from tanglerag.index.passage_index import PassageIndex, store_passages
+from tanglerag.index.trim import TrimLog, pair
+from tanglerag.methods.base import Resources
+from tanglerag.methods.cdit_prompts import parse_verdict, parse_verdict_lines
+from tanglerag.methods.registry import make_method
+from tanglerag.testing import CannedBackend, HashEmbedder
+from tanglerag.trace import CditStep
+from tanglerag.types import Passage, Question
+from tests.conftest import as_retrieved
+
+Q = Question(text="Who switched on the radio in the kitchen?")
+DOCS = [Passage(id="on", text="Jack switched on the radio in the kitchen."),
+        Passage(id="off", text="Tom switched off the radio in the kitchen."),
+        Passage(id="odd", text="The kitchen radio is a 1960s model.")]
+
+
+def judge_reply(messages):
+    prompt = messages[-1].content
+    if not messages[0].content.startswith("You are a careful checker"):
+        return "Jack [1]"  # the answering method
+    if "Passages:" in prompt:  # batched judging
+        return "1: True\n2: False\n3: maybe"
+    if "Passage:" in prompt:
+        passage = prompt.split("Passage:", 1)[1]
+        return "False" if "switched off" in passage else "perhaps" if "1960s" in passage else "True."
+    return "Jack [1]"
+
+
+def cdit(llm_factory, overrides=(), index=None):
+    backend = CannedBackend(responder=judge_reply)
+    settings = Settings.load(overrides=list(overrides))
+    return make_method("cdit", Resources.for_llm(llm_factory(backend), settings, embedder=HashEmbedder(),
+                                                 index=index)), backend
+
+
+def test_inconsistent_passages_are_dropped_and_unreadable_ones_kept(llm_factory):
+    method, backend = cdit(llm_factory)
+    answer = method.answer(Q, as_retrieved(DOCS))
+    step = answer.trace.find(CditStep)
+    assert [(j.passage_id, j.consistent) for j in step.judgments] == [("on", True), ("off", False), ("odd", None)]
+    assert step.discarded == ["off"] and [p.passage.id for p in answer.passages] == ["on", "odd"]
+    assert answer.text == "Jack [1]" and answer.citations == ["on"]
+    assert answer.usage.stages["judge"].llm_calls == 3 and answer.usage.stages["generate"].llm_calls == 1
+    judge_prompt = backend.requests[0][0]
+    assert "opposite" in judge_prompt[0].content and "True or False" in judge_prompt[-1].content
+    assert not step.recorded  # no index folder: nothing to trim
+
+
+def test_phi2_adds_the_modifiers_rule_and_batching_uses_one_call(llm_factory):
+    method, backend = cdit(llm_factory, ["cdit.cmd=phi1+phi2", "cdit.batched=true"])
+    answer = method.answer(Q, as_retrieved(DOCS))
+    assert "adverbials" in backend.requests[0][0][0].content
+    assert answer.usage.stages["judge"].llm_calls == 1
+    assert answer.trace.find(CditStep).discarded == ["off"]
+
+
+def test_witnesses_go_to_the_index_trim_log_and_separate_at_k(llm_factory, tmp_path):
+    embedder = HashEmbedder()
+    store_passages(tmp_path / "idx", DOCS, embedder, IndexConfig())
+    index = PassageIndex.load(tmp_path / "idx", embedder)
+    method, _ = cdit(llm_factory, ["cdit.witnesses=1"], index=index)
+    step = method.answer(Q, index.search(Q.text, 3)).trace.find(CditStep)
+    assert step.recorded and step.witnesses_added == 1 and step.separated_now == [pair("on", "off")]
+    assert TrimLog(tmp_path / "idx").state().is_separated("on", "off")
+    ids = [h.passage.id for h in index.search(Q.text, 3)]
+    assert "on" in ids and "off" not in ids  # this process sees the separation at once
+
+
+def test_cdit_cannot_wrap_itself(llm_factory):
+    with pytest.raises(ConfigError, match="another method"):
+        cdit(llm_factory, ["cdit.answer_method=cdit"])
+
+
+def test_verdict_parsing():
+    assert parse_verdict("True.") is True and parse_verdict("false") is False and parse_verdict("Yes") is True
+    assert parse_verdict("It depends") is None
+    assert parse_verdict_lines("1: True\n[2] - False\nthree: True", 3) == [True, False, None]
