@@ -138,8 +138,8 @@ def _step_lines(step: Any) -> list[str]:
         chosen = f"{escape(step.text)} ({step.context_id}, score {step.score:.3f})" if step.text else "none"
         return [f"[bold]personal context[/] of {step.user} (lambda {step.lam}, beam {step.beam}): {chosen}"]
     if isinstance(step, CditStep):
-        out = [f"[bold]CDIT[/] ({step.judge}; answered by {step.answer_method}): discarded "
-               f"{', '.join(escape(d) for d in step.discarded) or 'nothing'}"]
+        dropped = ", ".join(escape(d) for d in step.discarded) or "nothing"
+        out = [f"[bold]CDIT[/] ({step.judge}; answered by {step.answer_method}): discarded {dropped}"]
         out += [f"  {escape(j.passage_id)}: {'unreadable, kept' if j.consistent is None else 'matches' if j.consistent else 'does not match'}"
                 for j in step.judgments]
         if step.recorded:
