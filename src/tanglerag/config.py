@@ -148,7 +148,8 @@ class CditConfig(_Section):
 
     cmd: Literal["phi1", "phi1+phi2"] = Field(
         "phi1", description="phi1: subject, predicate, object must match; phi1+phi2: attributives and adverbials too")
-    judge: Literal["llm"] = "llm"
+    judge: Literal["llm", "spacy"] = Field("llm", description="llm: the configured LLM; spacy: dependency parses, no LLM")
+    spacy_threshold: float = Field(0.5, ge=0.0, le=1.0, description="spacy judge: embedding similarity of equal nouns")
     batched: bool = Field(False, description="judge all passages in one call instead of one call each")
     witnesses: PositiveInt = Field(2, description="witnesses before a link is cut (1 reproduces the public code)")
     record: bool = Field(True, description="record witnesses in the index folder's trim log (when it has one)")

@@ -79,3 +79,11 @@ def test_verdict_parsing():
     assert parse_verdict("True.") is True and parse_verdict("false") is False and parse_verdict("Yes") is True
     assert parse_verdict("It depends") is None
     assert parse_verdict_lines("1: True\n[2] - False\nthree: True", 3) == [True, False, None]
+
+
+def test_the_spacy_judge_needs_no_llm_call(llm_factory):
+    method, backend = cdit(llm_factory, ["cdit.judge=spacy", "cdit.spacy_threshold=0.95"])
+    answer = method.answer(Q, as_retrieved(DOCS))
+    assert answer.trace.find(CditStep).discarded == ["off", "odd"]  # "odd" has no switching at all
+    assert "judge" in answer.usage.stages and answer.usage.stages["judge"].llm_calls == 0
+    assert len(backend.requests) == 1  # the answer only

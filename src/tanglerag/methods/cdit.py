@@ -2,7 +2,8 @@
 and leave witnesses so the index learns to keep inconsistent passages apart.
 
 The judge applies a Context Matching Dependency (``cdit.cmd``: phi1 or phi1+phi2) with one-word
-True/False replies, one call per passage or one batched call (``cdit.batched``). A reply that is neither
+True/False replies, one call per passage or one batched call (``cdit.batched``), or without an LLM from
+dependency parses (``cdit.judge=spacy``). A reply that is neither
 is counted as unreadable and the passage is kept: the judge never drops a passage silently. Every pair
 (consistent, inconsistent) of one question is a witness; with ``cdit.record`` and an index loaded from a
 folder, witnesses go to its trim log, and a pair with ``cdit.witnesses`` witnesses is separated at once
@@ -21,6 +22,7 @@ from tanglerag.index.trim import TrimLog
 from tanglerag.llm.client import Request
 from tanglerag.methods.base import Method, MethodResult, Resources
 from tanglerag.methods.cdit_prompts import judge_batch_messages, judge_messages, parse_verdict, parse_verdict_lines
+from tanglerag.stages.cmd_parse import SpacyJudge
 from tanglerag.text import clip_words, number_passages
 from tanglerag.trace import CditStep, Judgment
 from tanglerag.tracking import record_step, stage
@@ -43,9 +45,14 @@ class CditMethod(Method):
         if self.config.answer_method == self.name:
             raise ConfigError("cdit.answer_method must be another method, not cdit itself")
         self.inner = make_method(self.config.answer_method, resources)
+        self.parser_judge = SpacyJudge(resources.embedder, self.config.spacy_threshold)  # loads on first use
 
     def judge(self, question: str, passages: list[RetrievedPassage]) -> list[bool | None]:
         words = self.settings.methods.passage_words
+        if self.config.judge == "spacy":
+            with stage("judge"):
+                return self.parser_judge.judge(self.config.cmd, question,
+                                               [clip_words(h.passage.text, words) for h in passages])
         params = self.llm.params(max_tokens=self.config.judge_tokens * (len(passages) if self.config.batched else 1))
         with stage("judge"):
             if self.config.batched:
