@@ -154,6 +154,8 @@ class CditConfig(_Section):
     witnesses: PositiveInt = Field(2, description="witnesses before a link is cut (1 reproduces the public code)")
     record: bool = Field(True, description="record witnesses in the index folder's trim log (when it has one)")
     answer_method: str = Field("concat", description="the method that answers from the consistent passages")
+    determiner: bool = Field(True, description="reuse the verdicts of a close enough query judged before")
+    reuse_threshold: float = Field(0.95, ge=0.0, le=1.0, description="determiner: cosine similarity of a close query")
     judge_tokens: PositiveInt = Field(4, description="budget of one true/false judgment")
 
 

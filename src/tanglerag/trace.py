@@ -244,6 +244,8 @@ class CditStep(BaseModel):
     witnesses_added: int = 0
     separated_now: list[tuple[str, str]] = Field(default_factory=list)
     recorded: bool = False  # written to the index's trim log
+    reused_from: str | None = None  # the close query judged before whose verdicts were reused (determiner)
+    reused: int = 0  # verdicts taken from it instead of judged again
     answer_method: str
 
 

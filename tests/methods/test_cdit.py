@@ -87,3 +87,22 @@ def test_the_spacy_judge_needs_no_llm_call(llm_factory):
     assert answer.trace.find(CditStep).discarded == ["off", "odd"]  # "odd" has no switching at all
     assert "judge" in answer.usage.stages and answer.usage.stages["judge"].llm_calls == 0
     assert len(backend.requests) == 1  # the answer only
+
+
+def test_the_determiner_reuses_verdicts_of_a_close_query_and_remembers_them_in_the_index(llm_factory, tmp_path):
+    embedder = HashEmbedder()
+    store_passages(tmp_path / "idx", DOCS, embedder, IndexConfig())
+    index = PassageIndex.load(tmp_path / "idx", embedder)
+    method, backend = cdit(llm_factory, ["cdit.witnesses=5"], index=index)
+    hits = as_retrieved(DOCS)
+    first = method.answer(Q, hits)
+    assert first.usage.stages["judge"].llm_calls == 3 and first.trace.find(CditStep).recorded
+    again, _ = cdit(llm_factory, ["cdit.witnesses=5"], index=PassageIndex.load(tmp_path / "idx", embedder))
+    second = again.answer(Q, hits[:2] + [as_retrieved([Passage(id="new", text="Ann switched on a radio.")])[0]])
+    step = second.trace.find(CditStep)
+    assert step.reused_from == Q.text and step.reused == 2  # "on" and "off" known; "new" judged now
+    assert second.usage.stages["judge"].llm_calls + second.usage.stages["judge"].cached_calls == 1
+    assert step.discarded == ["off"] and not step.recorded  # a recalled query is not a new witness
+    assert TrimLog(tmp_path / "idx").state().witnesses == {pair("on", "off"): 1}
+    other = again.answer(Question(text="What model is the kitchen radio?"), hits).trace.find(CditStep)
+    assert other.reused_from is None

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from tanglerag.errors import ConfigError
+from tanglerag.index.determiner import QueryMemory
 from tanglerag.index.trim import TrimLog
 from tanglerag.llm.client import Request
 from tanglerag.methods.base import Method, MethodResult, Resources
@@ -46,6 +47,7 @@ class CditMethod(Method):
             raise ConfigError("cdit.answer_method must be another method, not cdit itself")
         self.inner = make_method(self.config.answer_method, resources)
         self.parser_judge = SpacyJudge(resources.embedder, self.config.spacy_threshold)  # loads on first use
+        self._memory: QueryMemory | None = None
 
     def judge(self, question: str, passages: list[RetrievedPassage]) -> list[bool | None]:
         words = self.settings.methods.passage_words
@@ -64,22 +66,48 @@ class CditMethod(Method):
                         for h in passages]
             return [parse_verdict(c.text) for c in self.llm.complete_many(requests)]
 
+    def memory(self) -> QueryMemory:
+        """The determiner's memory of judged queries: in the index folder when there is one."""
+        index = self.resources.index
+        folder = index.folder if index is not None else None
+        if self._memory is None or self._memory.folder != folder:
+            self._memory = QueryMemory(folder, self.resources.embedder, self.config.reuse_threshold)
+        return self._memory
+
+    def verdicts(self, question: str, passages: list[RetrievedPassage], step: CditStep) -> list[bool | None]:
+        """Judge the passages, taking what a close query judged before from the determiner."""
+        if not self.config.determiner:
+            return self.judge(question, passages)
+        with stage("determine"):
+            vector = self.resources.embedder.embed([question])[0]
+            recalled = self.memory().recall(question, vector)
+        known = recalled.verdicts if recalled else {}
+        fresh = [h for h in passages if h.passage.id not in known]
+        judged = dict(zip((h.passage.id for h in fresh), self.judge(question, fresh) if fresh else [], strict=True))
+        if recalled:
+            step.reused_from, step.reused = recalled.query, len(passages) - len(fresh)
+        if fresh:
+            self.memory().remember(question, {**known, **judged}, vector)
+        return [judged[h.passage.id] if h.passage.id in judged else known[h.passage.id] for h in passages]
+
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
-        verdicts = self.judge(question.text, passages) if passages else []
+        step = CditStep(cmd=self.config.cmd, judge=f"{self.config.judge}:{self.config.cmd}", judgments=[],
+                        discarded=[], answer_method=self.inner.name)
+        verdicts = self.verdicts(question.text, passages, step) if passages else []
         kept = [h for h, v in zip(passages, verdicts, strict=True) if v is not False]
         consistent = [h.passage.id for h, v in zip(passages, verdicts, strict=True) if v is True]
-        discarded = [h.passage.id for h, v in zip(passages, verdicts, strict=True) if v is False]
-        step = CditStep(cmd=self.config.cmd, judge=f"{self.config.judge}:{self.config.cmd}",
-                        judgments=[Judgment(passage_id=h.passage.id, consistent=v)
-                                   for h, v in zip(passages, verdicts, strict=True)],
-                        discarded=discarded, answer_method=self.inner.name)
+        step.discarded = [h.passage.id for h, v in zip(passages, verdicts, strict=True) if v is False]
+        step.judgments = [Judgment(passage_id=h.passage.id, consistent=v) for h, v in zip(passages, verdicts,
+                                                                                          strict=True)]
         index = self.resources.index
-        if self.config.record and index is not None and index.folder is not None and consistent and discarded:
+        # a close query recalled is not an independent witness: only fresh queries leave witnesses
+        if (self.config.record and step.reused_from is None and index is not None and index.folder is not None
+                and consistent and step.discarded):
             with stage("trim"):
                 log = TrimLog(index.folder)
-                step.separated_now = log.add_witnesses(question.text, consistent, discarded, judge=step.judge,
+                step.separated_now = log.add_witnesses(question.text, consistent, step.discarded, judge=step.judge,
                                                        k=self.config.witnesses)
-                step.witnesses_added = len(consistent) * len(discarded)
+                step.witnesses_added = len(consistent) * len(step.discarded)
                 step.recorded = True
                 if step.separated_now:
                     index.apply_trim(log.state())
