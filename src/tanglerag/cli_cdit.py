@@ -45,6 +45,53 @@ def register(setup, fail, user_errors) -> None:
         for key, value in report.items():
             out.print(f"{key}: {value}")
 
+    @cdit_app.command("trim")
+    def trim(index_dir: IndexOpt,
+             dataset: Annotated[str, typer.Option("--dataset", "-d", help="questions: registered name or file")],
+             witnesses: Annotated[int | None, typer.Option("--witnesses", min=1, help="cdit.witnesses")] = None,
+             limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
+             top_k: Annotated[int | None, typer.Option("--top-k", "-k", min=1)] = None,
+             as_json: Annotated[bool, typer.Option("--json")] = False,
+             config: Annotated[Path | None, typer.Option("--config", "-c")] = None,
+             set_: Annotated[list[str] | None, typer.Option("--set", "-s")] = None) -> None:
+        """Offline curation: judge each question's retrieval, record witnesses, separate (and cut) links."""
+        from tanglerag.datasets.registry import load_dataset
+        from tanglerag.methods.cdit import CditMethod
+        from tanglerag.tracking import track
+        from tanglerag.types import Question
+
+        try:
+            overrides = [*(set_ or []), *([f"cdit.witnesses={witnesses}"] if witnesses else []),
+                         *([f"retrieval.top_k={top_k}"] if top_k else []), "cdit.record=true"]
+            settings = setup(config, overrides, False)
+            read_manifest(index_dir)
+            _, examples = load_dataset(dataset, None, limit, None, settings.eval.seed)
+            runtime = Runtime(settings, index_dir=index_dir)
+            resources = runtime.resources()
+            method, retriever = CditMethod(resources), resources.retriever
+            totals = {"questions": 0, "judged": 0, "reused": 0, "discarded": 0, "unreadable": 0, "witnesses": 0,
+                      "separated_now": 0, "llm_calls": 0}
+            for example in examples:
+                with track() as tracker:
+                    question = Question(text=example.question)
+                    method.filter(question, retriever.retrieve(question).passages)
+                step = tracker.trace().steps[-1]
+                totals["questions"] += 1
+                totals["judged"] += len(step.judgments) - step.reused
+                totals["reused"] += step.reused
+                totals["discarded"] += len(step.discarded)
+                totals["unreadable"] += sum(j.consistent is None for j in step.judgments)
+                totals["witnesses"] += step.witnesses_added
+                totals["separated_now"] += len(step.separated_now)
+                totals["llm_calls"] += tracker.usage.total.llm_calls
+        except user_errors as exc:
+            fail(exc)
+            return
+        if as_json:
+            sys.stdout.write(json.dumps(totals) + "\n")
+            return
+        Console().print(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in totals.items()))
+
     @cdit_app.command("undo")
     def undo(index_dir: IndexOpt,
              to: Annotated[int, typer.Option("--to", min=0, help="keep log entries up to this sequence number")] = 0

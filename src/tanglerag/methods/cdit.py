@@ -91,6 +91,15 @@ class CditMethod(Method):
         return [judged[h.passage.id] if h.passage.id in judged else known[h.passage.id] for h in passages]
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
+        kept = self.filter(question, passages)
+        result = self.inner.run(question, kept)
+        if result.passages is None:
+            result.passages = kept
+        return result
+
+    def filter(self, question: Question, passages: list[RetrievedPassage]) -> list[RetrievedPassage]:
+        """Judge, record witnesses (and separate pairs), and return the passages kept; the whole of CDIT but
+        the answer, which is what ``cdit trim`` runs over a question set."""
         step = CditStep(cmd=self.config.cmd, judge=f"{self.config.judge}:{self.config.cmd}", judgments=[],
                         discarded=[], answer_method=self.inner.name)
         verdicts = self.verdicts(question.text, passages, step) if passages else []
@@ -112,7 +121,4 @@ class CditMethod(Method):
                 if step.separated_now:
                     index.apply_trim(log.state())
         record_step(step)
-        result = self.inner.run(question, kept)
-        if result.passages is None:
-            result.passages = kept
-        return result
+        return kept
