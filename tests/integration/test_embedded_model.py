@@ -66,3 +66,15 @@ def test_corg_extract_mode_builds_a_full_graph_and_cites_its_sources(setup):
     assert answer.parts, [c.replies for c in answer.trace.calls]
     assert all(set(p.citations) <= {h.passage.id for h in hits} for p in answer.parts)
     assert "football" in answer.text.lower(), answer.text
+
+
+def test_cdit_judge_tells_opposite_predicates_apart(setup):
+    from tanglerag.methods.cdit_prompts import judge_messages, parse_verdict
+
+    llm, _, _ = setup
+    question = "Who switched on the radio in the kitchen?"
+    cases = {"Jack switched on the radio in the kitchen.": True, "Tom switched off the radio in the kitchen.": False,
+             "The kitchen radio is a 1960s model.": False, "Jack turned the kitchen radio on at noon.": True}
+    verdicts = {p: parse_verdict(llm.complete(judge_messages("phi1", question, p), llm.params(max_tokens=4)).text)
+                for p in cases}
+    assert verdicts == cases
