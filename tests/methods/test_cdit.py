@@ -106,3 +106,21 @@ def test_the_determiner_reuses_verdicts_of_a_close_query_and_remembers_them_in_t
     assert TrimLog(tmp_path / "idx").state().witnesses == {pair("on", "off"): 1}
     other = again.answer(Question(text="What model is the kitchen radio?"), hits).trace.find(CditStep)
     assert other.reused_from is None
+
+
+def test_an_evaluation_over_an_index_folder_leaves_witnesses_there(tmp_path):
+    from tanglerag.datasets.base import QAExample
+    from tanglerag.eval.runner import EvalRunner
+    from tanglerag.runtime import Runtime
+    from tanglerag.testing import canned_llm
+
+    embedder = HashEmbedder()
+    store_passages(tmp_path / "idx", DOCS, embedder, IndexConfig())
+    examples = [QAExample(id="q1", question=Q.text, answers=["Jack"], passages=DOCS)]
+    settings = Settings.load(overrides=["eval.passage_scope=pooled", "retrieval.top_k=3", "cdit.witnesses=1"])
+    runtime = Runtime(settings, index_dir=tmp_path / "idx", llm=canned_llm(responder=judge_reply), embedder=embedder)
+    report, predictions = EvalRunner(runtime).run("toy", examples, ["concat", "cdit"])
+    assert {r.method: r.metrics["accuracy"] for r in report.results} == {"concat": 1.0, "cdit": 1.0}
+    assert TrimLog(tmp_path / "idx").state().is_separated("on", "off")
+    cdit_row = next(p for p in predictions if p.method == "cdit")
+    assert "off" not in cdit_row.passage_ids and cdit_row.trace.find(CditStep).recorded
