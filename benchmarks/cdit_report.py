@@ -57,9 +57,9 @@ def main() -> None:
     parser.add_argument("--discussion", type=Path, default=None)
     args = parser.parse_args()
     types = labels()
-    lines = ["| configuration | n | concat acc | CDIT acc | diff | second pass (concat, trimmed index) | judge P / R "
-             "(misinfo+noise) | unreadable | judge s/q | reused verdicts | separated pairs |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    header = ("| configuration | n | concat acc | CDIT acc | diff | second pass (concat, trimmed index) | judge P / R "
+              "(misinfo+noise) | unreadable | judge s/q | reused verdicts | separated pairs |")
+    lines = [header, "|---|---|---|---|---|---|---|---|---|---|---|"]
     for folder in sorted(p for p in args.runs.iterdir() if (p / "first" / "results.json").exists()):
         results, per_q = load(folder / "first")
         acc = {r["method"]: r["metrics"].get("accuracy") for r in results["results"]}
