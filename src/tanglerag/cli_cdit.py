@@ -18,6 +18,13 @@ cdit_app = typer.Typer(no_args_is_help=True, help="CDIT index trimming: witnesse
 IndexOpt = Annotated[Path, typer.Option("--index", "-i", help="index folder")]
 
 
+def _print(numbers: dict, as_json: bool, separator: str) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(numbers) + "\n")
+    else:
+        Console().print(separator.join(f"{key.replace('_', ' ')}: {value}" for key, value in numbers.items()))
+
+
 def register(setup, fail, user_errors) -> None:
     """Attach the sub-commands; ``setup``/``fail`` come from the main CLI so options behave the same."""
 
@@ -38,12 +45,7 @@ def register(setup, fail, user_errors) -> None:
         except user_errors as exc:
             fail(exc)
             return
-        if as_json:
-            sys.stdout.write(json.dumps(report) + "\n")
-            return
-        out = Console()
-        for key, value in report.items():
-            out.print(f"{key}: {value}")
+        _print(report, as_json, "\n")
 
     @cdit_app.command("trim")
     def trim(index_dir: IndexOpt,
@@ -87,10 +89,7 @@ def register(setup, fail, user_errors) -> None:
         except user_errors as exc:
             fail(exc)
             return
-        if as_json:
-            sys.stdout.write(json.dumps(totals) + "\n")
-            return
-        Console().print(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in totals.items()))
+        _print(totals, as_json, ", ")
 
     @cdit_app.command("undo")
     def undo(index_dir: IndexOpt,
