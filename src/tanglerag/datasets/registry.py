@@ -13,12 +13,12 @@ from importlib import resources
 from pathlib import Path
 from types import ModuleType
 
-from tanglerag.datasets import ambigdocs, asqa, generic_qa, ramdocs, situatedqa
+from tanglerag.datasets import ambigdocs, asqa, conflictqa, generic_qa, ramdocs, situatedqa
 from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records
 
 # Order matters for detection: the most specific format first.
 FORMATS: dict[str, ModuleType] = {ambigdocs.FORMAT: ambigdocs, asqa.FORMAT: asqa, situatedqa.FORMAT: situatedqa,
-                                  ramdocs.FORMAT: ramdocs, generic_qa.FORMAT: generic_qa}
+                                  conflictqa.FORMAT: conflictqa, ramdocs.FORMAT: ramdocs, generic_qa.FORMAT: generic_qa}
 
 
 def _bundled(name: str) -> Callable[[], Path]:
@@ -41,6 +41,7 @@ REGISTERED: dict[str, tuple[Callable[[], Path], str]] = {
     "asqa": (_shared("asqa/dev.jsonl"), asqa.FORMAT),
     "situatedqa-temp": (_shared("situatedqa/temp.dev.jsonl"), situatedqa.FORMAT),
     "situatedqa-geo": (_shared("situatedqa/geo.dev.jsonl"), situatedqa.FORMAT),
+    "conflictqa": (_shared("conflictqa/strategyqa-chatgpt.jsonl"), conflictqa.FORMAT),
 }
 
 
