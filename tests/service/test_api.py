@@ -146,3 +146,14 @@ def test_user_ids_never_reach_the_filesystem(client, tmp_path):
     r = client.post("/v1/users/..%2Fescape/contexts", json={"contexts": ["x"]})
     assert r.status_code in (404, 422)
     assert not (tmp_path / "escape").exists()
+
+
+def test_everything_the_inspector_loads_is_served_locally(client):
+    import re
+
+    page = client.get("/").text
+    assets = re.findall(r'(?:src|href)="([^"]+)"', page)
+    assert assets and all(a.startswith("/") for a in assets)  # no CDN: works offline
+    for asset in assets:
+        assert client.get(asset).status_code == 200, asset
+    assert client.get("/docs").status_code == 404  # FastAPI's docs page would fetch scripts from a CDN

@@ -143,7 +143,8 @@ def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool =
         log.info("tanglerag service ready (%s)", "API keys required" if keys.enabled else "no API keys: loopback only")
         yield
 
-    app = FastAPI(title="tanglerag", version="1", lifespan=lifespan,
+    # no /docs or /redoc: FastAPI serves their scripts from a CDN, which an offline machine cannot reach
+    app = FastAPI(title="tanglerag", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Answers from tangled contexts, with citations and a trace of why.")
     app.add_middleware(_BodyLimit, max_bytes=cfg.max_body_bytes)
 
