@@ -42,6 +42,39 @@ def table1(results: dict) -> str:
     return "\n".join(lines)
 
 
+def verification_modes(per_q: dict, each_run: Path | None) -> str:
+    """Batched (one call) against per-interpretation (one call each) verification of the same questions."""
+    if each_run is None or "diva" not in per_q:
+        return "(per-interpretation verification was not run)"
+    each_results, each_q = load(each_run)
+    batched, each = per_q["diva"], each_q["diva"]
+    shared = sorted(set(batched) & set(each))
+    same = sum(step(batched[q], "diva")["grade"] == step(each[q], "diva")["grade"] for q in shared)
+    verdicts_same = sum(v1["covered"] == v2["covered"]
+                        for q in shared
+                        for v1, v2 in zip(step(batched[q], "diva")["verification"], step(each[q], "diva")["verification"],
+                                          strict=False))
+    verdicts = sum(len(step(batched[q], "diva")["verification"]) for q in shared)
+
+    def cost(rows: dict, key: str) -> float:
+        return mean(row["usage_by_stage"].get("verify", {}).get(key, 0.0) for row in rows.values())
+
+    def calls(rows: dict) -> float:
+        return mean(row["usage_by_stage"].get("verify", {}).get("llm_calls", 0.0)
+                    + row["usage_by_stage"].get("verify", {}).get("cached_calls", 0.0) for row in rows.values())
+
+    each_metrics = next(r["metrics"] for r in each_results["results"] if r["method"] == "diva")
+    lines = ["| verification | calls/q | prompt tok/q | model s/q | D-F1 | DR |", "|---|---|---|---|---|---|"]
+    for label, rows, metrics in (("batched (one call)", batched, None), ("each (one call per reading)", each,
+                                                                         each_metrics)):
+        m = metrics or {}
+        lines.append(f"| {label} | {calls(rows):.2f} | {cost(rows, 'prompt_tokens'):.0f} | "
+                     f"{cost(rows, 'model_seconds'):.1f} | {pct(m.get('d_f1')) if metrics else 'see Table 1'} | "
+                     f"{pct(m.get('dr')) if metrics else 'see Table 1'} |")
+    return "\n".join(lines) + (f"\n\nSame grade on {same} of {len(shared)} questions; same verdict on {verdicts_same} "
+                               f"of {verdicts} interpretations.")
+
+
 def undefined(per_q: dict) -> str:
     rows = per_q.get("vanilla-rag") or next(iter(per_q.values()))
     n = sum(row["metrics"].get("d_f1") is None for row in rows.values())
@@ -132,6 +165,7 @@ def main() -> None:
     parser.add_argument("--title", default="Diva (paper 001) on ASQA dev")
     parser.add_argument("--discussion", type=Path, default=None)
     parser.add_argument("--also", type=Path, nargs="*", default=[], help="runs whose other methods are added")
+    parser.add_argument("--each-run", type=Path, default=None, help="a run of diva with diva.verification=each")
     args = parser.parse_args()
     results, per_q = load(args.run)
     for extra in args.also:
@@ -171,6 +205,10 @@ measured on the passages each method answered from (closed-book and query refine
 ## Verification and adaptive generation
 
 {grades(per_q)}
+
+### Batched against per-interpretation verification
+
+{verification_modes(per_q, args.each_run)}
 
 ## Paired differences (per question)
 
