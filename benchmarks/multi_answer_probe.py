@@ -1,0 +1,117 @@
+"""Why does the small model answer "unknown" to the multi-answer prompt? Try prompt variants on one call per question.
+
+Every COrg-family method asks with the shared multi-answer prompt (`organize.prompts.MULTI_ANSWER_TASK`). This probe
+asks Base's single call (all of a question's own documents, at most 10) with the current prompt and with variants
+that each change one thing, on a seeded sample of RAMDocs dev (use a seed other than the reports' to keep the
+report sample untouched), and prints per variant: the unknown rate for one-answer and for two-answer questions,
+answer recall (Ans), parts per reply, and prompt tokens. Dev data only.
+Usage: python benchmarks/multi_answer_probe.py [--sample 30] [--seed 7] [--variants current,no-examples,...] [--show]
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from statistics import mean
+
+from tanglerag.config import Settings
+from tanglerag.datasets.registry import load_dataset
+from tanglerag.embeddings import Embedder
+from tanglerag.eval.passages import PassageBuilder
+from tanglerag.llm.base import Message
+from tanglerag.llm.factory import build_llm
+from tanglerag.metrics.registry import compute
+from tanglerag.organize.prompts import MULTI_ANSWER_TASK, READER_SYSTEM
+from tanglerag.stages.multi_answer import parse_parts, render
+from tanglerag.text import number_passages
+from tanglerag.types import Answer
+
+Variant = Callable[[str, str], list[Message]]
+EXAMPLES = ("For example:\nJuly 27, 2007 (The Simpsons movie) [1][3]\nDecember 17, 1989 (The Simpsons TV series) [2]\n")
+UNKNOWN = "If no context answers the question, write: unknown\n"
+
+
+def _ask(block: str, task: str, system: str = READER_SYSTEM) -> list[Message]:
+    return [Message(role="system", content=system), Message(role="user", content=f"Contexts:\n{block}\n\n{task}")]
+
+
+def current(question: str, block: str) -> list[Message]:
+    return _ask(block, MULTI_ANSWER_TASK.format(question=question))
+
+
+def no_examples(question: str, block: str) -> list[Message]:
+    return _ask(block, MULTI_ANSWER_TASK.format(question=question).replace(EXAMPLES, ""))
+
+
+def no_unknown_line(question: str, block: str) -> list[Message]:
+    return _ask(block, MULTI_ANSWER_TASK.format(question=question).replace(UNKNOWN, ""))
+
+
+def unknown_as_last_resort(question: str, block: str) -> list[Message]:
+    task = MULTI_ANSWER_TASK.format(question=question).replace(
+        UNKNOWN, "Most questions are answered by at least one context: give every answer they state. Write unknown "
+                 "only when no context mentions an answer at all.\n")
+    return _ask(block, task)
+
+
+def no_descriptor(question: str, block: str) -> list[Message]:
+    task = (f"Question: {question}\nList every different answer the contexts give, one per line, with the numbers "
+            "of the contexts that give it, as: answer [context numbers]\nIf no context answers the question, write: "
+            "unknown\nAnswers:")
+    return _ask(block, task)
+
+
+def question_first(question: str, block: str) -> list[Message]:
+    task = MULTI_ANSWER_TASK.format(question=question)
+    return [Message(role="system", content=READER_SYSTEM),
+            Message(role="user", content=f"Question: {question}\n\nContexts:\n{block}\n\n{task}")]
+
+
+VARIANTS: dict[str, Variant] = {"current": current, "no-examples": no_examples, "no-unknown-line": no_unknown_line,
+                                "unknown-last-resort": unknown_as_last_resort, "no-descriptor": no_descriptor,
+                                "question-first": question_first}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sample", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--max-tokens", type=int, default=96)
+    parser.add_argument("--reverse", action="store_true", help="also try each variant with the passages reversed")
+    parser.add_argument("--show", action="store_true")
+    args = parser.parse_args()
+    settings = Settings.load()
+    _, examples = load_dataset("ramdocs", sample=args.sample, seed=args.seed)
+    llm = build_llm(settings)
+    builder = PassageBuilder(examples, Embedder(settings.embedding), settings.eval)
+    hits = {ex.id: builder.build(ex, 10) for ex in examples}
+    orders = [False, True] if args.reverse else [False]
+    print("| variant | order | unk (1-answer q) | unk (2-answer q) | Ans | parts/reply | prompt tok |")
+    print("|---|---|---|---|---|---|---|")
+    for name in args.variants.split(","):
+        for reverse in orders:
+            unknown = {1: [], 2: []}
+            recall, parts_n, tokens = [], [], []
+            for ex in examples:
+                passages = list(reversed(hits[ex.id])) if reverse else hits[ex.id]
+                block = number_passages(passages, settings.methods.passage_words, title_sep=None)
+                reply = llm.complete(VARIANTS[name](ex.question, block), llm.params(max_tokens=args.max_tokens))
+                parts = parse_parts(reply.text, passages, None)
+                text, cited = render(parts, passages)
+                answer = Answer(question=ex.question, method="base", text=text or "unknown", citations=cited,
+                                passages=passages, parts=parts, is_unknown=not parts)
+                unknown[min(2, len(ex.answers))].append(float(answer.is_unknown))
+                recall.append(compute(["ans"], answer, ex)["ans"] or 0.0)
+                parts_n.append(len(parts))
+                tokens.append(reply.prompt_tokens)
+                if args.show:
+                    print(f"  [{name}] {ex.question} -> {reply.text!r}")
+            print(f"| {name} | {'reversed' if reverse else 'retrieval'} | "
+                  f"{100 * mean(unknown[1] or [0]):.0f}% (n={len(unknown[1])}) | "
+                  f"{100 * mean(unknown[2] or [0]):.0f}% (n={len(unknown[2])}) | {100 * mean(recall):.1f} | "
+                  f"{mean(parts_n):.2f} | {mean(tokens):.0f} |")
+
+
+if __name__ == "__main__":
+    main()
