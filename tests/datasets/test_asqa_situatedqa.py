@@ -55,13 +55,17 @@ def test_bundled_asqa_sample_loads():
     assert len(examples) == 20 and all(e.metadata["long_answers"] and e.passages for e in examples)
 
 
-def test_situatedqa_asks_the_edited_question(tmp_path):
-    path = _write(tmp_path / "situated.jsonl", SITUATED)
+def test_situatedqa_groups_contexts_under_the_original_question(tmp_path):
+    second_year = dict(SITUATED[0], date="2019", edited_question="who won the world cup as of 2019",
+                       answer=["France", "France national team"])
+    path = _write(tmp_path / "situated.jsonl", [SITUATED[0], SITUATED[1], second_year])
     assert detect_format(path) == "situatedqa"
-    _, (temporal, geo) = load_dataset(str(path))
-    assert temporal.question == "who won the world cup as of 2015" and temporal.answers == ["Germany"]
-    assert temporal.metadata["context_type"] == "temporal" and temporal.metadata["context"] == "2015"
-    assert geo.metadata == {"original_question": "what is the legal amount of weed", "context_type": "geographic",
-                            "context": "maryland", "any_answer": []}
+    _, (cup, weed) = load_dataset(str(path))
+    assert cup.question == "who won the world cup" and cup.answers == ["Germany", "France", "France national team"]
+    assert cup.interpretations == ["who won the world cup as of 2015", "who won the world cup as of 2019"]
+    readings = cup.metadata["disambig"]
+    assert [(r["descriptor"], r["answer"], r["aliases"]) for r in readings] == [
+        ("2015", "Germany", []), ("2019", "France", ["France national team"])]
+    assert cup.metadata["context_type"] == "temporal" and weed.metadata["context_type"] == "geographic"
     with pytest.raises(DatasetError, match="'answer' must be a non-empty list"):
         load_dataset(str(_write(tmp_path / "bad.jsonl", [dict(SITUATED[0], answer=[])])))

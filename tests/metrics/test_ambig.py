@@ -84,3 +84,22 @@ def test_an_unknown_response_scores_zero_on_every_metric():
     unknown = Answer(question=Q, method="corg", text="unknown", is_unknown=True)
     scores = compute(["em", "f1", "ans", "ent", "ear", "d_f1"], unknown, EX, TableReader())
     assert scores == {"em": 0.0, "f1": 0.0, "ans": 0.0, "ent": 0.0, "ear": 0.0, "d_f1": 0.0}
+
+
+def test_situated_f1_scores_coverage_of_the_contexts_answers():
+    from tanglerag.datasets.disambig import Disambiguation
+    from tanglerag.types import AnswerPart
+
+    readings = [Disambiguation(entity="", descriptor="2015", answer="Germany", sub_question="as of 2015"),
+                Disambiguation(entity="", descriptor="2019", answer="France", aliases=["Les Bleus"],
+                               sub_question="as of 2019")]
+    ex = QAExample(id="s", question="who won the world cup", answers=["Germany", "France"],
+                   metadata={"disambig": [r.model_dump() for r in readings]})
+    both = Answer(question="q", method="diva", text="Germany won in 2014; France in 2018.")
+    assert compute(["situated_f1"], both, ex)["situated_f1"] == 1.0
+    parts = Answer(question="q", method="diva", text="x", parts=[
+        AnswerPart(answer="Germany", descriptor="2015"), AnswerPart(answer="Brazil", descriptor="2002")])
+    assert compute(["situated_f1"], parts, ex)["situated_f1"] == pytest.approx(0.5)  # P 1/2, R 1/2
+    unknown = Answer(question="q", method="diva", text="unknown", is_unknown=True)
+    assert compute(["situated_f1"], unknown, ex)["situated_f1"] == 0.0
+    assert compute(["situated_f1"], both, EX.model_copy(update={"metadata": {}}))["situated_f1"] is None

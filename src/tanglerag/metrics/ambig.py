@@ -73,3 +73,24 @@ def disambig_f1(answer: Answer, example: QAExample, reader: Reader) -> float | N
     if not response:
         return 0.0 if readings else None
     return _mean([best_over(token_f1, reader.read(response, d.sub_question), d.answers) for d in readings])
+
+
+def _contains(text: str, gold: str) -> bool:
+    gold = normalize_answer(gold)
+    return bool(gold) and f" {gold} " in f" {normalize_answer(text)} "
+
+
+@register("situated_f1")
+def situated_f1(answer: Answer, example: QAExample) -> float | None:
+    """SituatedQA-style F1 over answer sets (Diva, paper 001): recall is the share of readings (contexts) whose
+    answer the response states; precision the share of the response's answers (its parts, or the whole text
+    when it has none) that are some reading's answer."""
+    readings = _readings(example)
+    if not readings:
+        return None
+    if answer.is_unknown:
+        return 0.0
+    predicted = [p.answer for p in answer.parts] or [_response(answer)]
+    recall = sum(any(_contains(p, g) for p in predicted for g in r.answers) for r in readings) / len(readings)
+    precision = sum(any(_contains(p, g) for r in readings for g in r.answers) for p in predicted) / len(predicted)
+    return 0.0 if recall + precision == 0 else 2 * precision * recall / (precision + recall)
