@@ -72,3 +72,21 @@ def test_the_retriever_says_in_the_trace_what_the_separation_table_dropped(tmp_p
         IndexRetriever(PassageIndex.load(folder, embedder), RetrievalConfig(top_k=3)).retrieve(Question(text=query))
     step = tracker.trace().find(SeparationStep)
     assert [(d.passage_id, d.separated_from) for d in step.dropped] == [(b, a)]
+
+
+def test_version_1_indexes_still_load_and_unknown_versions_are_refused(tmp_path):
+    import json
+
+    from tanglerag.errors import IndexStoreError
+    from tanglerag.index.manifest import FORMAT_VERSION
+
+    embedder = HashEmbedder()
+    folder = tmp_path / "idx"
+    store_passages(folder, DOCS[:5], embedder, IndexConfig())
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["format_version"] == FORMAT_VERSION == 2
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "format_version": 1}))
+    assert len(PassageIndex.load(folder, embedder).passages) == 5  # written before CDIT: no trim log, loads as is
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "format_version": 3}))
+    with pytest.raises(IndexStoreError, match="format version 3; this tanglerag reads 1, 2"):
+        PassageIndex.load(folder, embedder)

@@ -8,7 +8,10 @@ from pydantic import BaseModel, Field
 
 from tanglerag.config import IndexConfig
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""2: the folder may also hold CDIT's trim log and judged-query memory. Version 1 folders have neither and load
+as they are (``READABLE``); a version this code does not know is refused."""
+READABLE = frozenset({1, 2})
 
 
 class IndexManifest(BaseModel):

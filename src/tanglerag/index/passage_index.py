@@ -28,7 +28,7 @@ from tanglerag.fileio import atomic_write_text, file_lock
 from tanglerag.index.dense import build_dense, configure_search
 from tanglerag.index.fusion import reciprocal_rank_fusion
 from tanglerag.index.hnsw_edit import RemovedLink, cut_links, restore_links
-from tanglerag.index.manifest import FORMAT_VERSION, IndexManifest
+from tanglerag.index.manifest import READABLE, IndexManifest
 from tanglerag.index.sparse import BM25Index
 from tanglerag.index.trim import TrimLog, TrimState, apply_separation
 from tanglerag.types import Passage, RetrievedPassage
@@ -235,9 +235,9 @@ def read_manifest(folder: Path) -> IndexManifest:
         manifest = IndexManifest.model_validate(json.loads(path.read_text()))
     except (ValueError, TypeError) as exc:
         raise IndexStoreError(f"{path} is corrupt: {exc}") from exc
-    if manifest.format_version != FORMAT_VERSION:
+    if manifest.format_version not in READABLE:
         raise IndexStoreError(f"index {folder} has format version {manifest.format_version}; this tanglerag reads "
-                              f"{FORMAT_VERSION}. Rebuild the index.")
+                              f"{', '.join(map(str, sorted(READABLE)))}. Upgrade tanglerag or rebuild the index.")
     return manifest
 
 
