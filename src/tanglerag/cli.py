@@ -151,6 +151,8 @@ def eval_(
     methods: Annotated[str, typer.Option("--methods", help="comma-separated method names")] = "concat",
     limit: Annotated[int | None, typer.Option("--limit", "-n")] = None,
     sample: Annotated[int | None, typer.Option("--sample", help="a random sample of N questions (eval.seed)")] = None,
+    head: Annotated[int | None, typer.Option("--head", min=1, help="answer only the first N of the loaded questions; "
+                                             "the pool keeps all their passages (an interim look at a long run)")] = None,
     fmt: Annotated[str | None, typer.Option("--format", help="dataset format (detected if omitted)")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="folder for results and predictions")] = None,
     index_dir: Annotated[Path | None, typer.Option("--index", "-i", help="index for datasets without passages")] = None,
@@ -190,11 +192,13 @@ def eval_(
         unknown = [m for m in names if m not in METHODS]
         if not names or unknown:
             raise InputError(f"unknown method(s) {unknown or names}; available: {', '.join(sorted(METHODS))}")
-        dataset_name, examples = load_dataset(dataset, fmt, limit, sample, settings.eval.seed)
+        dataset_name, loaded = load_dataset(dataset, fmt, limit, sample, settings.eval.seed)
+        examples = loaded[:head] if head else loaded
         runner = EvalRunner(Runtime(settings, index_dir=index_dir))
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("evaluating", total=len(examples) * len(names))
-            report, predictions = runner.run(dataset_name, examples, names, on_step=lambda: progress.advance(task))
+            report, predictions = runner.run(dataset_name, examples, names, on_step=lambda: progress.advance(task),
+                                             pool=loaded)
     except _USER_ERRORS as exc:
         _fail(exc)
         return

@@ -46,3 +46,18 @@ def test_scores_usage_and_cached_rerun(llm_factory, embedder, tmp_path):
     assert "| concat | 66.7 [0.0, 100.0] | 66.7 [0.0, 100.0] | 33.3 | - | 0.0 | 66.7 |" in table
     assert rerun.results[0].usage["model_seconds"] == result.usage["model_seconds"] > 0
     assert report.results[0].metrics["nm"] is None  # concat has no answer pool
+
+
+def test_head_answers_a_subset_against_the_whole_pool(llm_factory, embedder):
+    from tanglerag.types import Passage
+
+    _, examples = load_dataset("ramdocs-sample", limit=2)
+    # the second question's passages restate the first question: only a pool with both can retrieve them
+    decoy = examples[1].model_copy(update={"passages": [Passage(id="decoy", text=examples[0].question * 3)]})
+    settings = Settings.load(overrides=["retrieval.top_k=3", "eval.passage_scope=pooled"])
+    runner = EvalRunner(Runtime(settings, llm=llm_factory(CannedBackend(default="unknown")), embedder=embedder))
+    report, predictions = runner.run("x", examples[:1], ["concat"], pool=[examples[0], decoy])
+    assert report.n == 1 and report.setting["pooled_questions"] == 2
+    assert "decoy" in predictions[0].passage_ids
+    _, alone = runner.run("x", examples[:1], ["concat"])
+    assert "decoy" not in alone[0].passage_ids

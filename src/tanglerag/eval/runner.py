@@ -80,7 +80,9 @@ class EvalRunner:
         self.reader = reader
 
     def run(self, dataset: str, examples: list[QAExample], methods: list[str],
-            on_step: Callable[[], None] | None = None) -> tuple[EvalReport, list[Prediction]]:
+            on_step: Callable[[], None] | None = None,
+            pool: list[QAExample] | None = None) -> tuple[EvalReport, list[Prediction]]:
+        """``pool``: the questions whose passages a pooled scope retrieves from (default: ``examples``)."""
         cfg = self.settings.eval
         n_loaded = len(examples)
         if cfg.closed_book_filter:
@@ -89,7 +91,7 @@ class EvalRunner:
         if not examples:
             raise InputError("no questions left to evaluate")
         metrics = self.metrics or default_metrics(methods)
-        builder = PassageBuilder(examples, self.runtime.embedder, cfg, self.runtime.index)
+        builder = PassageBuilder(pool or examples, self.runtime.embedder, cfg, self.runtime.index)
         # methods that retrieve again (Diva) search what the questions were retrieved from
         runners = [self.runtime.method(name, index=builder.shared_index) for name in methods]
         k = self.settings.retrieval.top_k
@@ -121,6 +123,7 @@ class EvalRunner:
             log.info("%s on %s: %s", result.method, dataset, result.metrics)
         setting = {"passage_scope": cfg.passage_scope, "gold": cfg.gold, "gold_position": cfg.gold_position,
                    "top_k": k, "closed_book_filter": cfg.closed_book_filter, "loaded": n_loaded,
+                   "pooled_questions": len(pool or examples),
                    "model": self.runtime.llm.backend.model_id, "metrics": metrics}
         return EvalReport(dataset=dataset, n=len(examples), results=results, setting=setting,
                           settings=self.settings.model_dump(mode="json")), predictions
