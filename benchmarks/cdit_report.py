@@ -35,7 +35,7 @@ def judge_scores(rows: dict, types: dict[str, str]) -> dict[str, float]:
         if step is None:
             continue
         for judgment in step["judgments"]:
-            bad = types.get(judgment["passage_id"]) in {"misinformation", "noise"}
+            bad = types.get(judgment["passage_id"]) in {"misinfo", "noise"}
             dropped = judgment["consistent"] is False
             total += 1
             unreadable += judgment["consistent"] is None
