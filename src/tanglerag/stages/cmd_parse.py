@@ -1,11 +1,13 @@
 """An LLM-free CMD judge for CDIT (paper 003): dependency parses instead of a model's reading.
 
-spaCy's parser gives each sentence's subject, predicate (verb lemma with its particle and negation),
-object, attributives (adjective, compound and number modifiers of those nouns) and adverbials (adverbs,
-time and place phrases of the verb). A passage matches the question when one of its sentences agrees
-with the question on each part the question has: the predicate by lemma, particle and negation (so
-"switched off" never matches "switched on"), the nouns by embedding similarity, a wh-word matching
-anything. ``phi1+phi2`` also compares the modifiers both sides state. The paper names dependency
+spaCy's parser gives the question's subject, predicate (verb lemma with its particle and negation),
+object, attributives (adjective and number modifiers of those nouns) and adverbials (adverbs, time and
+place phrases of the verb). A passage matches the question when one of its sentences has a verb close to
+the predicate with the same negation and no opposite particle (so "switched off" never matches "switched
+on"; particles must be equal), and noun phrases close to the question's subject and object (a wh-word matches anything; a light
+verb such as "be" leaves the match to the nouns). Any verb of the sentence counts, not only its root:
+passages state facts in relative clauses and participles ("a film directed by ..."). ``phi1+phi2`` also
+requires the question's modifiers: its numbers exactly, its other modifiers by similarity. The paper names dependency
 parsing as the way to drop the LLM; how far it agrees with the LLM judge is measured, not assumed.
 
 >>> judge = SpacyJudge(embedder)  # doctest: +SKIP
@@ -82,6 +84,38 @@ def clause(sentence: Any) -> Clause:
     return found
 
 
+@dataclass
+class Verb:
+    lemma: str
+    particle: str = ""
+    negated: bool = False
+
+
+@dataclass
+class Facts:
+    """What one passage sentence offers to match: every verb (with particle, negation), its noun phrases, numbers."""
+
+    verbs: list[Verb]
+    nouns: list[str]
+    numbers: set[str]
+
+
+LIGHT_VERBS = {"be", "have", "do"}  # "What is X?" names no relation to look for: the nouns must carry the match
+
+
+def sentence_facts(sentence: Any) -> Facts:
+    verbs = []
+    for token in sentence:
+        if token.pos_ in {"VERB", "AUX"} and token.dep_ not in {"aux", "auxpass"}:
+            children = list(token.children)
+            verbs.append(Verb(lemma=token.lemma_.lower(),
+                              particle=next((c.text.lower() for c in children if c.dep_ == "prt"), ""),
+                              negated=any(c.dep_ == "neg" for c in children)))
+    nouns = [chunk.text.lower() for chunk in sentence.noun_chunks]
+    nouns += [t.text.lower() for t in sentence if t.pos_ in {"PROPN", "NUM"} and t.text.lower() not in nouns]
+    return Facts(verbs=verbs, nouns=nouns, numbers=set(re.findall(r"\d+", sentence.text)))
+
+
 def _numbers(phrase: str) -> set[str]:
     return set(re.findall(r"\d+", phrase))
 
@@ -110,34 +144,34 @@ class SpacyJudge:
         asked = clause(next(iter(self._nlp(question).sents)))
         if not asked.predicate:
             return [None] * len(passages)
-        candidates = [[clause(s) for s in doc.sents] for doc in self._nlp.pipe(passages)]
-        phrases = sorted({p for c in [asked, *(x for cs in candidates for x in cs)]
-                          for p in (c.subject, c.object, *c.attributives, *c.adverbials) if p})
-        vectors = dict(zip(phrases, self.embedder.embed(phrases), strict=True)) if phrases else {}
+        facts = [[sentence_facts(s) for s in doc.sents] for doc in self._nlp.pipe(passages)]
+        needed = [n for n in (asked.subject, asked.object) if n and n not in WH_WORDS]
+        modifiers = asked.attributives + asked.adverbials if cmd == "phi1+phi2" else []
+        phrases = sorted({asked.predicate, *needed, *modifiers,
+                          *(p for doc in facts for f in doc for p in (*f.nouns, *(v.lemma for v in f.verbs)))})
+        vectors = dict(zip(phrases, self.embedder.embed(phrases), strict=True))
 
         def close(a: str, b: str) -> bool:
-            if a == b:
+            if a == b or f" {a} " in f" {b} ":
                 return True
             if _numbers(a) and _numbers(b) and _numbers(a) != _numbers(b):
                 return False  # "in 2019" and "in 2021" embed alike but say different things
-            return a in vectors and b in vectors and float(np.dot(vectors[a], vectors[b])) >= self.threshold
+            return float(np.dot(vectors[a], vectors[b])) >= self.threshold
 
-        def agrees(c: Clause) -> bool:
-            if c.predicate != asked.predicate or c.particle != asked.particle or c.negated != asked.negated:
-                return False
-            if asked.predicate == "be":  # "X is Y" and "Y is X" say the same: compare the nouns as a set
-                theirs = [n for n in (c.subject, c.object) if n]
-                if any(m not in WH_WORDS and not any(close(m, t) for t in theirs)
-                       for m in (asked.subject, asked.object) if m):
+        def agrees(f: Facts) -> bool:
+            if asked.predicate not in LIGHT_VERBS:
+                verbs = [v for v in f.verbs if close(asked.predicate, v.lemma)]
+                # another particle (switched off / on) or a negation the question does not have breaks the match
+                if not any(v.negated == asked.negated and v.particle == asked.particle for v in verbs):
                     return False
-            else:
-                for mine, theirs_one in ((asked.subject, c.subject), (asked.object, c.object)):
-                    if mine and mine not in WH_WORDS and not (theirs_one and close(mine, theirs_one)):
-                        return False
-            if cmd == "phi1+phi2":
-                for mine, theirs in ((asked.attributives, c.attributives), (asked.adverbials, c.adverbials)):
-                    if mine and theirs and not any(close(m, t) for m in mine for t in theirs):
-                        return False
+            words = f.nouns + [v.lemma for v in f.verbs]
+            if any(not any(close(n, w) for w in words) for n in needed):
+                return False
+            for modifier in modifiers:
+                if _numbers(modifier) and not _numbers(modifier) <= f.numbers:
+                    return False
+                if not _numbers(modifier) and not any(close(modifier, w) for w in words):
+                    return False
             return True
 
-        return [any(agrees(c) for c in clauses) for clauses in candidates]
+        return [any(agrees(f) for f in doc) for doc in facts]
