@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Paper 001 (Diva) evaluation on a seeded sample of ASQA dev, passages pooled from the sampled questions' own
+# knowledge and qa-pair contexts, embedded model, zero-shot. Runs share the LLM cache (resumable; a repeated run
+# makes no new calls):
+#   main   - closed-book, query refinement, vanilla RAG, ToC, Diva-RD, Diva (batched verification)
+#   oracle - retrieval with the gold disambiguated questions (Table 3), beside vanilla and RD (cached)
+#   each   - Diva with one verification call per interpretation (steps 1-4 cached)
+# Usage: benchmarks/run_diva.sh [N_QUESTIONS [RUN ...]]   (default 50, all runs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N="${1:-50}"
+shift || true
+RUNS=("${@:-main oracle each}")
+run() {  # NAME METHODS extra flags...
+  local name="$1" methods="$2"; shift 2
+  HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset asqa --methods "$methods" --sample "$N" --scope pooled "$@" \
+    --out "runs/diva/$name" --json > /dev/null
+  mkdir -p "docs/results/diva/$name"
+  cp "runs/diva/$name"/{results.json,results.md,predictions.jsonl} "docs/results/diva/$name/"
+}
+for name in ${RUNS[*]}; do
+  case "$name" in
+    main) run main closed-book,query-refinement,vanilla-rag,toc,diva-rd,diva ;;
+    oracle) run oracle vanilla-rag,diva-rd,diva-oracle ;;
+    each) run each diva --set diva.verification=each ;;
+  esac
+done
+args=(--run docs/results/diva/main --out docs/results/diva.md --discussion benchmarks/diva_discussion.md)
+[ -f docs/results/diva/oracle/results.json ] && args+=(--also docs/results/diva/oracle)
+[ -f docs/results/diva/each/results.json ] && args+=(--each-run docs/results/diva/each)
+.venv/bin/python benchmarks/diva_report.py "${args[@]}"
