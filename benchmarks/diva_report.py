@@ -1,6 +1,6 @@
 """Diva (paper 001) report from one eval run: Table 1 / Table 2 layout, the verification grades, AG's choices.
 
-Usage: python benchmarks/diva_report.py --run runs/diva50 --out docs/results/diva.md
+Usage: python benchmarks/diva_report.py --run docs/results/diva/main --out docs/results/diva.md
        [--also runs/diva50-oracle ...] [--title "..."] [--discussion benchmarks/diva_discussion.md]
 The run must hold closed-book, vanilla-rag, diva-rd and diva (query-refinement and toc are shown when present).
 ``--also`` adds methods from other runs on the same questions (e.g. diva-oracle for Table 3's oracle row).
