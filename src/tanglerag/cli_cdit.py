@@ -35,9 +35,8 @@ def register(setup, fail, user_errors) -> None:
         """Witnesses, separated pairs and cut HNSW links of an index."""
         try:
             settings = setup(config, set_, False)
-            read_manifest(index_dir)
-            state = TrimLog(index_dir).state()
-            index = PassageIndex.load(index_dir, Runtime(settings).embedder)
+            index = PassageIndex.load(index_dir, Runtime(settings).embedder)  # reads the trim log too
+            state = index.trim
             report = {"separated_pairs": len(state.separated), "cut_links": index.cut_link_count,
                       "pending_witnesses": state.pending, "witnesses": sum(state.witnesses.values()),
                       "judged_queries": state.judged_queries, "last_seq": state.last_seq,
@@ -59,6 +58,7 @@ def register(setup, fail, user_errors) -> None:
         """Offline curation: judge each question's retrieval, record witnesses, separate (and cut) links."""
         from tanglerag.datasets.registry import load_dataset
         from tanglerag.methods.cdit import CditMethod
+        from tanglerag.trace import CditStep
         from tanglerag.tracking import track
         from tanglerag.types import Question
 
@@ -77,7 +77,7 @@ def register(setup, fail, user_errors) -> None:
                 with track() as tracker:
                     question = Question(text=example.question)
                     method.filter(question, retriever.retrieve(question).passages)
-                step = tracker.trace().steps[-1]
+                step = tracker.trace().find(CditStep)
                 totals["questions"] += 1
                 totals["judged"] += len(step.judgments) - step.reused
                 totals["reused"] += step.reused

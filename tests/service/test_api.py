@@ -118,6 +118,8 @@ def test_without_an_index_ask_says_what_to_do_and_an_upload_creates_one(tmp_path
         assert c.get("/healthz").json()["index"] is False
         r = c.post("/v1/ask", json={"question": "capital of France?"})
         assert r.status_code == 409 and "/v1/index/documents" in r.json()["error"]
+        r = c.post("/v1/ask", json={"question": "capital of France?", "options": {"retrieval.top_k": 2}})
+        assert r.status_code == 409 and "/v1/index/documents" in r.json()["error"]  # not a failed index load
         assert c.get("/v1/index").status_code == 404
         r = c.post("/v1/index/documents", content=b'{"id": "p1", "text": "Paris is the capital of France."}',
                    headers={"Content-Type": "application/x-ndjson"})

@@ -20,7 +20,8 @@ from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import ContextStoreError
 from tanglerag.fileio import atomic_write_npy, atomic_write_text, file_lock
 
-_USER_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,128}$")
+USER_ID_PATTERN = r"^[A-Za-z0-9_.@-]{1,128}$"  # also the service schema's: one definition of a valid user id
+_USER_ID = re.compile(USER_ID_PATTERN)
 
 
 def check_user_id(user: str) -> str:

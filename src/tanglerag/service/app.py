@@ -204,6 +204,8 @@ def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool =
         if body.user is not None:
             acting_as(body.user, who)
         method_class(body.method)
+        if not has_index():
+            raise ServiceError(409, "no index yet: POST documents to /v1/index/documents first")
         options = dict(body.options)
         if body.top_k is not None:
             options["retrieval.top_k"] = body.top_k
@@ -213,8 +215,6 @@ def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool =
             question = Question(text=body.question, user_id=body.user)
         except ValidationError as exc:
             raise ServiceError(422, f"question: {exc.errors()[0]['msg']}") from None
-        if not has_index():
-            raise ServiceError(409, "no index yet: POST documents to /v1/index/documents first")
         return rt, question
 
     def answer_with(rt: Runtime, body: AskRequest, question: Question, tracker: Tracker) -> Answer:

@@ -7,11 +7,11 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from tanglerag.index.manifest import IndexManifest
-from tanglerag.personal.store import UserContext
+from tanglerag.personal.store import USER_ID_PATTERN, UserContext
 from tanglerag.trace import Trace
 from tanglerag.types import AnswerPart
 
-UserId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.@-]{1,128}$", description="letters, digits, '_', '-', '.', '@'")]
+UserId = Annotated[str, Field(pattern=USER_ID_PATTERN, description="letters, digits, '_', '-', '.', '@'")]
 OptionValue = str | int | float | bool
 
 
