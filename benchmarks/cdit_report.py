@@ -46,6 +46,39 @@ def judge_scores(rows: dict, types: dict[str, str]) -> dict[str, float]:
             "unreadable": unreadable / total if total else 0.0, "judged": total}
 
 
+def untouched_recall(runs: Path, folders: list[Path], k: int = 10) -> str:
+    """Recall@k against exact (Flat, untrimmed) search of the RAMDocs questions no run judged, before and after."""
+    from tanglerag.config import Settings
+    from tanglerag.embeddings import Embedder
+    from tanglerag.index.passage_index import PassageIndex
+
+    if not (runs / "index-flat").exists():
+        return "(no pristine flat index)"
+    embedder = Embedder(Settings.load().embedding)
+    _, examples = load_dataset("ramdocs")
+    judged = set()
+    for folder in folders:
+        judged |= {qid for rows in load(folder / "first")[1].values() for qid in rows}
+    queries = [ex.question for ex in examples if ex.id not in judged]
+    exact = PassageIndex.load(runs / "index-flat", embedder)
+    truth = [{h.passage.id for h in exact.search(q, k)} for q in queries]
+
+    def recall(index: PassageIndex) -> float:
+        return mean(len(truth_i & {h.passage.id for h in index.search(q, k)}) / k for q, truth_i in zip(queries, truth))
+
+    lines = [f"| configuration | untouched queries | recall@{k} before trimming | after | cut links | separated pairs |",
+             "|---|---|---|---|---|---|"]
+    for folder in folders:
+        kind = folder.name.split("-")[0]
+        if not (folder / "index").exists() or not (runs / f"index-{kind}").exists():
+            continue
+        before = PassageIndex.load(runs / f"index-{kind}", embedder)
+        after = PassageIndex.load(folder / "index", embedder)
+        lines.append(f"| {folder.name} | {len(queries)} | {recall(before):.3f} | {recall(after):.3f} | "
+                     f"{after.cut_link_count()} | {len(after.trim.separated)} |")
+    return "\n".join(lines)
+
+
 def seconds(rows: dict, stage: str) -> float:
     return mean(row["usage_by_stage"].get(stage, {}).get("model_seconds", 0.0) for row in rows.values())
 
@@ -60,7 +93,8 @@ def main() -> None:
     header = ("| configuration | n | concat acc | CDIT acc | diff | second pass (concat, trimmed index) | judge P / R "
               "(misinfo+noise) | unreadable | judge s/q | reused verdicts | separated pairs |")
     lines = [header, "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for folder in sorted(p for p in args.runs.iterdir() if (p / "first" / "results.json").exists()):
+    folders = sorted(p for p in args.runs.iterdir() if (p / "first" / "results.json").exists())
+    for folder in folders:
         results, per_q = load(folder / "first")
         acc = {r["method"]: r["metrics"].get("accuracy") for r in results["results"]}
         second = None
@@ -83,6 +117,13 @@ string contained in the output. The judge is scored as a detector of RAMDocs' mi
 (discarded = flagged). The second pass asks plain concat the same questions again on the index copy CDIT trimmed.
 
 {chr(10).join(lines)}
+
+## Does trimming break the index for everyone else?
+
+The RAMDocs dev questions that no run judged, searched on each trimmed copy and on its untrimmed original,
+against exact search on the untrimmed Flat index.
+
+{untouched_recall(args.runs, folders)}
 {discussion}"""
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(doc)

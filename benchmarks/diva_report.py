@@ -75,6 +75,35 @@ def verification_modes(per_q: dict, each_run: Path | None) -> str:
                                f"of {verdicts} interpretations.")
 
 
+def demonstrations(results: dict, per_q: dict, demos_run: Path | None) -> str:
+    """Zero-shot (the main run) against the same methods with nearest-neighbour demonstrations."""
+    if demos_run is None:
+        return "(the run with demonstrations was not made)"
+    demo_results, demo_q = load(demos_run)
+    k = demo_results["settings"]["diva"]["demos"]
+    zero = {r["method"]: r for r in results["results"]}
+    shots = {r["method"]: r for r in demo_results["results"]}
+    lines = ["| method | demos | R-L | D-F1 | DR | calls/q | prompt tok/q | model s/q |", "|---|---|---|---|---|---|---|---|"]
+    for name in [m for m in ORDER if m in shots and m in zero]:
+        for label, r in (("0", zero[name]), (str(k), shots[name])):
+            m, u = r["metrics"], r["usage"]
+            lines.append(f"| {name} | {label} | {pct(m['rouge_l'])}{ci(r, 'rouge_l')} | {pct(m['d_f1'])}{ci(r, 'd_f1')} "
+                         f"| {pct(m['dr'])} | {u['llm_calls'] + u['cached_calls']:.2f} | {u['prompt_tokens']:.0f} | "
+                         f"{u['model_seconds']:.1f} |")
+    lines.append("")
+    for name in [m for m in ORDER if m in shots and m in zero]:
+        both = {"demos": demo_q[name], "zero": per_q[name]}
+        for metric in ("rouge_l", "d_f1"):
+            d, lo, hi = (100 * v for v in paired_diff(both, "demos", "zero", metric)[:3])
+            lines.append(f"- {name}, {k} demos minus zero-shot, {metric}: {d:+.1f} points [{lo:+.1f}, {hi:+.1f}]")
+    if "diva" in demo_q:
+        grades = Counter(step(row, "diva")["grade"] for row in demo_q["diva"].values())
+        readings = mean(len(step(row, "diva")["interpretations"]) for row in demo_q["diva"].values())
+        lines.append(f"\nWith demonstrations Diva graded {', '.join(f'{g} {n}' for g, n in grades.most_common())} "
+                     f"and used {readings:.2f} interpretations per question.")
+    return "\n".join(lines)
+
+
 def undefined(per_q: dict) -> str:
     rows = per_q.get("vanilla-rag") or next(iter(per_q.values()))
     n = sum(row["metrics"].get("d_f1") is None for row in rows.values())
@@ -166,6 +195,7 @@ def main() -> None:
     parser.add_argument("--discussion", type=Path, default=None)
     parser.add_argument("--also", type=Path, nargs="*", default=[], help="runs whose other methods are added")
     parser.add_argument("--each-run", type=Path, default=None, help="a run of diva with diva.verification=each")
+    parser.add_argument("--demos-run", type=Path, default=None, help="a run with diva.demos > 0 (same questions)")
     args = parser.parse_args()
     results, per_q = load(args.run)
     for extra in args.also:
@@ -209,6 +239,15 @@ measured on the passages each method answered from (closed-book and query refine
 ### Batched against per-interpretation verification
 
 {verification_modes(per_q, args.each_run)}
+
+## Demonstrations (nearest-neighbour few-shot, `diva.demos`)
+
+The paper prompts few-shot with demonstrations picked by nearest-neighbour search (after ToC). ASQA's train
+split is not in the offline data, so the pool is ASQA dev itself; a question never gets itself as a
+demonstration (matched by normalized text). Each demonstration shows a question, its readings and, in the answer
+prompt, its long answer.
+
+{demonstrations(results, per_q, args.demos_run)}
 
 ## Paired differences (per question)
 

@@ -7,18 +7,23 @@
 #   plural-llm - COrg with the LLM rewriting the question in plural form (graph calls cached)
 #   answer-each - COrg answering each kept context in its own call (its calls are Separate's, cached)
 # Usage: benchmarks/run_corg.sh [N_QUESTIONS [--set key=value ...]]  (extra options go to every run)
-# Then:  .venv/bin/python benchmarks/corg_report.py --runs docs/results/corg
+#   env RUNS="pairwise extract ..." picks runs (default: all four); OUT=NAME writes docs/results/NAME (default corg).
+#   The fresh sample of the report: OUT=corg_fresh RUNS="pairwise answer-each" benchmarks/run_corg.sh 50 --set eval.seed=2026
+# Then:  .venv/bin/python benchmarks/corg_report.py --runs docs/results/corg [--fresh docs/results/corg_fresh]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-50}"
 shift || true
 EXTRA=("$@")
+OUT="${OUT:-corg}"
+RUNS="${RUNS:-pairwise extract plural-llm answer-each}"
 run() {  # NAME METHODS extra flags...
   local name="$1" methods="$2"; shift 2
+  [[ " $RUNS " == *" $name "* ]] || return 0
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --methods "$methods" --sample "$N" --top-k 10 \
-    --scope own "$@" "${EXTRA[@]}" --out "runs/corg/$name" --json > /dev/null
-  mkdir -p "docs/results/corg/$name"
-  cp "runs/corg/$name"/{results.json,results.md,predictions.jsonl} "docs/results/corg/$name/"
+    --scope own "$@" "${EXTRA[@]}" --out "runs/$OUT/$name" --json > /dev/null
+  mkdir -p "docs/results/$OUT/$name"
+  cp "runs/$OUT/$name"/{results.json,results.md,predictions.jsonl} "docs/results/$OUT/$name/"
 }
 # Base, Retrieve and Summarize first: with COrg's graph calls they share each question's context prefix
 run pairwise base,retrieve,summarize,corg,random,kmeans,separate --set corg.graph=pairwise

@@ -71,6 +71,7 @@ def test_eval_json_and_outputs(tmp_path, selection):
     (["ask", "   ", "--index", "."], "question is empty"),
     (["ask", "q?", "--index", "/nonexistent"], "not a tanglerag index"),
     (["eval", "--dataset", "ramdocs-sample", "--methods", "nope"], "unknown method"),
+    (["eval", "--dataset", "ramdocs-sample", "--metrics", "em,nope"], "unknown metric(s) ['nope']"),
     (["index", "/nonexistent.jsonl", "--out", "x"], "corpus not found"),
     (["eval", "--dataset", "ramdocs-sample", "--methods", "concat", "--sample", "99"], "which has 20 examples"),
     (["models", "--set", "llm.bogus=1"], "bogus"),
@@ -163,11 +164,18 @@ def test_ask_corg_json_has_parts_and_eval_scores_ambiguity(tmp_path, corpus):
         shown = runner.invoke(app, ["trace", "show", str(trace_file)])
         assert shown.exit_code == 0, shown.output
         assert f"[1] {ids[0]} -- " in shown.output and "groups (corg)" in shown.output
+        plain = runner.invoke(app, ["ask", "What is the capital?", "--index", str(tmp_path / "idx"),
+                                    "--method", "corg", "--top-k", "3", *llm])
+        lines = plain.output.splitlines()
+        assert "Rome (Italy) [3]" in lines and "Paris (France) [1]" in lines  # each answer, descriptor, citation
+        spent = next(line for line in lines if line.startswith("calls by stage:"))
+        organize = out["usage_by_stage"]["organize"]
+        assert f"organize {organize['llm_calls'] + organize['cached_calls']} call" in spent and "generate 1 call " in spent
         evaluated = runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--methods", "corg,base",
                                         "--limit", "2", "--json", *llm])
     assert evaluated.exit_code == 0, evaluated.output
     report = json.loads(evaluated.stdout)
-    assert list(report["results"][0]["metrics"]) == ["ans", "ent", "ear", "d_f1", "cited"]
+    assert list(report["results"][0]["metrics"]) == ["ans", "ent", "ear", "d_f1", "unk", "cited"]
     assert report["results"][1]["metrics"]["d_f1"] == 0.0  # the reader never finds Rome or Paris
 
 
@@ -240,3 +248,32 @@ def test_diva_ask_prints_the_grade_and_eval_scores_long_answers(tmp_path, corpus
     metrics = report["results"][1]["metrics"]
     assert list(metrics) == ["rouge_l", "d_f1", "mrecall@5", "dr"]
     assert 0 < metrics["rouge_l"] < 1 and metrics["dr"] == pytest.approx((metrics["rouge_l"] * metrics["d_f1"]) ** 0.5)
+
+
+def test_eval_of_a_dataset_without_passages_retrieves_from_an_index(tmp_path, corpus):
+    """SituatedQA records carry no passages: `eval --index` answers them from a corpus the user indexed."""
+    runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx"), "--set", f"cache_dir={tmp_path}"])
+    rows = [{"question": "what is the capital", "id": 1, "edited_question": "what is the capital of italy",
+             "location": "italy", "answer": ["Rome"]},
+            {"question": "what is the capital", "id": 1, "edited_question": "what is the capital of germany",
+             "location": "germany", "answer": ["Berlin"]}]
+    dataset = tmp_path / "situated.jsonl"
+    dataset.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+
+    def reply(body: dict) -> str:
+        prompt = body["messages"][-1]["content"]
+        return "The capital of Italy is Rome [1]; of Germany, Berlin [2]." if "Rome is" in prompt else "unknown"
+
+    with fake_openai_server(reply) as server:
+        llm = ["--set", "llm.backend=openai", "--set", f"llm.base_url={server['base_url']}",
+               "--set", f"cache_dir={tmp_path}"]
+        without = runner.invoke(app, ["eval", "--dataset", str(dataset), "--methods", "vanilla-rag", *llm])
+        assert without.exit_code == 2 and "--index" in without.output
+        evaluated = runner.invoke(app, ["eval", "--dataset", str(dataset), "--methods", "vanilla-rag", "--index",
+                                        str(tmp_path / "idx"), "--top-k", "3", "--metrics", "situated_f1",
+                                        "--out", str(tmp_path / "run"), "--json", *llm])
+    assert evaluated.exit_code == 0, evaluated.output
+    report = json.loads(evaluated.stdout)
+    assert report["n"] == 1 and report["results"][0]["metrics"]["situated_f1"] == 1.0
+    row = json.loads((tmp_path / "run" / "predictions.jsonl").read_text().splitlines()[0])
+    assert set(row["passage_ids"]) == {"fr", "de", "it"}

@@ -143,12 +143,18 @@ def ask(
     u = answer.usage.summary()
     out.print(f"[dim]{u['llm_calls']} LLM calls ({u['cached_calls']} cached), {u['prompt_tokens']} prompt + "
               f"{u['completion_tokens']} completion tokens, {u['seconds']:.2f}s[/]")
+    spent = [f"{name} {s.total_calls} call{'s' * (s.total_calls != 1)} ({s.prompt_tokens} prompt tokens)"
+             for name, s in answer.usage.stages.items() if s.total_calls]
+    if spent:
+        out.print(f"[dim]calls by stage: {escape(', '.join(spent))}[/]")
 
 
 @app.command("eval")
 def eval_(
     dataset: Annotated[str, typer.Option("--dataset", "-d", help="registered name or file path")],
     methods: Annotated[str, typer.Option("--methods", help="comma-separated method names")] = "concat",
+    metrics: Annotated[str | None, typer.Option("--metrics", help="comma-separated metric names "
+                                                "(default: each method's own)")] = None,
     limit: Annotated[int | None, typer.Option("--limit", "-n")] = None,
     sample: Annotated[int | None, typer.Option("--sample", help="a random sample of N questions (eval.seed)")] = None,
     head: Annotated[int | None, typer.Option("--head", min=1, help="answer only the first N of the loaded questions; "
@@ -174,6 +180,7 @@ def eval_(
     from tanglerag.eval.report import markdown_table, write_outputs
     from tanglerag.eval.runner import EvalRunner
     from tanglerag.methods.registry import METHODS
+    from tanglerag.metrics.registry import check_names
     from tanglerag.personal import orca_sharc
 
     try:
@@ -192,9 +199,12 @@ def eval_(
         unknown = [m for m in names if m not in METHODS]
         if not names or unknown:
             raise InputError(f"unknown method(s) {unknown or names}; available: {', '.join(sorted(METHODS))}")
+        metric_names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+        if metric_names is not None:
+            check_names(metric_names)
         dataset_name, loaded = load_dataset(dataset, fmt, limit, sample, settings.eval.seed)
         examples = loaded[:head] if head else loaded
-        runner = EvalRunner(Runtime(settings, index_dir=index_dir))
+        runner = EvalRunner(Runtime(settings, index_dir=index_dir), metrics=metric_names or None)
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("evaluating", total=len(examples) * len(names))
             report, predictions = runner.run(dataset_name, examples, names, on_step=lambda: progress.advance(task),

@@ -78,3 +78,12 @@ def test_cdit_judge_tells_opposite_predicates_apart(setup):
     verdicts = {p: parse_verdict(llm.complete(judge_messages("phi1", question, p), llm.params(max_tokens=4)).text)
                 for p in cases}
     assert verdicts == cases
+
+
+def test_multi_answer_prompt_abstains_on_unrelated_contexts(setup):
+    from tanglerag.methods.corg_baselines import BaseMethod
+
+    llm, builder, examples = setup
+    unrelated = builder.build(examples["What sport is Bobby Carpenter associated with?"], 3)
+    answer = BaseMethod(Resources.for_llm(llm)).answer(Question(text="What is the population of Pilzno?"), unrelated)
+    assert answer.is_unknown and not answer.parts, answer.trace.calls[0].replies

@@ -127,6 +127,6 @@ def test_parse_ranking_and_registry(llm):
     assert parse_ranking("no idea", 2) == [0, 1]
     for name in ["corg", "base", "retrieve", "summarize", "random", "kmeans", "separate"]:
         method = make_method(name, resources(llm))
-        assert method.name == name and method.default_metrics == ("ans", "ent", "ear", "d_f1", "cited")
+        assert method.name == name and method.default_metrics == ("ans", "ent", "ear", "d_f1", "unk", "cited")
     empty = CorgMethod(resources(llm)).answer(Q, [])
     assert empty.is_unknown and empty.text == "unknown"

@@ -26,7 +26,7 @@ from tanglerag.tracking import current_tracker, track
 from tanglerag.types import Answer, AnswerPart, Question, RetrievedPassage
 
 SINGLE_ANSWER_METRICS = ("em", "f1", "unk", "nm", "misled", "cited")
-MULTI_ANSWER_METRICS = ("ans", "ent", "ear", "d_f1", "cited")
+MULTI_ANSWER_METRICS = ("ans", "ent", "ear", "d_f1", "unk", "cited")
 
 
 @dataclass

@@ -134,13 +134,18 @@ def needs_reader(names: list[str]) -> bool:
     return any(name in READER_METRICS for name in names)
 
 
-def compute(names: list[str], answer: Answer, example: QAExample,
-            reader: Reader | None = None) -> dict[str, float | None]:
-    """Per-question scores; derived metrics (see ``DERIVED``) are left to ``derive`` over a run."""
+def check_names(names: list[str]) -> None:
+    """Raise InputError naming every metric the registry does not know (before any LLM call is spent)."""
     unknown = [n for n in names if resolve(n) is None and n not in READER_METRICS and n not in DERIVED]
     if unknown:
         available = sorted([*METRICS, *READER_METRICS, *DERIVED, *(f"{p}K" for p in FAMILIES)])
         raise InputError(f"unknown metric(s) {unknown}; available: {', '.join(available)}")
+
+
+def compute(names: list[str], answer: Answer, example: QAExample,
+            reader: Reader | None = None) -> dict[str, float | None]:
+    """Per-question scores; derived metrics (see ``DERIVED``) are left to ``derive`` over a run."""
+    check_names(names)
     scores = {}
     for name in names:
         if name in DERIVED:

@@ -19,14 +19,18 @@ def with_contexts(block: str, task: str) -> list[Message]:
             Message(role="user", content=f"Contexts:\n{block}\n\n{task}")]
 
 
+# Probed on RAMDocs dev (benchmarks/multi_answer_probe.py, docs/results/multi_answer_probe.md): with the answer,
+# descriptor and citations as three "|"-separated fields the 1.5B model gives a descriptor for ~80% of its answers
+# (~12% with "answer (descriptor) [n]"), and the unknown line is worded as a last resort, because a plain "if no
+# context answers, write unknown" made it abstain on 31-43% of questions that its contexts do answer.
 MULTI_ANSWER_TASK = (
     "Question: {question}\n"
     "The contexts may describe different people or things with this name, and they may disagree. List every "
-    "different answer they give, one per line, as: answer (what it is about) [context numbers]\n"
+    "different answer they give, one per line, as: answer | which one it is about | [context numbers]\n"
     "For example:\n"
-    "July 27, 2007 (The Simpsons movie) [1][3]\n"
-    "December 17, 1989 (The Simpsons TV series) [2]\n"
-    "If no context answers the question, write: unknown\n"
+    "July 27, 2007 | The Simpsons movie | [1][3]\n"
+    "December 17, 1989 | The Simpsons TV series | [2]\n"
+    "Write unknown only if none of the contexts is about what the question asks.\n"
     "Answers:"
 )
 

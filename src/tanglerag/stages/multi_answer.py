@@ -1,8 +1,9 @@
 """Answer a question with every distinct answer, each with its descriptor and citations.
 
 Shared by COrg and its baselines: they differ in which contexts go into which call, not in
-how a call is asked or read. A reply is one ``answer (descriptor) [n]`` line per answer
-(``answer | descriptor | [n]`` is read too); lines are parsed leniently.
+how a call is asked or read. A reply is one ``answer | descriptor | [n]`` line per answer
+(``answer (descriptor) [n]`` is read too); lines are parsed leniently. Responses are rendered as
+``answer (descriptor) [n]`` lines for people.
 """
 
 from __future__ import annotations
