@@ -91,27 +91,24 @@ def question_first(question: str, block: str) -> list[Message]:
 IF_UNRELATED = "Write unknown only if none of the contexts is about what the question asks.\n"
 
 
+def _format_task(question: str, how: str, film: str, show: str) -> str:
+    """The prompt with another answer-line format: how to write a line, and the two example lines."""
+    return (f"Question: {question}\nThe contexts may describe different people or things with this name, and they "
+            f"may disagree. {how}\nFor example:\n{film}\n{show}\n{IF_UNRELATED}Answers:")
+
+
 def pipe_fields(question: str, block: str) -> list[Message]:
-    task = (f"Question: {question}\n"
-            "The contexts may describe different people or things with this name, and they may disagree. List every "
-            "different answer they give, one per line, as: answer | which one it is about | [context numbers]\n"
-            "For example:\n"
-            "July 27, 2007 | The Simpsons movie | [1][3]\n"
-            "December 17, 1989 | The Simpsons TV series | [2]\n"
-            f"{IF_UNRELATED}Answers:")
-    return _ask(block, task)
+    return _ask(block, _format_task(
+        question, "List every different answer they give, one per line, as: answer | which one it is about | "
+                  "[context numbers]", "July 27, 2007 | The Simpsons movie | [1][3]",
+        "December 17, 1989 | The Simpsons TV series | [2]"))
 
 
 def about_first(question: str, block: str) -> list[Message]:
-    task = (f"Question: {question}\n"
-            "The contexts may describe different people or things with this name, and they may disagree. For every "
-            "different answer they give, write one line: first which one it is about, then a colon, the answer and "
-            "the context numbers.\n"
-            "For example:\n"
-            "The Simpsons movie: July 27, 2007 [1][3]\n"
-            "The Simpsons TV series: December 17, 1989 [2]\n"
-            f"{IF_UNRELATED}Answers:")
-    return _ask(block, task)
+    return _ask(block, _format_task(
+        question, "For every different answer they give, write one line: first which one it is about, then a colon, "
+                  "the answer and the context numbers.", "The Simpsons movie: July 27, 2007 [1][3]",
+        "The Simpsons TV series: December 17, 1989 [2]"))
 
 
 VARIANTS: dict[str, Variant] = {"pipe-fields": pipe_fields, "about-first": about_first, "earlier": earlier, "current": current, "no-examples": no_examples, "no-unknown-line": no_unknown_line,
