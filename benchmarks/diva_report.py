@@ -96,6 +96,10 @@ def demonstrations(results: dict, per_q: dict, demos_run: Path | None) -> str:
         for metric in ("rouge_l", "d_f1"):
             d, lo, hi = (100 * v for v in paired_diff(both, "demos", "zero", metric)[:3])
             lines.append(f"- {name}, {k} demos minus zero-shot, {metric}: {d:+.1f} points [{lo:+.1f}, {hi:+.1f}]")
+    if {"diva", "vanilla-rag"} <= demo_q.keys():
+        for metric in ("rouge_l", "d_f1"):
+            d, lo, hi = (100 * v for v in paired_diff(demo_q, "diva", "vanilla-rag", metric)[:3])
+            lines.append(f"- with {k} demos, diva minus vanilla-rag, {metric}: {d:+.1f} points [{lo:+.1f}, {hi:+.1f}]")
     if "diva" in demo_q:
         grades = Counter(step(row, "diva")["grade"] for row in demo_q["diva"].values())
         readings = mean(len(step(row, "diva")["interpretations"]) for row in demo_q["diva"].values())
