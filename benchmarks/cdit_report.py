@@ -13,6 +13,7 @@ from statistics import mean
 
 from run_io import load
 
+from tanglerag.config import Settings
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.index.trim import TrimLog
 
@@ -48,7 +49,6 @@ def judge_scores(rows: dict, types: dict[str, str]) -> dict[str, float]:
 
 def untouched_recall(runs: Path, folders: list[Path], k: int = 10) -> str:
     """Recall@k against exact (Flat, untrimmed) search of the RAMDocs questions no run judged, before and after."""
-    from tanglerag.config import Settings
     from tanglerag.embeddings import Embedder
     from tanglerag.index.passage_index import PassageIndex
 
@@ -77,6 +77,24 @@ def untouched_recall(runs: Path, folders: list[Path], k: int = 10) -> str:
         lines.append(f"| {folder.name} | {len(queries)} | {recall(before):.3f} | {recall(after):.3f} | "
                      f"{after.cut_link_count()} | {len(after.trim.separated)} |")
     return "\n".join(lines)
+
+
+def determiner_section(folders: list[Path]) -> str:
+    """Judge calls of the first CDIT pass against a repeat of the same questions (the determiner recalls them)."""
+    lines = ["| configuration | pass | questions with reused verdicts | reused verdicts/q | judge calls/q | judge s/q |",
+             "|---|---|---|---|---|---|"]
+    for folder in folders:
+        if not (folder / "repeat" / "results.json").exists():
+            continue
+        for label in ("first", "repeat"):
+            rows = load(folder / label)[1]["cdit"]
+            steps = [next(s for s in row["trace"]["steps"] if s["kind"] == "cdit") for row in rows.values()]
+            judge = [row["usage_by_stage"].get("judge", {}) for row in rows.values()]
+            lines.append(f"| {folder.name} | {label} | {sum(s['reused'] > 0 for s in steps)} of {len(steps)} | "
+                         f"{mean(s['reused'] for s in steps):.2f} | "
+                         f"{mean(j.get('llm_calls', 0) + j.get('cached_calls', 0) for j in judge):.2f} | "
+                         f"{mean(j.get('model_seconds', 0.0) for j in judge):.1f} |")
+    return "\n".join(lines) if len(lines) > 2 else "(no repeat pass)"
 
 
 def seconds(rows: dict, stage: str) -> float:
@@ -124,6 +142,13 @@ The RAMDocs dev questions that no run judged, searched on each trimmed copy and 
 against exact search on the untrimmed Flat index.
 
 {untouched_recall(args.runs, folders)}
+
+## The determiner: a question judged before is not judged again
+
+The same questions asked through CDIT a second time on the same index (`cdit.reuse_threshold`
+= {Settings.load().cdit.reuse_threshold}): verdicts come from the determiner's memory instead of judge calls.
+
+{determiner_section(folders)}
 {discussion}"""
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(doc)

@@ -13,15 +13,19 @@ for kind in flat hnsw ivf; do
   [ -f "$ROOT/index-$kind/manifest.json" ] || \
     HF_HUB_OFFLINE=1 .venv/bin/tanglerag index "$ROOT/ramdocs_pool.jsonl" --out "$ROOT/index-$kind" --index-type "$kind"
 done
-run() {  # NAME INDEX_KIND TOP_K extra flags...
+run() {  # NAME INDEX_KIND TOP_K extra flags...   (REPEAT=1: then CDIT again on the same questions, for the determiner)
   local name="$1" kind="$2" k="$3"; shift 3
   if [ ! -d "$ROOT/$name/index" ]; then mkdir -p "$ROOT/$name"; cp -r "$ROOT/index-$kind" "$ROOT/$name/index"; fi
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --sample "$N" --scope pooled --index "$ROOT/$name/index" \
     --top-k "$k" --methods concat,cdit "$@" --out "$ROOT/$name/first" --json > /dev/null
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --sample "$N" --scope pooled --index "$ROOT/$name/index" \
     --top-k "$k" --methods concat "$@" --out "$ROOT/$name/second" --json > /dev/null
+  if [ "${REPEAT:-0}" = 1 ]; then
+    HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --sample "$N" --scope pooled --index "$ROOT/$name/index" \
+      --top-k "$k" --methods cdit "$@" --out "$ROOT/$name/repeat" --json > /dev/null
+  fi
 }
-run flat-k10 flat 10
+REPEAT=1 run flat-k10 flat 10
 run flat-k5 flat 5
 run hnsw-k10 hnsw 10
 run ivf-k10 ivf 10
