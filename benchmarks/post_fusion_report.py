@@ -121,12 +121,25 @@ def paper_rows(setting: str) -> str:
     return "\n".join(rows)
 
 
+def before_after(before: dict, after: dict) -> str:
+    """EM, F1 and %Unk per method in the earlier run (concat with its cited prompt, gold passage put last) and now."""
+    old = {r["method"]: r["metrics"] for r in before["results"]}
+    new = {r["method"]: r["metrics"] for r in after["results"]}
+    rows = ["| method | EM before | EM now | F1 before | F1 now | %Unk before | %Unk now |", "|---|---|---|---|---|---|---|"]
+    for name in [m for m in METHODS if m in old and m in new]:
+        rows.append(f"| {name} | {pct(old[name]['em'])} | {pct(new[name]['em'])} | {pct(old[name]['f1'])} | "
+                    f"{pct(new[name]['f1'])} | {pct(old[name]['unk'])} | {pct(new[name]['unk'])} |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=Path, default=ROOT / "runs/post_fusion",
                         help="run folders; the committed copies are in docs/results/post_fusion")
     parser.add_argument("--out", type=Path, default=ROOT / "docs/results/post_fusion.md")
     parser.add_argument("--discussion", type=Path, default=ROOT / "benchmarks/post_fusion_discussion.md")
+    parser.add_argument("--before", type=Path, default=ROOT / "docs/results/post_fusion_v1",
+                        help="the runs made before concat shared post-fusion's prompt and gold went to a random place")
     args = parser.parse_args()
     parts = ["# Answer integration: concatenation, post-fusion and their combinations (paper 004)", "",
              "Reproduce: `benchmarks/run_post_fusion.sh 60 && .venv/bin/python benchmarks/post_fusion_report.py --runs docs/results/post_fusion`. Per-question predictions (answers, pools, raw outputs, usage by stage) are in `docs/results/post_fusion/*/predictions.jsonl`.",
@@ -153,6 +166,10 @@ def main() -> None:
                   *([f"model s/q here: {json.loads(timing_file.read_text())['note']}.", ""]
                     if timing_file.exists() and timing else []),
                   "Paper directions, measured here:", "", directions(per_q, results), ""]
+        earlier = args.before / setting / "results.json"
+        if earlier.exists() and earlier.resolve() != (run / "results.json").resolve():
+            parts += ["Against the earlier run of this setting (concat with its own cited prompt; an ensured gold "
+                      "passage always put last):", "", before_after(json.loads(earlier.read_text()), results), ""]
         ref = paper_rows(setting)
         if ref:
             parts += ["The paper's numbers (NQ, LLaMA-2, its Table 1/2) for comparison of directions, not levels:",
