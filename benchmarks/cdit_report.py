@@ -75,7 +75,7 @@ def untouched_recall(runs: Path, folders: list[Path], k: int = 10) -> str:
         before = PassageIndex.load(runs / f"index-{kind}", embedder)
         after = PassageIndex.load(folder / "index", embedder)
         lines.append(f"| {folder.name} | {len(queries)} | {recall(before):.3f} | {recall(after):.3f} | "
-                     f"{after.cut_link_count()} | {len(after.trim.separated)} |")
+                     f"{after.cut_link_count} | {len(after.trim.separated)} |")
     return "\n".join(lines)
 
 

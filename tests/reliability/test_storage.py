@@ -141,3 +141,38 @@ def test_manifest_that_disagrees_with_the_files_is_refused(tmp_path):
     (folder / "manifest.json").write_text(json.dumps(manifest | {"index_type": "hnsw"}))
     with pytest.raises(IndexStoreError, match="manifest says hnsw of dimension 64, dense.faiss holds flat"):
         PassageIndex.load(folder, HashEmbedder())
+
+
+KILL_DURING_TRIM = textwrap.dedent("""
+    import os, signal, sys
+    from pathlib import Path
+    import tanglerag.fileio as fileio
+    from tanglerag.index.trim import TrimLog
+
+    real_replace = os.replace
+
+    def die_on_the_log(src, dst):  # the new log is written in full beside the old one; the rename never happens
+        if Path(dst).name == "trim_log.jsonl":
+            os.kill(os.getpid(), signal.SIGKILL)
+        real_replace(src, dst)
+
+    fileio.os.replace = die_on_the_log
+    TrimLog(Path(sys.argv[1])).add_witnesses("q2", ["a1"], ["a2"], judge="test", k=2)
+""")
+
+
+def test_kill_9_while_the_trim_log_is_written_keeps_the_last_state(tmp_path):
+    from tanglerag.index.trim import TrimLog
+
+    folder = tmp_path / "idx"
+    PassageIndex.build(_passages("a", 30), HashEmbedder(), IndexConfig(index_type="hnsw")).save(folder)
+    TrimLog(folder).add_witnesses("q1", ["a1"], ["a2"], judge="test", k=2)  # one witness: not cut yet
+    run = subprocess.run([sys.executable, "-c", KILL_DURING_TRIM, str(folder)], env=ENV)
+    assert run.returncode == -signal.SIGKILL
+    state = TrimLog(folder).state()  # the leftover temporary file is ignored
+    assert state.judged_queries == 1 and state.witnesses == {("a1", "a2"): 1} and not state.is_separated("a1", "a2")
+    assert PassageIndex.load(folder, HashEmbedder()).cut_link_count == 0
+    TrimLog(folder).add_witnesses("q2", ["a1"], ["a2"], judge="test", k=2)  # the same write, not killed this time
+    assert TrimLog(folder).state().is_separated("a1", "a2")
+    reloaded = PassageIndex.load(folder, HashEmbedder())
+    assert reloaded.trim.is_separated("a1", "a2") and reloaded.cut_link_count > 0
