@@ -168,8 +168,9 @@ def main() -> None:
                   "Paper directions, measured here:", "", directions(per_q, results), ""]
         earlier = args.before / setting / "results.json"
         if earlier.exists() and earlier.resolve() != (run / "results.json").resolve():
-            parts += ["Against the earlier run of this setting (concat with its own cited prompt; an ensured gold "
-                      "passage always put last):", "", before_after(json.loads(earlier.read_text()), results), ""]
+            intro = ("Against the earlier run of this setting (concat with its own cited prompt; an ensured gold "
+                     "passage always put last):")
+            parts += [intro, "", before_after(json.loads(earlier.read_text()), results), ""]
         ref = paper_rows(setting)
         if ref:
             parts += ["The paper's numbers (NQ, LLaMA-2, its Table 1/2) for comparison of directions, not levels:",
