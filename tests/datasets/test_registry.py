@@ -17,6 +17,23 @@ def test_bundled_ramdocs_sample():
     assert len(load_dataset("ramdocs-sample", limit=3)[1]) == 3
 
 
+def test_bundled_sample_holds_two_answer_questions_and_the_corpus_matches_it():
+    """The demo needs tangled questions: ten of the twenty name two same-name entities, with misinformation and noise."""
+    from pathlib import Path
+
+    import tanglerag
+
+    _, examples = load_dataset("ramdocs-sample")
+    two = [ex for ex in examples if len(ex.answers) == 2]
+    assert len(two) == 10 and all(len(ex.metadata["disambig_entity"]) == 2 for ex in two)
+    assert all({"misinfo", "noise"} <= {p.metadata["type"] for p in ex.passages} for ex in two)
+    corpus = Path(tanglerag.__file__).parent / "sample_data" / "sample_corpus.jsonl"
+    rows = [json.loads(line) for line in corpus.read_text().splitlines()]
+    assert [(r["source_question"], r["text"], r["doc_type"]) for r in rows] == [
+        (q, p.text, p.metadata["type"]) for q, ex in enumerate(examples) for p in ex.passages]
+    assert len({r["id"] for r in rows}) == len(rows)
+
+
 def test_seeded_sample_keeps_file_order_and_is_reproducible():
     everything = [ex.id for ex in load_dataset("ramdocs-sample")[1]]
     first = [ex.id for ex in load_dataset("ramdocs-sample", sample=5, seed=1)[1]]
