@@ -17,6 +17,8 @@ from tanglerag.config import Settings
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.index.trim import TrimLog
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
@@ -98,6 +100,24 @@ def determiner_section(folders: list[Path]) -> str:
     return "\n".join(lines) if len(lines) > 2 else "(no repeat pass)"
 
 
+def curation_recall(path: Path) -> str:
+    """The LLM-free curation pass of benchmarks/cdit_trim_recall.py: recall of untouched questions per k and index."""
+    if not path.exists():
+        return "(benchmarks/cdit_trim_recall.py not run)"
+    data = json.loads(path.read_text())
+    lines = [f"`benchmarks/cdit_trim_recall.py`: {data['rows'][0]['judged_questions']} of {data['judged_of']} RAMDocs dev "
+             f"questions judged by the {data['judge']} judge (top-{data['top_k']}, seed {data['seed']}), the other "
+             f"{data['rows'][0]['untouched_questions']} never judged; recall@10 against exact search on the untrimmed "
+             "Flat index. \"graph only\" leaves the separation table out: the cut HNSW links alone.", "",
+             "| index | k witnesses | recall@10 before | after | after, graph only | separated pairs | cut links "
+             "| judge s/question |", "|---|---|---|---|---|---|---|---|"]
+    for r in data["rows"]:
+        lines.append(f"| {r['index']} | {r['witnesses']} | {r['recall@10_before']:.3f} | {r['recall@10_after']:.3f} | "
+                     f"{r['recall@10_after_graph_only']:.3f} | {r['separated_pairs']} | {r['cut_links']} | "
+                     f"{r['seconds_per_judged_question']:.2f} |")
+    return "\n".join(lines)
+
+
 def seconds(rows: dict, stage: str) -> float:
     return mean(row["usage_by_stage"].get(stage, {}).get("model_seconds", 0.0) for row in rows.values())
 
@@ -146,6 +166,10 @@ The RAMDocs dev questions that no run judged, searched on each trimmed copy and 
 against exact search on the untrimmed Flat index.
 
 {untouched_recall(args.runs, folders)}
+
+An LLM-free curation pass over more questions, to see the machinery at larger cut rates:
+
+{curation_recall(ROOT / "docs/results/cdit_trim_recall.json")}
 
 ## The determiner: a question judged before is not judged again
 

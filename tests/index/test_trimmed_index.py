@@ -33,6 +33,8 @@ def test_separated_passages_never_come_back_together(tmp_path, kind):
     assert a in ids and b not in ids and len(ids) == 5
     hits, dropped = index.search_trimmed(query, 5)
     assert dropped == [(b, a)]
+    untrimmed = [h.passage.id for h in index.search_untrimmed(query, 5)]
+    assert untrimmed[:2] == [a, b]  # without the table both still come back: a cut link only steers the search
 
 
 def test_hnsw_cuts_are_reapplied_on_load_saved_pristine_and_undone(tmp_path):

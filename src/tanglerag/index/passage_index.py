@@ -108,6 +108,11 @@ class PassageIndex:
             return self._search(query, k, mode, rrf_k), []
         return apply_separation(self._search(query, min(len(self.passages), 3 * k), mode, rrf_k), self.trim, k)
 
+    def search_untrimmed(self, query: str, k: int, mode: SearchMode = "dense", rrf_k: int = 60) -> list[RetrievedPassage]:
+        """Top-k without the separation table (an HNSW graph's cut links still steer it): what trimming does to
+        the index structure alone, for measurements."""
+        return self._search(query, k, mode, rrf_k)
+
     def _search(self, query: str, k: int, mode: SearchMode, rrf_k: int) -> list[RetrievedPassage]:
         if not query.strip():
             raise InputError("query is empty")
