@@ -105,12 +105,12 @@ def curation_recall(path: Path) -> str:
     if not path.exists():
         return "(benchmarks/cdit_trim_recall.py not run)"
     data = json.loads(path.read_text())
-    lines = [f"`benchmarks/cdit_trim_recall.py`: {data['rows'][0]['judged_questions']} of {data['judged_of']} RAMDocs dev "
+    lines = [(f"`benchmarks/cdit_trim_recall.py`: {data['rows'][0]['judged_questions']} of {data['judged_of']} RAMDocs dev "
              f"questions judged by the {data['judge']} judge (top-{data['top_k']}, seed {data['seed']}), the other "
              f"{data['rows'][0]['untouched_questions']} never judged; recall@10 against exact search on the untrimmed "
-             "Flat index. \"graph only\" leaves the separation table out: the cut HNSW links alone.", "",
-             "| index | k witnesses | recall@10 before | after | after, graph only | separated pairs | cut links "
-             "| judge s/question |", "|---|---|---|---|---|---|---|---|"]
+             "Flat index. \"graph only\" leaves the separation table out: the cut HNSW links alone."), "",
+             ("| index | k witnesses | recall@10 before | after | after, graph only | separated pairs | cut links "
+             "| judge s/question |"), "|---|---|---|---|---|---|---|---|"]
     for r in data["rows"]:
         lines.append(f"| {r['index']} | {r['witnesses']} | {r['recall@10_before']:.3f} | {r['recall@10_after']:.3f} | "
                      f"{r['recall@10_after_graph_only']:.3f} | {r['separated_pairs']} | {r['cut_links']} | "
