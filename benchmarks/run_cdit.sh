@@ -20,7 +20,8 @@ index_all() {  # DATASET KINDS...: the dataset's pooled passages, one pristine i
 eval_on() {  # NAME TOP_K OUT METHODS extra flags...
   local name="$1" k="$2" out="$3" methods="$4"; shift 4
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset "$DATASET" --sample "$N" --scope pooled \
-    --index "$ROOT/$name/index" --top-k "$k" --methods "$methods" "$@" --out "$ROOT/$name/$out" --json > /dev/null
+    --index "$ROOT/$name/index" --top-k "$k" --methods "$methods" --metrics accuracy,em,f1,unk,cited "$@" \
+    --out "$ROOT/$name/$out" --json > /dev/null
 }
 run() {  # NAME INDEX_KIND TOP_K extra flags...   (REPEAT=1: then CDIT again on the same questions, for the determiner)
   local name="$1" kind="$2" k="$3"; shift 3
