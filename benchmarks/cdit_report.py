@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 from statistics import mean
 
-from run_io import load
+from cdit_trim_recall import recall
+from run_io import load, step
 
 from tanglerag.config import Settings
 from tanglerag.datasets.registry import load_dataset
@@ -34,10 +35,10 @@ def judge_scores(rows: dict, types: dict[str, str]) -> dict[str, float]:
     """Discarding as a detector of misinformation + noise: precision, recall; share unreadable."""
     tp = fp = fn = unreadable = total = 0
     for row in rows.values():
-        step = next((s for s in row["trace"]["steps"] if s["kind"] == "cdit"), None)
-        if step is None:
+        cdit = step(row, "cdit")
+        if cdit is None:
             continue
-        for judgment in step["judgments"]:
+        for judgment in cdit["judgments"]:
             bad = types.get(judgment["passage_id"]) in {"misinfo", "noise"}
             dropped = judgment["consistent"] is False
             total += 1
@@ -66,9 +67,6 @@ def untouched_recall(runs: Path, folders: list[Path], k: int = 10) -> str:
     exact = PassageIndex.load(runs / "index-ramdocs-flat", embedder)
     truth = [{h.passage.id for h in exact.search(q, k)} for q in queries]
 
-    def recall(index: PassageIndex) -> float:
-        return mean(len(truth_i & {h.passage.id for h in index.search(q, k)}) / k for q, truth_i in zip(queries, truth))
-
     lines = [f"| configuration | untouched queries | recall@{k} before trimming | after | cut links | separated pairs |",
              "|---|---|---|---|---|---|"]
     for folder in folders:
@@ -77,7 +75,8 @@ def untouched_recall(runs: Path, folders: list[Path], k: int = 10) -> str:
             continue
         before = PassageIndex.load(runs / f"index-ramdocs-{kind}", embedder)
         after = PassageIndex.load(folder / "index", embedder)
-        lines.append(f"| {folder.name} | {len(queries)} | {recall(before):.3f} | {recall(after):.3f} | "
+        lines.append(f"| {folder.name} | {len(queries)} | {recall(before, queries, truth, k):.3f} | "
+                     f"{recall(after, queries, truth, k):.3f} | "
                      f"{after.cut_link_count} | {len(after.trim.separated)} |")
     return "\n".join(lines)
 
@@ -91,7 +90,7 @@ def determiner_section(folders: list[Path]) -> str:
             continue
         for label in ("first", "repeat"):
             rows = load(folder / label)[1]["cdit"]
-            steps = [next(s for s in row["trace"]["steps"] if s["kind"] == "cdit") for row in rows.values()]
+            steps = [step(row, "cdit") for row in rows.values()]
             judge = [row["usage_by_stage"].get("judge", {}) for row in rows.values()]
             lines.append(f"| {folder.name} | {label} | {sum(s['reused'] > 0 for s in steps)} of {len(steps)} | "
                          f"{mean(s['reused'] for s in steps):.2f} | "
@@ -142,8 +141,7 @@ def main() -> None:
         scores = judge_scores(per_q.get("cdit", {}), types)
         if folder.name.startswith("conflictqa"):  # no misinformation / noise labels: only accuracy applies
             scores = {**scores, "precision": None, "recall": None}
-        reused = mean(next((s.get("reused", 0) for s in row["trace"]["steps"] if s["kind"] == "cdit"), 0)
-                      for row in per_q.get("cdit", {}).values())
+        reused = mean(step(row, "cdit")["reused"] for row in per_q.get("cdit", {}).values())
         separated = len(TrimLog(folder / "index").state().separated) if (folder / "index").exists() else 0
         diff = None if None in (acc.get("cdit"), acc.get("concat")) else acc["cdit"] - acc["concat"]
         lines.append(f"| {folder.name} | {results['n']} | {pct(acc.get('concat'))} | {pct(acc.get('cdit'))} | "

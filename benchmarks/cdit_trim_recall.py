@@ -118,7 +118,7 @@ def main() -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     result = {"judge": "spacy:" + base.cdit.cmd, "top_k": args.top_k, "judged_of": len(examples),
-              "seed": args.seed, "embedding": settings.embedding.model, "rows": rows}
+              "seed": args.seed, "embedding": base.embedding.model, "rows": rows}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print("| index | k witnesses | untouched queries | recall@10 before | after | after, graph only | separated pairs "

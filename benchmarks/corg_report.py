@@ -12,7 +12,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from run_io import load, paired_diff, step
+from run_io import load, paired_diff, paired_text, step
 
 from tanglerag.datasets.registry import load_dataset
 
@@ -72,10 +72,17 @@ def directions(per_q: dict) -> str:
     lines = ["| comparison | D-F1 difference, points [95% CI] | paper (Llama2-7B, AmbigDocs+) |", "|---|---|---|"]
     for other in ["base", "random", "kmeans", "summarize", "retrieve", "separate"]:
         if other in per_q and "corg" in per_q:
-            d, lo, hi = (100 * v for v in paired_diff(per_q, "corg", other, "d_f1")[:3])
             paper = PAPER["corg"][3] - PAPER[other][3]
-            lines.append(f"| COrg - {other} | {d:+.1f} [{lo:+.1f}, {hi:+.1f}] | {paper:+.1f} |")
+            lines.append(f"| COrg - {other} | {paired_text(per_q, 'corg', other, 'd_f1', unit='')} | {paper:+.1f} |")
     return "\n".join(lines)
+
+
+def by_answer_count(rows: dict, examples: dict) -> dict[int, list[dict]]:
+    """Prediction rows of one-answer (1) and two-answer (2) questions."""
+    groups: dict[int, list[dict]] = {1: [], 2: []}
+    for qid, row in rows.items():
+        groups[min(len(examples[qid].answers), 2)].append(row)
+    return groups
 
 
 def strata_table(per_q: dict, examples: dict) -> str:
@@ -84,10 +91,8 @@ def strata_table(per_q: dict, examples: dict) -> str:
     for name in METHODS:
         if name not in per_q:
             continue
-        by_size = {1: [], 2: []}
-        for qid, row in per_q[name].items():
-            by_size[min(len(examples[qid].answers), 2)].append(row["metrics"])
-        cells = [f"{100 * mean(m[k] for m in by_size[size]):.1f}" for size, k in
+        by_size = by_answer_count(per_q[name], examples)
+        cells = [f"{100 * mean(r['metrics'][k] for r in by_size[size]):.1f}" for size, k in
                  ((1, "ans"), (1, "d_f1"), (2, "ans"), (2, "ent"), (2, "d_f1"))]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -101,20 +106,18 @@ def unknown_of(row: dict) -> float:
 
 def unknown_table(per_q: dict, examples: dict, before: dict | None) -> str:
     """Per method, the share of "unknown" responses on one- and two-answer questions, before/after the prompt fix."""
-    def rates(rows: dict) -> list[str]:
-        by_size: dict[int, list[float]] = {1: [], 2: []}
-        for qid, row in rows.items():
-            by_size[min(len(examples[qid].answers), 2)].append(unknown_of(row))
+    def rates(rows: dict | None) -> list[str]:
+        if rows is None:
+            return ["-"] * 3
+        by_size = {size: [unknown_of(r) for r in group] for size, group in by_answer_count(rows, examples).items()}
         return [f"{100 * mean(by_size[1]):.0f}%", f"{100 * mean(by_size[2]):.0f}%",
                 f"{100 * mean(by_size[1] + by_size[2]):.0f}%"]
     head = "| method | 1-answer q | 2-answer q | all |"
     if before:
         head = "| method | before: 1-answer q | before: 2-answer q | before: all | after: 1-answer q | after: 2-answer q | after: all |"
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
-    for name in METHODS:
-        if name not in per_q:
-            continue
-        cells = (rates(before[name]) if before and name in before else ([] if not before else ["-"] * 3)) + rates(per_q[name])
+    for name in [m for m in METHODS if m in per_q]:
+        cells = (rates(before.get(name)) if before else []) + rates(per_q[name])
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -125,9 +128,8 @@ def goal_line(per_q: dict) -> str:
         return ""
     corg_runs, _ = runs_and_calls(per_q["corg"].values())
     sep_runs, _ = runs_and_calls(per_q["separate"].values())
-    d, lo, hi = (100 * v for v in paired_diff(per_q, "corg", "separate", "d_f1")[:3])
-    met = d >= 0 and corg_runs <= 0.6 * sep_runs
-    return (f"COrg minus Separate on D-F1: {d:+.1f} points [{lo:+.1f}, {hi:+.1f}], with {corg_runs:.2f} answer runs per "
+    met = paired_diff(per_q, "corg", "separate", "d_f1")[0] >= 0 and corg_runs <= 0.6 * sep_runs
+    return (f"COrg minus Separate on D-F1: {paired_text(per_q, 'corg', 'separate', 'd_f1')}, with {corg_runs:.2f} answer runs per "
             f"question against Separate's {sep_runs:.2f} ({corg_runs / sep_runs:.2f}x). Goal (D-F1 at least "
             f"Separate's with at most 0.6x its answer runs): {'met' if met else 'not met'}.")
 
@@ -219,8 +221,7 @@ def plural_section(runs: dict[str, dict]) -> str:
         cells = [label, *(f"{100 * mean(r['metrics'][k] for r in rows.values()):.1f}" for k in METRICS),
                  f"{rerank:.2f}", sample.replace("|", "/")]
         lines.append("| " + " | ".join(cells) + " |")
-    d, lo, hi = (100 * v for v in paired_diff({"a": llm, "b": rule}, "a", "b", "d_f1")[:3])
-    lines.append(f"\nLLM minus rule on D-F1: {d:+.1f} points [{lo:+.1f}, {hi:+.1f}].")
+    lines.append(f"\nLLM minus rule on D-F1: {paired_text({'a': llm, 'b': rule}, 'a', 'b', 'd_f1')}.")
     return "\n".join(lines)
 
 
@@ -239,8 +240,8 @@ def answer_each_section(runs: dict[str, dict]) -> str:
     lines.append("")
     for other in ("corg", "separate"):
         for metric in ("ans", "d_f1"):
-            d, lo, hi = (100 * v for v in paired_diff(per_q, "corg + answer each", other, metric)[:3])
-            lines.append(f"- answer-each minus {other}, {metric}: {d:+.1f} points [{lo:+.1f}, {hi:+.1f}]")
+            lines.append(f"- answer-each minus {other}, {metric}: "
+                         f"{paired_text(per_q, 'corg + answer each', other, metric)}")
     return "\n".join(lines)
 
 

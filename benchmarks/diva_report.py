@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 from statistics import mean
 
-from run_io import load, paired_diff, step
+from run_io import load, paired_diff, paired_text, step
 
 ORDER = ["closed-book", "query-refinement", "vanilla-rag", "toc", "diva-rd", "diva"]
 ABLATION = [("closed-book", "Closed-book LLM"), ("vanilla-rag", "+ RAG (vanilla)"), ("diva-rd", "+ RD"),
@@ -94,12 +94,11 @@ def demonstrations(results: dict, per_q: dict, demos_run: Path | None) -> str:
     for name in [m for m in ORDER if m in shots and m in zero]:
         both = {"demos": demo_q[name], "zero": per_q[name]}
         for metric in ("rouge_l", "d_f1"):
-            d, lo, hi = (100 * v for v in paired_diff(both, "demos", "zero", metric)[:3])
-            lines.append(f"- {name}, {k} demos minus zero-shot, {metric}: {d:+.1f} points [{lo:+.1f}, {hi:+.1f}]")
+            lines.append(f"- {name}, {k} demos minus zero-shot, {metric}: {paired_text(both, 'demos', 'zero', metric)}")
     if {"diva", "vanilla-rag"} <= demo_q.keys():
         for metric in ("rouge_l", "d_f1"):
-            d, lo, hi = (100 * v for v in paired_diff(demo_q, "diva", "vanilla-rag", metric)[:3])
-            lines.append(f"- with {k} demos, diva minus vanilla-rag, {metric}: {d:+.1f} points [{lo:+.1f}, {hi:+.1f}]")
+            lines.append(f"- with {k} demos, diva minus vanilla-rag, {metric}: "
+                         f"{paired_text(demo_q, 'diva', 'vanilla-rag', metric)}")
     if "diva" in demo_q:
         grades = Counter(step(row, "diva")["grade"] for row in demo_q["diva"].values())
         readings = mean(len(step(row, "diva")["interpretations"]) for row in demo_q["diva"].values())

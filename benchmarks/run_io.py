@@ -63,6 +63,12 @@ def paired_diff(per_q: dict, a: str, b: str, metric: str, samples: int = 2000, s
         int((diff < 0).sum())
 
 
+def paired_text(per_q: dict, a: str, b: str, metric: str, unit: str = " points") -> str:
+    """``paired_diff`` as report text, in points: "+1.8 points [-1.6, +5.9]"."""
+    d, lo, hi = (100 * v for v in paired_diff(per_q, a, b, metric)[:3])
+    return f"{d:+.1f}{unit} [{lo:+.1f}, {hi:+.1f}]"
+
+
 def write_section(path: Path, name: str, text: str) -> None:
     """Replace the ``name`` section of a shared markdown file (between HTML-comment markers), or append it, so
     scripts that write parts of one file (docs/benchmarks.md) keep each other's numbers."""

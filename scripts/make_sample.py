@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from tanglerag.fileio import atomic_write_text
+
 OUT = Path(__file__).resolve().parents[1] / "src/tanglerag/sample_data"
 # 0-9: the file's first ten records. The rest: two gold answers for two same-name entities, with at least one
 # misinformation and one noise document, at most six documents (a composer, a school, an album, a party, ...).
@@ -26,12 +28,9 @@ def main() -> None:
     corpus = [{"id": f"ramdocs-{q:02d}-{j}", "title": "", "text": doc["text"], "doc_type": doc["type"],
                "source_question": q}
               for q, record in enumerate(records) for j, doc in enumerate(record["documents"])]
-    files = {"ramdocs_sample.jsonl": "".join(lines[i] + "\n" for i in RECORDS),
-             "sample_corpus.jsonl": "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in corpus)}
-    for name, text in files.items():
-        tmp = OUT / f".{name}.tmp"
-        tmp.write_text(text)
-        tmp.replace(OUT / name)
+    atomic_write_text(OUT / "ramdocs_sample.jsonl", "".join(lines[i] + "\n" for i in RECORDS))
+    atomic_write_text(OUT / "sample_corpus.jsonl",
+                      "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in corpus))
 
 
 if __name__ == "__main__":

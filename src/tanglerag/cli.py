@@ -49,6 +49,11 @@ def _setup(config: Path | None, overrides: list[str] | None, verbose: bool) -> S
     return Settings.load(config, overrides)
 
 
+def _comma_list(text: str) -> list[str]:
+    """The non-empty names of a comma-separated option."""
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
 def _fail(exc: Exception) -> None:
     console.print(Text.assemble(("error: ", "bold red"), " ".join(str(exc).split())), soft_wrap=True)
     raise typer.Exit(code=2)
@@ -192,16 +197,15 @@ def eval_(
         settings = _setup(config, overrides, verbose)
         if limit is not None and limit < 1:
             raise InputError(f"--limit must be at least 1, got {limit}")
-        names = [m.strip() for m in methods.split(",") if m.strip()]
+        names = _comma_list(methods)
         if orca_sharc.looks_like(Path(dataset)):
             _eval_pcas(settings, Path(dataset), names, corpus, retriever, sweep, limit, out, as_json)
             return
         unknown = [m for m in names if m not in METHODS]
         if not names or unknown:
             raise InputError(f"unknown method(s) {unknown or names}; available: {', '.join(sorted(METHODS))}")
-        metric_names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
-        if metric_names is not None:
-            check_names(metric_names)
+        metric_names = _comma_list(metrics or "")
+        check_names(metric_names)
         dataset_name, loaded = load_dataset(dataset, fmt, limit, sample, settings.eval.seed)
         examples = loaded[:head] if head else loaded
         runner = EvalRunner(Runtime(settings, index_dir=index_dir), metrics=metric_names or None)
@@ -225,7 +229,7 @@ def _eval_pcas(settings: Settings, dataset: Path, names: list[str], corpus: Path
     from tanglerag.cli_personal import run_pcas_eval
     from tanglerag.personal.pcas import METHOD_NAMES
 
-    retrievers = [r.strip() for r in retriever.split(",") if r.strip()]
+    retrievers = _comma_list(retriever)
     bad = [m for m in names if m not in METHOD_NAMES] + [r for r in retrievers if r not in {"dense", "bm25"}]
     if bad:
         raise InputError(f"for ORCA-ShARC choose methods from {', '.join(METHOD_NAMES)} and retrievers from "

@@ -11,12 +11,8 @@ from pathlib import Path
 import pytest
 
 from tanglerag.config import Settings
-from tanglerag.embeddings import Embedder
 from tanglerag.index.passage_index import store_passages
 from tanglerag.ingest import load_corpus
-from tanglerag.llm.cache import CallCache
-from tanglerag.llm.client import LLM
-from tanglerag.llm.llamacpp import LlamaCppBackend
 from tanglerag.runtime import Runtime
 from tanglerag.types import Question
 
@@ -28,13 +24,11 @@ DEMO = (ROOT / "scripts/demo.sh").read_text()
 def test_demo_question_gets_both_answers_with_citations(tmp_path):
     question = re.search(r'QUESTION="\$\{1:-(.+)\}"', DEMO)[1].replace('\\"', '"')
     method = re.search(r"--method (\S+)", DEMO)[1]
-    settings = Settings.load(overrides=[f"personal.store_dir={tmp_path / 'users'}"])
-    embedder = Embedder(settings.embedding)
-    store_passages(tmp_path / "index", load_corpus(ROOT / "src/tanglerag/sample_data/sample_corpus.jsonl"), embedder,
-                   settings.index)
-    llm = LLM(LlamaCppBackend(settings.llm.model, settings.cache_dir, n_ctx=settings.llm.n_ctx, n_threads=settings.llm.n_threads),
-              CallCache(None))
-    runtime = Runtime(settings, index_dir=tmp_path / "index", llm=llm, embedder=embedder)
+    # the CLI's own LLM and embedder, built from the defaults; no cache, so every call reaches llama.cpp
+    settings = Settings.load(overrides=[f"personal.store_dir={tmp_path / 'users'}", "llm.cache=false"])
+    runtime = Runtime(settings, index_dir=tmp_path / "index")
+    store_passages(tmp_path / "index", load_corpus(ROOT / "src/tanglerag/sample_data/sample_corpus.jsonl"),
+                   runtime.embedder, settings.index)
     answer = runtime.pipeline(method).ask(Question(text=question))
     texts = {h.passage.id: h.passage.text for h in answer.passages}
     for composer in ("Brahms", "Mozart"):
