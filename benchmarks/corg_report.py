@@ -122,6 +122,20 @@ def unknown_table(per_q: dict, examples: dict, before: dict | None) -> str:
     return "\n".join(lines)
 
 
+def before_after_table(before: dict, per_q: dict) -> str:
+    """Ans and D-F1 of each method on the same questions with the earlier and the current multi-answer prompt.
+    Ent/EAR are left out: the earlier rows were scored before descriptor-less readings stopped earning credit."""
+    lines = ["| method | Ans before | Ans now | D-F1 before | D-F1 now | D-F1 now - before, points [95% CI] |",
+             "|---|---|---|---|---|---|"]
+    for name in [m for m in METHODS if m in per_q and m in before]:
+        shared = per_q[name].keys() & before[name].keys()
+        pair = {"now": {q: per_q[name][q] for q in shared}, "before": {q: before[name][q] for q in shared}}
+        cells = [f"{100 * mean(pair[when][q]['metrics'][k] for q in shared):.1f}"
+                 for k in ("ans", "d_f1") for when in ("before", "now")]
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {paired_text(pair, 'now', 'before', 'd_f1', unit='')} |")
+    return "\n".join(lines)
+
+
 def goal_line(per_q: dict) -> str:
     """Issue 14's goal: COrg's D-F1 at least Separate's with at most 0.6x Separate's answer calls."""
     if "corg" not in per_q or "separate" not in per_q:
@@ -249,8 +263,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=Path, default=ROOT / "docs/results/corg")
     parser.add_argument("--out", type=Path, default=ROOT / "docs/results/corg.md")
-    parser.add_argument("--before", type=Path, default=ROOT / "docs/results/corg_v1/pairwise",
-                        help="the pairwise run made with the earlier multi-answer prompt (for the unknown-rate table)")
+    parser.add_argument("--before", type=Path, default=ROOT / "docs/results/corg_v1",
+                        help="the runs made with the earlier multi-answer prompt: before/after tables, and the graph "
+                             "and plural ablations, which were not re-run")
     parser.add_argument("--fresh", type=Path, default=ROOT / "docs/results/corg_fresh/pairwise",
                         help="the pairwise run on a second seeded sample, not used for tuning")
     args = parser.parse_args()
@@ -262,7 +277,8 @@ def main() -> None:
     two = sum(len(by_id[q].answers) > 1 for q in per_q["corg"])
     setting = results["setting"]
     discussion = (ROOT / "benchmarks/corg_discussion.md").read_text()
-    before = load(args.before)[1] if (args.before / "results.json").exists() else None
+    earlier = {p.name: load(p) for p in sorted(args.before.iterdir()) if (p / "results.json").exists()}
+    before = earlier["pairwise"][1] if "pairwise" in earlier else None
     fresh_section = "(not run)"
     if (args.fresh / "results.json").exists():
         fresh_results, fresh_q = load(args.fresh)
@@ -288,11 +304,17 @@ Ans, Ent, EAR and D-F1 in % (D-F1 reader: {results['settings']['corg']['reader']
 
 {goal_line(per_q)}
 
-## How often each method answers "unknown"
+## Before and after the multi-answer prompt change
 
-The share of responses with no answer line. "before" is the same sample answered with the earlier
-multi-answer prompt, which ended with an explicit "if no context answers, write unknown" line
-(data in `docs/results/corg_v1/`; `benchmarks/multi_answer_probe.py`, docs/results/multi_answer_probe.md).
+"before" is the same sample answered with the earlier multi-answer prompt (one answer line per entity, "answer
+(descriptor) [n]", ending with an explicit "if no context answers, write unknown"); "now" with the current one
+(`answer | which one it is about | [n]`, and "unknown" only if no context is about what the question asks), chosen
+with `benchmarks/multi_answer_probe.py` on other dev questions (docs/results/multi_answer_probe.md). Data of the
+earlier runs: `docs/results/corg_v1/`.
+
+{before_after_table(before, per_q) if before else "(no earlier run)"}
+
+The share of responses with no answer ("unknown"):
 
 {unknown_table(per_q, by_id, before)}
 
@@ -312,7 +334,10 @@ COrg is built for the second kind: two same-name entities, each with its own ans
 
 ## Graph constructor: pairwise (paper) vs extract (ours)
 
-{graph_section(runs, by_id)}
+Measured with the earlier answer prompt (runs in `docs/results/corg_v1/`, not re-run): the graph's labels and
+calls do not depend on the answer prompt, only the COrg D-F1 column does.
+
+{graph_section(earlier, by_id)}
 
 Label accuracy compares each edge with the relation RAMDocs' document labels imply where they settle it:
 noise vs anything -> none; two correct documents -> duplicated (same answer) or distracting (different
@@ -320,7 +345,9 @@ entities' answers); correct vs misinformation on a one-answer question -> counte
 
 ## Plural question: rules vs LLM
 
-{plural_section(runs)}
+Measured with the earlier answer prompt (not re-run): rule-based plural questions against the LLM's rewrite.
+
+{plural_section(earlier)}
 
 ## COrg answering each kept context (ours, `corg.answer_each=true`)
 

@@ -121,14 +121,21 @@ def paper_rows(setting: str) -> str:
     return "\n".join(rows)
 
 
-def before_after(before: dict, after: dict) -> str:
-    """EM, F1 and %Unk per method in the earlier run (concat with its cited prompt, gold passage put last) and now."""
-    old = {r["method"]: r["metrics"] for r in before["results"]}
-    new = {r["method"]: r["metrics"] for r in after["results"]}
-    rows = ["| method | EM before | EM now | F1 before | F1 now | %Unk before | %Unk now |", "|---|---|---|---|---|---|---|"]
+def before_after(before: tuple[dict, dict], after: tuple[dict, dict]) -> str:
+    """EM, F1 and %Unk per method in the earlier run (concat with its cited prompt, gold passage put last) and now,
+    with the paired change in EM over the questions both runs answered."""
+    (old_results, old_q), (new_results, new_q) = before, after
+    old = {r["method"]: r["metrics"] for r in old_results["results"]}
+    new = {r["method"]: r["metrics"] for r in new_results["results"]}
+    rows = [("| method | EM before | EM now | EM now - before, points [95% CI] | F1 before | F1 now | %Unk before "
+             "| %Unk now |"), "|---|---|---|---|---|---|---|---|"]
     for name in [m for m in METHODS if m in old and m in new]:
-        rows.append(f"| {name} | {pct(old[name]['em'])} | {pct(new[name]['em'])} | {pct(old[name]['f1'])} | "
-                    f"{pct(new[name]['f1'])} | {pct(old[name]['unk'])} | {pct(new[name]['unk'])} |")
+        shared = old_q[name].keys() & new_q[name].keys()
+        pair = {"now": {q: new_q[name][q] for q in shared}, "before": {q: old_q[name][q] for q in shared}}
+        d, lo, hi = (100 * v for v in paired_diff(pair, "now", "before", "em")[:3])
+        rows.append(f"| {name} | {pct(old[name]['em'])} | {pct(new[name]['em'])} | {d:+.1f} [{lo:+.1f}, {hi:+.1f}] | "
+                    f"{pct(old[name]['f1'])} | {pct(new[name]['f1'])} | {pct(old[name]['unk'])} | "
+                    f"{pct(new[name]['unk'])} |")
     return "\n".join(rows)
 
 
@@ -166,11 +173,11 @@ def main() -> None:
                   *([f"model s/q here: {json.loads(timing_file.read_text())['note']}.", ""]
                     if timing_file.exists() and timing else []),
                   "Paper directions, measured here:", "", directions(per_q, results), ""]
-        earlier = args.before / setting / "results.json"
-        if earlier.exists() and earlier.resolve() != (run / "results.json").resolve():
+        earlier = args.before / setting
+        if (earlier / "results.json").exists() and earlier.resolve() != run.resolve():
             intro = ("Against the earlier run of this setting (concat with its own cited prompt; an ensured gold "
                      "passage always put last):")
-            parts += [intro, "", before_after(json.loads(earlier.read_text()), results), ""]
+            parts += [intro, "", before_after(load(earlier), (results, per_q)), ""]
         ref = paper_rows(setting)
         if ref:
             parts += ["The paper's numbers (NQ, LLaMA-2, its Table 1/2) for comparison of directions, not levels:",
