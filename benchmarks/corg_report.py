@@ -15,6 +15,7 @@ from pathlib import Path
 from run_io import load, paired_diff, paired_text, step
 
 from tanglerag.datasets.registry import load_dataset
+from tanglerag.metrics.ambig import described_readings, readings
 
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = ["base", "retrieve", "summarize", "random", "kmeans", "corg", "separate"]
@@ -38,7 +39,8 @@ def calls(stage: dict) -> int:
 
 
 def mean(values) -> float:
-    values = list(values)
+    """Mean over defined values: Ent and EAR are None on a question none of whose readings has a descriptor."""
+    values = [v for v in values if v is not None]
     return sum(values) / len(values) if values else float("nan")
 
 
@@ -276,6 +278,10 @@ def main() -> None:
     n_docs = [len(by_id[q].passages) for q in per_q["corg"]]
     two = sum(len(by_id[q].answers) > 1 for q in per_q["corg"])
     setting = results["setting"]
+    gold = [(len(readings(by_id[q])), len(described_readings(by_id[q]))) for q in per_q["corg"]]
+    descriptors = (f"Ent and EAR score only the {sum(d for _, d in gold)} of {sum(r for r, _ in gold)} gold readings "
+                   f"that have a descriptor; on {sum(d == 0 for _, d in gold)} questions none has one, and those "
+                   "questions are left out of the Ent and EAR means.")
     discussion = (ROOT / "benchmarks/corg_discussion.md").read_text()
     earlier = {p.name: load(p) for p in sorted(args.before.iterdir()) if (p / "results.json").exists()}
     before = earlier["pairwise"][1] if "pairwise" in earlier else None
@@ -297,6 +303,7 @@ gold answers for two same-name entities, {results['n'] - two} with one), each wi
 Ans, Ent, EAR and D-F1 in % (D-F1 reader: {results['settings']['corg']['reader']}); 95% bootstrap CIs
 ({results['n']} questions). "answer runs" are the answer-generating calls the paper counts as inference runs;
 "all calls" adds graph, ranking, summary and plural calls. Tokens, model seconds: per question, all calls.
+{descriptors}
 
 ## Seven methods (paper Tables 5, 6, 12)
 

@@ -33,14 +33,15 @@ run() {  # NAME INDEX_KIND TOP_K extra flags...   (REPEAT=1: then CDIT again on 
 # RAMDocs dev pooled: its misinformation and noise documents are what the judge should discard
 DATASET=ramdocs
 index_all ramdocs flat hnsw ivf
+# the first run's judge and answer calls are cached for the next five (same questions, mostly the same passages)
 REPEAT=1 run flat-k10 flat 10
-run flat-k5 flat 5
-run hnsw-k10 hnsw 10
-run ivf-k10 ivf 10
-run flat-k10-phi2 flat 10 --set cdit.cmd=phi1+phi2
-run flat-k10-spacy flat 10 --set cdit.judge=spacy
 run flat-k10-w1 flat 10 --set cdit.witnesses=1
 run flat-k10-w3 flat 10 --set cdit.witnesses=3
+run hnsw-k10 hnsw 10
+run ivf-k10 ivf 10
+run flat-k5 flat 5
+run flat-k10-spacy flat 10 --set cdit.judge=spacy
+run flat-k10-phi2 flat 10 --set cdit.cmd=phi1+phi2
 run flat-k20-batched flat 20 --set cdit.batched=true
 # conflictQA (StrategyQA half): each question's memory and counter-memory evidence, pooled
 DATASET=conflictqa

@@ -27,7 +27,8 @@ def token_recall(gold: str, response: str) -> float:
     return sum(common.values()) / len(gold_tokens)
 
 
-def _readings(example: QAExample) -> list[Disambiguation]:
+def readings(example: QAExample) -> list[Disambiguation]:
+    """The gold disambiguated readings (answer, descriptor, sub-question) stored with an ambiguous example."""
     return [Disambiguation.model_validate(d) for d in example.metadata.get("disambig", [])]
 
 
@@ -44,14 +45,14 @@ def _mean(values: list[float]) -> float | None:
 
 @register("ans")
 def answer_recall(answer: Answer, example: QAExample) -> float | None:
-    golds = [d.answer for d in _readings(example)] or example.answers
+    golds = [d.answer for d in readings(example)] or example.answers
     return _mean([token_recall(g, _response(answer)) for g in golds])
 
 
 def described_readings(example: QAExample) -> list[Disambiguation]:
     """Readings with a descriptor: the only ones Ent and EAR can score (an empty descriptor would be
     "recalled" by any response, "unknown" included). Reports say how many readings this leaves out."""
-    return [d for d in _readings(example) if normalize_answer(d.descriptor)]
+    return [d for d in readings(example) if normalize_answer(d.descriptor)]
 
 
 @register("ent")
@@ -68,11 +69,11 @@ def entity_answer_recall(answer: Answer, example: QAExample) -> float | None:
 
 @register_reader_metric("d_f1")
 def disambig_f1(answer: Answer, example: QAExample, reader: Reader) -> float | None:
-    readings = _readings(example)
+    golds = readings(example)
     response = _response(answer)
     if not response:
-        return 0.0 if readings else None
-    return _mean([best_over(token_f1, reader.read(response, d.sub_question), d.answers) for d in readings])
+        return 0.0 if golds else None
+    return _mean([best_over(token_f1, reader.read(response, d.sub_question), d.answers) for d in golds])
 
 
 def _contains(text: str, gold: str) -> bool:
@@ -85,12 +86,12 @@ def situated_f1(answer: Answer, example: QAExample) -> float | None:
     """SituatedQA-style F1 over answer sets (Diva, paper 001): recall is the share of readings (contexts) whose
     answer the response states; precision the share of the response's answers (its parts, or the whole text
     when it has none) that are some reading's answer."""
-    readings = _readings(example)
-    if not readings:
+    golds = readings(example)
+    if not golds:
         return None
     if answer.is_unknown:
         return 0.0
     predicted = [p.answer for p in answer.parts] or [_response(answer)]
-    recall = sum(any(_contains(p, g) for p in predicted for g in r.answers) for r in readings) / len(readings)
-    precision = sum(any(_contains(p, g) for r in readings for g in r.answers) for p in predicted) / len(predicted)
+    recall = sum(any(_contains(p, g) for p in predicted for g in r.answers) for r in golds) / len(golds)
+    precision = sum(any(_contains(p, g) for r in golds for g in r.answers) for p in predicted) / len(predicted)
     return 0.0 if recall + precision == 0 else 2 * precision * recall / (precision + recall)
