@@ -4,7 +4,7 @@ For a seeded sample of RAMDocs dev questions and each question's own documents, 
 and, with --llm, the LLM judge (per passage), and prints per judge and CMD: the share of correct / misinformation /
 noise documents judged inconsistent, precision and recall of "inconsistent" as a detector of misinfo + noise,
 unreadable verdicts, agreement between the two judges, and seconds per question.
-Usage: python benchmarks/cdit_judge_probe.py [--sample 30] [--seed 7] [--llm] [--cmd phi1,phi1+phi2]
+Usage: python benchmarks/cdit_judge_probe.py [--sample 30] [--seed 7] [--llm] [--cmd phi1,phi1+phi2] [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections import Counter
+from pathlib import Path
 
 from tanglerag.config import Settings
 from tanglerag.datasets.registry import load_dataset
@@ -29,14 +30,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--cmd", default="phi1,phi1+phi2")
     parser.add_argument("--llm", action="store_true", help="also run the LLM judge (one call per document)")
+    parser.add_argument("--out", type=Path, default=None, help="also write the table as markdown here")
     args = parser.parse_args()
     settings = Settings.load()
     _, examples = load_dataset("ramdocs", sample=args.sample, seed=args.seed)
     words = settings.methods.passage_words
     judges = {"spacy": SpacyJudge(Embedder(settings.embedding), settings.cdit.spacy_threshold)}
     llm = build_llm(settings) if args.llm else None
-    print("| judge | cmd | correct judged inconsistent | misinfo | noise | P | R | unreadable | s/question |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    lines = [(f"# CDIT judges against RAMDocs' document labels\n\n`benchmarks/cdit_judge_probe.py --sample {args.sample} "
+             f"--seed {args.seed}{' --llm' if llm else ''}`: each question's own documents, clipped to {words} words; "
+             f"model `{settings.llm.model if llm else '-'}`. P / R: \"inconsistent\" as a detector of misinformation "
+             "and noise documents.\n"),
+             "| judge | cmd | correct judged inconsistent | misinfo | noise | P | R | unreadable | s/question |",
+             "|---|---|---|---|---|---|---|---|---|"]
     verdicts: dict[tuple[str, str], list[bool | None]] = {}
     for cmd in args.cmd.split(","):
         for name in ["spacy", *(["llm"] if llm else [])]:
@@ -66,14 +72,18 @@ def main() -> None:
             share = {k: flagged[k] / totals[k] if totals[k] else 0.0 for k in ("correct", "misinfo", "noise")}
             precision = bad / all_flagged if all_flagged else 0.0
             recall = bad / (totals["misinfo"] + totals["noise"]) if totals["misinfo"] + totals["noise"] else 0.0
-            print(f"| {name} | {cmd} | {100 * share['correct']:.0f}% (n={totals['correct']}) | "
-                  f"{100 * share['misinfo']:.0f}% (n={totals['misinfo']}) | "
-                  f"{100 * share['noise']:.0f}% (n={totals['noise']}) | {100 * precision:.0f}% | {100 * recall:.0f}% | "
-                  f"{flagged['unreadable']} | {seconds:.2f} |")
+            lines.append(f"| {name} | {cmd} | {100 * share['correct']:.0f}% (n={totals['correct']}) | "
+                         f"{100 * share['misinfo']:.0f}% (n={totals['misinfo']}) | "
+                         f"{100 * share['noise']:.0f}% (n={totals['noise']}) | {100 * precision:.0f}% | "
+                         f"{100 * recall:.0f}% | {flagged['unreadable']} | {seconds:.2f} |")
         if llm:
             a, b = verdicts[("spacy", cmd)], verdicts[("llm", cmd)]
             same = sum((x is False) == (y is False) for x, y in zip(a, b, strict=True))
-            print(f"\nspaCy and LLM judges agree (discard or keep) on {same} of {len(a)} documents with {cmd}.\n")
+            lines.append(f"\nspaCy and LLM judges agree (discard or keep) on {same} of {len(a)} documents with {cmd}.\n")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        args.out.write_text(text)
 
 
 if __name__ == "__main__":
