@@ -12,7 +12,7 @@ from pathlib import Path
 from statistics import mean
 
 from cdit_trim_recall import recall
-from run_io import load, step
+from run_io import load, paired_text, step
 
 from tanglerag.config import Settings
 from tanglerag.datasets.registry import load_dataset
@@ -31,23 +31,51 @@ def labels() -> dict[str, str]:
     return {p.id: p.metadata.get("type", "") for ex in examples for p in ex.passages}
 
 
-def judge_scores(rows: dict, types: dict[str, str]) -> dict[str, float]:
-    """Discarding as a detector of misinformation + noise: precision, recall; share unreadable."""
-    tp = fp = fn = unreadable = total = 0
-    for row in rows.values():
-        cdit = step(row, "cdit")
-        if cdit is None:
+KINDS = ("correct", "misinfo", "noise", "other")  # RAMDocs document types; "other": another question's passage
+
+
+def judge_counts(rows: dict, types: dict[str, str]) -> dict[str, list[int]]:
+    """Per passage kind, [judged, discarded, unreadable] over one CDIT pass. Pooled retrieval brings other questions'
+    passages, off-topic for this one: a kind of their own."""
+    counts = {kind: [0, 0, 0] for kind in KINDS}
+    for qid, row in rows.items():
+        for judgment in step(row, "cdit")["judgments"]:
+            pid = judgment["passage_id"]
+            kind = types.get(pid, "correct") if pid.startswith(f"{qid}-") else "other"
+            entry = counts.get(kind, counts["correct"])
+            entry[0] += 1
+            entry[1] += judgment["consistent"] is False
+            entry[2] += judgment["consistent"] is None
+    return counts
+
+
+def detector(counts: dict[str, list[int]], bad: set[str], among: set[str]) -> tuple[float | None, float | None]:
+    """Precision and recall of "discarded" as a detector of the ``bad`` kinds, counting only passages of ``among``."""
+    tp = sum(counts[k][1] for k in bad & among)
+    flagged = sum(counts[k][1] for k in among)
+    positives = sum(counts[k][0] for k in bad & among)
+    return (tp / flagged if flagged else None, tp / positives if positives else None)
+
+
+def judge_table(folders: list[Path], types: dict[str, str]) -> str:
+    lines = ["| configuration | judged | discarded: correct | misinfo | noise | other questions' | unreadable | "
+             "P / R: own misinfo+noise | P / R: off-topic (noise + other) |", "|---|---|---|---|---|---|---|---|---|"]
+    for folder in folders:
+        if folder.name.startswith("conflictqa"):  # no misinformation / noise labels
             continue
-        for judgment in cdit["judgments"]:
-            bad = types.get(judgment["passage_id"]) in {"misinfo", "noise"}
-            dropped = judgment["consistent"] is False
-            total += 1
-            unreadable += judgment["consistent"] is None
-            tp += bad and dropped
-            fp += dropped and not bad
-            fn += bad and not dropped
-    return {"precision": tp / (tp + fp) if tp + fp else 0.0, "recall": tp / (tp + fn) if tp + fn else 0.0,
-            "unreadable": unreadable / total if total else 0.0, "judged": total}
+        rows = load(folder / "first")[1].get("cdit", {})
+        if not rows:
+            continue
+        c = judge_counts(rows, types)
+        judged = sum(v[0] for v in c.values())
+        rate = {k: pct(c[k][1] / c[k][0] if c[k][0] else None) for k in KINDS}
+        own = detector(c, {"misinfo", "noise"}, {"correct", "misinfo", "noise"})
+        off = detector(c, {"noise", "other"}, set(KINDS))
+        lines.append(f"| {folder.name} | {judged} | {rate['correct']} (of {c['correct'][0]}) | {rate['misinfo']} (of "
+                     f"{c['misinfo'][0]}) | {rate['noise']} (of {c['noise'][0]}) | {rate['other']} (of {c['other'][0]}) "
+                     f"| {pct(sum(v[2] for v in c.values()) / judged if judged else None)} | {pct(own[0])} / "
+                     f"{pct(own[1])} | {pct(off[0])} / {pct(off[1])} |")
+    return "\n".join(lines)
 
 
 def untouched_recall(runs: Path, folders: list[Path], k: int = 10) -> str:
@@ -117,8 +145,80 @@ def curation_recall(path: Path) -> str:
     return "\n".join(lines)
 
 
-def seconds(rows: dict, stage: str) -> float:
-    return mean(row["usage_by_stage"].get(stage, {}).get("model_seconds", 0.0) for row in rows.values())
+def verdicts(rows: dict) -> dict[tuple[str, str], bool | None]:
+    """(question id, passage id) -> the judge's verdict, in one CDIT pass."""
+    return {(qid, j["passage_id"]): j["consistent"] for qid, row in rows.items() for j in step(row, "cdit")["judgments"]}
+
+
+def judge_agreement(folders: list[Path]) -> str:
+    """The LLM-free spaCy judge against the LLM judge, on the (question, passage) pairs both judged in the same setting."""
+    by_name = {f.name: f for f in folders}
+    if not {"flat-k10", "flat-k10-spacy"} <= set(by_name):
+        return "(needs the flat-k10 and flat-k10-spacy runs)"
+    llm_rows = load(by_name["flat-k10"] / "first")[1]["cdit"]
+    spacy_rows = load(by_name["flat-k10-spacy"] / "first")[1]["cdit"]
+    llm, spacy = verdicts(llm_rows), verdicts(spacy_rows)
+    both = [key for key in llm if key in spacy and llm[key] is not None and spacy[key] is not None]
+    agree = sum(llm[k] == spacy[k] for k in both)
+    drop_llm = sum(llm[k] is False for k in both)
+    drop_spacy = sum(spacy[k] is False for k in both)
+    kappa = "-"
+    if both:
+        p_o = agree / len(both)
+        p_e = (drop_llm * drop_spacy + (len(both) - drop_llm) * (len(both) - drop_spacy)) / len(both) ** 2
+        kappa = f"{(p_o - p_e) / (1 - p_e):.2f}" if p_e < 1 else "-"
+    return (f"| pairs judged by both | agreement | Cohen's kappa | LLM discards | spaCy discards | LLM judge s/q "
+            f"| spaCy judge s/q |\n|---|---|---|---|---|---|---|\n| {len(both)} | {pct(agree / len(both) if both else None)}"
+            f" | {kappa} | {pct(drop_llm / len(both) if both else None)} | "
+            f"{pct(drop_spacy / len(both) if both else None)} | {seconds(llm_rows, 'judge'):.2f} | "
+            f"{seconds(spacy_rows, 'judge', 'seconds'):.2f} |")
+
+
+def second_pass_retrieval(folders: list[Path]) -> str:
+    """Does retrieval alone, on the trimmed copy, now leave out what the judge discarded, and keep what it kept?"""
+    lines = ["| configuration | separated pairs | judge-discarded passages still retrieved | judge-kept passages still "
+             "retrieved | questions whose retrieval changed |", "|---|---|---|---|---|"]
+    for folder in folders:
+        if not (folder / "second" / "results.json").exists():
+            continue
+        cdit = load(folder / "first")[1]["cdit"]
+        again = load(folder / "second")[1]["concat"]
+        dropped = kept = dropped_back = kept_back = changed = 0
+        for qid, row in cdit.items():
+            now = set(again[qid]["passage_ids"])
+            judged = step(row, "cdit")["judgments"]
+            changed += now != {j["passage_id"] for j in judged}
+            for j in judged:
+                if j["consistent"] is False:
+                    dropped += 1
+                    dropped_back += j["passage_id"] in now
+                else:
+                    kept += 1
+                    kept_back += j["passage_id"] in now
+        separated = len(TrimLog(folder / "index").state().separated)
+        lines.append(f"| {folder.name} | {separated} | {pct(dropped_back / dropped if dropped else None)} (of {dropped}) "
+                     f"| {pct(kept_back / kept if kept else None)} (of {kept}) | {changed} of {len(cdit)} |")
+    return "\n".join(lines)
+
+
+def judging_time(folders: list[Path]) -> str:
+    """The paper's Table 4: time the judge takes over a whole question set, against CDIT's whole time."""
+    lines = ["| configuration | questions | judge calls | judge model s (total) | judge share of CDIT's model time |",
+             "|---|---|---|---|---|"]
+    for folder in folders:
+        rows = load(folder / "first")[1].get("cdit", {})
+        if not rows:
+            continue
+        calls = sum(r["usage_by_stage"].get("judge", {}).get("llm_calls", 0)
+                    + r["usage_by_stage"].get("judge", {}).get("cached_calls", 0) for r in rows.values())
+        judge = sum(r["usage_by_stage"].get("judge", {}).get("model_seconds", 0.0) for r in rows.values())
+        total = sum(r["usage"].get("model_seconds", 0.0) for r in rows.values())
+        lines.append(f"| {folder.name} | {len(rows)} | {calls:.0f} | {judge:.0f} | {pct(judge / total if total else None)} |")
+    return "\n".join(lines)
+
+
+def seconds(rows: dict, stage: str, field: str = "model_seconds") -> float:
+    return mean(row["usage_by_stage"].get(stage, {}).get(field, 0.0) for row in rows.values()) if rows else 0.0
 
 
 def main() -> None:
@@ -128,35 +228,51 @@ def main() -> None:
     parser.add_argument("--discussion", type=Path, default=None)
     args = parser.parse_args()
     types = labels()
-    header = ("| configuration | n | concat acc | CDIT acc | diff | second pass (concat, trimmed index) | judge P / R "
-              "(misinfo+noise) | unreadable | judge s/q | reused verdicts | separated pairs |")
-    lines = [header, "|---|---|---|---|---|---|---|---|---|---|---|"]
+    header = ("| configuration | n | concat acc | CDIT acc | CDIT - concat [95% CI] | second pass: concat on the trimmed "
+              "index (change vs first concat [95% CI]) | judge calls/q | judge s/q | reused verdicts/q | separated pairs |")
+    lines = [header, "|---|---|---|---|---|---|---|---|---|---|"]
     folders = sorted(p for p in args.runs.iterdir() if (p / "first" / "results.json").exists())
     for folder in folders:
         results, per_q = load(folder / "first")
         acc = {r["method"]: r["metrics"].get("accuracy") for r in results["results"]}
-        second = None
+        second = "-"
         if (folder / "second" / "results.json").exists():
-            second = json.loads((folder / "second" / "results.json").read_text())["results"][0]["metrics"]["accuracy"]
-        scores = judge_scores(per_q.get("cdit", {}), types)
-        if folder.name.startswith("conflictqa"):  # no misinformation / noise labels: only accuracy applies
-            scores = {**scores, "precision": None, "recall": None}
-        reused = mean(step(row, "cdit")["reused"] for row in per_q.get("cdit", {}).values())
+            again = load(folder / "second")[1]["concat"]
+            both = {"first": per_q["concat"], "second": again}
+            second = f"{pct(mean(r['metrics']['accuracy'] for r in again.values()))} " \
+                     f"({paired_text(both, 'second', 'first', 'accuracy', unit='')})"
+        rows = per_q.get("cdit", {})
+        judge = [r["usage_by_stage"].get("judge", {}) for r in rows.values()]
+        reused = mean(step(row, "cdit")["reused"] for row in rows.values())
         separated = len(TrimLog(folder / "index").state().separated) if (folder / "index").exists() else 0
-        diff = None if None in (acc.get("cdit"), acc.get("concat")) else acc["cdit"] - acc["concat"]
-        lines.append(f"| {folder.name} | {results['n']} | {pct(acc.get('concat'))} | {pct(acc.get('cdit'))} | "
-                     f"{'-' if diff is None else f'{100 * diff:+.1f}'} | {pct(second)} | {pct(scores['precision'])} / "
-                     f"{pct(scores['recall'])} | {pct(scores['unreadable'])} | {seconds(per_q.get('cdit', {}), 'judge'):.1f}"
-                     f" | {reused:.2f} | {separated} |")
+        diff = paired_text(per_q, "cdit", "concat", "accuracy", unit="") if {"cdit", "concat"} <= set(per_q) else "-"
+        lines.append(f"| {folder.name} | {results['n']} | {pct(acc.get('concat'))} | {pct(acc.get('cdit'))} | {diff} "
+                     f"| {second} | {mean(j.get('llm_calls', 0) + j.get('cached_calls', 0) for j in judge):.1f} | "
+                     f"{seconds(rows, 'judge'):.1f} | {reused:.2f} | {separated} |")
     discussion = args.discussion.read_text() if args.discussion else ""
     doc = f"""# CDIT (paper 003) on RAMDocs dev, pooled into one index
 
 Generated by `benchmarks/cdit_report.py` from `{args.runs}` (`benchmarks/run_cdit.sh`); rows named conflictqa-*
 are conflictQA's StrategyQA half (memory and counter-memory evidence pooled). Accuracy: a gold answer
-string contained in the output. The judge is scored as a detector of RAMDocs' misinformation and noise documents
-(discarded = flagged). The second pass asks plain concat the same questions again on the index copy CDIT trimmed.
+string contained in the output. The second pass asks plain concat the same questions again on the index copy CDIT trimmed.
 
 {chr(10).join(lines)}
+
+### The second pass: what retrieval alone now returns
+
+The trimmed copy's top-k for the same questions, against the passages the judge saw on the first pass (a
+separated pair is walked in rank order: the later one is dropped, whichever the judge discarded).
+
+{second_pass_retrieval(folders)}
+
+## The judge against RAMDocs' document labels
+
+Share of each kind of retrieved passage the judge discarded (first CDIT pass). A question's own documents are
+labelled correct, misinformation or noise; pooled retrieval also brings other questions' passages, which are
+off-topic for it. Precision / recall of "discarded" as a detector of own misinformation + noise (the labels the
+issue names), and of off-topic passages (noise + other questions'), which is what a consistency judge looks for.
+
+{judge_table(folders, types)}
 
 ## Does trimming break the index for everyone else?
 
@@ -168,6 +284,20 @@ against exact search on the untrimmed Flat index.
 An LLM-free curation pass over more questions, to see the machinery at larger cut rates:
 
 {curation_recall(ROOT / "docs/results/cdit_trim_recall.json")}
+
+## Time spent judging (the paper's Table 4)
+
+Model seconds on 2 CPU threads (Qwen2.5-Coder-1.5B, Q4_K_M), first CDIT pass of each configuration; cached calls
+keep the time measured when they were made.
+
+{judging_time(folders)}
+
+## spaCy judge against the LLM judge
+
+Same index, questions and top-k (flat-k10 vs flat-k10-spacy); the spaCy judge uses no LLM, so its time is wall
+seconds.
+
+{judge_agreement(folders)}
 
 ## The determiner: a question judged before is not judged again
 

@@ -2,7 +2,7 @@ import json
 
 from tanglerag.config import Settings
 from tanglerag.datasets.registry import load_dataset
-from tanglerag.eval.report import markdown_table, write_outputs
+from tanglerag.eval.report import _format_metric, markdown_table, write_outputs
 from tanglerag.eval.runner import EvalRunner
 from tanglerag.runtime import Runtime
 from tanglerag.testing import CannedBackend
@@ -45,6 +45,7 @@ def test_scores_usage_and_cached_rerun(llm_factory, embedder, tmp_path):
     table = markdown_table(report)
     assert "| concat | 66.7 [0.0, 100.0] | 66.7 [0.0, 100.0] | 33.3 | - | 0.0 | 66.7 |" in table
     assert rerun.results[0].usage["model_seconds"] == result.usage["model_seconds"] > 0
+    assert _format_metric("accuracy", 0.54, (0.4, 0.68)) == "54.0 [40.0, 68.0]"  # a rate like EM, not 0.540
     assert report.results[0].metrics["nm"] is None  # concat has no answer pool
 
 
