@@ -58,8 +58,8 @@ def detector(counts: dict[str, list[int]], bad: set[str], among: set[str]) -> tu
 
 
 def judge_table(folders: list[Path], types: dict[str, str]) -> str:
-    lines = ["| configuration | judged | discarded: correct | misinfo | noise | other questions' | unreadable | "
-             "P / R: own misinfo+noise | P / R: off-topic (noise + other) |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = [("| configuration | judged | discarded: correct | misinfo | noise | other questions' | unreadable | "
+             "P / R: own misinfo+noise | P / R: off-topic (noise + other) |"), "|---|---|---|---|---|---|---|---|---|"]
     for folder in folders:
         if folder.name.startswith("conflictqa"):  # no misinformation / noise labels
             continue
@@ -176,8 +176,8 @@ def judge_agreement(folders: list[Path]) -> str:
 
 def second_pass_retrieval(folders: list[Path]) -> str:
     """Does retrieval alone, on the trimmed copy, now leave out what the judge discarded, and keep what it kept?"""
-    lines = ["| configuration | separated pairs | judge-discarded passages still retrieved | judge-kept passages still "
-             "retrieved | questions whose retrieval changed |", "|---|---|---|---|---|"]
+    lines = [("| configuration | separated pairs | judge-discarded passages still retrieved | judge-kept passages still "
+             "retrieved | questions whose retrieval changed |"), "|---|---|---|---|---|"]
     for folder in folders:
         if not (folder / "second" / "results.json").exists():
             continue
