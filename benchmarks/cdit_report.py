@@ -239,8 +239,8 @@ def main() -> None:
         if (folder / "second" / "results.json").exists():
             again = load(folder / "second")[1]["concat"]
             both = {"first": per_q["concat"], "second": again}
-            second = f"{pct(mean(r['metrics']['accuracy'] for r in again.values()))} " \
-                     f"({paired_text(both, 'second', 'first', 'accuracy', unit='')})"
+            second = (f"{pct(mean(r['metrics']['accuracy'] for r in again.values()))} "
+                      f"({paired_text(both, 'second', 'first', 'accuracy', unit='')})")
         rows = per_q.get("cdit", {})
         judge = [r["usage_by_stage"].get("judge", {}) for r in rows.values()]
         reused = mean(step(row, "cdit")["reused"] for row in rows.values())
