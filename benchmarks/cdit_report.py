@@ -150,28 +150,50 @@ def verdicts(rows: dict) -> dict[tuple[str, str], bool | None]:
     return {(qid, j["passage_id"]): j["consistent"] for qid, row in rows.items() for j in step(row, "cdit")["judgments"]}
 
 
-def judge_agreement(folders: list[Path]) -> str:
-    """The LLM-free spaCy judge against the LLM judge, on the (question, passage) pairs both judged in the same setting."""
+def judge_agreement(folders: list[Path], a: str, b: str, b_field: str = "model_seconds") -> str:
+    """Two judges on the (question, passage) pairs both judged in the same setting: run ``a`` against run ``b``."""
     by_name = {f.name: f for f in folders}
-    if not {"flat-k10", "flat-k10-spacy"} <= set(by_name):
-        return "(needs the flat-k10 and flat-k10-spacy runs)"
-    llm_rows = load(by_name["flat-k10"] / "first")[1]["cdit"]
-    spacy_rows = load(by_name["flat-k10-spacy"] / "first")[1]["cdit"]
-    llm, spacy = verdicts(llm_rows), verdicts(spacy_rows)
-    both = [key for key in llm if key in spacy and llm[key] is not None and spacy[key] is not None]
-    agree = sum(llm[k] == spacy[k] for k in both)
-    drop_llm = sum(llm[k] is False for k in both)
-    drop_spacy = sum(spacy[k] is False for k in both)
+    if not {a, b} <= set(by_name):
+        return f"(needs the {a} and {b} runs)"
+    a_rows = load(by_name[a] / "first")[1]["cdit"]
+    b_rows = load(by_name[b] / "first")[1]["cdit"]
+    va, vb = verdicts(a_rows), verdicts(b_rows)
+    both = [key for key in va if key in vb and va[key] is not None and vb[key] is not None]
+    agree = sum(va[k] == vb[k] for k in both)
+    drop_a = sum(va[k] is False for k in both)
+    drop_b = sum(vb[k] is False for k in both)
     kappa = "-"
     if both:
         p_o = agree / len(both)
-        p_e = (drop_llm * drop_spacy + (len(both) - drop_llm) * (len(both) - drop_spacy)) / len(both) ** 2
+        p_e = (drop_a * drop_b + (len(both) - drop_a) * (len(both) - drop_b)) / len(both) ** 2
         kappa = f"{(p_o - p_e) / (1 - p_e):.2f}" if p_e < 1 else "-"
-    return (f"| pairs judged by both | agreement | Cohen's kappa | LLM discards | spaCy discards | LLM judge s/q "
-            f"| spaCy judge s/q |\n|---|---|---|---|---|---|---|\n| {len(both)} | {pct(agree / len(both) if both else None)}"
-            f" | {kappa} | {pct(drop_llm / len(both) if both else None)} | "
-            f"{pct(drop_spacy / len(both) if both else None)} | {seconds(llm_rows, 'judge'):.2f} | "
-            f"{seconds(spacy_rows, 'judge', 'seconds'):.2f} |")
+    return (f"| pairs judged by both | agreement | Cohen's kappa | {a} discards | {b} discards | {a} judge s/q "
+            f"| {b} judge s/q |\n|---|---|---|---|---|---|---|\n| {len(both)} | {pct(agree / len(both) if both else None)}"
+            f" | {kappa} | {pct(drop_a / len(both) if both else None)} | "
+            f"{pct(drop_b / len(both) if both else None)} | {seconds(a_rows, 'judge'):.2f} | "
+            f"{seconds(b_rows, 'judge', b_field):.2f} |")
+
+
+def topk_section(folders: list[Path]) -> str:
+    """CDIT against concat as top-k grows (flat index, one judge call per passage), on the questions every top-k
+    run answered, so the rows differ only in k."""
+    series = {int(f.name.removeprefix("flat-k")): f for f in folders
+              if f.name.startswith("flat-k") and f.name.removeprefix("flat-k").isdigit()}
+    if len(series) < 2:
+        return "(needs flat-kN runs for two or more N)"
+    runs = {k: load(series[k] / "first")[1] for k in sorted(series)}
+    common = set.intersection(*(set(per_q["cdit"]) & set(per_q["concat"]) for per_q in runs.values()))
+    lines = [f"{len(common)} questions (the first of the seeded sample) answered at every top-k.", "",
+             ("| top-k | concat acc | CDIT acc | CDIT - concat [95% CI] | passages kept by the judge / q | judge s/q "
+              "| concat prompt tokens/q | CDIT prompt tokens/q (judge + answer) |"), "|---|---|---|---|---|---|---|---|"]
+    for k, per_q in runs.items():
+        sub = {m: {q: rows[q] for q in common} for m, rows in per_q.items() if m in ("concat", "cdit")}
+        kept = mean(sum(j["consistent"] is not False for j in step(r, "cdit")["judgments"]) for r in sub["cdit"].values())
+        tokens = {m: mean(r["usage"].get("prompt_tokens", 0) for r in rows.values()) for m, rows in sub.items()}
+        acc = {m: mean(r["metrics"]["accuracy"] for r in rows.values()) for m, rows in sub.items()}
+        lines.append(f"| {k} | {pct(acc['concat'])} | {pct(acc['cdit'])} | {paired_text(sub, 'cdit', 'concat', 'accuracy', unit='')}"
+                     f" | {kept:.1f} | {seconds(sub['cdit'], 'judge'):.1f} | {tokens['concat']:.0f} | {tokens['cdit']:.0f} |")
+    return "\n".join(lines)
 
 
 def second_pass_retrieval(folders: list[Path]) -> str:
@@ -265,6 +287,14 @@ separated pair is walked in rank order: the later one is dropped, whichever the 
 
 {second_pass_retrieval(folders)}
 
+## As top-k grows
+
+{topk_section(folders)}
+
+One batched judge call for all of a question's passages (`cdit.batched`) against one call per passage, at top-k 20:
+
+{judge_agreement(folders, "flat-k20", "flat-k20-batched")}
+
 ## The judge against RAMDocs' document labels
 
 Share of each kind of retrieved passage the judge discarded (first CDIT pass). A question's own documents are
@@ -297,7 +327,7 @@ keep the time measured when they were made.
 Same index, questions and top-k (flat-k10 vs flat-k10-spacy); the spaCy judge uses no LLM, so its time is wall
 seconds.
 
-{judge_agreement(folders)}
+{judge_agreement(folders, "flat-k10", "flat-k10-spacy", "seconds")}
 
 ## The determiner: a question judged before is not judged again
 

@@ -87,3 +87,12 @@ def test_multi_answer_prompt_abstains_on_unrelated_contexts(setup):
     unrelated = builder.build(examples["What sport is Bobby Carpenter associated with?"], 3)
     answer = BaseMethod(Resources.for_llm(llm)).answer(Question(text="What is the population of Pilzno?"), unrelated)
     assert answer.is_unknown and not answer.parts, answer.trace.calls[0].replies
+
+
+def test_a_prompt_longer_than_the_window_names_the_setting_to_raise(setup):
+    from tanglerag.errors import LLMError
+    from tanglerag.trace import Message
+
+    llm, _, _ = setup  # the backend was opened with n_ctx=2048
+    with pytest.raises(LLMError, match=r"does not fit the model's context window \(llm.n_ctx=2048\)"):
+        llm.complete([Message(role="user", content="radio " * 3000)], llm.params(max_tokens=4))

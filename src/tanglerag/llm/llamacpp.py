@@ -93,10 +93,18 @@ class LlamaCppBackend:
                 response = server.handle_chat_completions(request)
                 if not isinstance(response, dict) or "error" in response:
                     error = response.get("error") if isinstance(response, dict) else response
-                    raise LLMError(f"llama.cpp rejected the request: {error}")
+                    raise LLMError(_rejection(error))
                 texts.append(response["choices"][0]["message"].get("content") or "")
                 usage = response.get("usage", {})
                 if i == 0:
                     prompt_tokens = int(usage.get("prompt_tokens", 0))
                 completion_tokens += int(usage.get("completion_tokens", 0))
             return RawCompletion(texts=texts, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+
+
+def _rejection(error: Any) -> str:
+    """One line for the user; a prompt longer than the window says which setting to raise."""
+    if isinstance(error, dict) and error.get("type") == "exceed_context_size_error":
+        return (f"the prompt ({error.get('n_prompt_tokens', '?')} tokens) does not fit the model's context window "
+                f"(llm.n_ctx={error.get('n_ctx', '?')}): raise it (--set llm.n_ctx=12288) or retrieve fewer passages")
+    return f"llama.cpp rejected the request: {error}"
