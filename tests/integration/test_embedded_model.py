@@ -96,3 +96,19 @@ def test_a_prompt_longer_than_the_window_names_the_setting_to_raise(setup):
     llm, _, _ = setup  # the backend was opened with n_ctx=2048
     with pytest.raises(LLMError, match=r"does not fit the model's context window \(llm.n_ctx=2048\)"):
         llm.complete([Message(role="user", content="radio " * 3000)], llm.params(max_tokens=4))
+
+
+def test_a_batched_judgment_has_room_for_a_verdict_on_every_passage(setup):
+    from tanglerag.methods.registry import make_method
+    from tanglerag.testing import HashEmbedder
+    from tanglerag.types import Passage
+    from tests.conftest import as_retrieved
+
+    llm, _, _ = setup
+    people = ["Jack", "Tom", "Anna", "Maria", "Ravi", "Chen", "Olga", "Sam", "Lea", "Omar", "Ines", "Kofi"]
+    hits = as_retrieved([Passage(id=f"p{i}", text=f"{name} switched {'on' if i % 2 else 'off'} the radio in the kitchen.")
+                         for i, name in enumerate(people)])
+    settings = Settings.load(None, ["cdit.batched=true"])
+    method = make_method("cdit", Resources.for_llm(llm, settings, embedder=HashEmbedder()))
+    verdicts = method.judge("Who switched on the radio in the kitchen?", hits)
+    assert None not in verdicts, verdicts  # a cut-off reply would leave the last passages unread

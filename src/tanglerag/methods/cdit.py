@@ -22,7 +22,13 @@ from tanglerag.index.determiner import QueryMemory
 from tanglerag.index.trim import TrimLog
 from tanglerag.llm.client import Request
 from tanglerag.methods.base import Method, MethodResult, Resources
-from tanglerag.methods.cdit_prompts import judge_batch_messages, judge_messages, parse_verdict, parse_verdict_lines
+from tanglerag.methods.cdit_prompts import (
+    BATCH_LINE_TOKENS,
+    judge_batch_messages,
+    judge_messages,
+    parse_verdict,
+    parse_verdict_lines,
+)
 from tanglerag.stages.cmd_parse import SpacyJudge
 from tanglerag.text import clip_words, number_passages
 from tanglerag.trace import CditStep, Judgment
@@ -55,7 +61,8 @@ class CditMethod(Method):
             with stage("judge"):
                 return self.parser_judge.judge(self.config.cmd, question,
                                                [clip_words(h.passage.text, words) for h in passages])
-        params = self.llm.params(max_tokens=self.config.judge_tokens * (len(passages) if self.config.batched else 1))
+        per_passage = self.config.judge_tokens + (BATCH_LINE_TOKENS if self.config.batched else 0)
+        params = self.llm.params(max_tokens=per_passage * (len(passages) if self.config.batched else 1))
         with stage("judge"):
             if self.config.batched:
                 reply = self.llm.complete(judge_batch_messages(self.config.cmd, question,

@@ -31,6 +31,9 @@ def judge_messages(cmd: str, question: str, passage: str) -> list[Message]:
     return [Message(role="system", content=judge_system(cmd)), Message(role="user", content=user)]
 
 
+BATCH_LINE_TOKENS = 4  # what a batched reply spends per passage beside the verdict: "12: " and a newline
+
+
 def judge_batch_messages(cmd: str, question: str, numbered_passages: str, count: int) -> list[Message]:
     user = (f"Question: {question}\n\nPassages:\n{numbered_passages}\n\n"
             f"For each of the {count} passages, does it match the question under the rule? Reply with one line per "
