@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from functools import cache
 from pathlib import Path
 from statistics import mean
 
@@ -19,6 +20,7 @@ from tanglerag.datasets.registry import load_dataset
 from tanglerag.index.trim import TrimLog
 
 ROOT = Path(__file__).resolve().parents[1]
+read_pass = cache(load)  # the sections read the same passes: each folder is parsed once
 
 
 def pct(value: float | None) -> str:
@@ -63,7 +65,7 @@ def judge_table(folders: list[Path], types: dict[str, str]) -> str:
     for folder in folders:
         if folder.name.startswith("conflictqa"):  # no misinformation / noise labels
             continue
-        rows = load(folder / "first")[1].get("cdit", {})
+        rows = read_pass(folder / "first")[1].get("cdit", {})
         if not rows:
             continue
         c = judge_counts(rows, types)
@@ -90,7 +92,7 @@ def untouched_recall(runs: Path, folders: list[Path], k: int = 10) -> str:
     _, examples = load_dataset("ramdocs")
     judged = set()
     for folder in folders:
-        judged |= {qid for rows in load(folder / "first")[1].values() for qid in rows}
+        judged |= {qid for rows in read_pass(folder / "first")[1].values() for qid in rows}
     queries = [ex.question for ex in examples if ex.id not in judged]
     exact = PassageIndex.load(runs / "index-ramdocs-flat", embedder)
     truth = [{h.passage.id for h in exact.search(q, k)} for q in queries]
@@ -117,13 +119,11 @@ def determiner_section(folders: list[Path]) -> str:
         if not (folder / "repeat" / "results.json").exists():
             continue
         for label in ("first", "repeat"):
-            rows = load(folder / label)[1]["cdit"]
+            rows = read_pass(folder / label)[1]["cdit"]
             steps = [step(row, "cdit") for row in rows.values()]
-            judge = [row["usage_by_stage"].get("judge", {}) for row in rows.values()]
             lines.append(f"| {folder.name} | {label} | {sum(s['reused'] > 0 for s in steps)} of {len(steps)} | "
-                         f"{mean(s['reused'] for s in steps):.2f} | "
-                         f"{mean(j.get('llm_calls', 0) + j.get('cached_calls', 0) for j in judge):.2f} | "
-                         f"{mean(j.get('model_seconds', 0.0) for j in judge):.1f} |")
+                         f"{mean(s['reused'] for s in steps):.2f} | {mean(map(judge_calls, rows.values())):.2f} | "
+                         f"{seconds(rows, 'judge'):.1f} |")
     return "\n".join(lines) if len(lines) > 2 else "(no repeat pass)"
 
 
@@ -155,8 +155,8 @@ def judge_agreement(folders: list[Path], a: str, b: str, b_field: str = "model_s
     by_name = {f.name: f for f in folders}
     if not {a, b} <= set(by_name):
         return f"(needs the {a} and {b} runs)"
-    a_rows = load(by_name[a] / "first")[1]["cdit"]
-    b_rows = load(by_name[b] / "first")[1]["cdit"]
+    a_rows = read_pass(by_name[a] / "first")[1]["cdit"]
+    b_rows = read_pass(by_name[b] / "first")[1]["cdit"]
     va, vb = verdicts(a_rows), verdicts(b_rows)
     both = [key for key in va if key in vb and va[key] is not None and vb[key] is not None]
     agree = sum(va[k] == vb[k] for k in both)
@@ -181,7 +181,7 @@ def topk_section(folders: list[Path]) -> str:
               if f.name.startswith("flat-k") and f.name.removeprefix("flat-k").isdigit()}
     if len(series) < 2:
         return "(needs flat-kN runs for two or more N)"
-    runs = {k: load(series[k] / "first")[1] for k in sorted(series)}
+    runs = {k: read_pass(series[k] / "first")[1] for k in sorted(series)}
     common = set.intersection(*(set(per_q["cdit"]) & set(per_q["concat"]) for per_q in runs.values()))
     lines = [f"{len(common)} questions (the first of the seeded sample) answered at every top-k.", "",
              ("| top-k | concat acc | CDIT acc | CDIT - concat [95% CI] | passages kept by the judge / q | judge s/q "
@@ -203,8 +203,8 @@ def second_pass_retrieval(folders: list[Path]) -> str:
     for folder in folders:
         if not (folder / "second" / "results.json").exists():
             continue
-        cdit = load(folder / "first")[1]["cdit"]
-        again = load(folder / "second")[1]["concat"]
+        cdit = read_pass(folder / "first")[1]["cdit"]
+        again = read_pass(folder / "second")[1]["concat"]
         dropped = kept = dropped_back = kept_back = changed = 0
         for qid, row in cdit.items():
             now = set(again[qid]["passage_ids"])
@@ -228,15 +228,20 @@ def judging_time(folders: list[Path]) -> str:
     lines = ["| configuration | questions | judge calls | judge model s (total) | judge share of CDIT's model time |",
              "|---|---|---|---|---|"]
     for folder in folders:
-        rows = load(folder / "first")[1].get("cdit", {})
+        rows = read_pass(folder / "first")[1].get("cdit", {})
         if not rows:
             continue
-        calls = sum(r["usage_by_stage"].get("judge", {}).get("llm_calls", 0)
-                    + r["usage_by_stage"].get("judge", {}).get("cached_calls", 0) for r in rows.values())
+        calls = sum(map(judge_calls, rows.values()))
         judge = sum(r["usage_by_stage"].get("judge", {}).get("model_seconds", 0.0) for r in rows.values())
         total = sum(r["usage"].get("model_seconds", 0.0) for r in rows.values())
         lines.append(f"| {folder.name} | {len(rows)} | {calls:.0f} | {judge:.0f} | {pct(judge / total if total else None)} |")
     return "\n".join(lines)
+
+
+def judge_calls(row: dict) -> float:
+    """Judge calls of one question, made or answered from the cache."""
+    judge = row["usage_by_stage"].get("judge", {})
+    return judge.get("llm_calls", 0) + judge.get("cached_calls", 0)
 
 
 def seconds(rows: dict, stage: str, field: str = "model_seconds") -> float:
@@ -255,21 +260,20 @@ def main() -> None:
     lines = [header, "|---|---|---|---|---|---|---|---|---|---|"]
     folders = sorted(p for p in args.runs.iterdir() if (p / "first" / "results.json").exists())
     for folder in folders:
-        results, per_q = load(folder / "first")
+        results, per_q = read_pass(folder / "first")
         acc = {r["method"]: r["metrics"].get("accuracy") for r in results["results"]}
         second = "-"
         if (folder / "second" / "results.json").exists():
-            again = load(folder / "second")[1]["concat"]
+            again = read_pass(folder / "second")[1]["concat"]
             both = {"first": per_q["concat"], "second": again}
             second = (f"{pct(mean(r['metrics']['accuracy'] for r in again.values()))} "
                       f"({paired_text(both, 'second', 'first', 'accuracy', unit='')})")
         rows = per_q.get("cdit", {})
-        judge = [r["usage_by_stage"].get("judge", {}) for r in rows.values()]
         reused = mean(step(row, "cdit")["reused"] for row in rows.values())
         separated = len(TrimLog(folder / "index").state().separated) if (folder / "index").exists() else 0
         diff = paired_text(per_q, "cdit", "concat", "accuracy", unit="") if {"cdit", "concat"} <= set(per_q) else "-"
         lines.append(f"| {folder.name} | {results['n']} | {pct(acc.get('concat'))} | {pct(acc.get('cdit'))} | {diff} "
-                     f"| {second} | {mean(j.get('llm_calls', 0) + j.get('cached_calls', 0) for j in judge):.1f} | "
+                     f"| {second} | {mean(map(judge_calls, rows.values())):.1f} | "
                      f"{seconds(rows, 'judge'):.1f} | {reused:.2f} | {separated} |")
     discussion = args.discussion.read_text() if args.discussion else ""
     doc = f"""# CDIT (paper 003) on RAMDocs dev, pooled into one index

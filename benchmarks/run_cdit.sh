@@ -56,7 +56,8 @@ SECOND=0 N="${N_CONFLICTQA:-30}" run conflictqa-flat-k5 flat 5
 DATASET=ramdocs
 SECOND=0 run flat-k20-batched flat 20 --head "${HEAD_K20:-15}" --set cdit.batched=true --set llm.n_ctx=12288
 # top-k above 10 on the first questions only: the judge one passage at a time (its verdicts on the first 10 passages
-# come from the k=10 run's cache), k=50 before k=30 so k=30's judgments are all cached; 20+ passages need a longer window than 4096 tokens
+# come from the k=10 run's cache), k=50 before k=30 so k=30's judgments are all cached; prompts of 20+ passages need
+# a longer window than the default 4096 tokens
 SECOND=0 run flat-k20 flat 20 --head "${HEAD_K20:-15}" --set llm.n_ctx=12288
 SECOND=0 run flat-k50 flat 50 --head "${HEAD_K50:-10}" --set llm.n_ctx=12288
 SECOND=0 run flat-k30 flat 30 --head "${HEAD_K30:-10}" --set llm.n_ctx=12288

@@ -61,14 +61,14 @@ class CditMethod(Method):
             with stage("judge"):
                 return self.parser_judge.judge(self.config.cmd, question,
                                                [clip_words(h.passage.text, words) for h in passages])
-        per_passage = self.config.judge_tokens + (BATCH_LINE_TOKENS if self.config.batched else 0)
-        params = self.llm.params(max_tokens=per_passage * (len(passages) if self.config.batched else 1))
         with stage("judge"):
             if self.config.batched:
+                budget = (self.config.judge_tokens + BATCH_LINE_TOKENS) * len(passages)
                 reply = self.llm.complete(judge_batch_messages(self.config.cmd, question,
                                                                number_passages(passages, words), len(passages)),
-                                          params).text
+                                          self.llm.params(max_tokens=budget)).text
                 return parse_verdict_lines(reply, len(passages))
+            params = self.llm.params(max_tokens=self.config.judge_tokens)
             requests = [Request(judge_messages(self.config.cmd, question, clip_words(h.passage.text, words)), params)
                         for h in passages]
             return [parse_verdict(c.text) for c in self.llm.complete_many(requests)]
