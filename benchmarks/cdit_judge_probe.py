@@ -14,13 +14,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from tanglerag.config import Settings
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.embeddings import Embedder
 from tanglerag.llm.client import Request
 from tanglerag.llm.factory import build_llm
-from tanglerag.methods.cdit_prompts import judge_messages, parse_verdict
-from tanglerag.stages.cmd_parse import SpacyJudge
+from tanglerag.methods.cdit.cmd_parse import SpacyJudge
+from tanglerag.methods.cdit.prompts import judge_messages, parse_verdict
+from tanglerag.settings import Settings
 from tanglerag.text import clip_words
 
 
@@ -36,7 +36,7 @@ def main() -> None:
     _, examples = load_dataset("ramdocs", sample=args.sample, seed=args.seed)
     words = settings.methods.passage_words
     judges = {"spacy": SpacyJudge(Embedder(settings.embedding), settings.cdit.spacy_threshold)}
-    llm = build_llm(settings) if args.llm else None
+    llm = build_llm(settings.llm, settings.cache_dir) if args.llm else None
     lines = [(f"# CDIT judges against RAMDocs' document labels\n\n`benchmarks/cdit_judge_probe.py --sample {args.sample} "
              f"--seed {args.seed}{' --llm' if llm else ''}`: each question's own documents, clipped to {words} words; "
              f"model `{settings.llm.model if llm else '-'}`. P / R: \"inconsistent\" as a detector of misinformation "

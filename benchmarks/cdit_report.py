@@ -15,9 +15,9 @@ from statistics import mean
 from cdit_trim_recall import recall
 from run_io import load, paired_text, step
 
-from tanglerag.config import Settings
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.index.trim import TrimLog
+from tanglerag.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 read_pass = cache(load)  # the sections read the same passes: each folder is parsed once

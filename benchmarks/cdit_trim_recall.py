@@ -24,14 +24,15 @@ from statistics import mean
 
 import numpy as np
 
-from tanglerag.config import IndexConfig, Settings
+from tanglerag.config import IndexConfig
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.embeddings import Embedder
 from tanglerag.index.passage_index import PassageIndex
-from tanglerag.methods.cdit import CditMethod
+from tanglerag.methods.cdit.curate import curate
+from tanglerag.methods.cdit.method import CditMethod
 from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
 from tanglerag.testing import canned_llm
-from tanglerag.types import Question
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -97,13 +98,8 @@ def main() -> None:
             resources = runtime.resources()
             method = CditMethod(resources)
             start = time.perf_counter()
-            discarded = judged_n = 0
-            for example in judged:
-                question = Question(text=example.question)
-                hits = resources.retriever.retrieve(question).passages
-                kept = method.filter(question, hits)
-                judged_n += len(hits)
-                discarded += len(hits) - len(kept)
+            totals = curate(method, resources.retriever, [example.question for example in judged])
+            judged_n, discarded = totals.judged + totals.reused, totals.discarded
             seconds = (time.perf_counter() - start) / len(judged)
             after_index = PassageIndex.load(folder, embedder)
             links = int(after_index.dense.hnsw.neighbors.size()) if kind == "hnsw" else None

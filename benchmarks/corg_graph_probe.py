@@ -13,21 +13,21 @@ from collections import Counter
 
 from corg_report import silver_relation
 
-from tanglerag.config import Settings
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.embeddings import Embedder
 from tanglerag.eval.passages import PassageBuilder
 from tanglerag.llm.factory import build_llm
-from tanglerag.organize.constructor import GraphConstructor
-from tanglerag.organize.graph import ContextGraph
-from tanglerag.organize.reranker import organize
+from tanglerag.methods.corg.constructor import GraphConstructor
+from tanglerag.methods.corg.graph import ContextGraph
+from tanglerag.methods.corg.reranker import organize
+from tanglerag.settings import Settings
 from tanglerag.tracking import Tracker, track
 
 
 def probe(mode: str, sample: int, seed: int, show: bool) -> None:
     settings = Settings.load(None, [f"corg.graph={mode}"])
     _, examples = load_dataset("ramdocs", sample=sample, seed=seed)
-    llm = build_llm(settings)
+    llm = build_llm(settings.llm, settings.cache_dir)
     builder = PassageBuilder(examples, Embedder(settings.embedding), settings.eval)
     constructor = GraphConstructor(llm, settings.corg, settings.methods.passage_words)
     tracker = Tracker()  # one tracker over the whole probe: its usage is the probe's cost
@@ -51,7 +51,7 @@ def probe(mode: str, sample: int, seed: int, show: bool) -> None:
     judged = {k: v for k, v in confusion.items() if k[0] is not None}
     hits = sum(v for (s, r), v in judged.items() if s == r)
     total = sum(judged.values())
-    usage = tracker.usage.summary()
+    usage = tracker.usage.totals()
     print(f"\n{mode}: label accuracy {100 * hits / max(total, 1):.1f}% of {total} pairs; "
           f"groups/q {groups / len(examples):.2f}, contexts kept/q {kept / len(examples):.2f}; "
           f"calls {usage['llm_calls'] + usage['cached_calls']}, prompt tokens {usage['prompt_tokens']}, "

@@ -16,7 +16,7 @@ import faiss
 import numpy as np
 from run_io import write_section
 
-from tanglerag.config import IndexConfig, Settings
+from tanglerag.config import IndexConfig
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.embeddings import Embedder
 from tanglerag.index.dense import build_dense
@@ -27,8 +27,9 @@ from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
 from tanglerag.llm.llamacpp import LlamaCppBackend
 from tanglerag.methods.base import Resources
-from tanglerag.methods.concat import ConcatMethod
+from tanglerag.methods.concat.method import ConcatMethod
 from tanglerag.pipeline import RAGPipeline
+from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import IndexRetriever
 
 SAMPLE = Path(__file__).resolve().parents[1] / "src/tanglerag/sample_data/sample_corpus.jsonl"

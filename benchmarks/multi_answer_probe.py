@@ -18,15 +18,15 @@ import re
 from collections.abc import Callable
 from statistics import mean
 
-from tanglerag.config import Settings
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.embeddings import Embedder
 from tanglerag.eval.passages import PassageBuilder
 from tanglerag.llm.base import Message
 from tanglerag.llm.factory import build_llm
+from tanglerag.methods.corg.multi_answer import parse_parts, render
+from tanglerag.methods.corg.prompts import MULTI_ANSWER_TASK, READER_SYSTEM
 from tanglerag.metrics.registry import compute
-from tanglerag.organize.prompts import MULTI_ANSWER_TASK, READER_SYSTEM
-from tanglerag.stages.multi_answer import parse_parts, render
+from tanglerag.settings import Settings
 from tanglerag.text import number_passages
 from tanglerag.types import Answer
 
@@ -130,7 +130,7 @@ def main() -> None:
     args = parser.parse_args()
     settings = Settings.load()
     _, examples = load_dataset("ramdocs", sample=args.sample, seed=args.seed)
-    llm = build_llm(settings)
+    llm = build_llm(settings.llm, settings.cache_dir)
     builder = PassageBuilder(examples, Embedder(settings.embedding), settings.eval)
     hits = {ex.id: builder.build(ex, 10) for ex in examples}
     if args.contexts == "noise":

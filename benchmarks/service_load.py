@@ -42,9 +42,9 @@ def serve_canned(index: Path, port: int) -> None:
     """The server process of the canned run: the real service around the canned LLM and the real embedder."""
     import uvicorn
 
-    from tanglerag.config import Settings
     from tanglerag.runtime import Runtime
     from tanglerag.service.app import create_app
+    from tanglerag.settings import Settings
     from tanglerag.testing import canned_llm
 
     settings = Settings.load(overrides=["service.max_waiting=64"])

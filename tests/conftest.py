@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from tanglerag.config import Settings
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
 from tanglerag.methods.base import Resources
+from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend, HashEmbedder
 from tanglerag.types import Passage, RetrievedPassage
 

@@ -3,7 +3,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tanglerag.config import ConfigError, Settings
+from tanglerag.config import ConfigError
+from tanglerag.settings import Settings
 
 
 def test_defaults_use_embedded_model_and_minilm():

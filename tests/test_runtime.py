@@ -2,14 +2,14 @@
 
 import pytest
 
-from tanglerag.config import Settings
 from tanglerag.errors import IndexStoreError
 from tanglerag.index.passage_index import PassageIndex
-from tanglerag.personal.pipeline import PersonalRetriever
+from tanglerag.methods.pcas.retriever import PersonalRetriever
+from tanglerag.methods.pcas.steps import PersonalContextStep
 from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import IndexRetriever
 from tanglerag.testing import CannedBackend, HashEmbedder
-from tanglerag.trace import PersonalContextStep
 from tanglerag.types import Question
 
 

@@ -1,25 +1,19 @@
 """The typed trace survives JSON: every step kind comes back as the same model."""
 
-from tanglerag.trace import (
-    AnswerPoolStep,
+from tanglerag.methods.corg.steps import (
     ContextGraphStep,
     ContextGroup,
     ContextRankingStep,
-    DistillStep,
+    ContextSummaryStep,
     DroppedContext,
-    FallbackStep,
     GraphEdge,
     GraphNode,
     GroupsStep,
-    LLMCall,
-    Message,
-    PersonalContextStep,
-    PoolAnswer,
-    RationaleStep,
-    SummaryStep,
-    Trace,
-    VoteCount,
 )
+from tanglerag.methods.pcas.steps import PersonalContextStep
+from tanglerag.methods.post_fusion.steps import AnswerPoolStep, DistillStep, FallbackStep, PoolAnswer, RationaleStep
+from tanglerag.stages.vote import VoteCount
+from tanglerag.trace import LLMCall, Message, Trace
 from tanglerag.types import Answer
 
 
@@ -33,7 +27,7 @@ def full_trace() -> Trace:
         GroupsStep(strategy="corg", groups=[ContextGroup(passage_ids=["a"], question="q?")],
                    dropped=[DroppedContext(passage_id="b", reason="duplicate", kept_instead="a")]),
         ContextRankingStep(ranking=["b", "a"], chosen=["b"]),
-        SummaryStep(summary="s"),
+        ContextSummaryStep(summary="s"),
         AnswerPoolStep(pool=[PoolAnswer(passage_id="a", answer="x", unknown=False)],
                        tally=[VoteCount(answer="x", votes=1, passage_ids=["a"])], winner="x"),
         FallbackStep(fired=True),

@@ -1,14 +1,15 @@
-"""Typed configuration, loadable from YAML and overridable with ``section.key=value`` pairs.
+"""Typed configuration sections of the core components, and the loader every settings model uses.
 
-Every component takes its own section, so a component's config can be serialized
-next to its outputs (the index manifest, eval results) and reloaded exactly.
+Every component takes its own section, so a component's config can be serialized next to its
+outputs (the index manifest, eval results) and reloaded exactly. Method families keep their own
+sections beside their code (``methods/<family>/config.py``); ``tanglerag.settings`` assembles the root.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -16,7 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tanglerag.errors import ConfigError
 
 
-class _Section(BaseModel):
+class Section(BaseModel):
+    """A settings section: unknown keys are refused, so a typo never passes silently."""
+
     model_config = ConfigDict(extra="forbid")
 
 
@@ -29,7 +32,7 @@ StrictInt = Annotated[int, Field(strict=True)]
 DEFAULT_GGUF = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
 
-class LLMConfig(_Section):
+class LLMConfig(Section):
     backend: Literal["llamacpp", "openai"] = "llamacpp"
     model: str = Field(
         DEFAULT_GGUF,
@@ -49,14 +52,14 @@ class LLMConfig(_Section):
     cache: bool = True
 
 
-class EmbeddingConfig(_Section):
+class EmbeddingConfig(Section):
     model: str = Field("all-MiniLM-L6-v2", description="sentence-transformers name or local path")
     batch_size: PositiveInt = 32
     device: str = "cpu"
     normalize: bool = True
 
 
-class IndexConfig(_Section):
+class IndexConfig(Section):
     index_type: Literal["flat", "hnsw", "ivf"] = "flat"
     bm25: bool = False
     hnsw_m: PositiveInt = 32
@@ -68,13 +71,13 @@ class IndexConfig(_Section):
     chunk_overlap: NonNegativeInt = 40
 
 
-class RetrievalConfig(_Section):
+class RetrievalConfig(Section):
     top_k: PositiveInt = 5
     mode: Literal["dense", "bm25", "hybrid"] = "dense"
     rrf_k: PositiveInt = 60
 
 
-class MethodsConfig(_Section):
+class MethodsConfig(Section):
     """Knobs shared by the answer-integration methods (paper 004 and the concat baseline)."""
 
     passage_words: PositiveInt = Field(100, description="passages are cut to this many words in prompts (the paper's 100)")
@@ -87,40 +90,9 @@ class MethodsConfig(_Section):
                              "prompt over all passages: paper 004 compares the two strategies with one prompt)")
 
 
-class CorgConfig(_Section):
-    """COrg (paper 000) and its baselines."""
-
-    graph: Literal["pairwise", "extract"] = Field(
-        "pairwise", description="pairwise: LLM labels relations (Algorithm 1); extract: one call per context")
-    plural: Literal["rule", "llm"] = Field("rule", description="how a group's question is put in plural form")
-    answer_each: bool = Field(False, description="answer every kept context in its own call (for models that give "
-                                                 "one answer per call); groups still label the parts")
-    answer_tokens: PositiveInt = Field(96, description="budget for a multi-answer reply (one line per answer)")
-    retrieve_top: PositiveInt = Field(5, description="contexts the 'retrieve' baseline keeps (the paper's 5)")
-    summary_tokens: PositiveInt = 160
-    match_threshold: float = Field(0.6, ge=0.0, le=1.0,
-                                   description="extract mode: token F1 at which descriptors/answers count as equal")
-    reader: str = Field("llm", description="D-F1 reader: 'llm' (the configured LLM) or a HF extractive QA model, "
-                                           "e.g. deepset/roberta-base-squad2")
-    seed: StrictInt = 0
 
 
-class DivaConfig(_Section):
-    """Diva (paper 001) and its baselines: long answers to ambiguous questions."""
-
-    top_k: PositiveInt = Field(5, description="passages kept after pruning (and retrieved per query)")
-    max_interpretations: PositiveInt = Field(5, description="pseudo-interpretations used at most")
-    verification: Literal["each", "batched"] = Field(
-        "batched", description="each: one yes/no call per interpretation; batched: one call for all")
-    demos: NonNegativeInt = Field(0, description="few-shot demonstrations chosen by nearest neighbour from demo_pool")
-    demo_pool: Path | None = Field(None, description="ASQA-format file the demonstrations come from (dev split)")
-    answer_tokens: PositiveInt = Field(300, description="budget of a long answer with its interpretations")
-    step_tokens: PositiveInt = Field(120, description="budget of the ambiguity-type and interpretation calls")
-    toc_depth: PositiveInt = Field(3, description="ToC: deepest level of clarification")
-    toc_nodes: PositiveInt = Field(10, description="ToC: most clarification nodes expanded")
-
-
-class EvalConfig(_Section):
+class EvalConfig(Section):
     """How the benchmark runner builds each question's passages."""
 
     passage_scope: Literal["own", "pooled"] = Field(
@@ -133,33 +105,8 @@ class EvalConfig(_Section):
     seed: StrictInt = 0
 
 
-class PersonalConfig(_Section):
-    """Per-user context store and PCAS parameters (paper 002)."""
 
-    store_dir: Path = Field(default_factory=lambda: Path(os.environ.get("TANGLERAG_HOME", "~/.tanglerag"))
-                            .expanduser() / "users")
-    beam: PositiveInt = Field(10, description="K: documents retrieved by the question before pairing")
-    lam: float = Field(0.6, ge=0.0, le=1.0, description="weight of s(d,q) against s(d,c); 0.6 was best for "
-                                                    "MiniLM on ORCA-ShARC dev (docs/results/pcas.md)")
-
-
-class CditConfig(_Section):
-    """CDIT (paper 003): judge retrieved passages against the question, discard and trim."""
-
-    cmd: Literal["phi1", "phi1+phi2"] = Field(
-        "phi1", description="phi1: subject, predicate, object must match; phi1+phi2: attributives and adverbials too")
-    judge: Literal["llm", "spacy"] = Field("llm", description="llm: the configured LLM; spacy: dependency parses, no LLM")
-    spacy_threshold: float = Field(0.5, ge=0.0, le=1.0, description="spacy judge: embedding similarity of equal nouns")
-    batched: bool = Field(False, description="judge all passages in one call instead of one call each")
-    witnesses: PositiveInt = Field(2, description="witnesses before a link is cut (1 reproduces the public code)")
-    record: bool = Field(True, description="record witnesses in the index folder's trim log (when it has one)")
-    answer_method: str = Field("concat", description="the method that answers from the consistent passages")
-    determiner: bool = Field(True, description="reuse the verdicts of a close enough query judged before")
-    reuse_threshold: float = Field(0.95, ge=0.0, le=1.0, description="determiner: cosine similarity of a close query")
-    judge_tokens: PositiveInt = Field(4, description="budget of one true/false judgment")
-
-
-class ServiceConfig(_Section):
+class ServiceConfig(Section):
     """``tanglerag serve``: limits that keep one process-wide LLM usable under load."""
 
     host: str = "127.0.0.1"
@@ -174,56 +121,51 @@ class ServiceConfig(_Section):
         None, description="lines 'KEY' (admin) or 'KEY USER' (that user only); adds to TANGLERAG_API_KEYS")
 
 
-class Settings(_Section):
-    """Root config. ``cache_dir`` holds the LLM cache and assembled model files."""
 
-    cache_dir: Path = Field(default_factory=lambda: Path(os.environ.get("TANGLERAG_CACHE", "~/.cache/tanglerag")).expanduser())
-    llm: LLMConfig = Field(default_factory=LLMConfig)
-    embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
-    index: IndexConfig = Field(default_factory=IndexConfig)
-    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
-    methods: MethodsConfig = Field(default_factory=MethodsConfig)
-    eval: EvalConfig = Field(default_factory=EvalConfig)
-    personal: PersonalConfig = Field(default_factory=PersonalConfig)
-    corg: CorgConfig = Field(default_factory=CorgConfig)
-    diva: DivaConfig = Field(default_factory=DivaConfig)
-    cdit: CditConfig = Field(default_factory=CditConfig)
-    service: ServiceConfig = Field(default_factory=ServiceConfig)
+M = TypeVar("M", bound=BaseModel)
 
-    @classmethod
-    def load(cls, path: Path | None = None, overrides: list[str] | None = None) -> Settings:
-        """Read YAML (optional) and apply ``a.b=value`` overrides; values are parsed as YAML scalars."""
-        data: dict[str, Any] = {}
-        if path is not None:
-            try:
-                loaded = yaml.safe_load(Path(path).read_text())
-            except FileNotFoundError as exc:
-                raise ConfigError(f"config file not found: {path}") from exc
-            except yaml.YAMLError as exc:
-                raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
-            if loaded is not None and not isinstance(loaded, dict):
-                raise ConfigError(f"config file {path} must hold a mapping at the top level")
-            data = loaded or {}
-        for item in overrides or []:
-            _apply_override(data, item)
+
+def load_config(model: type[M], path: Path | None = None, overrides: list[str] | None = None,
+                values: dict[str, Any] | None = None) -> M:
+    """Read YAML (optional), apply ``a.b=value`` overrides (parsed as YAML scalars), then ``values``: typed
+    settings keyed the same way (what CLI flags set, so a flag's value is never turned into text and back)."""
+    data: dict[str, Any] = {}
+    if path is not None:
         try:
-            return cls.model_validate(data)
-        except ValidationError as exc:
-            raise ConfigError(f"invalid config: {exc}") from exc
+            loaded = yaml.safe_load(Path(path).read_text())
+        except FileNotFoundError as exc:
+            raise ConfigError(f"config file not found: {path}") from exc
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ConfigError(f"config file {path} must hold a mapping at the top level")
+        data = loaded or {}
+    for item in overrides or []:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"override {item!r} must look like section.key=value")
+        _set(data, key.strip(), _scalar(raw), item)
+    for key, value in (values or {}).items():
+        _set(data, key, value, key)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid config: {exc}") from exc
 
 
-def _apply_override(data: dict[str, Any], item: str) -> None:
-    key, sep, raw = item.partition("=")
-    if not sep or not key.strip():
-        raise ConfigError(f"override {item!r} must look like section.key=value")
-    parts = key.strip().split(".")
+def _scalar(raw: str) -> Any:
+    try:
+        return yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        return raw
+
+
+def _set(data: dict[str, Any], key: str, value: Any, item: str) -> None:
+    parts = key.split(".")
     node = data
     for part in parts[:-1]:
         child = node.setdefault(part, {})
         if not isinstance(child, dict):
             raise ConfigError(f"override {item!r}: {part} is not a section")
         node = child
-    try:
-        node[parts[-1]] = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError:
-        node[parts[-1]] = raw
+    node[parts[-1]] = value

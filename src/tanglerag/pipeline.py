@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from tanglerag.methods.base import Method
+from tanglerag.methods.pcas.steps import PersonalContextStep
 from tanglerag.stages.retrieve import Retriever
-from tanglerag.trace import PersonalContextStep
 from tanglerag.tracking import Tracker, stage, track
 from tanglerag.types import Answer, Question
 

@@ -13,19 +13,19 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from tanglerag.config import Settings
 from tanglerag.embeddings import Embedder, TextEmbedder
 from tanglerag.errors import IndexStoreError
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.llm.client import LLM
 from tanglerag.llm.factory import build_llm
 from tanglerag.methods.base import Method, Resources
+from tanglerag.methods.pcas.retriever import PersonalRetriever
+from tanglerag.methods.pcas.store import UserContextStore
 from tanglerag.methods.registry import make_method
 from tanglerag.metrics.readers import build_reader
 from tanglerag.metrics.registry import Reader
-from tanglerag.personal.pipeline import PersonalRetriever
-from tanglerag.personal.store import UserContextStore
 from tanglerag.pipeline import RAGPipeline
+from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import IndexRetriever, Retriever
 
 
@@ -40,7 +40,7 @@ class Runtime:
 
     @cached_property
     def llm(self) -> LLM:
-        return self._llm or build_llm(self.settings)
+        return self._llm or build_llm(self.settings.llm, self.settings.cache_dir)
 
     @cached_property
     def embedder(self) -> TextEmbedder:

@@ -4,7 +4,7 @@ No model is loaded and nothing leaves the process, so a pipeline built on these 
 and deterministically, with the real cache, tracker and trace around it.
 
 >>> from tanglerag.methods.base import Resources
->>> from tanglerag.methods.concat import ConcatMethod
+>>> from tanglerag.methods.concat.method import ConcatMethod
 >>> from tanglerag.types import Passage, Question, RetrievedPassage
 >>> llm = canned_llm([("capital of France", "Paris [1]")])
 >>> hits = [RetrievedPassage(passage=Passage(id="fr", text="Paris is the capital of France."), score=1.0, rank=1)]

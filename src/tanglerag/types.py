@@ -116,7 +116,7 @@ class Usage(BaseModel):
             total.add(stage)
         return total
 
-    def summary(self) -> dict[str, float | int]:
+    def totals(self) -> dict[str, float | int]:
         """The flat form the CLI's JSON outputs promise."""
         total = self.total
         return {
@@ -153,7 +153,7 @@ class Answer(BaseModel):
                 {"id": r.passage.id, "title": r.passage.title, "text": r.passage.text, "score": r.score}
                 for r in self.passages
             ],
-            "usage": self.usage.summary(),
+            "usage": self.usage.totals(),
             "usage_by_stage": {name: stage.model_dump() for name, stage in self.usage.stages.items()},
         }
         if self.parts:

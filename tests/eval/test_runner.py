@@ -1,10 +1,10 @@
 import json
 
-from tanglerag.config import Settings
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.eval.report import _format_metric, markdown_table, write_outputs
 from tanglerag.eval.runner import EvalRunner
 from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
 from tanglerag.trace import Trace
 
@@ -58,7 +58,7 @@ def test_head_answers_a_subset_against_the_whole_pool(llm_factory, embedder):
     settings = Settings.load(overrides=["retrieval.top_k=3", "eval.passage_scope=pooled"])
     runner = EvalRunner(Runtime(settings, llm=llm_factory(CannedBackend(default="unknown")), embedder=embedder))
     report, predictions = runner.run("x", examples[:1], ["concat"], pool=[examples[0], decoy])
-    assert report.n == 1 and report.setting["pooled_questions"] == 2
+    assert report.n == 1 and report.protocol["pooled_questions"] == 2
     assert "decoy" in predictions[0].passage_ids
     _, alone = runner.run("x", examples[:1], ["concat"])
     assert "decoy" not in alone[0].passage_ids

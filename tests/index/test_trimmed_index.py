@@ -59,8 +59,7 @@ def test_hnsw_cuts_are_reapplied_on_load_saved_pristine_and_undone(tmp_path):
 
 def test_the_retriever_says_in_the_trace_what_the_separation_table_dropped(tmp_path):
     from tanglerag.config import RetrievalConfig
-    from tanglerag.stages.retrieve import IndexRetriever
-    from tanglerag.trace import SeparationStep
+    from tanglerag.stages.retrieve import IndexRetriever, SeparationStep
     from tanglerag.tracking import track
     from tanglerag.types import Question
 

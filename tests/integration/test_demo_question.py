@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tanglerag.config import Settings
 from tanglerag.index.passage_index import store_passages
 from tanglerag.ingest import load_corpus
 from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
 from tanglerag.types import Question
 
 pytestmark = pytest.mark.integration

@@ -5,7 +5,6 @@ No cache: these calls must reach llama.cpp. Each takes a few seconds on 2 CPU co
 
 import pytest
 
-from tanglerag.config import Settings
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.embeddings import Embedder
 from tanglerag.eval.passages import PassageBuilder
@@ -13,10 +12,11 @@ from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
 from tanglerag.llm.llamacpp import LlamaCppBackend
 from tanglerag.methods.base import Resources
-from tanglerag.methods.concat import ConcatMethod
-from tanglerag.methods.corg import CorgMethod
+from tanglerag.methods.concat.method import ConcatMethod
+from tanglerag.methods.corg.method import CorgMethod
+from tanglerag.methods.corg.steps import ContextGraphStep
 from tanglerag.metrics.registry import compute
-from tanglerag.trace import ContextGraphStep
+from tanglerag.settings import Settings
 from tanglerag.types import Question
 
 pytestmark = pytest.mark.integration
@@ -42,7 +42,7 @@ def test_answers_bundled_question_with_citation(setup):
     assert answer.citations and set(answer.citations) <= {h.passage.id for h in hits}
     cited_text = " ".join(h.passage.text for h in hits if h.passage.id in answer.citations)
     assert "football" in cited_text.lower()
-    assert answer.usage.summary()["llm_calls"] == 1 and answer.usage.summary()["completion_tokens"] > 0
+    assert answer.usage.totals()["llm_calls"] == 1 and answer.usage.totals()["completion_tokens"] > 0
 
 
 def test_says_unknown_when_passages_lack_the_answer(setup):
@@ -69,7 +69,7 @@ def test_corg_extract_mode_builds_a_full_graph_and_cites_its_sources(setup):
 
 
 def test_cdit_judge_tells_opposite_predicates_apart(setup):
-    from tanglerag.methods.cdit_prompts import judge_messages, parse_verdict
+    from tanglerag.methods.cdit.prompts import judge_messages, parse_verdict
 
     llm, _, _ = setup
     question = "Who switched on the radio in the kitchen?"
@@ -81,11 +81,11 @@ def test_cdit_judge_tells_opposite_predicates_apart(setup):
 
 
 def test_multi_answer_prompt_abstains_on_unrelated_contexts(setup):
-    from tanglerag.methods.corg_baselines import BaseMethod
+    from tanglerag.methods.corg.baselines import OneCallBaseline
 
     llm, builder, examples = setup
     unrelated = builder.build(examples["What sport is Bobby Carpenter associated with?"], 3)
-    answer = BaseMethod(Resources.for_llm(llm)).answer(Question(text="What is the population of Pilzno?"), unrelated)
+    answer = OneCallBaseline(Resources.for_llm(llm)).answer(Question(text="What is the population of Pilzno?"), unrelated)
     assert answer.is_unknown and not answer.parts, answer.trace.calls[0].replies
 
 

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tanglerag.cli import app
-from tanglerag.config import Settings
 from tanglerag.llm.model_files import resolve_gguf
+from tanglerag.settings import Settings
 
 pytestmark = pytest.mark.integration
 runner = CliRunner()

@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tanglerag.config import Settings
 from tanglerag.embeddings import Embedder
 from tanglerag.index.passage_index import store_passages
 from tanglerag.ingest import load_corpus
@@ -15,6 +14,7 @@ from tanglerag.llm.client import LLM
 from tanglerag.llm.llamacpp import LlamaCppBackend
 from tanglerag.runtime import Runtime
 from tanglerag.service.app import create_app
+from tanglerag.settings import Settings
 
 pytestmark = pytest.mark.integration
 SAMPLE = Path(__file__).parents[2] / "src/tanglerag/sample_data/sample_corpus.jsonl"

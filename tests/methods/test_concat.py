@@ -1,4 +1,4 @@
-from tanglerag.methods.concat import ConcatMethod
+from tanglerag.methods.concat.method import ConcatMethod
 from tanglerag.testing import CannedBackend
 from tanglerag.types import Question
 from tests.conftest import as_retrieved, resources
@@ -11,7 +11,7 @@ def test_answers_with_citations_mapped_to_passage_ids(llm_factory, passages):
     assert answer.text == "Madrid [3]" and answer.citations == ["p3"] and not answer.is_unknown
     prompt = backend.requests[0][0][-1].content
     assert "[3] Madrid: Madrid is the capital" in prompt and prompt.rstrip().endswith("Answer:")
-    assert answer.usage.summary()["llm_calls"] == 1
+    assert answer.usage.totals()["llm_calls"] == 1
 
 
 def test_out_of_range_citations_are_dropped(llm_factory, passages):
@@ -28,9 +28,9 @@ def test_garbage_and_abstention_become_unknown(llm_factory, passages):
 
 
 def test_paper_004_comparison_asks_with_the_post_fusion_prompt(llm_factory, passages):
-    from tanglerag.config import Settings
-    from tanglerag.methods.post_fusion import PostFusionMethod
-    from tanglerag.methods.post_fusion_prompts import SINGLE_PASSAGE_SYSTEM
+    from tanglerag.methods.post_fusion.methods import PostFusionMethod
+    from tanglerag.settings import Settings
+    from tanglerag.stages.generate import SINGLE_PASSAGE_SYSTEM
 
     settings = Settings.load(overrides=["methods.concat_prompt=post_fusion"])
     backend = CannedBackend(default="Madrid")

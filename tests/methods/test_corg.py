@@ -2,20 +2,20 @@ import re
 
 import pytest
 
-from tanglerag.config import Settings
-from tanglerag.methods.corg import CorgMethod
-from tanglerag.methods.corg_baselines import (
-    BaseMethod,
+from tanglerag.methods.corg.baselines import (
     KMeansMethod,
+    OneCallBaseline,
     RandomMethod,
     RetrieveMethod,
     SeparateMethod,
     SummarizeMethod,
     parse_ranking,
 )
+from tanglerag.methods.corg.method import CorgMethod
+from tanglerag.methods.corg.steps import ContextGraphStep, ContextRankingStep, ContextSummaryStep, GroupsStep
 from tanglerag.methods.registry import make_method
+from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
-from tanglerag.trace import ContextGraphStep, ContextRankingStep, GroupsStep, SummaryStep
 from tanglerag.types import Passage, Question, RetrievedPassage
 from tests.conftest import resources
 
@@ -98,14 +98,14 @@ def test_corg_answer_each_calls_once_per_kept_context_and_keeps_group_numbers(ll
 
 def test_baselines_call_counts_and_outputs(llm):
     settings = Settings()
-    base = BaseMethod(resources(llm, settings)).answer(Q, hits())
+    base = OneCallBaseline(resources(llm, settings)).answer(Q, hits())
     assert {p.answer for p in base.parts} == {"American football", "ice hockey", "baseball"}
     retrieve = RetrieveMethod(resources(llm, Settings.load(None, ["corg.retrieve_top=2"]))).answer(Q, hits())
     assert retrieve.trace.find(ContextRankingStep).chosen == ["d1", "d3"]
     assert {p.answer for p in retrieve.parts} == {"ice hockey"}
     assert retrieve.usage.total.total_calls == 2
     summary = SummarizeMethod(resources(llm, settings)).answer(Q, hits())
-    assert summary.trace.find(SummaryStep).summary.startswith("One Bobby")
+    assert summary.trace.find(ContextSummaryStep).summary.startswith("One Bobby")
     assert all(not p.citations for p in summary.parts)
     separate = SeparateMethod(resources(llm, settings)).answer(Q, hits())
     assert separate.usage.stages["generate"].total_calls == 4 and len(separate.parts) == 3

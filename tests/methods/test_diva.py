@@ -3,17 +3,17 @@ from pathlib import Path
 
 import pytest
 
-from tanglerag.config import Settings
 from tanglerag.errors import InputError
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.methods.base import Resources
-from tanglerag.methods.diva import grade
-from tanglerag.methods.diva_demos import DemoPool
-from tanglerag.methods.diva_prompts import parse_interpretations, parse_long_answer, parse_yes_no_lines
+from tanglerag.methods.diva.demos import DemoPool
+from tanglerag.methods.diva.methods import grade
+from tanglerag.methods.diva.prompts import parse_interpretations, parse_long_answer, parse_yes_no_lines
+from tanglerag.methods.diva.steps import ClarificationTreeStep, DivaStep
 from tanglerag.methods.registry import make_method
+from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import IndexRetriever
 from tanglerag.testing import CannedBackend, HashEmbedder
-from tanglerag.trace import ClarificationTreeStep, DivaStep
 from tanglerag.types import Passage, Question
 
 Q = Question(text="Who has the highest goals in world football?")

@@ -1,17 +1,18 @@
 import pytest
 
-from tanglerag.config import MethodsConfig, Settings
-from tanglerag.methods.concat import ConcatMethod
-from tanglerag.methods.post_fusion import (
+from tanglerag.config import MethodsConfig
+from tanglerag.methods.concat.method import ConcatMethod
+from tanglerag.methods.post_fusion.methods import (
     ConcatPostFusionMethod,
     PostFusionConcatMethod,
     PostFusionMethod,
     PruningMethod,
-    SummaryMethod,
+    SummaryCoTMethod,
 )
+from tanglerag.methods.post_fusion.steps import AnswerPoolStep, DistillStep, FallbackStep, RationaleStep
 from tanglerag.methods.registry import METHODS
+from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
-from tanglerag.trace import AnswerPoolStep, DistillStep, FallbackStep, RationaleStep
 from tanglerag.types import Question
 from tests.conftest import as_retrieved, resources
 
@@ -72,7 +73,7 @@ def test_concat_pf_falls_back_only_on_unknown(llm_factory, passages):
     answer, tracker = run(ConcatPostFusionMethod, unsure, llm_factory, passages)
     assert answer.text == "Madrid" and answer.trace.find(FallbackStep).fired is True
     assert answer.citations == ["p3", "p4"] and len(unsure.requests) == 6
-    assert tracker.summary()["llm_calls"] == 6
+    assert tracker.totals()["llm_calls"] == 6
 
 
 def test_pf_concat_distils_from_kept_passages(llm_factory, passages):
@@ -92,7 +93,7 @@ def test_pf_concat_skips_distiller_when_nothing_is_kept(llm_factory, passages):
     assert answer.is_unknown and len(backend.requests) == 5
 
 
-@pytest.mark.parametrize("cls, word", [(PruningMethod, "rule out"), (SummaryMethod, "sum up")])
+@pytest.mark.parametrize("cls, word", [(PruningMethod, "rule out"), (SummaryCoTMethod, "sum up")])
 def test_chain_of_thought_parses_final_answer(llm_factory, passages, cls, word):
     reply = "Rationale: Let's think step by step. Source 1 is about France. Source 3 names Madrid.\nAnswer: Madrid"
     backend = CannedBackend(default=reply)

@@ -1,7 +1,8 @@
 from tanglerag.datasets.base import QAExample
+from tanglerag.methods.post_fusion.steps import AnswerPoolStep, FallbackStep, PoolAnswer
 from tanglerag.metrics.bootstrap import bootstrap_ci
 from tanglerag.metrics.registry import compute
-from tanglerag.trace import AnswerPoolStep, FallbackStep, PoolAnswer, Trace
+from tanglerag.trace import Trace
 from tanglerag.types import Answer
 
 EX = QAExample(id="q", question="Who?", answers=["Mahesh Bhatt"])

@@ -24,12 +24,13 @@ def test_a_damaged_cache_file_is_moved_aside_with_a_warning(tmp_path, caplog):
 
 
 def test_no_cache_setting_never_opens_the_cache_file(tmp_path):
-    from tanglerag.config import Settings
     from tanglerag.llm.factory import build_llm
+    from tanglerag.settings import Settings
     from tanglerag.testing import CannedBackend
     from tanglerag.trace import Message
 
-    llm = build_llm(Settings.load(None, [f"cache_dir={tmp_path}", "llm.cache=false"]), CannedBackend(default="x"))
+    settings = Settings.load(None, [f"cache_dir={tmp_path}", "llm.cache=false"])
+    llm = build_llm(settings.llm, settings.cache_dir, CannedBackend(default="x"))
     llm.complete([Message(role="user", content="q")])
     assert not (tmp_path / "llm_cache.sqlite3").exists()
 

@@ -6,13 +6,13 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tanglerag.config import Settings
 from tanglerag.index.passage_index import store_passages
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
 from tanglerag.runtime import Runtime
 from tanglerag.service.app import create_app
 from tanglerag.service.auth import ApiKeys
+from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend, HashEmbedder
 from tanglerag.types import Passage
 

@@ -1,7 +1,9 @@
-"""Dataset names and formats.
+"""Dataset names, formats and tasks.
 
 ``--dataset`` takes a registered name or a path. The format comes from ``--format`` or
-is detected from the first record, so e.g. any RAMDocs-format JSONL file just works.
+is detected from the first record, so e.g. any RAMDocs-format JSONL file just works. Each
+dataset declares its task: ``qa`` (answer methods, answer metrics) or ``retrieval`` (ORCA-ShARC:
+the PCAS retrieval methods, ranking metrics), so ``eval`` picks the runner by task.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from types import ModuleType
+from typing import Literal
 
-from tanglerag.datasets import ambigdocs, asqa, conflictqa, generic_qa, ramdocs, situatedqa
+from tanglerag.datasets import ambigdocs, asqa, conflictqa, generic_qa, orca_sharc, ramdocs, situatedqa
 from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records
 
 # Order matters for detection: the most specific format first.
@@ -43,6 +46,16 @@ REGISTERED: dict[str, tuple[Callable[[], Path], str]] = {
     "situatedqa-geo": (_shared("situatedqa/geo.dev.jsonl"), situatedqa.FORMAT),
     "conflictqa": (_shared("conflictqa/strategyqa-chatgpt.jsonl"), conflictqa.FORMAT),
 }
+
+
+Task = Literal["qa", "retrieval"]
+
+
+def dataset_task(name_or_path: str) -> Task:
+    """``retrieval`` for ORCA-ShARC files or folders (built by ``pcas build``), ``qa`` for every other dataset."""
+    if name_or_path in REGISTERED:
+        return "qa"
+    return "retrieval" if orca_sharc.looks_like(Path(name_or_path)) else "qa"
 
 
 def detect_format(path: Path) -> str:

@@ -15,7 +15,7 @@ CI_METRICS = {"accuracy", "em", "f1", "ans", "ent", "ear", "d_f1", "rouge_l"}
 def markdown_table(report: EvalReport) -> str:
     metric_names = list(report.results[0].metrics) if report.results else []
     header = ["method", *metric_names, "calls/q", "prompt tok/q", "compl. tok/q", "model s/q", "wall s/q"]
-    setting = ", ".join(f"{k}={v}" for k, v in report.setting.items())
+    setting = ", ".join(f"{k}={v}" for k, v in report.protocol.items())
     lines = [f"Dataset `{report.dataset}`, n = {report.n} ({setting}). Rates in %; accuracy/EM/F1/Ans/Ent/EAR/D-F1/ROUGE-L with 95% bootstrap CI.", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for result in report.results:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from tanglerag.datasets.base import QAExample
 from tanglerag.errors import InputError
@@ -52,7 +52,7 @@ class Prediction(BaseModel):
     trace: Trace = Field(default_factory=Trace)
 
 
-class MethodResult(BaseModel):
+class MethodScores(BaseModel):
     method: str
     metrics: dict[str, float | None]
     usage: dict[str, float]
@@ -62,12 +62,15 @@ class MethodResult(BaseModel):
 class EvalReport(BaseModel):
     dataset: str
     n: int
-    results: list[MethodResult]
-    setting: dict[str, Any] = Field(default_factory=dict)
+    results: list[MethodScores]
+    model_config = ConfigDict(populate_by_name=True)
+
+    # written as "setting" in results.json (the stored runs' key): what the run did, beside its full settings
+    protocol: dict[str, Any] = Field(default_factory=dict, validation_alias="setting", serialization_alias="setting")
     settings: dict[str, Any] = Field(default_factory=dict, description="the full settings dump: the run's config")
 
     def to_output(self) -> dict:
-        return self.model_dump(mode="json")
+        return self.model_dump(mode="json", by_alias=True)
 
 
 class EvalRunner:
@@ -125,10 +128,10 @@ class EvalRunner:
                    "top_k": k, "closed_book_filter": cfg.closed_book_filter, "loaded": n_loaded,
                    "pooled_questions": len(pool or examples),
                    "model": self.runtime.llm.backend.model_id, "metrics": metrics}
-        return EvalReport(dataset=dataset, n=len(examples), results=results, setting=setting,
+        return EvalReport(dataset=dataset, n=len(examples), results=results, protocol=setting,
                           settings=self.settings.model_dump(mode="json")), predictions
 
-    def _summarize(self, name: str, rows: list[Prediction], asked: list[str]) -> MethodResult:
+    def _summarize(self, name: str, rows: list[Prediction], asked: list[str]) -> MethodScores:
         cfg = self.settings.eval
         metrics: dict[str, float | None] = {}
         ci: dict[str, tuple[float, float]] = {}
@@ -141,13 +144,13 @@ class EvalRunner:
             ci[metric] = bootstrap_ci(values, cfg.bootstrap_samples, seed=cfg.seed)
         metrics |= derive(asked, metrics)
         usage = {key: sum(r.usage[key] for r in rows) / len(rows) for key in rows[0].usage}
-        return MethodResult(method=name, metrics=metrics, usage=usage, ci=ci)
+        return MethodScores(method=name, metrics=metrics, usage=usage, ci=ci)
 
     @staticmethod
     def _prediction(example: QAExample, answer: Answer, metrics: list[str], reader: Reader | None) -> Prediction:
         return Prediction(id=example.id, question=example.question, method=answer.method, answer=answer.text,
                           citations=answer.citations, passage_ids=[h.passage.id for h in answer.passages],
                           gold=example.answers, metrics=compute(metrics, answer, example, reader),
-                          parts=answer.parts, usage=answer.usage.summary(),
+                          parts=answer.parts, usage=answer.usage.totals(),
                           usage_by_stage={k: v.model_dump() for k, v in answer.usage.stages.items()},
                           trace=answer.trace)

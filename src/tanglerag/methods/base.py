@@ -1,6 +1,10 @@
 """The method contract: a method is built from ``Resources`` and turns a question and its passages into an Answer.
 
-Subclasses implement ``run`` and return a ``MethodResult``; ``answer`` (here, once for all methods)
+``METHODS`` is the table of method names; ``methods/registry.py`` fills it with every family (one line
+each), and ``make_method`` builds from it, so a method that delegates to another (CDIT's answerer)
+looks it up here without importing the registry.
+
+Subclasses implement ``run`` and return a ``MethodOutput``; ``answer`` (here, once for all methods)
 binds a tracker when none is bound yet, and builds the Answer with the usage and the typed trace the
 LLM client and ``record_step`` collected. A method that needs more than the passages it was given
 (retrieve again, read the index, embed) takes it from ``Resources``.
@@ -16,10 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from tanglerag.config import Settings
 from tanglerag.embeddings import Embedder, TextEmbedder
+from tanglerag.errors import InputError
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.llm.client import LLM
+from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import Retriever
 from tanglerag.text import UNKNOWN
 from tanglerag.tracking import current_tracker, track
@@ -50,7 +55,7 @@ class Resources:
 
 
 @dataclass
-class MethodResult:
+class MethodOutput:
     """What ``run`` decides; ``unknown`` wins over text and citations. ``passages`` replaces the passages
     handed to the method when it answered from others (it retrieved again, pruned, or used none)."""
 
@@ -61,14 +66,14 @@ class MethodResult:
     passages: list[RetrievedPassage] | None = None
 
     @classmethod
-    def abstain(cls, passages: list[RetrievedPassage] | None = None) -> MethodResult:
+    def abstain(cls, passages: list[RetrievedPassage] | None = None) -> MethodOutput:
         return cls(UNKNOWN, unknown=True, passages=passages)
 
 
 class Method:
     name: ClassVar[str]
     paper: ClassVar[str]  # "000".."004" for the papers in the specification, "baseline" for concat
-    summary: ClassVar[str]
+    description: ClassVar[str]
     calls: ClassVar[str] = "1"  # typical LLM calls per question, for users choosing a method
     default_metrics: ClassVar[tuple[str, ...]] = SINGLE_ANSWER_METRICS
     reads_gold_interpretations: ClassVar[bool] = False  # an oracle: evaluation hands it the gold readings
@@ -78,7 +83,7 @@ class Method:
         self.llm = resources.llm
         self.settings = resources.settings
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodResult:
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         raise NotImplementedError
 
     def answer(self, question: Question, passages: list[RetrievedPassage]) -> Answer:
@@ -92,3 +97,26 @@ class Method:
                       citations=[] if result.unknown else result.citations,
                       passages=passages if result.passages is None else result.passages, parts=result.parts,
                       is_unknown=result.unknown, usage=tracker.usage.model_copy(deep=True), trace=tracker.trace())
+
+
+METHODS: dict[str, type[Method]] = {}
+"""Method name -> class; filled by ``methods.registry`` (or a plug-in calling ``register_methods``)."""
+
+
+def register_methods(*classes: type[Method]) -> None:
+    """Make methods known by name to the CLI, the eval runner and the service."""
+    for cls in classes:
+        if METHODS.get(cls.name, cls) is not cls:
+            raise ValueError(f"two methods are named {cls.name!r}: {METHODS[cls.name].__qualname__} and {cls.__qualname__}")
+        METHODS[cls.name] = cls
+
+
+def method_class(name: str) -> type[Method]:
+    try:
+        return METHODS[name]
+    except KeyError:
+        raise InputError(f"unknown method {name!r}; available: {', '.join(sorted(METHODS))}") from None
+
+
+def make_method(name: str, resources: Resources) -> Method:
+    return method_class(name)(resources)

@@ -1,43 +1,21 @@
-"""Method names as the CLI, the eval runner and the service know them."""
+"""Every method family, one line each: importing this module makes all methods known by name.
+
+Adding a method: write it in a family folder (or a new one) ending in a ``METHODS`` tuple, and list it
+here; a plug-in outside the package calls ``register_methods`` itself. Nothing else changes: the CLI, the
+eval runner, ``trace show``, the service and the inspector read this table and the steps' own rendering.
+"""
 
 from __future__ import annotations
 
-from tanglerag.errors import InputError
-from tanglerag.methods.base import Method, Resources
-from tanglerag.methods.cdit import CditMethod
-from tanglerag.methods.concat import ConcatMethod
-from tanglerag.methods.corg import CorgMethod
-from tanglerag.methods.corg_baselines import (
-    BaseMethod,
-    KMeansMethod,
-    RandomMethod,
-    RetrieveMethod,
-    SeparateMethod,
-    SummarizeMethod,
-)
-from tanglerag.methods.diva import DIVA_METHODS
-from tanglerag.methods.post_fusion import (
-    ConcatPostFusionMethod,
-    PostFusionConcatMethod,
-    PostFusionMethod,
-    PruningMethod,
-    SummaryMethod,
-)
+from tanglerag.methods.base import METHODS, make_method, method_class, register_methods
+from tanglerag.methods.cdit.method import METHODS as CDIT
+from tanglerag.methods.concat.method import METHODS as CONCAT
+from tanglerag.methods.corg.baselines import METHODS as CORG
+from tanglerag.methods.diva.methods import METHODS as DIVA
+from tanglerag.methods.pcas.retriever import METHODS as PCAS
+from tanglerag.methods.post_fusion.methods import METHODS as POST_FUSION
 
-METHODS: dict[str, type[Method]] = {
-    cls.name: cls
-    for cls in [ConcatMethod, PostFusionMethod, PruningMethod, SummaryMethod, ConcatPostFusionMethod,
-                PostFusionConcatMethod, CorgMethod, BaseMethod, RetrieveMethod, SummarizeMethod, RandomMethod,
-                KMeansMethod, SeparateMethod, *DIVA_METHODS, CditMethod]
-}
+for family in (CONCAT, POST_FUSION, CORG, DIVA, CDIT, PCAS):
+    register_methods(*family)
 
-
-def method_class(name: str) -> type[Method]:
-    try:
-        return METHODS[name]
-    except KeyError:
-        raise InputError(f"unknown method {name!r}; available: {', '.join(sorted(METHODS))}") from None
-
-
-def make_method(name: str, resources: Resources) -> Method:
-    return method_class(name)(resources)
+__all__ = ["METHODS", "make_method", "method_class", "register_methods"]

@@ -1,7 +1,7 @@
 """The one metric registry: per-answer metrics, reader metrics (D-F1) and ranking metrics (ranx).
 
 Answer metrics score one Answer against one example and read the answer's typed trace where they
-need a method's decisions (e.g. %NM reads the post-fusion answer pool). Ranking metrics score whole
+need a method's decisions; a method family registers the metrics that read its own steps (post-fusion's %NM). Ranking metrics score whole
 runs of ranked ids against relevance judgments with ranx (document and context recall, MAP).
 """
 
@@ -13,7 +13,6 @@ from typing import Protocol, TypeVar
 from tanglerag.datasets.base import QAExample
 from tanglerag.errors import InputError
 from tanglerag.text import UNKNOWN, best_over, exact_match, normalize_answer, strip_citations, token_f1
-from tanglerag.trace import AnswerPoolStep, FallbackStep
 from tanglerag.types import Answer
 
 Metric = Callable[[Answer, QAExample], float | None]
@@ -118,16 +117,6 @@ def misled(answer: Answer, example: QAExample) -> float | None:
         return None
     return 0.0 if answer.is_unknown else best_over(exact_match, _prediction(answer), wrong)
 
-
-@register("nm")
-def not_majority(answer: Answer, example: QAExample) -> float | None:
-    """%NM: a gold answer is in the answer pool but the final answer is not gold."""
-    pool_step = answer.trace.find(AnswerPoolStep)
-    if pool_step is None and answer.trace.find(FallbackStep) is None:
-        return None
-    pool = [c.answer for c in (pool_step.pool if pool_step else []) if not c.unknown]
-    gold_in_pool = any(best_over(exact_match, strip_citations(a), example.answers) for a in pool)
-    return float(gold_in_pool and not em(answer, example))
 
 
 def needs_reader(names: list[str]) -> bool:

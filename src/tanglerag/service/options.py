@@ -7,8 +7,8 @@ from typing import Any, get_args
 
 from pydantic import ValidationError
 
-from tanglerag.config import Settings
 from tanglerag.errors import InputError
+from tanglerag.settings import Settings
 
 SECTIONS = ("retrieval", "methods", "corg", "diva", "personal")
 LOADS_A_MODEL = {"corg.reader"}  # a model name: a request must not make the server fetch or load a model

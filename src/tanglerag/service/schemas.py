@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from tanglerag.index.manifest import IndexManifest
-from tanglerag.personal.store import USER_ID_PATTERN, UserContext
+from tanglerag.methods.pcas.store import USER_ID_PATTERN, UserContext
 from tanglerag.trace import Trace
 from tanglerag.types import AnswerPart
 
@@ -58,7 +58,7 @@ class AskResponse(BaseModel):
 class MethodInfo(BaseModel):
     name: str
     paper: str
-    summary: str
+    description: str
     calls: str = Field(description="typical LLM calls per question")
     metrics: list[str] = Field(description="what an evaluation scores it with by default")
 

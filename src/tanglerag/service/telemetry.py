@@ -30,7 +30,7 @@ class Telemetry:
         self.latency.labels(route=route).observe(seconds)
 
     def observe_usage(self, usage: Usage) -> None:
-        summary = usage.summary()
+        summary = usage.totals()
         self.llm_calls.inc(summary["llm_calls"])
         self.cache_hits.inc(summary["cached_calls"])
         self.tokens.labels(kind="prompt").inc(summary["prompt_tokens"])

@@ -1,4 +1,6 @@
-"""Prompt pieces and the answer-with-citations generation step shared by methods."""
+"""Prompt pieces and answer steps that two method families share: the cited answer over all passages
+(concat, CDIT's answerer) and post-fusion's single-context answer prompt (post-fusion, and concat when
+``methods.concat_prompt=post_fusion`` so the two strategies are compared with one prompt)."""
 
 from __future__ import annotations
 
@@ -49,3 +51,22 @@ def parse_cited_answer(raw: str, passages: list[RetrievedPassage]) -> tuple[str,
         return UNKNOWN, [], True
     line = drop_dangling_citations(line, len(passages))
     return line, [passages[n - 1].passage.id for n in cited_numbers(line)], False
+
+
+FORMAT_EXAMPLES = (
+    "Answers are short factoid phrases, for example:\n"
+    "Q: Which band recorded the album OK Computer? A: Radiohead\n"
+    "Q: In which city is the Alhambra palace? A: Granada\n"
+    "Q: In what year did the Berlin Wall fall? A: 1989"
+)
+
+SINGLE_PASSAGE_SYSTEM = (
+    "Answer the question with a short phrase taken from the given context.\n"
+    f"{FORMAT_EXAMPLES}\n"
+    "Give your best extractive guess. If the context does not contain the answer, reply with the single word: unknown"
+)
+
+
+def single_passage_messages(question: str, passage: str) -> list[Message]:
+    user = f"Question: {question}\n\nContext:\n{passage}\n\nQuestion: {question}\nAnswer:"
+    return [Message(role="system", content=SINGLE_PASSAGE_SYSTEM), Message(role="user", content=user)]

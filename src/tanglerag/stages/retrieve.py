@@ -1,6 +1,6 @@
 """The retrieval stage: a question in, ranked passages out.
 
-Every retriever (index search, PCAS with a user's personal context, later CDIT's trimmed search)
+Every retriever (index search, which honours CDIT's separations; PCAS with a user's personal context)
 fulfils one protocol, so the pipeline and methods that retrieve again (Diva) need not know which.
 A retriever may hand generation what it learned about the asker (``user_contexts``) and records
 its own decisions in the active trace.
@@ -8,15 +8,32 @@ its own decisions in the active trace.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
 from tanglerag.config import RetrievalConfig
 from tanglerag.index.passage_index import PassageIndex
-from tanglerag.trace import SeparatedHit, SeparationStep
+from tanglerag.trace import TraceStep
 from tanglerag.tracking import record_step
 from tanglerag.types import Question, RetrievedPassage
+
+
+class SeparatedHit(BaseModel):
+    passage_id: str
+    separated_from: str  # the better-ranked passage it was separated from by CDIT's witnesses
+
+
+class SeparationStep(TraceStep):
+    """Retrieval left out passages that the index's trim log separates from one already returned."""
+
+    kind: Literal["separation"] = "separation"
+    title: ClassVar[str] = "CDIT: passages left out"
+    dropped: list[SeparatedHit]
+
+    def lines(self) -> list[str]:
+        return ["CDIT separation: " + ", ".join(f"{d.passage_id} (separated from {d.separated_from})"
+                                               for d in self.dropped)]
 
 
 class Retrieval(BaseModel):

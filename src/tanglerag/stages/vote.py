@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pydantic import BaseModel
+
 from tanglerag.text import normalize_answer, strip_citations
-from tanglerag.trace import VoteCount
+
+
+class VoteCount(BaseModel):
+    """One row of the vote table (post-fusion's trace keeps it)."""
+
+    answer: str
+    votes: int
+    passage_ids: list[str]
 
 
 @dataclass(frozen=True)

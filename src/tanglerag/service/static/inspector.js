@@ -2,10 +2,6 @@
 // Plain DOM code, no third-party assets: all text from the corpus or the model goes in as textContent.
 "use strict";
 
-const RELATION_COLOURS = {
-  ambiguous: "#2454a6", duplicated: "#7a7a7a", counterfactual: "#b42318", distracting: "#c77700", none: "#cfd5dd",
-};
-
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
@@ -40,7 +36,7 @@ async function init() {
   for (const select of ["method-a", "method-b"]) {
     const box = document.getElementById(select);
     for (const m of methods) {
-      box.append(el("option", { value: m.name, title: `${m.summary} (LLM calls: ${m.calls})` },
+      box.append(el("option", { value: m.name, title: `${m.description} (LLM calls: ${m.calls})` },
         `${m.name} (${m.paper === "baseline" ? "baseline" : "paper " + m.paper})`));
     }
   }
@@ -188,76 +184,13 @@ function renderStep(step, index, numberOf) {
   return el("details", { class: `step step-${step.kind}`, "data-kind": step.kind }, el("summary", {}, STEP_TITLES[step.kind] || step.kind), body);
 }
 
-const STEP_TITLES = {
-  corg_graph: "Context graph", groups: "Groups and dropped contexts", context_ranking: "Context ranking", summary: "Summary",
-  answer_pool: "Post-fusion votes", fallback: "Fallback", distill: "Distillation", rationale: "Rationale",
-  diva: "Interpretations, retrieval and verification", clarification_tree: "Tree of clarifications", personal_context: "Personal context",
-  separation: "CDIT: passages left out", cdit: "CDIT: consistency judgments",
-};
-
-const STEP_VIEWS = {
-  corg_graph: graphView,
-  groups: step => el("div", {},
-    el("ol", {}, step.groups.map(g => el("li", {}, g.passage_ids.join(", "), g.question ? el("div", { class: "pid" }, `asked: ${g.question}`) : null))),
-    step.dropped.length ? el("table", {}, el("tr", {}, el("th", {}, "dropped"), el("th", {}, "reason"), el("th", {}, "kept instead")),
-      step.dropped.map(d => el("tr", {}, el("td", {}, d.passage_id), el("td", {}, d.reason), el("td", {}, d.kept_instead || "")))) : el("p", {}, "no context dropped")),
-  answer_pool: step => el("div", {},
-    el("table", { class: "votes" }, el("tr", {}, el("th", {}, "answer"), el("th", {}, "votes"), el("th", {}, "from passages")),
-      step.tally.map(t => el("tr", { class: t.answer === step.winner ? "cited" : "" }, el("td", {}, t.answer, t.answer === step.winner ? " ✓" : ""),
-        el("td", { class: "num" }, t.votes), el("td", {}, t.passage_ids.join(", "))))),
-    el("p", {}, `${step.pool.filter(a => a.unknown).length} of ${step.pool.length} passages said unknown${step.voted ? "" : "; no vote was needed"}`)),
-  diva: step => el("div", {},
-    el("p", {}, "retrieval: ", el("span", { class: `grade ${step.grade}` }, step.grade || "n/a"), ` · answered ${step.mode === "rag" ? "from the passages" : "closed-book"}`),
-    step.reason ? el("p", {}, el("em", {}, step.reason)) : null,
-    el("table", {}, el("tr", {}, el("th", {}, "interpretation"), el("th", {}, "covered")),
-      step.interpretations.map(q => {
-        const v = step.verification.find(x => x.interpretation === q);
-        return el("tr", {}, el("td", {}, q), el("td", {}, v ? (v.covered === null ? "unreadable" : v.covered ? "yes" : "no") : "-"));
-      })),
-    el("details", {}, el("summary", {}, "retrieval per query"), el("ul", {}, step.retrievals.map(r => el("li", {}, r.query, ": ", r.passage_ids.join(", "))))),
-    el("p", {}, "kept: ", step.kept.map(k => `${k.passage_id} (${k.relevance.toFixed(3)})`).join(", "))),
-  clarification_tree: step => el("ol", {}, step.nodes.map(n => el("li", { style: `margin-left:${(n.depth - 1) * 1.2}rem` }, n.question, " → ", el("strong", {}, n.answer)))),
-  cdit: step => el("div", {},
-    el("table", {}, el("tr", {}, el("th", {}, "passage"), el("th", {}, `matches the question (${step.cmd})`)),
-      step.judgments.map(j => el("tr", { class: j.consistent === false ? "error" : "" }, el("td", {}, j.passage_id),
-        el("td", {}, j.consistent === null ? "unreadable (kept)" : j.consistent ? "yes" : "no (discarded)")))),
-    el("p", {}, step.recorded ? `${step.witnesses_added} witnesses recorded; separated now: ${step.separated_now.map(p => p.join(" / ")).join(", ") || "none"}` : "no witnesses recorded",
-      ` · answered by ${step.answer_method}`)),
-  separation: step => el("table", {}, el("tr", {}, el("th", {}, "left out"), el("th", {}, "separated from")),
-    step.dropped.map(d => el("tr", {}, el("td", {}, d.passage_id), el("td", {}, d.separated_from)))),
-  personal_context: step => el("p", {}, step.text ? `“${step.text}” (score ${step.score.toFixed(3)}, λ=${step.lam})` : "no statement of the user was relevant"),
-};
-
-function graphView(step) {
-  const size = 320, r = 130, cx = size / 2, cy = size / 2;
-  const n = step.nodes.length;
-  const where = new Map(step.nodes.map((node, i) => {
-    const angle = (2 * Math.PI * i) / Math.max(1, n) - Math.PI / 2;
-    return [node.passage_id, [cx + r * Math.cos(angle), cy + r * Math.sin(angle)]];
-  }));
-  const canvas = svg("svg", { viewBox: `0 0 ${size} ${size}`, width: size, height: size, role: "img",
-    "aria-label": `context graph: ${n} passages, ${step.edges.filter(e => e.relation !== "none").length} relations` });
-  for (const edge of step.edges) {
-    if (edge.relation === "none" || !where.has(edge.source) || !where.has(edge.target)) continue;
-    const [x1, y1] = where.get(edge.source), [x2, y2] = where.get(edge.target);
-    const line = svg("line", { x1, y1, x2, y2, stroke: RELATION_COLOURS[edge.relation], "stroke-width": 3, class: `edge ${edge.relation}` });
-    line.append(svg("title")); line.lastChild.textContent = `${edge.source} – ${edge.target}: ${edge.relation} (${edge.origin})`;
-    canvas.append(line);
-  }
-  for (const node of step.nodes) {
-    const [x, y] = where.get(node.passage_id);
-    const group = svg("g", { class: "node" });
-    group.append(svg("circle", { cx: x, cy: y, r: 15, fill: "#fff", stroke: "#1d2430", "stroke-width": 1.5 }));
-    const label = svg("text", { x, y: y + 5, "text-anchor": "middle", "font-size": 13 });
-    label.textContent = node.number;
-    const title = svg("title");
-    title.textContent = `[${node.number}] ${node.passage_id}${node.entity ? ` — ${node.entity}` : ""}`;
-    group.append(label, title);
-    canvas.append(group);
-  }
-  const legend = el("div", { class: "legend" }, Object.entries(RELATION_COLOURS).filter(([k]) => k !== "none")
-    .map(([k, colour]) => el("span", {}, el("i", { style: `background:${colour}` }), k)));
-  return el("div", {}, canvas, legend, el("p", { class: "pid" }, `${step.mode} mode · ${step.pairs_judged} of ${step.pairs_total} pairs judged by the LLM`));
+// Step views live beside each method family's code (methods/<family>/view.js) and are served together as
+// /views.js; each registers itself here. A step without a view is shown as its JSON.
+const STEP_VIEWS = {};
+const STEP_TITLES = {};
+function registerStepView(kind, title, render) {
+  STEP_TITLES[kind] = title;
+  if (render) STEP_VIEWS[kind] = render;
 }
 
 init().catch(error => setStatus(`cannot reach the service: ${error}`, true));

@@ -1,0 +1,5 @@
+"""``python -m tanglerag.cli``."""
+
+from tanglerag.cli import app
+
+app()

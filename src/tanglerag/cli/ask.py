@@ -1,0 +1,66 @@
+"""``tanglerag ask``: retrieve, answer with citations, and show why (or print it all as JSON)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.markup import escape
+
+from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, load_settings
+from tanglerag.errors import InputError
+from tanglerag.pipeline import answer_output
+from tanglerag.runtime import Runtime
+from tanglerag.types import Answer, Question
+
+app = typer.Typer()
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="the question")],
+    index_dir: Annotated[Path, typer.Option("--index", "-i", help="index folder from `tanglerag index`")],
+    method: Annotated[str, typer.Option("--method", "-m")] = "concat",
+    top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
+    with_trace: Annotated[bool, typer.Option("--trace", help="with --json: add every LLM call and method step")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="bypass the LLM cache")] = False,
+    user: Annotated[str | None, typer.Option("--user", "-u", help="use this user's contexts (PCAS)")] = None,
+    config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
+) -> None:
+    """Retrieve passages and answer with citations; with --user, jointly pick the user's relevant context."""
+    settings = load_settings(config, set_, verbose, retrieval__top_k=top_k, llm__cache=False if no_cache else None)
+    try:
+        q = Question(text=question, user_id=user)
+    except ValidationError as exc:
+        raise InputError(f"invalid question: {exc.errors()[0]['msg']}") from exc
+    answer = Runtime(settings, index_dir=index_dir).pipeline(method, personal=user is not None).ask(q)
+    if as_json:
+        sys.stdout.write(json.dumps(answer_output(answer, user, trace=with_trace), ensure_ascii=False, indent=2) + "\n")
+    else:
+        print_answer(answer)
+
+
+def print_answer(answer: Answer) -> None:
+    """The answer, each step's one-line headline, the passages (``*`` = cited) and the cost."""
+    out = Console()
+    out.print(f"[bold]{escape(answer.text)}[/]")  # corpus and model text is printed literally, never as markup
+    for step in answer.trace.steps:  # each method family decides which of its decisions `ask` shows in one line
+        headline = step.headline()
+        if headline:
+            out.print(headline, markup=False, style="dim" if step.kind == "personal_context" else None)
+    for n, hit in enumerate(answer.passages, 1):
+        mark = "*" if hit.passage.id in answer.citations else " "
+        out.print(escape(f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {hit.passage.text[:100]}..."))
+    u = answer.usage.totals()
+    out.print(f"[dim]{u['llm_calls']} LLM calls ({u['cached_calls']} cached), {u['prompt_tokens']} prompt + "
+              f"{u['completion_tokens']} completion tokens, {u['seconds']:.2f}s[/]")
+    spent = [f"{name} {s.total_calls} call{'s' * (s.total_calls != 1)} ({s.prompt_tokens} prompt tokens)"
+             for name, s in answer.usage.stages.items() if s.total_calls]
+    if spent:
+        out.print(f"[dim]calls by stage: {escape(', '.join(spent))}[/]")

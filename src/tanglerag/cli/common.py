@@ -1,0 +1,59 @@
+"""What every command shares: the options, settings loading, and the one place user errors are reported.
+
+A ``TangleragError`` (something the user can fix) raised anywhere below a command becomes one line on
+stderr and exit code 2 (``UserErrorGroup``); any other exception is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated, Any
+
+import click
+import typer
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.text import Text
+from typer.core import TyperGroup
+
+from tanglerag.errors import TangleragError
+from tanglerag.settings import Settings
+
+console = Console(stderr=True)
+
+ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="YAML config file")]
+SetOpt = Annotated[list[str] | None, typer.Option("--set", "-s", help="override, e.g. llm.temperature=0.2")]
+VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="log progress details")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON")]
+
+
+def load_settings(config: Path | None, overrides: list[str] | None, verbose: bool = False,
+                  **flags: Any) -> Settings:
+    """Settings from the config file, ``--set`` overrides, then the command's flags (``section__key=value``;
+    flags left at None are not set), and logging at the asked verbosity."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s",
+                        handlers=[RichHandler(console=console, show_path=False)], force=True)
+    logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets DEBUG on its own logger
+    values = {key.replace("__", "."): value for key, value in flags.items() if value is not None}
+    return Settings.load(config, overrides, values)
+
+
+def comma_list(text: str) -> list[str]:
+    """The non-empty names of a comma-separated option."""
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def report_user_error(exc: TangleragError) -> None:
+    console.print(Text.assemble(("error: ", "bold red"), " ".join(str(exc).split())), soft_wrap=True)
+
+
+class UserErrorGroup(TyperGroup):
+    """The root command group: every sub-command runs inside it, so this is the one error boundary."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except TangleragError as exc:
+            report_user_error(exc)
+            raise typer.Exit(code=2) from None

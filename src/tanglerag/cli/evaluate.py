@@ -1,0 +1,95 @@
+"""``tanglerag eval``: benchmark methods on a dataset; the dataset's declared task picks the runner."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+
+from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, comma_list, console, load_settings
+from tanglerag.datasets.registry import dataset_task, load_dataset
+from tanglerag.errors import InputError
+from tanglerag.eval.report import markdown_table, write_outputs
+from tanglerag.eval.retrieval_runner import RetrievalRunner, retrieval_lines, write_retrieval_outputs
+from tanglerag.eval.runner import EvalRunner
+from tanglerag.methods.registry import METHODS
+from tanglerag.metrics.registry import check_names
+from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
+
+app = typer.Typer()
+
+
+@app.command("eval")
+def eval_(
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help="registered name or file path")],
+    methods: Annotated[str, typer.Option("--methods", help="comma-separated method names")] = "concat",
+    metrics: Annotated[str | None, typer.Option("--metrics", help="comma-separated metric names "
+                                                "(default: each method's own)")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n")] = None,
+    sample: Annotated[int | None, typer.Option("--sample", help="a random sample of N questions (eval.seed)")] = None,
+    head: Annotated[int | None, typer.Option("--head", min=1, help="answer only the first N of the loaded questions; "
+                                             "the pool keeps all their passages (an interim look at a long run)")] = None,
+    fmt: Annotated[str | None, typer.Option("--format", help="dataset format (detected if omitted)")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="folder for results and predictions")] = None,
+    index_dir: Annotated[Path | None, typer.Option("--index", "-i", help="index for datasets without passages")] = None,
+    top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
+    scope: Annotated[str | None, typer.Option("--scope", help="own | pooled passages per question")] = None,
+    gold: Annotated[str | None, typer.Option("--gold", help="natural | ensure | exclude the gold passage")] = None,
+    gold_position: Annotated[str | None, typer.Option("--gold-position", help="retrieval | top | bottom")] = None,
+    closed_book_filter: Annotated[bool, typer.Option("--closed-book-filter",
+                                                     help="drop questions answered right without passages")] = False,
+    samples: Annotated[int | None, typer.Option("--samples", help="self-consistency samples per call")] = None,
+    corpus: Annotated[Path | None, typer.Option("--corpus", help="ORCA-ShARC: id2snippet.json")] = None,
+    retriever: Annotated[str, typer.Option("--retriever", help="ORCA-ShARC: dense, bm25 or both")] = "dense,bm25",
+    sweep: Annotated[bool, typer.Option("--sweep", help="ORCA-ShARC: tune lambda and beam on this set")] = False,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
+) -> None:
+    """Benchmark methods on a dataset; cached LLM calls make re-runs free."""
+    settings = load_settings(config, set_, verbose, retrieval__top_k=top_k, eval__passage_scope=scope,
+                             eval__gold=gold, eval__gold_position=gold_position, methods__samples=samples,
+                             eval__closed_book_filter=closed_book_filter or None)
+    if limit is not None and limit < 1:
+        raise InputError(f"--limit must be at least 1, got {limit}")
+    names = comma_list(methods)
+    if dataset_task(dataset) == "retrieval":
+        _eval_retrieval(settings, Path(dataset), names, corpus, comma_list(retriever), sweep, limit, out, as_json)
+        return
+    unknown = [m for m in names if m not in METHODS]
+    if not names or unknown:
+        raise InputError(f"unknown method(s) {unknown or names}; available: {', '.join(sorted(METHODS))}")
+    metric_names = comma_list(metrics or "")
+    check_names(metric_names)
+    dataset_name, loaded = load_dataset(dataset, fmt, limit, sample, settings.eval.seed)
+    examples = loaded[:head] if head else loaded
+    runner = EvalRunner(Runtime(settings, index_dir=index_dir), metrics=metric_names or None)
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("evaluating", total=len(examples) * len(names))
+        report, predictions = runner.run(dataset_name, examples, names, on_step=lambda: progress.advance(task),
+                                         pool=loaded)
+    if out:
+        write_outputs(out, report, predictions)
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_output(), indent=2) + "\n")
+    else:
+        Console().print(markdown_table(report))
+
+
+def _eval_retrieval(settings: Settings, dataset: Path, names: list[str], corpus: Path | None, retrievers: list[str],
+                    sweep: bool, limit: int | None, out: Path | None, as_json: bool) -> None:
+    report = RetrievalRunner(Runtime(settings)).run(dataset, names, retrievers, corpus=corpus, sweep_grid=sweep,
+                                                    limit=limit)
+    if out:
+        write_retrieval_outputs(out, report)
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_output(), indent=2) + "\n")
+        return
+    table = Console()
+    for line in retrieval_lines(report):
+        table.print(line)

@@ -1,0 +1,44 @@
+"""``tanglerag serve``: the HTTP API and the web inspector."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, console, load_settings
+from tanglerag.errors import ConfigError, IndexStoreError
+from tanglerag.runtime import Runtime
+
+app = typer.Typer()
+
+
+@app.command()
+def serve(
+    index_dir: Annotated[Path, typer.Option("--index", "-i", help="index folder to serve (created by the first upload)")],
+    host: Annotated[str | None, typer.Option("--host", help="bind address (default service.host, 127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option("--port", help="port (default service.port, 8000)")] = None,
+    config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
+) -> None:
+    """Serve the HTTP API and the web inspector; API keys from TANGLERAG_API_KEYS or service.api_keys_file."""
+    import uvicorn
+
+    from tanglerag.service.app import create_app
+    from tanglerag.service.auth import ApiKeys, is_loopback
+
+    settings = load_settings(config, set_, verbose, service__host=host, service__port=port)
+    logging.getLogger("tanglerag").setLevel(logging.INFO)
+    keys = ApiKeys.load(settings.service.api_keys_file)
+    cfg = settings.service
+    if not keys.enabled and not is_loopback(cfg.host):
+        raise ConfigError(f"refusing to serve on {cfg.host} without API keys: set TANGLERAG_API_KEYS or "
+                          "service.api_keys_file, or bind to 127.0.0.1")
+    if index_dir.exists() and not (index_dir / "manifest.json").exists():
+        raise IndexStoreError(f"{index_dir} exists and is not a tanglerag index")
+    runtime = Runtime(settings, index_dir=index_dir)
+    if not keys.enabled:
+        console.print(f"no API keys configured: serving on {cfg.host} (loopback) only, every caller is admin")
+    console.print(f"tanglerag inspector: http://{cfg.host}:{cfg.port}/")
+    uvicorn.run(create_app(runtime, keys), host=cfg.host, port=cfg.port, log_level="warning")

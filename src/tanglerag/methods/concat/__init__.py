@@ -1,0 +1,1 @@
+"""Concatenation, the baseline every paper compares with: all passages in one prompt."""

@@ -1,0 +1,79 @@
+"""Graph constructor: label every pair of contexts with a relation, in one of two modes.
+
+``pairwise`` follows the paper's Algorithm 1: a focal context is compared with the contexts
+still unresolved in one call; a context found counterfactual or duplicated to the focal one
+copies the focal one's edges, so its own pairs need no call. ``extract`` (ours) makes one call
+per context for (entity, descriptor, answer) and derives every relation by rule: O(n) calls.
+"""
+
+from __future__ import annotations
+
+from tanglerag.llm.client import LLM
+from tanglerag.methods.corg.config import CorgConfig
+from tanglerag.methods.corg.graph import (
+    MIRRORED,
+    ContextGraph,
+    Extraction,
+    Relation,
+    parse_extraction,
+    parse_relations,
+    relation_between,
+)
+from tanglerag.methods.corg.prompts import extract_messages, relation_messages
+from tanglerag.text import number_passages
+from tanglerag.tracking import stage
+from tanglerag.types import RetrievedPassage
+
+
+class GraphConstructor:
+    def __init__(self, llm: LLM, config: CorgConfig, passage_words: int | None) -> None:
+        self.llm = llm
+        self.config = config
+        self.passage_words = passage_words
+
+    def build(self, question: str, passages: list[RetrievedPassage]) -> ContextGraph:
+        graph = ContextGraph.empty([p.passage.id for p in passages], self.config.graph)
+        with stage("organize"):
+            if self.config.graph == "pairwise":
+                self._pairwise(question, passages, graph)
+            else:
+                self._extract(question, passages, graph)
+        return graph
+
+    def _pairwise(self, question: str, passages: list[RetrievedPassage], graph: ContextGraph) -> None:
+        block = number_passages(passages, self.passage_words, title_sep=None)
+        remaining = list(range(len(passages)))
+        while len(remaining) > 1:
+            focal, others = remaining[0], remaining[1:]
+            numbers = [o + 1 for o in others]
+            reply = self.llm.complete(relation_messages(question, block, focal + 1, numbers),
+                                      self.llm.params(max_tokens=10 * len(others) + 8))
+            found = parse_relations(reply.text, numbers)
+            graph.unparsed += len(numbers) - len(found)
+            relations = {o: found.get(o + 1, Relation.NONE) for o in others}  # unreadable: assume unrelated
+            for other, relation in relations.items():
+                graph.set(focal, other, relation, "llm")
+            graph.pairs_judged += len(others)
+            mirrors = [o for o in others if relations[o] in MIRRORED]
+            for mirror in mirrors:
+                for neighbour, relation in graph.edges_of(focal):
+                    if neighbour != mirror and graph.relation(mirror, neighbour) is None:
+                        graph.set(mirror, neighbour, relation, "mirrored")
+            remaining = [o for o in others if o not in mirrors]
+
+    def _extract(self, question: str, passages: list[RetrievedPassage], graph: ContextGraph) -> None:
+        extractions = []
+        for i, hit in enumerate(passages):
+            reply = self.llm.complete(extract_messages(question, hit.passage.text, self.passage_words),
+                                      self.llm.params(max_tokens=48))
+            extraction = parse_extraction(reply.text)
+            if extraction is None:
+                graph.unparsed += 1
+                extraction = Extraction()  # unreadable: treated as not answering
+            extractions.append(extraction)
+            graph.graph.nodes[i].update(entity=extraction.entity, descriptor=extraction.descriptor,
+                                        answer=extraction.answer, has_descriptor=bool(extraction.descriptor))
+        for i in range(len(passages)):
+            for j in range(i + 1, len(passages)):
+                graph.set(i, j, relation_between(extractions[i], extractions[j], self.config.match_threshold), "rule")
+        graph.pairs_judged = graph.pairs_total

@@ -1,0 +1,46 @@
+// COrg's step views: registered into the inspector (service/static/inspector.js), served as part of /views.js.
+"use strict";
+
+const RELATION_COLOURS = {
+  ambiguous: "#2454a6", duplicated: "#7a7a7a", counterfactual: "#b42318", distracting: "#c77700", none: "#cfd5dd",
+};
+
+function graphView(step) {
+  const size = 320, r = 130, cx = size / 2, cy = size / 2;
+  const n = step.nodes.length;
+  const where = new Map(step.nodes.map((node, i) => {
+    const angle = (2 * Math.PI * i) / Math.max(1, n) - Math.PI / 2;
+    return [node.passage_id, [cx + r * Math.cos(angle), cy + r * Math.sin(angle)]];
+  }));
+  const canvas = svg("svg", { viewBox: `0 0 ${size} ${size}`, width: size, height: size, role: "img",
+    "aria-label": `context graph: ${n} passages, ${step.edges.filter(e => e.relation !== "none").length} relations` });
+  for (const edge of step.edges) {
+    if (edge.relation === "none" || !where.has(edge.source) || !where.has(edge.target)) continue;
+    const [x1, y1] = where.get(edge.source), [x2, y2] = where.get(edge.target);
+    const line = svg("line", { x1, y1, x2, y2, stroke: RELATION_COLOURS[edge.relation], "stroke-width": 3, class: `edge ${edge.relation}` });
+    line.append(svg("title")); line.lastChild.textContent = `${edge.source} – ${edge.target}: ${edge.relation} (${edge.origin})`;
+    canvas.append(line);
+  }
+  for (const node of step.nodes) {
+    const [x, y] = where.get(node.passage_id);
+    const group = svg("g", { class: "node" });
+    group.append(svg("circle", { cx: x, cy: y, r: 15, fill: "#fff", stroke: "#1d2430", "stroke-width": 1.5 }));
+    const label = svg("text", { x, y: y + 5, "text-anchor": "middle", "font-size": 13 });
+    label.textContent = node.number;
+    const title = svg("title");
+    title.textContent = `[${node.number}] ${node.passage_id}${node.entity ? ` — ${node.entity}` : ""}`;
+    group.append(label, title);
+    canvas.append(group);
+  }
+  const legend = el("div", { class: "legend" }, Object.entries(RELATION_COLOURS).filter(([k]) => k !== "none")
+    .map(([k, colour]) => el("span", {}, el("i", { style: `background:${colour}` }), k)));
+  return el("div", {}, canvas, legend, el("p", { class: "pid" }, `${step.mode} mode · ${step.pairs_judged} of ${step.pairs_total} pairs judged by the LLM`));
+}
+
+registerStepView("corg_graph", "Context graph", graphView);
+registerStepView("groups", "Groups and dropped contexts", step => el("div", {},
+    el("ol", {}, step.groups.map(g => el("li", {}, g.passage_ids.join(", "), g.question ? el("div", { class: "pid" }, `asked: ${g.question}`) : null))),
+    step.dropped.length ? el("table", {}, el("tr", {}, el("th", {}, "dropped"), el("th", {}, "reason"), el("th", {}, "kept instead")),
+      step.dropped.map(d => el("tr", {}, el("td", {}, d.passage_id), el("td", {}, d.reason), el("td", {}, d.kept_instead || "")))) : el("p", {}, "no context dropped")));
+registerStepView("context_ranking", "Context ranking");
+registerStepView("summary", "Summary");

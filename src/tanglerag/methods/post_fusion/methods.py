@@ -1,0 +1,161 @@
+"""Answer-integration strategies from "Modeling Uncertainty and Using Post-fusion as Fallback" (paper 004).
+
+- ``post-fusion``: one call per passage, then a majority vote over the non-unknown answers.
+- ``pruning`` / ``summary``: one-shot chain-of-thought prompts over all passages.
+- ``concat+pf``: concatenation; only when it says unknown, fall back to post-fusion.
+- ``pf+concat``: post-fusion, keep passages whose own answer is not unknown, then one call that
+  picks (distils) the answer from those passages and the candidates.
+Concatenation itself (the baseline) lives in ``concat.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from tanglerag.config import MethodsConfig
+from tanglerag.llm.client import LLM, Request
+from tanglerag.methods.base import Method, MethodOutput
+from tanglerag.methods.concat.method import ConcatMethod
+from tanglerag.methods.post_fusion import metrics as _metrics  # noqa: F401  (registers %NM with the family)
+from tanglerag.methods.post_fusion.prompts import (
+    PRUNING_DEMO_ANSWER,
+    PRUNING_SYSTEM,
+    SUMMARY_DEMO_ANSWER,
+    SUMMARY_SYSTEM,
+    cot_messages,
+    distill_messages,
+)
+from tanglerag.methods.post_fusion.steps import AnswerPoolStep, DistillStep, FallbackStep, PoolAnswer, RationaleStep
+from tanglerag.stages.generate import answer_params, single_passage_messages
+from tanglerag.stages.vote import Candidate, majority_vote, tally
+from tanglerag.text import clip_words, first_answer_line, is_unknown, number_passages
+from tanglerag.tracking import record_step, stage
+from tanglerag.types import Question, RetrievedPassage
+
+
+def post_fusion_pool(llm: LLM, config: MethodsConfig, question: Question,
+                     passages: list[RetrievedPassage]) -> list[Candidate]:
+    """Ask about each passage separately; ``config.samples`` answers per passage (p x k in all)."""
+    params = answer_params(llm, config)
+    requests = [Request(single_passage_messages(question.text, clip_words(hit.passage.text, config.passage_words)),
+                        params) for hit in passages]
+    pool = []
+    with stage("post_fusion"):
+        for hit, completion in zip(passages, llm.complete_many(requests), strict=True):
+            for raw in completion.texts:
+                line = first_answer_line(raw)
+                pool.append(Candidate(line, hit.passage.id, hit.rank, is_unknown(line)))
+    return pool
+
+
+def _pool_step(pool: list[Candidate], winner: Candidate | None, voted: bool = True) -> AnswerPoolStep:
+    return AnswerPoolStep(pool=[PoolAnswer(passage_id=c.passage_id, answer=c.text, unknown=c.unknown) for c in pool],
+                          tally=tally(pool), voted=voted, winner=winner.text if winner else None)
+
+
+class _PostFusionBase(Method):
+    paper: ClassVar[str] = "004"
+
+    def voted(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        """Post-fusion: answer pool, then majority vote; citations are the passages that voted for the winner."""
+        pool = post_fusion_pool(self.llm, self.settings.methods, question, passages)
+        winner, supporters = majority_vote(pool)
+        record_step(_pool_step(pool, winner))
+        if winner is None:
+            return MethodOutput.abstain()
+        return MethodOutput(winner.text, _unique(c.passage_id for c in supporters))
+
+
+class PostFusionMethod(_PostFusionBase):
+    name: ClassVar[str] = "post-fusion"
+    description: ClassVar[str] = "one call per passage; majority vote over the non-unknown answers"
+    calls: ClassVar[str] = "1 per passage"
+
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        return self.voted(question, passages)
+
+
+class ConcatPostFusionMethod(_PostFusionBase):
+    """Concat+PF: post-fusion only as the fallback when concatenation says unknown."""
+
+    name: ClassVar[str] = "concat+pf"
+    description: ClassVar[str] = "concatenation; post-fusion only when it says unknown"
+    calls: ClassVar[str] = "1; + 1 per passage when it says unknown"
+
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        first = ConcatMethod(self.resources).run(question, passages)
+        record_step(FallbackStep(fired=first.unknown))
+        return self.voted(question, passages) if first.unknown else first
+
+
+class PostFusionConcatMethod(_PostFusionBase):
+    """PF+Concat: post-fusion proposes candidates and filters passages; one concatenated call distils."""
+
+    name: ClassVar[str] = "pf+concat"
+    description: ClassVar[str] = "post-fusion proposes candidates and keeps passages that answered; one call distils"
+    calls: ClassVar[str] = "1 per passage + 1"
+
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        cfg = self.settings.methods
+        pool = post_fusion_pool(self.llm, cfg, question, passages)
+        record_step(_pool_step(pool, None, voted=False))
+        kept_ids = _unique(c.passage_id for c in pool if not c.unknown)
+        if not kept_ids:
+            record_step(DistillStep(kept=[], candidates=[]))
+            return MethodOutput.abstain()
+        kept = [hit for hit in passages if hit.passage.id in kept_ids]
+        candidates = _unique(c.text for c in sorted(pool, key=lambda c: c.rank) if not c.unknown)
+        messages = distill_messages(question.text, number_passages(kept, cfg.passage_words), candidates)
+        with stage("distill"):
+            completion = self.llm.complete(messages, self.llm.params(max_tokens=cfg.answer_tokens, stop=["\n"]))
+        line = first_answer_line(completion.text)
+        unknown = is_unknown(line)
+        record_step(DistillStep(kept=kept_ids, candidates=candidates, chosen=None if unknown else line))
+        if unknown:
+            return MethodOutput.abstain()
+        chosen = Candidate(line, None, 0)
+        citations = [c.passage_id for c in pool if not c.unknown and c.key == chosen.key]
+        return MethodOutput(line, _unique(citations))
+
+
+_FINAL_ANSWER = re.compile(r"answer\s*:\s*(.*)", re.IGNORECASE)
+
+
+class _ChainOfThought(_PostFusionBase):
+    system: ClassVar[str]
+    demo: ClassVar[str]
+
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        cfg = self.settings.methods
+        context = number_passages(passages, cfg.passage_words, title_sep=" | ", joiner="\n")
+        messages = cot_messages(self.system, self.demo, question.text, context)
+        with stage("generate"):
+            completion = self.llm.complete(messages, self.llm.params(max_tokens=cfg.cot_tokens))
+        found = _FINAL_ANSWER.findall(completion.text)
+        line = first_answer_line(found[-1]) if found else ""
+        numbers = [int(n) for n in re.findall(r"[Ss]ource (\d+)", completion.text) if 1 <= int(n) <= len(passages)]
+        record_step(RationaleStep(format_ok=bool(found), cited_numbers=_unique(numbers)))
+        return MethodOutput(line, _unique(passages[n - 1].passage.id for n in numbers), is_unknown(line))
+
+
+class PruningMethod(_ChainOfThought):
+    name: ClassVar[str] = "pruning"
+    description: ClassVar[str] = "one-shot chain of thought that rules out irrelevant passages, then answers"
+    calls: ClassVar[str] = "1"
+    system = PRUNING_SYSTEM
+    demo = PRUNING_DEMO_ANSWER
+
+
+class SummaryCoTMethod(_ChainOfThought):
+    name: ClassVar[str] = "summary"
+    description: ClassVar[str] = "one-shot chain of thought that sums up the relevant passages, then answers"
+    calls: ClassVar[str] = "1"
+    system = SUMMARY_SYSTEM
+    demo = SUMMARY_DEMO_ANSWER
+
+
+def _unique(items) -> list:
+    return list(dict.fromkeys(i for i in items if i is not None))
+
+METHODS = (PostFusionMethod, PruningMethod, SummaryCoTMethod, ConcatPostFusionMethod, PostFusionConcatMethod)

@@ -1,1 +1,0 @@
-"""Context organization for COrg: relation graph, grouping, question rewriting."""

@@ -1,1 +1,0 @@
-"""Personal context: per-user statements and joint passage-context retrieval (PCAS, paper 002)."""

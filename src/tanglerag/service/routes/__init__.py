@@ -1,0 +1,1 @@
+"""The service's routers, one per area: ask, index, users, operations."""

@@ -1,0 +1,148 @@
+"""``POST /v1/ask`` (plain or streamed as server-sent events) and ``GET /v1/methods``.
+
+Blocking work runs in a worker thread once the gate admits it; a question holds its slot until its
+thread finishes, even when the client has gone away or timed out, so the bound on model work holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import StreamingResponse
+from pydantic import ValidationError
+
+from tanglerag.errors import TangleragError
+from tanglerag.methods.registry import METHODS, method_class
+from tanglerag.pipeline import answer_output
+from tanglerag.runtime import Runtime
+from tanglerag.service.errors import ServiceError, status_for
+from tanglerag.service.gate import Busy
+from tanglerag.service.options import with_options
+from tanglerag.service.schemas import AskRequest, AskResponse, MethodInfo
+from tanglerag.service.state import CallerDep, ServiceState, State, acting_as
+from tanglerag.tracking import ProgressEvent, Tracker
+from tanglerag.types import Answer, Question
+
+log = logging.getLogger(__name__)
+router = APIRouter(tags=["ask"])
+
+STREAM_DOC = {200: {"content": {"text/event-stream": {}},
+                    "description": "the answer, or with stream=true server-sent events: "
+                                   "stage_start, stage_end, llm_call, step, then answer (or error)"}}
+
+
+@router.post("/v1/ask", response_model=AskResponse, responses=STREAM_DOC)  # type: ignore[arg-type]
+async def ask(body: AskRequest, who: CallerDep, state: State,
+              stream: Annotated[bool, Query(description="stream progress as server-sent events")] = False) -> Any:
+    """Answer a question with citations and the trace of how the method got there."""
+    rt, question = _prepare(state, body, who)
+    if stream:
+        return await _stream(state, rt, body, question)
+    future = await _admitted(state, lambda: _answer(rt, body, question, Tracker()))
+    timeout = state.runtime.settings.service.answer_timeout_s
+    try:
+        answer = await asyncio.wait_for(asyncio.shield(future), timeout)
+    except TimeoutError:
+        raise ServiceError(504, f"no answer within {timeout:g}s") from None
+    return _finished(state, answer, body.user)
+
+
+@router.get("/v1/methods", response_model=list[MethodInfo])
+async def methods() -> list[MethodInfo]:
+    """Every method, its paper, what it does and what it typically costs."""
+    return [MethodInfo(name=cls.name, paper=cls.paper, description=cls.description, calls=cls.calls,
+                       metrics=list(cls.default_metrics)) for cls in METHODS.values()]
+
+
+def _prepare(state: ServiceState, body: AskRequest, who: Any) -> tuple[Runtime, Question]:
+    cfg = state.runtime.settings.service
+    if len(body.question) > cfg.max_question_chars:
+        raise ServiceError(422, f"question: longer than {cfg.max_question_chars} characters")
+    if body.user is not None:
+        acting_as(body.user, who)
+    method_class(body.method)
+    if not state.has_index():
+        raise ServiceError(409, "no index yet: POST documents to /v1/index/documents first")
+    options = dict(body.options)
+    if body.top_k is not None:
+        options["retrieval.top_k"] = body.top_k
+    base = state.runtime
+    rt = base.with_settings(with_options(base.settings, options)) if options else base
+    try:
+        question = Question(text=body.question, user_id=body.user)
+    except ValidationError as exc:
+        raise ServiceError(422, f"question: {exc.errors()[0]['msg']}") from None
+    return rt, question
+
+
+def _answer(rt: Runtime, body: AskRequest, question: Question, tracker: Tracker) -> Answer:
+    return rt.pipeline(body.method, personal=body.user is not None).ask(question, tracker=tracker)
+
+
+async def _admitted(state: ServiceState, work: Callable[[], Any]) -> asyncio.Future[Any]:
+    """Start ``work`` in a thread once a slot is free; the slot is freed when the thread ends."""
+    try:
+        await state.gate.acquire()
+    except Busy as exc:
+        state.telemetry.rejected.inc()
+        raise ServiceError(429, f"busy: {exc}; retry later", {"Retry-After": str(exc.retry_after)}) from None
+    state.telemetry.in_flight.inc()
+    future = asyncio.get_running_loop().run_in_executor(None, work)
+
+    def done(_: asyncio.Future[Any]) -> None:
+        state.telemetry.in_flight.dec()
+        state.gate.release()
+
+    future.add_done_callback(done)
+    return future
+
+
+def _finished(state: ServiceState, answer: Answer, user: str | None) -> dict[str, Any]:
+    state.telemetry.observe_usage(answer.usage)
+    return answer_output(answer, user, trace=True)
+
+
+async def _stream(state: ServiceState, rt: Runtime, body: AskRequest, question: Question) -> StreamingResponse:
+    loop = asyncio.get_running_loop()
+    events: asyncio.Queue[ProgressEvent] = asyncio.Queue()
+    tracker = Tracker(on_event=lambda event: loop.call_soon_threadsafe(events.put_nowait, event))
+    future = await _admitted(state, lambda: _answer(rt, body, question, tracker))
+    timeout = state.runtime.settings.service.answer_timeout_s
+
+    async def sse() -> AsyncIterator[str]:
+        deadline = loop.time() + timeout
+        while not (future.done() and events.empty()):
+            getter = asyncio.ensure_future(events.get())
+            await asyncio.wait({getter, future}, timeout=max(0.0, deadline - loop.time()),
+                               return_when=asyncio.FIRST_COMPLETED)
+            if getter.done():
+                event = getter.result()
+                yield _sse(event.type, event.model_dump(mode="json"))
+            else:
+                getter.cancel()
+            if loop.time() >= deadline and not future.done():
+                yield _sse("error", {"error": f"no answer within {timeout:g}s", "status": 504})
+                return
+        yield _outcome(state, future, body.user)
+
+    return StreamingResponse(sse(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+def _outcome(state: ServiceState, future: asyncio.Future[Any], user: str | None) -> str:
+    """The last event of a stream: the answer, or the error that ended it."""
+    exc = future.exception()
+    if exc is None:
+        return _sse("answer", _finished(state, future.result(), user))
+    if isinstance(exc, TangleragError):
+        return _sse("error", {"error": str(exc), "status": status_for(exc)})
+    log.error("answering failed", exc_info=exc)
+    return _sse("error", {"error": "internal error (logged on the server)", "status": 500})
+
+
+def _sse(event: str, data: dict[str, Any]) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"

@@ -1,0 +1,44 @@
+"""Operations and the inspector: ``/healthz``, ``/metrics``, the page, and ``/views.js`` (every family's step views)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from fastapi import APIRouter
+from fastapi.responses import FileResponse, Response
+
+from tanglerag.service.schemas import Health
+from tanglerag.service.state import State
+
+router = APIRouter(tags=["operations"])
+STATIC = Path(__file__).parent.parent / "static"
+METHODS_DIR = Path(__file__).parent.parent.parent / "methods"
+
+
+@router.get("/healthz", response_model=Health)
+async def health(state: State) -> Health:
+    return Health(status="ok", auth=state.keys.enabled, index=state.has_index(),
+                  model=state.runtime.llm.backend.model_id, running=state.gate.running, waiting=state.gate.waiting)
+
+
+@router.get("/metrics", response_class=Response,
+            responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text format"}})
+async def metrics(state: State) -> Response:
+    return Response(state.telemetry.render(), media_type="text/plain; version=0.0.4")
+
+
+@router.get("/", include_in_schema=False)
+async def inspector() -> FileResponse:
+    return FileResponse(STATIC / "index.html")
+
+
+@router.get("/views.js", include_in_schema=False)
+async def step_views() -> Response:
+    """Each method family's ``view.js`` (its steps' inspector views), served as one script."""
+    return Response(_views_script(), media_type="text/javascript")
+
+
+@cache
+def _views_script() -> str:
+    return "\n".join(path.read_text(encoding="utf-8") for path in sorted(METHODS_DIR.glob("*/view.js")))

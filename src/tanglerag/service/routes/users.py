@@ -1,0 +1,43 @@
+"""A user's personal context statements (PCAS): list, add, remove; a user key acts only as its user."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+
+from tanglerag.errors import ContextStoreError
+from tanglerag.service.errors import ServiceError
+from tanglerag.service.schemas import ContextList, NewContexts, UserContext
+from tanglerag.service.state import CallerDep, State, acting_as
+
+router = APIRouter(tags=["users"])
+
+
+@router.get("/v1/users/{user}/contexts", response_model=ContextList)
+async def list_contexts(user: str, who: CallerDep, state: State) -> ContextList:
+    """A user's context statements (only that user's key, or an admin key)."""
+    acting_as(user, who)
+    contexts = await asyncio.to_thread(state.runtime.context_store.list, user)
+    return ContextList(user=user, contexts=contexts)
+
+
+@router.post("/v1/users/{user}/contexts", response_model=list[UserContext], status_code=201)
+async def add_contexts(user: str, body: NewContexts, who: CallerDep, state: State) -> list[UserContext]:
+    """Add statements about the user; each gets an id."""
+    acting_as(user, who)
+    return await asyncio.to_thread(state.runtime.context_store.add, user, body.contexts)
+
+
+@router.delete("/v1/users/{user}/contexts", status_code=204)
+async def remove_context(user: str, who: CallerDep, state: State,
+                         id: Annotated[str, Query(min_length=1, max_length=64, description="the statement's id")]
+                         ) -> Response:
+    """Remove one statement by id."""
+    acting_as(user, who)
+    try:
+        await asyncio.to_thread(state.runtime.context_store.remove, user, id)
+    except ContextStoreError as exc:
+        raise ServiceError(404, str(exc)) from None
+    return Response(status_code=204)

@@ -1,0 +1,78 @@
+"""The service's explicit state (held on ``app.state``) and the dependencies routes use to reach it.
+
+Routes never close over ``create_app``'s locals: each declares what it needs (the state, the caller,
+an admin) as a FastAPI dependency, so a router can be read, tested and mounted on its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+
+from tanglerag.errors import ContextStoreError
+from tanglerag.methods.pcas.store import check_user_id
+from tanglerag.runtime import Runtime
+from tanglerag.service.auth import ApiKeys, Caller
+from tanglerag.service.errors import ServiceError
+from tanglerag.service.gate import Gate
+from tanglerag.service.telemetry import Telemetry
+
+
+@dataclass
+class ServiceState:
+    runtime: Runtime  # replaced when documents are added (the new index is swapped in)
+    keys: ApiKeys
+    gate: Gate
+    telemetry: Telemetry = field(default_factory=Telemetry)
+    index_writes: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @classmethod
+    def for_runtime(cls, runtime: Runtime, keys: ApiKeys) -> ServiceState:
+        cfg = runtime.settings.service
+        return cls(runtime=runtime, keys=keys, gate=Gate(cfg.max_running, cfg.max_waiting, cfg.queue_timeout_s))
+
+    def has_index(self) -> bool:
+        folder = self.runtime.index_dir
+        return folder is not None and (folder / "manifest.json").exists()
+
+
+def get_state(request: Request) -> ServiceState:
+    state: ServiceState = request.app.state.tanglerag
+    return state
+
+
+State = Annotated[ServiceState, Depends(get_state)]
+
+
+def get_caller(state: State, authorization: Annotated[str | None, Header()] = None) -> Caller:
+    found = state.keys.identify(authorization)
+    if found is None:
+        raise ServiceError(401, "missing or invalid API key: send 'Authorization: Bearer KEY'",
+                           {"WWW-Authenticate": "Bearer"})
+    return found
+
+
+CallerDep = Annotated[Caller, Depends(get_caller)]
+
+
+def get_admin(who: CallerDep) -> Caller:
+    if not who.admin:
+        raise ServiceError(403, "this needs an admin key")
+    return who
+
+
+AdminDep = Annotated[Caller, Depends(get_admin)]
+
+
+def acting_as(user: str, who: Caller) -> str:
+    """``user`` when ``who`` may act as them (their own key, or an admin); 422 / 403 otherwise."""
+    try:
+        check_user_id(user)
+    except ContextStoreError as exc:
+        raise ServiceError(422, str(exc)) from None
+    if not who.may_act_as(user):
+        raise ServiceError(403, f"this key may not act as user {user!r}")
+    return user
