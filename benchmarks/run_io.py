@@ -41,7 +41,7 @@ def upgrade(row: dict) -> dict:
         questions = extras.get("group_questions") or [""] * len(extras["groups"])
         steps.append({"kind": "groups", "strategy": "corg" if row["method"] == "corg" else row["method"],
                       "groups": [{"passage_ids": [ids[i] for i in g], "question": q}
-                                 for g, q in zip(extras["groups"], questions)]})
+                                 for g, q in zip(extras["groups"], questions, strict=False)]})
     if "fallback" in extras:
         steps.append({"kind": "fallback", "fired": extras["fallback"]})
     row["trace"] = {"calls": [], "steps": steps}

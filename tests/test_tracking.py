@@ -29,9 +29,8 @@ def test_nested_stages_do_not_count_wall_time_twice(monkeypatch):
     clock = iter([0.0, 2.0, 5.0, 6.0])  # outer opens, inner opens, inner closes, outer closes
     monkeypatch.setattr("tanglerag.tracking.time.perf_counter", lambda: next(clock))
     tracker = Tracker()
-    with tracker.stage("outer"):
-        with tracker.stage("inner"):
-            pass
+    with tracker.stage("outer"), tracker.stage("inner"):
+        pass
     stages = tracker.usage.stages
     assert (stages["outer"].seconds, stages["inner"].seconds) == (3.0, 3.0)  # 2 s before + 1 s after the inner one
     assert tracker.usage.total.seconds == 6.0
@@ -50,10 +49,9 @@ def test_binding_ends_with_the_block_and_helpers_are_noops_without_one():
 
 def test_the_client_charges_every_completion_cached_or_not():
     llm = canned_llm([("capital", "Paris")])
-    with track() as tracker:
-        with stage("generate"):
-            llm.complete([Message(role="user", content="capital of France?")])
-            llm.complete([Message(role="user", content="capital of France?")])  # cache hit
+    with track() as tracker, stage("generate"):
+        llm.complete([Message(role="user", content="capital of France?")])
+        llm.complete([Message(role="user", content="capital of France?")])  # cache hit
     usage = tracker.usage.stages["generate"]
     assert (usage.llm_calls, usage.cached_calls) == (1, 1)
     assert [c.cached for c in tracker.calls] == [False, True] and tracker.calls[1].replies == ["Paris"]
