@@ -78,7 +78,8 @@ class RetrievalConfig(Section):
 
 
 class MethodsConfig(Section):
-    """Knobs shared by the answer-integration methods (paper 004 and the concat baseline)."""
+    """Knobs every answer method reads (passage length in prompts, answer budgets, self-consistency) and concat's
+    prompt choice; shared by several families, so it stays a core section."""
 
     passage_words: PositiveInt = Field(100, description="passages are cut to this many words in prompts (the paper's 100)")
     answer_tokens: PositiveInt = 32

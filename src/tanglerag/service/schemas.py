@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -90,8 +90,3 @@ class NewContexts(_Body):
 class ContextList(BaseModel):
     user: str
     contexts: list[UserContext]
-
-
-class ErrorOut(BaseModel):
-    error: str
-    detail: Any = None
