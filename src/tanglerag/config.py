@@ -91,8 +91,6 @@ class MethodsConfig(Section):
                              "prompt over all passages: paper 004 compares the two strategies with one prompt)")
 
 
-
-
 class EvalConfig(Section):
     """How the benchmark runner builds each question's passages."""
 
@@ -104,7 +102,6 @@ class EvalConfig(Section):
     closed_book_filter: bool = Field(False, description="drop questions the LLM answers right with no passages")
     bootstrap_samples: PositiveInt = 1000
     seed: StrictInt = 0
-
 
 
 class ServiceConfig(Section):
@@ -120,7 +117,6 @@ class ServiceConfig(Section):
     max_question_chars: PositiveInt = 2000
     api_keys_file: Path | None = Field(
         None, description="lines 'KEY' (admin) or 'KEY USER' (that user only); adds to TANGLERAG_API_KEYS")
-
 
 
 M = TypeVar("M", bound=BaseModel)

@@ -53,7 +53,7 @@ def print_answer(answer: Answer) -> None:
     for step in answer.trace.steps:  # each method family decides which of its decisions `ask` shows in one line
         headline = step.headline()
         if headline:
-            out.print(headline, markup=False, style="dim" if step.kind == "personal_context" else None)
+            out.print(headline, markup=False)
     for n, hit in enumerate(answer.passages, 1):
         mark = "*" if hit.passage.id in answer.citations else " "
         out.print(escape(f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {hit.passage.text[:100]}..."))

@@ -20,6 +20,7 @@ from tanglerag.errors import TangleragError
 from tanglerag.methods.registry import METHODS, method_class
 from tanglerag.pipeline import answer_output
 from tanglerag.runtime import Runtime
+from tanglerag.service.auth import Caller
 from tanglerag.service.errors import ServiceError, status_for
 from tanglerag.service.gate import Busy
 from tanglerag.service.options import with_options
@@ -31,12 +32,12 @@ from tanglerag.types import Answer, Question
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["ask"])
 
-STREAM_DOC = {200: {"content": {"text/event-stream": {}},
+STREAM_DOC: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-stream": {}},
                     "description": "the answer, or with stream=true server-sent events: "
                                    "stage_start, stage_end, llm_call, step, then answer (or error)"}}
 
 
-@router.post("/v1/ask", response_model=AskResponse, responses=STREAM_DOC)  # type: ignore[arg-type]
+@router.post("/v1/ask", response_model=AskResponse, responses=STREAM_DOC)
 async def ask(body: AskRequest, who: CallerDep, state: State,
               stream: Annotated[bool, Query(description="stream progress as server-sent events")] = False) -> Any:
     """Answer a question with citations and the trace of how the method got there."""
@@ -59,7 +60,7 @@ async def methods() -> list[MethodInfo]:
                        metrics=list(cls.default_metrics)) for cls in METHODS.values()]
 
 
-def _prepare(state: ServiceState, body: AskRequest, who: Any) -> tuple[Runtime, Question]:
+def _prepare(state: ServiceState, body: AskRequest, who: Caller) -> tuple[Runtime, Question]:
     cfg = state.runtime.settings.service
     if len(body.question) > cfg.max_question_chars:
         raise ServiceError(422, f"question: longer than {cfg.max_question_chars} characters")
