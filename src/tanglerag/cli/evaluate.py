@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -14,9 +13,10 @@ from rich.progress import Progress
 from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, comma_list, console, load_settings
 from tanglerag.datasets.registry import dataset_task, load_dataset
 from tanglerag.errors import InputError
-from tanglerag.eval.report import markdown_table, write_outputs
-from tanglerag.eval.retrieval_runner import RetrievalRunner, retrieval_lines, write_retrieval_outputs
+from tanglerag.eval.report import markdown_table, results_json, write_outputs
+from tanglerag.eval.retrieval_runner import RetrievalRunner, retrieval_lines
 from tanglerag.eval.runner import EvalRunner
+from tanglerag.fileio import atomic_write_text
 from tanglerag.methods.registry import METHODS
 from tanglerag.metrics.registry import check_names
 from tanglerag.runtime import Runtime
@@ -76,7 +76,7 @@ def eval_(
     if out:
         write_outputs(out, report, predictions)
     if as_json:
-        sys.stdout.write(json.dumps(report.to_output(), indent=2) + "\n")
+        sys.stdout.write(results_json(report))
     else:
         Console().print(markdown_table(report))
 
@@ -86,9 +86,9 @@ def _eval_retrieval(settings: Settings, dataset: Path, names: list[str], corpus:
     report = RetrievalRunner(Runtime(settings)).run(dataset, names, retrievers, corpus=corpus, sweep_grid=sweep,
                                                     limit=limit)
     if out:
-        write_retrieval_outputs(out, report)
+        atomic_write_text(out / "results.json", results_json(report))
     if as_json:
-        sys.stdout.write(json.dumps(report.to_output(), indent=2) + "\n")
+        sys.stdout.write(results_json(report))
         return
     table = Console()
     for line in retrieval_lines(report):

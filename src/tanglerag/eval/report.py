@@ -1,9 +1,10 @@
-"""Write eval outputs: results JSON, per-question predictions JSONL, a markdown table."""
+"""Write eval outputs: results JSON (both runners), per-question predictions JSONL, a markdown table."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, Protocol
 
 from tanglerag.eval.runner import EvalReport, Prediction
 from tanglerag.fileio import atomic_write_text as atomic_write
@@ -40,7 +41,16 @@ def _format_metric(name: str, value: float | None, ci: tuple[float, float] | Non
     return text
 
 
+class Reported(Protocol):
+    def to_output(self) -> dict[str, Any]: ...
+
+
+def results_json(report: Reported) -> str:
+    """``results.json`` as written and as ``eval --json`` prints it, for either runner's report."""
+    return json.dumps(report.to_output(), indent=2) + "\n"
+
+
 def write_outputs(out: Path, report: EvalReport, predictions: list[Prediction]) -> None:
-    atomic_write(out / "results.json", json.dumps(report.to_output(), indent=2) + "\n")
+    atomic_write(out / "results.json", results_json(report))
     atomic_write(out / "predictions.jsonl", "".join(p.model_dump_json() + "\n" for p in predictions))
     atomic_write(out / "results.md", markdown_table(report))

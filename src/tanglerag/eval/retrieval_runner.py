@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from tanglerag.datasets.orca_sharc import load_orca, load_snippets
 from tanglerag.datasets.registry import shared_data
 from tanglerag.errors import InputError
-from tanglerag.fileio import atomic_write_text
 from tanglerag.methods.pcas.evaluate import PcasResult, run_method, sweep
 from tanglerag.methods.pcas.joint import RETRIEVAL_METHODS
 from tanglerag.methods.pcas.scorers import BM25Scorer, DenseScorer, PairScorer
@@ -87,10 +85,6 @@ def _scores(name: str, result: PcasResult) -> RetrievalScores:
     metrics: dict[str, float | None] = {f"doc_{k}": v for k, v in result.doc.items()}
     metrics["context_recall@1"] = result.context_r1
     return RetrievalScores(method=name, metrics=metrics, usage=result.usage)
-
-
-def write_retrieval_outputs(out: Path, report: RetrievalReport) -> None:
-    atomic_write_text(out / "results.json", json.dumps(report.to_output(), indent=2) + "\n")
 
 
 def retrieval_lines(report: RetrievalReport) -> list[str]:
