@@ -13,7 +13,7 @@ from pathlib import Path
 from statistics import mean
 
 from cdit_trim_recall import recall
-from run_io import load, paired_text, step
+from run_io import load, paired_text, step, table_head
 
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.index.trim import TrimLog
@@ -60,8 +60,8 @@ def detector(counts: dict[str, list[int]], bad: set[str], among: set[str]) -> tu
 
 
 def judge_table(folders: list[Path], types: dict[str, str]) -> str:
-    lines = [("| configuration | judged | discarded: correct | misinfo | noise | other questions' | unreadable | "
-             "P / R: own misinfo+noise | P / R: off-topic (noise + other) |"), "|---|---|---|---|---|---|---|---|---|"]
+    lines = table_head("| configuration | judged | discarded: correct | misinfo | noise | other questions' | unreadable | "
+             "P / R: own misinfo+noise | P / R: off-topic (noise + other) |")
     for folder in folders:
         if folder.name.startswith("conflictqa"):  # no misinformation / noise labels
             continue
@@ -113,8 +113,7 @@ def untouched_recall(runs: Path, folders: list[Path], k: int = 10) -> str:
 
 def determiner_section(folders: list[Path]) -> str:
     """Judge calls of the first CDIT pass against a repeat of the same questions (the determiner recalls them)."""
-    lines = ["| configuration | pass | questions with reused verdicts | reused verdicts/q | judge calls/q | judge s/q |",
-             "|---|---|---|---|---|---|"]
+    lines = table_head("| configuration | pass | questions with reused verdicts | reused verdicts/q | judge calls/q | judge s/q |")
     for folder in folders:
         if not (folder / "repeat" / "results.json").exists():
             continue
@@ -198,8 +197,8 @@ def topk_section(folders: list[Path]) -> str:
 
 def second_pass_retrieval(folders: list[Path]) -> str:
     """Does retrieval alone, on the trimmed copy, now leave out what the judge discarded, and keep what it kept?"""
-    lines = [("| configuration | separated pairs | judge-discarded passages still retrieved | judge-kept passages still "
-             "retrieved | questions whose retrieval changed |"), "|---|---|---|---|---|"]
+    lines = table_head("| configuration | separated pairs | judge-discarded passages still retrieved | judge-kept passages still "
+             "retrieved | questions whose retrieval changed |")
     for folder in folders:
         if not (folder / "second" / "results.json").exists():
             continue
@@ -225,8 +224,7 @@ def second_pass_retrieval(folders: list[Path]) -> str:
 
 def judging_time(folders: list[Path]) -> str:
     """The paper's Table 4: time the judge takes over a whole question set, against CDIT's whole time."""
-    lines = ["| configuration | questions | judge calls | judge model s (total) | judge share of CDIT's model time |",
-             "|---|---|---|---|---|"]
+    lines = table_head("| configuration | questions | judge calls | judge model s (total) | judge share of CDIT's model time |")
     for folder in folders:
         rows = read_pass(folder / "first")[1].get("cdit", {})
         if not rows:

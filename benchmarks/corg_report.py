@@ -12,7 +12,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from run_io import load, paired_diff, paired_text, step
+from run_io import load, paired_diff, paired_text, step, table_head
 
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.metrics.ambig import described_readings, readings
@@ -89,7 +89,7 @@ def by_answer_count(rows: dict, examples: dict) -> dict[int, list[dict]]:
 
 def strata_table(per_q: dict, examples: dict) -> str:
     """Per method, the metrics on one-answer and on two-answer (same-name entity) questions."""
-    lines = ["| method | 1-answer Ans | 1-answer D-F1 | 2-answer Ans | 2-answer Ent | 2-answer D-F1 |", "|---|---|---|---|---|---|"]
+    lines = table_head("| method | 1-answer Ans | 1-answer D-F1 | 2-answer Ans | 2-answer Ent | 2-answer D-F1 |")
     for name in METHODS:
         if name not in per_q:
             continue
@@ -170,9 +170,8 @@ def graph_edges(row: dict) -> dict[tuple[int, int], str]:
 
 def graph_section(runs: dict[str, dict], examples: dict) -> str:
     modes = {mode: runs[mode][1]["corg"] for mode in ("pairwise", "extract") if mode in runs}
-    lines = [("| graph mode | graph calls/q | graph in tok/q | graph out tok/q | graph model s/q | pairs judged / all "
-              "| unparsed labels/q | label accuracy vs RAMDocs labels (pairs) | COrg D-F1 | COrg groups/q |"),
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = table_head("| graph mode | graph calls/q | graph in tok/q | graph out tok/q | graph model s/q | pairs judged / all "
+              "| unparsed labels/q | label accuracy vs RAMDocs labels (pairs) | COrg D-F1 | COrg groups/q |")
     for mode, rows in modes.items():
         org = [row["usage_by_stage"].get("organize") for row in rows.values()]
         graphs = [step(row, "corg_graph") for row in rows.values()]
@@ -228,7 +227,7 @@ def plural_section(runs: dict[str, dict]) -> str:
         return "(not run)"
     rule = runs["pairwise"][1]["corg"]
     llm = runs["plural-llm"][1]["corg"]
-    lines = ["| plural form | Ans | Ent | EAR | D-F1 | rerank calls/q | examples |", "|---|---|---|---|---|---|---|"]
+    lines = table_head("| plural form | Ans | Ent | EAR | D-F1 | rerank calls/q | examples |")
     for label, rows in (("rule", rule), ("llm", llm)):
         sample = next((g["question"] for row in rows.values() for g in step(row, "groups")["groups"]
                        if len(g["passage_ids"]) > 1), "")
@@ -247,7 +246,7 @@ def answer_each_section(runs: dict[str, dict]) -> str:
         return "(not run)"
     _, per_q = runs["pairwise"]
     per_q = {**per_q, "corg + answer each": runs["answer-each"][1]["corg"]}
-    lines = ["| method | Ans | Ent | EAR | D-F1 | answer runs/q | all calls/q | in tok/q |", "|---|---|---|---|---|---|---|---|"]
+    lines = table_head("| method | Ans | Ent | EAR | D-F1 | answer runs/q | all calls/q | in tok/q |")
     for name in ("corg", "corg + answer each", "separate"):
         rows = per_q[name].values()
         runs_q, all_q = runs_and_calls(rows)

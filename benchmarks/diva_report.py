@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 from statistics import mean
 
-from run_io import load, paired_diff, paired_text, step
+from run_io import load, paired_diff, paired_text, step, table_head
 
 ORDER = ["closed-book", "query-refinement", "vanilla-rag", "toc", "diva-rd", "diva"]
 ABLATION = [("closed-book", "Closed-book LLM"), ("vanilla-rag", "+ RAG (vanilla)"), ("diva-rd", "+ RD"),
@@ -31,8 +31,7 @@ def ci(result: dict, metric: str) -> str:
 
 def table1(results: dict) -> str:
     rows = {r["method"]: r for r in results["results"]}
-    lines = ["| method | R-L | D-F1 | DR | MRecall@5 | calls/q | prompt tok/q | completion tok/q | model s/q |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = table_head("| method | R-L | D-F1 | DR | MRecall@5 | calls/q | prompt tok/q | completion tok/q | model s/q |")
     for name in [m for m in ORDER if m in rows]:
         r, u = rows[name], rows[name]["usage"]
         m = r["metrics"]
@@ -64,7 +63,7 @@ def verification_modes(per_q: dict, each_run: Path | None) -> str:
                     + row["usage_by_stage"].get("verify", {}).get("cached_calls", 0.0) for row in rows.values())
 
     each_metrics = next(r["metrics"] for r in each_results["results"] if r["method"] == "diva")
-    lines = ["| verification | calls/q | prompt tok/q | model s/q | D-F1 | DR |", "|---|---|---|---|---|---|"]
+    lines = table_head("| verification | calls/q | prompt tok/q | model s/q | D-F1 | DR |")
     for label, rows, metrics in (("batched (one call)", batched, None), ("each (one call per reading)", each,
                                                                          each_metrics)):
         m = metrics or {}
@@ -83,7 +82,7 @@ def demonstrations(results: dict, per_q: dict, demos_run: Path | None) -> str:
     k = demo_results["settings"]["diva"]["demos"]
     zero = {r["method"]: r for r in results["results"]}
     shots = {r["method"]: r for r in demo_results["results"]}
-    lines = ["| method | demos | R-L | D-F1 | DR | calls/q | prompt tok/q | model s/q |", "|---|---|---|---|---|---|---|---|"]
+    lines = table_head("| method | demos | R-L | D-F1 | DR | calls/q | prompt tok/q | model s/q |")
     for name in [m for m in ORDER if m in shots and m in zero]:
         for label, r in (("0", zero[name]), (str(k), shots[name])):
             m, u = r["metrics"], r["usage"]
@@ -116,7 +115,7 @@ def undefined(per_q: dict) -> str:
 
 def table3(results: dict) -> str:
     rows = {r["method"]: r for r in results["results"]}
-    lines = ["| retrieval | method | MRecall@5 | D-F1 |", "|---|---|---|---|"]
+    lines = table_head("| retrieval | method | MRecall@5 | D-F1 |")
     for name, label in [("vanilla-rag", "vanilla (the question)"), ("diva-rd", "RD (pseudo-interpretations)"),
                         ("diva-oracle", "oracle (gold disambiguated questions)")]:
         if name in rows:
@@ -146,7 +145,7 @@ def cost(results: dict, per_q: dict) -> str:
 
 def table2(results: dict) -> str:
     rows = {r["method"]: r["metrics"] for r in results["results"]}
-    lines = ["| row | method | R-L | D-F1 | DR |", "|---|---|---|---|---|"]
+    lines = table_head("| row | method | R-L | D-F1 | DR |")
     for name, label in ABLATION:
         if name in rows:
             m = rows[name]

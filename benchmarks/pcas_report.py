@@ -6,6 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from run_io import table_head
+
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = ["or", "b1", "b2", "b3", "pcas"]
 LABEL = {"or": "OR (told the gold context)", "b1": "B1 (q + all contexts)", "b2": "B2 (q -> d -> c)",
@@ -25,8 +27,7 @@ def cell(value: float | None, best: bool = False) -> str:
 
 def table(results: dict) -> str:
     rows = {r["method"]: r for r in results["results"]}
-    lines = ["| retriever | method | doc R@1 | doc R@5 | MAP@5 | context R@1 | ms/query | paper S-BERT (R@1 / R@5 / M@5 / ctx R@1) |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = table_head("| retriever | method | doc R@1 | doc R@5 | MAP@5 | context R@1 | ms/query | paper S-BERT (R@1 / R@5 / M@5 / ctx R@1) |")
     keys = ["doc_recall@1", "doc_recall@5", "doc_map@5", "context_recall@1"]
     for retriever, name in RETRIEVERS.items():
         present = [m for m in METHODS if f"{m}-{retriever}" in rows]

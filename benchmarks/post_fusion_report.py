@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import numpy as np
-from run_io import load, paired_diff, step
+from run_io import load, paired_diff, step, table_head
 
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = ["concat", "post-fusion", "pruning", "summary", "concat+pf", "pf+concat"]
@@ -113,7 +113,7 @@ def paper_rows(setting: str) -> str:
     ref = PAPER.get(setting, {})
     if not ref:
         return ""
-    rows = ["| method | paper EM | paper %Unk | paper %NM |", "|---|---|---|---|"]
+    rows = table_head("| method | paper EM | paper %Unk | paper %NM |")
     for name in METHODS:
         if name in ref:
             em, unk, nm = ref[name]

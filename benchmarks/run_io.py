@@ -82,3 +82,11 @@ def write_section(path: Path, name: str, text: str) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(new)
     tmp.replace(path)
+
+
+def table_head(header: str) -> list[str]:
+    """A markdown table's first two lines from ``"| a | b |"``: the separator is counted, not typed.
+
+    Rows stay f-strings beside their numbers' formats (tabulate would re-pad every column and change each
+    report's bytes without making them easier to read as source)."""
+    return [header, "|" + "---|" * (header.count("|") - 1)]

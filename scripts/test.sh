@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set everything up (chromium too, for the browser tests), lint (ruff), and run the whole test suite (unit tests with a canned LLM,
+# Set everything up (chromium too, for the browser tests), lint (ruff), type-check (mypy), and run the whole test suite (unit tests with a canned LLM,
 # integration tests with the real embedded model).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,4 +10,5 @@ if ! command -v chromium >/dev/null; then
     >/dev/null 2>&1 || echo "chromium could not be installed: the browser tests will skip" >&2
 fi
 .venv/bin/ruff check src tests benchmarks
+.venv/bin/mypy src/tanglerag  # settings in pyproject.toml, with why mypy
 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m pytest -q

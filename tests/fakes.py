@@ -11,7 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 @contextmanager
 def fake_openai_server(reply: Callable[[dict], str], fail_first: int = 0, status: int = 503,
-                       payload: Callable[[dict], dict | None] | None = None) -> Iterator[dict]:
+                       payload: Callable[[dict], dict | None] | None = None,
+                       fail_body: bytes = b"busy") -> Iterator[dict]:
     """Serve /v1/chat/completions on localhost; the first ``fail_first`` requests get ``status``.
 
     ``payload`` may return a whole JSON reply for a request (a malformed one, say); None means the usual one.
@@ -30,7 +31,7 @@ def fake_openai_server(reply: Callable[[dict], str], fail_first: int = 0, status
             if state["requests"] <= fail_first:
                 self.send_response(status)
                 self.end_headers()
-                self.wfile.write(b"busy")
+                self.wfile.write(fail_body)
                 return
             raw = payload(body) if payload else None
             if raw is None:

@@ -28,6 +28,16 @@ PositiveInt = Annotated[int, Field(strict=True, ge=1)]
 NonNegativeInt = Annotated[int, Field(strict=True, ge=0)]
 StrictInt = Annotated[int, Field(strict=True)]
 
+# Ceilings on the knobs that multiply cost: a setting from a YAML file, a flag or one request's options cannot ask
+# for a prompt of every passage in the index or dozens of samples per call. Raise them here, deliberately.
+MAX_TOP_K = 100
+MAX_TOKENS = 8192
+MAX_SAMPLES = 16
+TopK = Annotated[int, Field(strict=True, ge=1, le=MAX_TOP_K)]
+"""Passages retrieved or kept: every one of them goes into a prompt."""
+TokenBudget = Annotated[int, Field(strict=True, ge=1, le=MAX_TOKENS)]
+"""Tokens one call may generate."""
+
 
 DEFAULT_GGUF = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
@@ -40,15 +50,15 @@ class LLMConfig(Section):
     )
     base_url: str = "http://localhost:8000/v1"
     api_key_env: str = "OPENAI_API_KEY"
-    n_ctx: PositiveInt = 4096
+    n_ctx: int = Field(4096, strict=True, ge=256, le=131_072)
     n_threads: PositiveInt = Field(default_factory=lambda: max(1, os.cpu_count() or 1))
     temperature: float = Field(0.0, ge=0.0, le=2.0)
-    max_tokens: PositiveInt = 128
+    max_tokens: TokenBudget = 128
     seed: StrictInt = 0
-    timeout_s: float = Field(120.0, gt=0)
-    max_retries: NonNegativeInt = 4
-    backoff_s: float = Field(1.0, ge=0)
-    concurrency: PositiveInt = 4
+    timeout_s: float = Field(120.0, gt=0, le=3600)
+    max_retries: int = Field(4, strict=True, ge=0, le=10)
+    backoff_s: float = Field(1.0, ge=0, le=60)
+    concurrency: int = Field(4, strict=True, ge=1, le=256)
     cache: bool = True
 
 
@@ -67,12 +77,12 @@ class IndexConfig(Section):
     hnsw_ef_search: PositiveInt = 64
     ivf_nlist: NonNegativeInt = 0  # 0: pick ~4*sqrt(n) at build time
     ivf_nprobe: PositiveInt = 8
-    chunk_words: PositiveInt = 200
+    chunk_words: int = Field(200, strict=True, ge=1, le=5000)
     chunk_overlap: NonNegativeInt = 40
 
 
 class RetrievalConfig(Section):
-    top_k: PositiveInt = 5
+    top_k: TopK = 5
     mode: Literal["dense", "bm25", "hybrid"] = "dense"
     rrf_k: PositiveInt = 60
 
@@ -81,10 +91,10 @@ class MethodsConfig(Section):
     """Knobs every answer method reads (passage length in prompts, answer budgets, self-consistency) and concat's
     prompt choice; shared by several families, so it stays a core section."""
 
-    passage_words: PositiveInt = Field(100, description="passages are cut to this many words in prompts (the paper's 100)")
-    answer_tokens: PositiveInt = 32
-    cot_tokens: PositiveInt = Field(200, description="budget for the pruning / summary rationale and answer")
-    samples: PositiveInt = Field(1, description="self-consistency: answers sampled per call (p)")
+    passage_words: int = Field(100, strict=True, ge=1, le=2000, description="passages are cut to this many words in prompts (the paper's 100)")
+    answer_tokens: TokenBudget = 32
+    cot_tokens: TokenBudget = Field(200, description="budget for the pruning / summary rationale and answer")
+    samples: int = Field(1, strict=True, ge=1, le=MAX_SAMPLES, description="self-consistency: answers sampled per call (p)")
     sample_temperature: float = Field(0.7, ge=0.0, le=2.0)
     concat_prompt: Literal["cited", "post_fusion"] = Field(
         "cited", description="concat's prompt: cited ([n] citations, for ask) or post_fusion (post-fusion's answer "
@@ -100,7 +110,7 @@ class EvalConfig(Section):
         "natural", description="ensure: put a gold passage in the top-k; exclude: drop gold passages")
     gold_position: Literal["retrieval", "top", "bottom"] = "retrieval"
     closed_book_filter: bool = Field(False, description="drop questions the LLM answers right with no passages")
-    bootstrap_samples: PositiveInt = 1000
+    bootstrap_samples: int = Field(1000, strict=True, ge=1, le=100_000)
     seed: StrictInt = 0
 
 
@@ -132,6 +142,12 @@ def load_config(model: type[M], path: Path | None = None, overrides: list[str] |
             loaded = yaml.safe_load(Path(path).read_text())
         except FileNotFoundError as exc:
             raise ConfigError(f"config file not found: {path}") from exc
+        except IsADirectoryError as exc:
+            raise ConfigError(f"config file {path} is a folder; give a YAML file") from exc
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read config file {path}: {exc}") from exc
+        except RecursionError as exc:
+            raise ConfigError(f"config file {path} is nested too deeply") from exc
         except yaml.YAMLError as exc:
             raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
         if loaded is not None and not isinstance(loaded, dict):
@@ -141,13 +157,22 @@ def load_config(model: type[M], path: Path | None = None, overrides: list[str] |
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
             raise ConfigError(f"override {item!r} must look like section.key=value")
-        _set(data, key.strip(), _scalar(raw), item)
+        value = _scalar(raw)
+        if key.strip() in _sections(model) and not isinstance(value, dict):
+            raise ConfigError(f"override {item!r}: {key.strip()} is a section; set one of its keys, e.g. "
+                              f"{key.strip()}.<key>=value")
+        _set(data, key.strip(), value, item)
     for key, value in (values or {}).items():
         _set(data, key, value, key)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"invalid config: {exc}") from exc
+
+
+def _sections(model: type[BaseModel]) -> set[str]:
+    return {name for name, info in model.model_fields.items()
+            if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel)}
 
 
 def _scalar(raw: str) -> Any:

@@ -32,6 +32,10 @@ class ContextStoreError(InputError):
     """A user's personal context store is asked for something it cannot do."""
 
 
+class DiskFullError(TangleragError):
+    """A write ran out of space (or quota); what was stored before the write is kept."""
+
+
 class IndexStoreError(TangleragError):
     """An index folder is missing, incomplete, or incompatible with the configuration."""
 

@@ -6,7 +6,7 @@ store take turns (``file_lock``) instead of the last writer silently winning.
 
 from __future__ import annotations
 
-import fcntl
+import errno
 import io
 import os
 import tempfile
@@ -15,30 +15,49 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+from filelock import FileLock
+
+from tanglerag.errors import DiskFullError
 
 FILE_MODE = 0o644  # what a plain open() would give under the usual umask (mkstemp alone gives 0600)
+PRIVATE_MODE = 0o600  # a user's contexts and the LLM cache: readable by their owner only, like index data
+_FULL = {errno.ENOSPC, errno.EDQUOT}
+
+
+@contextmanager
+def reporting_disk_full(path: Path) -> Iterator[None]:
+    """Turn running out of space while writing under ``path`` into one clear ``DiskFullError``."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno in _FULL:
+            raise DiskFullError(f"no space left on {path}: free some space and run it again "
+                                "(what was stored before is kept)") from exc
+        raise
 
 
 @contextmanager
 def file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive advisory lock on ``path`` (created if needed) for the block; waits for other holders.
+    """Hold an exclusive lock on ``path`` (created if needed) for the block; waits for other holders, in this
+    process (other threads) and in others.
 
     Read what you are about to change *inside* the block: what was read before may be stale.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with FileLock(path, thread_local=False, preserve_lock_file=True):
+        yield
 
 
-def atomic_write_bytes(path: Path, payload: bytes) -> None:
+def atomic_write_bytes(path: Path, payload: bytes, mode: int = FILE_MODE) -> None:
+    with reporting_disk_full(path.parent):
+        _write_then_rename(path, payload, mode)
+
+
+def _write_then_rename(path: Path, payload: bytes, mode: int) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        os.fchmod(fd, FILE_MODE)
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
             fh.flush()
@@ -49,11 +68,11 @@ def atomic_write_bytes(path: Path, payload: bytes) -> None:
         raise
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: Path, text: str, mode: int = FILE_MODE) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode)
 
 
-def atomic_write_npy(path: Path, array: np.ndarray) -> None:
+def atomic_write_npy(path: Path, array: np.ndarray, mode: int = FILE_MODE) -> None:
     buffer = io.BytesIO()
     np.save(buffer, np.asarray(array, dtype="float32"))
-    atomic_write_bytes(path, buffer.getvalue())
+    atomic_write_bytes(path, buffer.getvalue(), mode)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from tanglerag.errors import IngestError
+from tanglerag.jsonio import loads as json_loads
 from tanglerag.types import Passage, record_id
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ def _chunked(passage: Passage, size: int, overlap: int) -> Iterator[Passage]:
 
 def _record_passage(line: bytes) -> Passage:
     """One JSONL line as a Passage; ValueError says what is wrong with it."""
-    record = json.loads(line.decode("utf-8"))
+    record = json_loads(line.decode("utf-8"))
     if not isinstance(record, dict):
         raise ValueError("record is not a JSON object")
     for field in ("id", "text"):
@@ -99,17 +99,25 @@ def passages_from_upload(name: str, data: bytes) -> list[Passage]:
     if suffix in {"jsonl", "json", ""}:
         return list(parse_jsonl_lines(data.splitlines(), base or "body"))
     if suffix in {"txt", "md"}:
-        if b"\x00" in data[:8192]:
-            raise IngestError(f"{base}: looks binary, not text")
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise IngestError(f"{base}: not UTF-8 text") from exc
-        if not text.strip():
-            raise IngestError(f"{base}: empty file")
-        return [Passage(id=record_id(base), title=base.rsplit(".", 1)[0].replace("_", " "), text=text,
-                        metadata={"path": base})]
+        return [text_document(base, data)]
     raise IngestError(f"{base}: unsupported file type; upload .jsonl, .txt or .md")
+
+
+def text_document(name: str, data: bytes) -> Passage:
+    """One text/markdown file given on its own (or uploaded) as a passage: binary, non-UTF-8 or empty is refused,
+    naming the file (a folder of files skips such files instead)."""
+    if b"\x00" in data[:8192]:
+        raise IngestError(f"{name}: looks binary, not text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise IngestError(f"{name}: not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}); save it as "
+                          "UTF-8") from exc
+    if not text.strip():
+        raise IngestError(f"{name}: empty file")
+    base = name.rsplit("/", 1)[-1]
+    return Passage(id=record_id(base), title=base.rsplit(".", 1)[0].replace("_", " "), text=text,
+                   metadata={"path": base})
 
 
 def chunk_passages(passages: Iterable[Passage], source: str, *, chunk_size: int = 200,
@@ -155,7 +163,7 @@ def load_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 40,
     elif source.suffix.lower() in {".jsonl", ".json"}:
         raw = read_jsonl_passages(source, skip_bad=skip_bad)
     elif source.suffix.lower() in {".txt", ".md"}:
-        raw = iter([Passage(id=source.name, title=source.stem, text=source.read_text(encoding="utf-8"))])
+        raw = iter([text_document(str(source), source.read_bytes())])
     else:
         raise IngestError(f"unsupported corpus {source}: give a .jsonl file or a folder of .txt/.md files")
     return chunk_passages(raw, str(source), chunk_size=chunk_size, chunk_overlap=chunk_overlap)

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from tanglerag.trace import LLMCall, Message, Step, Trace
+from tanglerag.trace import LLMCall, Message, Step, Trace, TraceStep
 from tanglerag.types import StageUsage, Usage
 
 _ACTIVE: ContextVar[Tracker | None] = ContextVar("tanglerag_tracker", default=None)
@@ -102,7 +102,7 @@ class Tracker:
                                       model_seconds=model_seconds))
         self._emit("llm_call", name, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cached=cached)
 
-    def add_step(self, step: BaseModel) -> None:
+    def add_step(self, step: TraceStep) -> None:
         self.steps.append(step)
         self._emit("step", self.current_stage, **step.model_dump(mode="json"))
 
@@ -143,7 +143,7 @@ def stage(name: str) -> Iterator[None]:
         yield
 
 
-def record_step(step: BaseModel) -> None:
+def record_step(step: TraceStep) -> None:
     """Add a method's decision to the active trace; without a tracker the step is not kept."""
     tracker = _ACTIVE.get()
     if tracker is not None:

@@ -53,12 +53,12 @@ def test_ask_and_eval_over_http_with_concurrency_and_a_cached_rerun(server_url, 
     out = json.loads(asked.stdout)
     assert out["usage"]["llm_calls"] == 1 and out["usage"]["prompt_tokens"] > 100 and out["answer"]
 
-    args = ["eval", "--dataset", "ramdocs-sample", "--methods", "post-fusion", "--limit", "2", "--top-k", "3",
+    args = ["eval", "--dataset", "ramdocs-sample", "--methods", "post-fusion", "--limit", "1", "--top-k", "2",
             "--json", *common]
     first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
     result = json.loads(first.stdout)["results"][0]
-    assert result["usage"]["llm_calls"] == 3.0 and result["usage"]["cached_calls"] == 0.0
+    assert result["usage"]["llm_calls"] == 2.0 and result["usage"]["cached_calls"] == 0.0
     again = json.loads(runner.invoke(app, args).stdout)["results"][0]
-    assert again["usage"]["llm_calls"] == 0.0 and again["usage"]["cached_calls"] == 3.0
+    assert again["usage"]["llm_calls"] == 0.0 and again["usage"]["cached_calls"] == 2.0
     assert again["metrics"] == result["metrics"]

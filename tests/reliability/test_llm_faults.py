@@ -36,7 +36,7 @@ def test_no_cache_setting_never_opens_the_cache_file(tmp_path):
 
 
 def test_persistent_5xx_says_what_the_server_answered():
-    with pytest.raises(LLMError, match="kept failing after 2 attempts; it last answered HTTP 500: model crashed"):
+    with pytest.raises(LLMError, match="kept failing after 2 attempts over 0 s; it last answered HTTP 500: model crashed"):
         _backend(lambda r: httpx.Response(500, text="model crashed"), max_retries=1).generate(MSGS, GenerationParams())
 
 
@@ -90,6 +90,27 @@ def test_a_server_that_keeps_failing_is_reported_with_its_answer_over_real_http(
 
     with fake_openai_server(lambda body: "x", fail_first=5, status=500) as server:
         backend = OpenAICompatBackend(server["base_url"], "m", max_retries=2, backoff_s=0.0)
-        with pytest.raises(LLMError, match="kept failing after 3 attempts; it last answered HTTP 500: busy"):
+        with pytest.raises(LLMError, match="kept failing after 3 attempts over 0 s; it last answered HTTP 500: busy"):
             backend.generate(MSGS, GenerationParams())
     assert server["requests"] == 3
+
+
+def test_a_full_disk_keeps_the_cache_file_and_still_reads_it(small_disk, caplog):
+    """A write error is not damage: the file stays in place, its calls are still served, and nothing is moved aside."""
+    from tanglerag.llm.cache import CallCache
+    from tanglerag.llm.client import LLM
+    from tanglerag.testing import CannedBackend
+    from tests.reliability.conftest import fill
+
+    path = small_disk / "llm_cache.sqlite3"
+    LLM(CannedBackend(default="stored"), CallCache(path)).complete(MSGS)
+    fill(small_disk)
+    backend = CannedBackend(default="fresh")
+    llm = LLM(backend, CallCache(path))
+    assert llm.complete(MSGS).text == "stored" and not backend.requests  # the intact copy answers: 0 model calls
+    other = [MSGS[0].model_copy(update={"content": "another question"})]
+    assert llm.complete(other).text == "fresh" and llm.complete(other).text == "fresh"  # cached in memory
+    assert len(backend.requests) == 1
+    assert sorted(p.name for p in small_disk.iterdir() if ".damaged" in p.name) == []
+    assert caplog.text.count("cannot be written") == 1  # warned once
+    assert LLM(CannedBackend(default="x"), CallCache(path)).complete(MSGS).text == "stored"

@@ -9,10 +9,9 @@ from typing import Annotated
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
 from rich.markup import escape
 
-from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, load_settings
+from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, load_settings
 from tanglerag.errors import InputError
 from tanglerag.pipeline import answer_output
 from tanglerag.runtime import Runtime
@@ -48,7 +47,7 @@ def ask(
 
 def print_answer(answer: Answer) -> None:
     """The answer, each step's one-line headline, the passages (``*`` = cited) and the cost."""
-    out = Console()
+    out = TerminalConsole()
     out.print(f"[bold]{escape(answer.text)}[/]")  # corpus and model text is printed literally, never as markup
     for step in answer.trace.steps:  # each method family decides which of its decisions `ask` shows in one line
         headline = step.headline()

@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
-from tanglerag.cli.common import ConfigOpt, JsonOpt, SetOpt, load_settings
+from tanglerag.cli.common import ConfigOpt, JsonOpt, SetOpt, TerminalConsole, load_settings
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.index.passage_index import PassageIndex, read_manifest
 from tanglerag.index.trim import TrimLog
@@ -26,7 +25,7 @@ def _print(numbers: dict[str, Any], as_json: bool, separator: str) -> None:
     if as_json:
         sys.stdout.write(json.dumps(numbers) + "\n")
     else:
-        Console().print(separator.join(f"{key.replace('_', ' ')}: {value}" for key, value in numbers.items()))
+        TerminalConsole().print(separator.join(f"{key.replace('_', ' ')}: {value}" for key, value in numbers.items()))
 
 
 @cdit_app.command("status")
@@ -64,4 +63,4 @@ def undo(index_dir: IndexOpt,
     """Forget witnesses and separations after ``--to`` (default: all); the index is untouched on disk."""
     read_manifest(index_dir)
     dropped = TrimLog(index_dir).undo(to)
-    Console(stderr=True).print(f"dropped {dropped} trim log entries after #{to}")
+    TerminalConsole(stderr=True).print(f"dropped {dropped} trim log entries after #{to}")

@@ -7,10 +7,10 @@ stderr and exit code 2 (``UserErrorGroup``); any other exception is a bug and ke
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
 from rich.console import Console
 from rich.logging import RichHandler
@@ -20,7 +20,29 @@ from typer.core import TyperGroup
 from tanglerag.errors import TangleragError
 from tanglerag.settings import Settings
 
-console = Console(stderr=True)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters other than newline and tab shown escaped (``\\x1b``): corpus, model and
+    server text must not reset, retitle or reprogram the terminal it is printed on (``--json`` is not printed
+    through here: it stays byte-exact)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+class TerminalConsole(Console):
+    """A rich Console that passes every string it prints through ``printable``; rich adds its own styling after."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        super().print(*(printable(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+
+class _PrintableLogHandler(RichHandler):
+    def render_message(self, record: logging.LogRecord, message: str) -> Any:
+        return super().render_message(record, printable(message))
+
+
+console = TerminalConsole(stderr=True)
 
 ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="YAML config file")]
 SetOpt = Annotated[list[str] | None, typer.Option("--set", "-s", help="override, e.g. llm.temperature=0.2")]
@@ -33,7 +55,7 @@ def load_settings(config: Path | None, overrides: list[str] | None, verbose: boo
     """Settings from the config file, ``--set`` overrides, then the command's flags (``section__key=value``;
     flags left at None are not set), and logging at the asked verbosity."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s",
-                        handlers=[RichHandler(console=console, show_path=False)], force=True)
+                        handlers=[_PrintableLogHandler(console=console, show_path=False)], force=True)
     logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets DEBUG on its own logger
     values = {key.replace("__", "."): value for key, value in flags.items() if value is not None}
     return Settings.load(config, overrides, values)
@@ -45,13 +67,13 @@ def comma_list(text: str) -> list[str]:
 
 
 def report_user_error(exc: TangleragError) -> None:
-    console.print(Text.assemble(("error: ", "bold red"), " ".join(str(exc).split())), soft_wrap=True)
+    console.print(Text.assemble(("error: ", "bold red"), printable(" ".join(str(exc).split()))), soft_wrap=True)
 
 
 class UserErrorGroup(TyperGroup):
     """The root command group: every sub-command runs inside it, so this is the one error boundary."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]  # typer.Context is what typer passes
         try:
             return super().invoke(ctx)
         except TangleragError as exc:

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import Progress
 
-from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, comma_list, console, load_settings
+from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, comma_list, console, load_settings
 from tanglerag.datasets.registry import dataset_task, load_dataset
 from tanglerag.errors import InputError
 from tanglerag.eval.report import markdown_table, results_json, write_outputs
@@ -57,6 +56,8 @@ def eval_(
                              eval__closed_book_filter=closed_book_filter or None)
     if limit is not None and limit < 1:
         raise InputError(f"--limit must be at least 1, got {limit}")
+    if out is not None and out.exists() and not out.is_dir():  # checked now, not after the run
+        raise InputError(f"--out {out} is a file; give a folder for the results and predictions")
     names = comma_list(methods)
     if dataset_task(dataset) == "retrieval":
         _eval_retrieval(settings, Path(dataset), names, corpus, comma_list(retriever), sweep, limit, out, as_json)
@@ -78,7 +79,7 @@ def eval_(
     if as_json:
         sys.stdout.write(results_json(report))
     else:
-        Console().print(markdown_table(report))
+        TerminalConsole().print(markdown_table(report))
 
 
 def _eval_retrieval(settings: Settings, dataset: Path, names: list[str], corpus: Path | None, retrievers: list[str],
@@ -90,6 +91,6 @@ def _eval_retrieval(settings: Settings, dataset: Path, names: list[str], corpus:
     if as_json:
         sys.stdout.write(results_json(report))
         return
-    table = Console()
+    table = TerminalConsole()
     for line in retrieval_lines(report):
         table.print(line)

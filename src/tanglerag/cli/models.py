@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, load_settings
+from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, load_settings
 from tanglerag.llm.model_files import BUILTIN_MODELS, assemble_builtin, resolve_gguf
 
 app = typer.Typer()
@@ -21,7 +20,7 @@ def models(
 ) -> None:
     """Show the configured models; --prepare / --verify the embedded one."""
     settings = load_settings(config, set_, verbose)
-    out = Console()
+    out = TerminalConsole()
     out.print(f"LLM backend: {settings.llm.backend}, model: {settings.llm.model}")
     if settings.llm.backend == "openai":
         out.print(f"  server: {settings.llm.base_url} (key from ${settings.llm.api_key_env})")

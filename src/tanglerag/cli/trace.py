@@ -14,10 +14,11 @@ from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
 from rich.markup import escape
 
+from tanglerag.cli.common import TerminalConsole
 from tanglerag.errors import InputError
+from tanglerag.jsonio import loads as json_loads
 from tanglerag.methods import registry as _registry  # noqa: F401  (registers every family's trace steps)
 from tanglerag.trace import Trace
 
@@ -30,11 +31,13 @@ def read_records(source: str) -> list[dict[str, Any]]:
         text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot read {source}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{source} is not UTF-8 text") from exc
     try:
-        records = [json.loads(text)]
+        records = [json_loads(text)]
     except json.JSONDecodeError:
         try:
-            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+            records = [json_loads(line) for line in text.splitlines() if line.strip()]
         except json.JSONDecodeError as exc:
             raise InputError(f"{source} is neither JSON nor JSON lines: {exc.msg} (line {exc.lineno})") from exc
     traced = [r for r in records if isinstance(r, dict) and "trace" in r]
@@ -79,7 +82,7 @@ def show(
                and (method is None or r.get("method") == method)]
     if not records:
         raise InputError("no traced answer matches --id / --method")
-    out = Console(highlight=False)
+    out = TerminalConsole(highlight=False)
     for i, record in enumerate(records):
         if i:
             out.print("\n" + "-" * 60)

@@ -29,14 +29,15 @@ def _answer(value: Any) -> str:
 
 
 def load(path: Path) -> list[QAExample]:
-    examples = []
+    examples: list[QAExample] = []
     for line_no, record in iter_json_records(path):
         documents = require(record, "documents", path, line_no)
         if not isinstance(documents, list) or not documents:
             raise DatasetError(f"{path}:{line_no}: 'documents' must be a non-empty list")
         qid = str(record.get("qid", f"ambigdocs-{len(examples):04d}"))
         question = string_field(record, "question", path, line_no)
-        passages, readings = [], {}
+        passages: list[Passage] = []
+        readings: dict[tuple[str, str], None] = {}
         for j, doc in enumerate(documents):
             if not isinstance(doc, dict) or not str(doc.get("text", "")).strip():
                 raise DatasetError(f"{path}:{line_no}: document {j} has no text")

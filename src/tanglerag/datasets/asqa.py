@@ -31,7 +31,7 @@ def _strings(value: Any, where: str) -> list[str]:
 
 
 def load(path: Path) -> list[QAExample]:
-    examples = []
+    examples: list[QAExample] = []
     for line_no, record in iter_json_records(path):
         where = f"{path}:{line_no}"
         qid = str(record.get("sample_id", f"asqa-{len(examples):04d}"))
@@ -41,7 +41,8 @@ def load(path: Path) -> list[QAExample]:
             raise DatasetError(f"{where}: 'ambiguous_question' must be a non-empty string")
         if not isinstance(pairs, list):
             raise DatasetError(f"{where}: 'qa_pairs' must be a list")
-        readings, texts = [], {}
+        readings: list[Disambiguation] = []
+        texts: dict[str, str] = {}
         for j, pair in enumerate(pairs):
             if not isinstance(pair, dict) or not isinstance(pair.get("question"), str):
                 raise DatasetError(f"{where}: qa_pairs[{j}] needs a 'question'")

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tanglerag.errors import DatasetError
+from tanglerag.jsonio import loads as json_loads
 from tanglerag.types import Passage
 
 
@@ -29,7 +30,12 @@ def iter_json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, record) from a JSONL file, or from a JSON array file."""
     if not path.exists():
         raise DatasetError(f"dataset file not found: {path}")
-    raw = path.read_bytes()
+    if path.is_dir():
+        raise DatasetError(f"{path} is a folder; give a dataset file (JSONL or a JSON array)")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DatasetError(f"cannot read dataset {path}: {exc.strerror}") from exc
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -37,7 +43,7 @@ def iter_json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise DatasetError(f"{path}:{line_no}: not UTF-8 text (byte {raw[exc.start]:#04x}); save the file as UTF-8") from exc
     if text.lstrip().startswith("["):
         try:
-            records = json.loads(text)
+            records = json_loads(text)
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{path}: invalid JSON: {exc}") from exc
         for i, record in enumerate(records, 1):
@@ -47,7 +53,7 @@ def iter_json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json_loads(line)
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{path}:{line_no}: invalid JSON: {exc.msg}") from exc
         yield line_no, _require_object(record, path, line_no)

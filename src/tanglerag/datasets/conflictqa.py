@@ -24,7 +24,7 @@ def looks_like(record: dict[str, Any]) -> bool:
 
 
 def load(path: Path) -> list[QAExample]:
-    examples = []
+    examples: list[QAExample] = []
     for line_no, record in iter_json_records(path):
         question = string_field(record, "question", path, line_no)
         truth = string_list(require(record, "ground_truth", path, line_no), "ground_truth", path, line_no)

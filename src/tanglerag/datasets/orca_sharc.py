@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 from tanglerag.datasets.base import DatasetError, iter_json_records, require
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.fileio import atomic_write_text
+from tanglerag.jsonio import loads as json_loads
 from tanglerag.llm.base import Message
 from tanglerag.llm.client import LLM
 
@@ -216,7 +217,7 @@ def load_orca(path: Path) -> list[OrcaExample]:
 def load_snippets(path: Path) -> tuple[list[str], list[str]]:
     """OR-ShARC ``id2snippet.json`` -> (ids, texts) in a stable order."""
     try:
-        data = json.loads(path.read_text())
+        data = json_loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise DatasetError(f"cannot read snippet corpus {path}: {exc}") from exc
     if not isinstance(data, dict) or not data:

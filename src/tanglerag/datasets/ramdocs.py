@@ -17,7 +17,7 @@ def looks_like(record: dict[str, Any]) -> bool:
 
 
 def load(path: Path) -> list[QAExample]:
-    examples = []
+    examples: list[QAExample] = []
     for line_no, record in iter_json_records(path):
         documents = require(record, "documents", path, line_no)
         if not isinstance(documents, list):

@@ -136,7 +136,7 @@ class EvalRunner:
         metrics: dict[str, float | None] = {}
         ci: dict[str, tuple[float, float]] = {}
         for metric in rows[0].metrics:
-            values = [r.metrics[metric] for r in rows if r.metrics[metric] is not None]
+            values = [v for r in rows if (v := r.metrics[metric]) is not None]
             if not values:
                 metrics[metric] = None
                 continue

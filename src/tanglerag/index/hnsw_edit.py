@@ -35,8 +35,9 @@ class _Graph:
         if not isinstance(index, faiss.IndexHNSW):
             raise IndexStoreError(f"links can be cut only in an HNSW index, not {type(index).__name__}")
         hnsw = index.hnsw
-        self.neighbors = faiss.rev_swig_ptr(hnsw.neighbors.data(), hnsw.neighbors.size())  # a writable view
-        self.offsets = faiss.vector_to_array(hnsw.offsets)
+        # faiss's stubs do not list the HNSW graph's SWIG vectors
+        self.neighbors = faiss.rev_swig_ptr(hnsw.neighbors.data(), hnsw.neighbors.size())  # type: ignore[attr-defined]
+        self.offsets = faiss.vector_to_array(hnsw.offsets)  # type: ignore[attr-defined]
         self.levels = faiss.vector_to_array(hnsw.levels)
         self.cum = faiss.vector_to_array(hnsw.cum_nneighbor_per_level)
         self.n = index.ntotal

@@ -9,6 +9,7 @@ Writers of one folder take turns through ``index_lock``.
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -24,7 +25,7 @@ import numpy as np
 from tanglerag.config import IndexConfig
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import IndexStoreError, InputError
-from tanglerag.fileio import atomic_write_text, file_lock
+from tanglerag.fileio import atomic_write_text, file_lock, reporting_disk_full
 from tanglerag.index.dense import build_dense, configure_search
 from tanglerag.index.fusion import reciprocal_rank_fusion
 from tanglerag.index.hnsw_edit import RemovedLink, cut_links, restore_links
@@ -146,7 +147,7 @@ class PassageIndex:
             raise IndexStoreError(f"passages not in this index: {', '.join(missing[:5])}")
         if not passage_ids:
             return np.zeros((0, self.dense.d), dtype="float32")
-        if isinstance(self.dense, faiss.IndexIVF) and self.dense.direct_map.type == faiss.DirectMap.NoMap:
+        if isinstance(self.dense, faiss.IndexIVF) and self.dense.direct_map.type == faiss.DirectMap.NoMap:  # type: ignore[attr-defined]  # SWIG attribute
             self.dense.make_direct_map()  # IVF lists do not map ids to vectors until asked; built once
         return np.stack([self.dense.reconstruct(positions[pid]) for pid in passage_ids]).astype("float32")
 
@@ -158,28 +159,34 @@ class PassageIndex:
 
     def save(self, folder: Path) -> None:
         folder = folder.resolve()
-        if folder.exists() and (not folder.is_dir() or (any(folder.iterdir())
-                                                        and not (folder / "manifest.json").exists())):
-            raise IndexStoreError(f"{folder} exists and is not a tanglerag index; refusing to write an index into "
-                                  "it (choose a new or empty folder)")
-        folder.mkdir(parents=True, exist_ok=True)
-        data = Path(tempfile.mkdtemp(prefix="data-", dir=folder))
-        try:
-            with (data / "passages.jsonl").open("w", encoding="utf-8") as fh:
-                for p in self.passages:
-                    fh.write(p.model_dump_json() + "\n")
-            self._write_dense(data / "dense.faiss")
-            if self.bm25 is not None:
-                (data / "bm25").mkdir()
-                self.bm25.save(data / "bm25")
-            _fsync_tree(data)
-            manifest = self.manifest().model_copy(update={"data": data.name})
-            atomic_write_text(folder / "manifest.json", manifest.model_dump_json(indent=2))
-        except BaseException:
-            shutil.rmtree(data, ignore_errors=True)
-            raise
+        check_index_target(folder)
+        with reporting_disk_full(folder):
+            folder.mkdir(parents=True, exist_ok=True)
+            data = Path(tempfile.mkdtemp(prefix="data-", dir=folder))
+            try:
+                self._write_version(data)
+                manifest = self.manifest().model_copy(update={"data": data.name})
+                atomic_write_text(folder / "manifest.json", manifest.model_dump_json(indent=2))
+            except BaseException:
+                shutil.rmtree(data, ignore_errors=True)
+                raise
         _remove_unreferenced(folder, data.name)
         self.folder = folder
+
+    def _write_version(self, data: Path) -> None:
+        with (data / "passages.jsonl").open("w", encoding="utf-8") as fh:
+            for p in self.passages:
+                fh.write(p.model_dump_json() + "\n")
+        try:
+            self._write_dense(data / "dense.faiss")
+        except RuntimeError as exc:  # faiss reports a failed write as a RuntimeError carrying strerror
+            if "No space left" in str(exc):
+                raise OSError(errno.ENOSPC, "No space left on device") from exc
+            raise
+        if self.bm25 is not None:
+            (data / "bm25").mkdir()
+            self.bm25.save(data / "bm25")
+        _fsync_tree(data)
 
     def _write_dense(self, path: Path) -> None:
         """The graph is saved without CDIT's cuts: the trim log re-applies them on load, so undo is complete."""
@@ -190,7 +197,7 @@ class PassageIndex:
         try:
             faiss.write_index(self.dense, str(path))
         finally:
-            self._cuts = cut_links(self.dense, sorted({tuple(sorted((c.source, c.target))) for c in self._cuts}))
+            self._cuts = cut_links(self.dense, sorted({(min(c.source, c.target), max(c.source, c.target)) for c in self._cuts}))
 
     @classmethod
     def load(cls, folder: Path, embedder: TextEmbedder) -> PassageIndex:
@@ -270,6 +277,7 @@ def store_passages(folder: Path, passages: list[Passage], embedder: TextEmbedder
     ``check`` may refuse the existing index (e.g. settings that ``add`` would ignore).
     """
     with index_lock(folder):
+        check_index_target(folder.resolve())  # before any embedding: a refusal should not cost the corpus's time
         if add and (folder / "manifest.json").exists():
             index = PassageIndex.load(folder, embedder)
             if check is not None:
@@ -282,6 +290,20 @@ def store_passages(folder: Path, passages: list[Passage], embedder: TextEmbedder
     return index, added
 
 
+def check_index_target(folder: Path) -> None:
+    """Refuse to write an index into a file or into a folder holding anything but an index of ours.
+
+    A folder with no manifest but only our unfinished versions (``data-*``, a temporary manifest) is a first
+    build killed before it finished: it is ours, and the next save sweeps those leftovers away.
+    """
+    if not folder.exists() or (folder / "manifest.json").exists():
+        return
+    if folder.is_dir() and all(p.name.startswith(_UNFINISHED) for p in folder.iterdir()):
+        return
+    raise IndexStoreError(f"{folder} exists and is not a tanglerag index; refusing to write an index into it "
+                          "(choose a new or empty folder)")
+
+
 def _fsync_tree(folder: Path) -> None:
     for path in folder.rglob("*"):
         if path.is_file():
@@ -290,13 +312,14 @@ def _fsync_tree(folder: Path) -> None:
 
 
 _LEGACY = ("passages.jsonl", "dense.faiss", "bm25")
+_UNFINISHED = ("data-", ".manifest.json.")  # a version being written, the manifest's temporary file
 
 
 def _remove_unreferenced(folder: Path, current: str) -> None:
     """Versions (and files of the pre-version layout) that the manifest no longer names: a finished older
     save, or a save killed before its manifest was written."""
     for path in folder.iterdir():
-        leftover = path.name.startswith(("data-", ".manifest.json.")) or path.name in _LEGACY
+        leftover = path.name.startswith(_UNFINISHED) or path.name in _LEGACY
         if path.name == current or not leftover:
             continue
         if path.is_dir():

@@ -1,7 +1,7 @@
 """OpenAI-compatible chat-completions backend (OpenAI, vLLM, Ollama, llama.cpp server).
 
-Retries timeouts, connection errors, 429 and 5xx with exponential backoff; other
-4xx errors are the caller's fault and fail at once with the server's message.
+Retries timeouts, connection errors, 429 and 5xx (tenacity) with exponential backoff, or after the server's
+Retry-After when it sends one; other 4xx errors are the caller's fault and fail at once with the server's message.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import threading
 import time
 
 import httpx
+from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from tanglerag.errors import LLMError, ServerUnreachableError
 from tanglerag.llm.base import GenerationParams, Message, RawCompletion
@@ -19,6 +20,7 @@ from tanglerag.llm.base import GenerationParams, Message, RawCompletion
 log = logging.getLogger(__name__)
 
 _RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
+_MAX_RETRY_AFTER_S = 60.0  # a server asking for longer is better reported than waited on
 
 
 class OpenAICompatBackend:
@@ -74,37 +76,76 @@ class OpenAICompatBackend:
             texts = [choice["message"]["content"] or "" for choice in data["choices"]]
             if len(texts) != params.n:
                 raise ValueError(f"{len(texts)} choices for n={params.n}")
-            usage = data.get("usage") or {}
-            return RawCompletion(texts=texts, prompt_tokens=int(usage.get("prompt_tokens", 0)),
-                                 completion_tokens=int(usage.get("completion_tokens", 0)))
         except (KeyError, TypeError, ValueError) as exc:
             raise LLMError(f"server at {self.base_url} returned an unexpected response: {str(data)[:300]}") from exc
+        usage = data.get("usage")
+        return RawCompletion(texts=texts, prompt_tokens=_count(usage, "prompt_tokens"),
+                             completion_tokens=_count(usage, "completion_tokens"))
 
     def _post_with_retries(self, path: str, body: dict[str, object]) -> dict:
         url = self.base_url + path
-        last_problem = ""
-        for attempt in range(self.max_retries + 1):
-            if attempt:
-                delay = self.backoff_s * (2 ** (attempt - 1))
-                log.warning("retrying %s in %.1fs (attempt %d/%d): %s", url, delay, attempt, self.max_retries, last_problem)
-                time.sleep(delay)
-            try:
-                with self._slots:
-                    response = self._http().post(url, json=body)
-            except (httpx.TimeoutException, httpx.TransportError) as exc:
-                last_problem = f"{type(exc).__name__}: {exc}"
-                continue
-            if response.status_code in _RETRY_STATUS:
-                last_problem = f"HTTP {response.status_code}: {response.text[:200]}"
-                continue
-            if response.status_code >= 400:
-                raise LLMError(f"server at {url} refused the request: HTTP {response.status_code}: {response.text[:300]}")
-            try:
-                return response.json()
-            except ValueError as exc:
-                raise LLMError(f"server at {url} did not return JSON: {response.text[:200]}") from exc
-        if last_problem.startswith("HTTP"):
-            raise LLMError(f"LLM server at {url} kept failing after {self.max_retries + 1} attempts; it last answered "
-                           f"{last_problem}")
-        raise ServerUnreachableError(f"LLM server at {url} unreachable after {self.max_retries + 1} attempts ({last_problem}); "
-                                     "check llm.base_url and that the server is running")
+        retrying = Retrying(stop=stop_after_attempt(self.max_retries + 1), wait=self._wait,
+                            retry=retry_if_exception_type(_Retryable), before_sleep=self._log_retry, reraise=True)
+        started = time.monotonic()
+        try:
+            return retrying(self._post_once, url, body)
+        except _Retryable as exc:
+            attempts = f"{self.max_retries + 1} attempts over {time.monotonic() - started:.0f} s"
+            if exc.answered:
+                raise LLMError(f"LLM server at {url} kept failing after {attempts}; it last answered {exc}") from None
+            raise ServerUnreachableError(
+                f"LLM server at {url} unreachable after {attempts} ({exc}; each attempt waits up to "
+                f"llm.timeout_s={self.timeout_s:g} s); check llm.base_url and that the server is running") from None
+
+    def _post_once(self, url: str, body: dict[str, object]) -> dict:
+        try:
+            with self._slots:
+                response = self._http().post(url, json=body)
+        except (httpx.TimeoutException, httpx.TransportError) as exc:
+            raise _Retryable(f"{type(exc).__name__}: {exc}") from exc
+        if response.status_code in _RETRY_STATUS:
+            raise _Retryable(f"HTTP {response.status_code}: {response.text[:200]}", answered=True,
+                             retry_after=_retry_after(response))
+        if response.status_code >= 400:
+            raise LLMError(f"server at {url} refused the request: HTTP {response.status_code}: {response.text[:300]}")
+        try:
+            data = response.json()
+        except ValueError as exc:
+            raise LLMError(f"server at {url} did not return JSON: {response.text[:200]}") from exc
+        if not isinstance(data, dict):
+            raise LLMError(f"server at {url} returned JSON that is not an object: {response.text[:200]}")
+        return data
+
+    def _wait(self, state: RetryCallState) -> float:
+        """The server's Retry-After when it sent one (up to a minute), else exponential backoff."""
+        told = getattr(state.outcome.exception(), "retry_after", None) if state.outcome else None
+        return min(told, _MAX_RETRY_AFTER_S) if told is not None else self.backoff_s * 2 ** (state.attempt_number - 1)
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        problem = state.outcome.exception() if state.outcome else None
+        delay = state.next_action.sleep if state.next_action else 0.0
+        log.warning("retrying %s in %.1fs (attempt %d/%d): %s", self.base_url, delay, state.attempt_number,
+                    self.max_retries, problem)
+
+
+class _Retryable(Exception):
+    """A failure worth another attempt: the server was unreachable, or ``answered`` with a transient status."""
+
+    def __init__(self, problem: str, *, answered: bool = False, retry_after: float | None = None) -> None:
+        super().__init__(problem)
+        self.answered = answered
+        self.retry_after = retry_after
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """Seconds from a Retry-After header given in seconds (the HTTP-date form is rare from model servers)."""
+    try:
+        return max(0.0, float(response.headers["retry-after"]))
+    except (KeyError, ValueError):
+        return None
+
+
+def _count(usage: object, key: str) -> int:
+    """A token count from the reply's ``usage``; a usage of the wrong shape counts as absent (0)."""
+    value = usage.get(key) if isinstance(usage, dict) else None
+    return value if isinstance(value, int) and value >= 0 else 0

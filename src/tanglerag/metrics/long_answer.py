@@ -40,9 +40,8 @@ def rouge_l(answer: Answer, example: QAExample) -> float | None:
 
 @register_derived("dr")
 def disambiguation_rouge(means: dict[str, float | None]) -> float | None:
-    if means.get("rouge_l") is None or means.get("d_f1") is None:
-        return None
-    return math.sqrt(means["rouge_l"] * means["d_f1"])
+    rouge, d_f1 = means.get("rouge_l"), means.get("d_f1")
+    return None if rouge is None or d_f1 is None else math.sqrt(rouge * d_f1)
 
 
 def _found(answers: list[str], texts: list[str]) -> bool:

@@ -144,7 +144,9 @@ def compute(names: list[str], answer: Answer, example: QAExample,
                 raise ValueError(f"metric {name!r} needs a QA reader")  # the runner builds one: reaching here is a bug
             scores[name] = READER_METRICS[name](answer, example, reader)
         else:
-            scores[name] = resolve(name)(answer, example)
+            metric = resolve(name)
+            assert metric is not None, name  # check_names refused unknown names above
+            scores[name] = metric(answer, example)
     return scores
 
 

@@ -14,7 +14,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from tanglerag.errors import ConfigError
+from tanglerag.errors import ConfigError, ContextStoreError
+from tanglerag.methods.pcas.store import check_user_id
 
 ENV_VAR = "TANGLERAG_API_KEYS"
 
@@ -30,7 +31,7 @@ class Caller:
         return self.user is None
 
     def may_act_as(self, user: str) -> bool:
-        return self.admin or hmac.compare_digest(self.user.encode(), user.encode())
+        return self.user is None or hmac.compare_digest(self.user.encode(), user.encode())
 
 
 class ApiKeys:
@@ -47,8 +48,11 @@ class ApiKeys:
         raw_env = os.environ.get(ENV_VAR, "") if env is None else env
         for item in (part.strip() for part in raw_env.split(",")):
             if item:
-                key, _, user = item.partition("=")
-                entries[_checked(key.strip(), ENV_VAR)] = user.strip() or None
+                key, is_bound, user = item.partition("=")
+                if is_bound and not user.strip():  # 'KEY=' must not quietly become an admin key
+                    raise ConfigError(f"{ENV_VAR}: a key ends in '=' with no user; write KEY for an admin key or "
+                                      "KEY=USER for one user's key")
+                entries[_checked(key.strip(), ENV_VAR)] = _user(user.strip(), ENV_VAR) if is_bound else None
         if key_file is not None:
             try:
                 lines = key_file.read_text(encoding="utf-8").splitlines()
@@ -60,7 +64,8 @@ class ApiKeys:
                     continue
                 if len(fields) > 2:
                     raise ConfigError(f"{key_file}:{n}: expected 'KEY' or 'KEY USER'")
-                entries[_checked(fields[0], f"{key_file}:{n}")] = fields[1] if len(fields) == 2 else None
+                entries[_checked(fields[0], f"{key_file}:{n}")] = (_user(fields[1], f"{key_file}:{n}")
+                                                                   if len(fields) == 2 else None)
         return cls(entries)
 
     def identify(self, authorization: str | None) -> Caller | None:
@@ -76,6 +81,13 @@ class ApiKeys:
             if hmac.compare_digest(key, given):
                 found = Caller(user=user)
         return found
+
+
+def _user(user: str, where: str) -> str:
+    try:
+        return check_user_id(user)
+    except ContextStoreError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 def _checked(key: str, where: str) -> str:

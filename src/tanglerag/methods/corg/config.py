@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from tanglerag.config import PositiveInt, Section, StrictInt
+from tanglerag.config import Section, StrictInt, TokenBudget, TopK
 
 
 class CorgConfig(Section):
@@ -17,9 +17,9 @@ class CorgConfig(Section):
     plural: Literal["rule", "llm"] = Field("rule", description="how a group's question is put in plural form")
     answer_each: bool = Field(False, description="answer every kept context in its own call (for models that give "
                                                  "one answer per call); groups still label the parts")
-    answer_tokens: PositiveInt = Field(96, description="budget for a multi-answer reply (one line per answer)")
-    retrieve_top: PositiveInt = Field(5, description="contexts the 'retrieve' baseline keeps (the paper's 5)")
-    summary_tokens: PositiveInt = 160
+    answer_tokens: TokenBudget = Field(96, description="budget for a multi-answer reply (one line per answer)")
+    retrieve_top: TopK = Field(5, description="contexts the 'retrieve' baseline keeps (the paper's 5)")
+    summary_tokens: TokenBudget = 160
     match_threshold: float = Field(0.6, ge=0.0, le=1.0,
                                    description="extract mode: token F1 at which descriptors/answers count as equal")
     reader: str = Field("llm", description="D-F1 reader: 'llm' (the configured LLM) or a HF extractive QA model, "

@@ -86,6 +86,7 @@ class CorgMethod(MultiAnswerMethod):
                                 self.settings.corg.answer_each))
         parts = self.answer_groups(questions, passages, calls)
         for part in parts:
+            assert part.group is not None  # answer_groups numbers every part
             part.group = owner[part.group]
         return self.finish(passages, parts)
 

@@ -7,19 +7,19 @@ from typing import Literal
 
 from pydantic import Field
 
-from tanglerag.config import NonNegativeInt, PositiveInt, Section
+from tanglerag.config import Section, TokenBudget, TopK
 
 
 class DivaConfig(Section):
     """Diva (paper 001) and its baselines: long answers to ambiguous questions."""
 
-    top_k: PositiveInt = Field(5, description="passages kept after pruning (and retrieved per query)")
-    max_interpretations: PositiveInt = Field(5, description="pseudo-interpretations used at most")
+    top_k: TopK = Field(5, description="passages kept after pruning (and retrieved per query)")
+    max_interpretations: int = Field(5, strict=True, ge=1, le=20, description="pseudo-interpretations used at most")
     verification: Literal["each", "batched"] = Field(
         "batched", description="each: one yes/no call per interpretation; batched: one call for all")
-    demos: NonNegativeInt = Field(0, description="few-shot demonstrations chosen by nearest neighbour from demo_pool")
+    demos: int = Field(0, strict=True, ge=0, le=20, description="few-shot demonstrations chosen by nearest neighbour from demo_pool")
     demo_pool: Path | None = Field(None, description="ASQA-format file the demonstrations come from (dev split)")
-    answer_tokens: PositiveInt = Field(300, description="budget of a long answer with its interpretations")
-    step_tokens: PositiveInt = Field(120, description="budget of the ambiguity-type and interpretation calls")
-    toc_depth: PositiveInt = Field(3, description="ToC: deepest level of clarification")
-    toc_nodes: PositiveInt = Field(10, description="ToC: most clarification nodes expanded")
+    answer_tokens: TokenBudget = Field(300, description="budget of a long answer with its interpretations")
+    step_tokens: TokenBudget = Field(120, description="budget of the ambiguity-type and interpretation calls")
+    toc_depth: int = Field(3, strict=True, ge=1, le=6, description="ToC: deepest level of clarification")
+    toc_nodes: int = Field(10, strict=True, ge=1, le=50, description="ToC: most clarification nodes expanded")

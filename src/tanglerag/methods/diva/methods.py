@@ -38,6 +38,7 @@ from tanglerag.methods.diva.steps import (
     ClarificationNode,
     ClarificationTreeStep,
     DivaStep,
+    Grade,
     InterpretationRetrieval,
     KeptPassage,
     Verification,
@@ -51,7 +52,7 @@ LONG_ANSWER_STOP = ["\nPassages:", "\nQuestion:", "\nExample"]
 """The small model tends to go on with a new prompt section after its answer; these end the reply there."""
 
 
-def grade(verdicts: list[bool | None]) -> str:
+def grade(verdicts: list[bool | None]) -> Grade:
     """Useful when every interpretation is covered, Useless when none is (unreadable counts as not)."""
     covered = sum(bool(v) for v in verdicts)
     return "Useful" if verdicts and covered == len(verdicts) else "Useless" if covered == 0 else "PartialUseful"
@@ -144,7 +145,7 @@ class _LongAnswerMethod(Method):
         return self.resources.embedder.embed([embed_text(p) for p in passages])
 
     # -- (5) ----------------------------------------------------------------------------
-    def verify(self, interpretations: list[str], kept: list[RetrievedPassage], step: DivaStep) -> str:
+    def verify(self, interpretations: list[str], kept: list[RetrievedPassage], step: DivaStep) -> Grade:
         block = number_passages(kept, self.settings.methods.passage_words)
         params = self.llm.params(max_tokens=4 if self.config.verification == "each" else 6 * len(interpretations))
         step.verification_mode = self.config.verification

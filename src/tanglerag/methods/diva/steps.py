@@ -24,6 +24,10 @@ class Verification(BaseModel):
     covered: bool | None  # None: the reply could not be read (counted as not covered)
 
 
+Grade = Literal["Useful", "PartialUseful", "Useless"]
+"""How well the kept passages cover the interpretations (Diva's retrieval verification)."""
+
+
 class DivaStep(TraceStep):
     """Diva: ambiguity types and reason, pseudo-interpretations, retrieval per interpretation, the pruned set,
     the verification, its grade and the generation mode chosen. Baselines fill what they do."""
@@ -38,7 +42,7 @@ class DivaStep(TraceStep):
     kept: list[KeptPassage] = Field(default_factory=list)
     verification_mode: Literal["each", "batched"] | None = None
     verification: list[Verification] = Field(default_factory=list)
-    grade: Literal["Useful", "PartialUseful", "Useless"] | None = None
+    grade: Grade | None = None
     mode: Literal["rag", "closed-book"]
     demos: list[str] = Field(default_factory=list)  # questions of the few-shot demonstrations used
 

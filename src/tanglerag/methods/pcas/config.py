@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from tanglerag.config import PositiveInt, Section
+from tanglerag.config import Section, TopK
 
 
 class PersonalConfig(Section):
@@ -15,6 +15,6 @@ class PersonalConfig(Section):
 
     store_dir: Path = Field(default_factory=lambda: Path(os.environ.get("TANGLERAG_HOME", "~/.tanglerag"))
                             .expanduser() / "users")
-    beam: PositiveInt = Field(10, description="K: documents retrieved by the question before pairing")
+    beam: TopK = Field(10, description="K: documents retrieved by the question before pairing")
     lam: float = Field(0.6, ge=0.0, le=1.0, description="weight of s(d,q) against s(d,c); 0.6 was best for "
                                                     "MiniLM on ORCA-ShARC dev (docs/results/pcas.md)")

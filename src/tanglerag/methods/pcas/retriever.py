@@ -8,6 +8,8 @@ pair goes to generation, so the answer can use it ("yes, since you live in Singa
 
 from __future__ import annotations
 
+import numpy as np
+
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.methods.base import Method
 from tanglerag.methods.pcas.joint import rank_pairs
@@ -44,7 +46,7 @@ class PersonalRetriever:
             return Retrieval(passages=candidates[:k])
         doc_vectors = self.index.vectors([h.passage.id for h in candidates])
         fit = context_vectors @ doc_vectors.T  # contexts x documents
-        top = rank_pairs([h.score for h in candidates], fit, list(range(len(candidates))), lam=self.lam, depth=k)
+        top = rank_pairs(np.array([h.score for h in candidates]), fit, list(range(len(candidates))), lam=self.lam, depth=k)
         hits = [RetrievedPassage(passage=candidates[i].passage, score=score, rank=rank)
                 for rank, (score, i, _) in enumerate(top, 1)]
         chosen = contexts[top[0][2]]

@@ -7,18 +7,22 @@ so an interrupted write leaves the previous state intact.
 
 from __future__ import annotations
 
+import builtins
 import json
+import logging
 import re
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import ContextStoreError
-from tanglerag.fileio import atomic_write_npy, atomic_write_text, file_lock
+from tanglerag.fileio import PRIVATE_MODE, atomic_write_npy, atomic_write_text, file_lock
+
+log = logging.getLogger(__name__)
 
 USER_ID_PATTERN = r"^[A-Za-z0-9_.@-]{1,128}$"  # also the service schema's: one definition of a valid user id
 _USER_ID = re.compile(USER_ID_PATTERN)
@@ -55,7 +59,11 @@ class UserContextStore:
         path = self._folder(user) / "contexts.json"
         if not path.exists():
             return UserContexts(user=user, embedding_model=self.embedder.model_name)
-        data = UserContexts.model_validate_json(path.read_text())
+        try:
+            data = UserContexts.model_validate_json(path.read_bytes())
+        except ValidationError as exc:
+            raise ContextStoreError(f"{path} is damaged ({exc.errors()[0]['msg']}); restore it from a backup, or "
+                                    "move it aside to start this user afresh") from exc
         if data.embedding_model != self.embedder.model_name:
             raise ContextStoreError(f"contexts of user {user!r} were embedded with {data.embedding_model!r}, "
                                     f"not the configured {self.embedder.model_name!r}")
@@ -63,9 +71,8 @@ class UserContextStore:
 
     def _write(self, data: UserContexts, vectors: np.ndarray) -> None:
         folder = self._folder(data.user)
-        folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_npy(folder / "vectors.npy", vectors)
-        atomic_write_text(folder / "contexts.json", data.model_dump_json(indent=2))
+        atomic_write_npy(folder / "vectors.npy", vectors, PRIVATE_MODE)
+        atomic_write_text(folder / "contexts.json", data.model_dump_json(indent=2), PRIVATE_MODE)
 
     def add(self, user: str, texts: list[str]) -> list[UserContext]:
         texts = [t.strip() for t in texts]
@@ -83,6 +90,8 @@ class UserContextStore:
         return self._read(user).contexts
 
     def remove(self, user: str, context_id: str) -> None:
+        if not (self._folder(user) / "contexts.json").exists():  # checked before the lock creates the folder
+            raise ContextStoreError(f"user {user!r} has no context with id {context_id!r}")
         with self._lock(user):
             contexts, vectors = self.vectors(user)
             keep = [i for i, c in enumerate(contexts) if c.id != context_id]
@@ -92,16 +101,21 @@ class UserContextStore:
                                      contexts=[contexts[i] for i in keep]), vectors[keep])
 
     def _lock(self, user: str):
+        self._folder(user).mkdir(mode=0o700, parents=True, exist_ok=True)  # private before anything is written
         return file_lock(self._folder(user) / ".lock")
 
-    def vectors(self, user: str) -> tuple[list[UserContext], np.ndarray]:
+    def vectors(self, user: str) -> tuple[builtins.list[UserContext], np.ndarray]:
         """The user's contexts and their stored embeddings (re-embedded if the file is missing)."""
         data = self._read(user)
         path = self._folder(user) / "vectors.npy"
         if path.exists():
-            vectors = np.load(path)
-            if len(vectors) == len(data.contexts):
-                return data.contexts, vectors
+            try:
+                vectors = np.load(path, allow_pickle=False)
+            except (ValueError, OSError, EOFError) as exc:  # derived data: the texts are the record, embed them again
+                log.warning("%s is damaged (%s); embedding user %r's contexts again", path, exc, user)
+            else:
+                if vectors.shape == (len(data.contexts), self.embedder.dimension):
+                    return data.contexts, vectors
         return data.contexts, self.embedder.embed([c.text for c in data.contexts])
 
 

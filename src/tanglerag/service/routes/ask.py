@@ -111,7 +111,11 @@ def _finished(state: ServiceState, answer: Answer, user: str | None) -> dict[str
 async def _stream(state: ServiceState, rt: Runtime, body: AskRequest, question: Question) -> StreamingResponse:
     loop = asyncio.get_running_loop()
     events: asyncio.Queue[ProgressEvent] = asyncio.Queue()
-    tracker = Tracker(on_event=lambda event: loop.call_soon_threadsafe(events.put_nowait, event))
+
+    def forward(event: ProgressEvent) -> None:  # the tracker reports from the worker thread
+        loop.call_soon_threadsafe(events.put_nowait, event)
+
+    tracker = Tracker(on_event=forward)
     future = await _admitted(state, lambda: _answer(rt, body, question, tracker))
     timeout = state.runtime.settings.service.answer_timeout_s
 

@@ -19,7 +19,12 @@ METHODS_DIR = Path(__file__).parent.parent.parent / "methods"
 @router.get("/healthz", response_model=Health)
 async def health(state: State) -> Health:
     return Health(status="ok", auth=state.keys.enabled, index=state.has_index(),
-                  model=state.runtime.llm.backend.model_id, running=state.gate.running, waiting=state.gate.waiting)
+                  model=_model_name(state.runtime.llm.backend.model_id), running=state.gate.running, waiting=state.gate.waiting)
+
+
+def _model_name(model_id: str) -> str:
+    """The model's own name: a server's address (``URL#model``) and a weights file's folder are not shown."""
+    return Path(model_id.rsplit("#", 1)[-1]).name
 
 
 @router.get("/metrics", response_class=Response,
