@@ -153,12 +153,13 @@ def load_config(model: type[M], path: Path | None = None, overrides: list[str] |
         if loaded is not None and not isinstance(loaded, dict):
             raise ConfigError(f"config file {path} must hold a mapping at the top level")
         data = loaded or {}
+    sections = _sections(model)
     for item in overrides or []:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
             raise ConfigError(f"override {item!r} must look like section.key=value")
         value = _scalar(raw)
-        if key.strip() in _sections(model) and not isinstance(value, dict):
+        if key.strip() in sections and not isinstance(value, dict):
             raise ConfigError(f"override {item!r}: {key.strip()} is a section; set one of its keys, e.g. "
                               f"{key.strip()}.<key>=value")
         _set(data, key.strip(), value, item)

@@ -45,7 +45,6 @@ class CallCache:
         long evaluation does not grow without bound.
         """
         self.path = path
-        self.memory_entries = memory_entries
         self._memory: MutableMapping[str, RawCompletion] = LRUCache(memory_entries) if path is not None else {}
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
