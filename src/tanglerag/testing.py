@@ -1,4 +1,5 @@
-"""Test doubles shipped for users' own tests: a canned-response LLM and a hashing embedder.
+"""Test doubles shipped for users' own tests: a canned-response LLM, a hashing embedder, a runtime built on
+both, and a fake OpenAI-compatible server.
 
 No model is loaded and nothing leaves the process, so a pipeline built on these runs in milliseconds
 and deterministically, with the real cache, tracker and trace around it.
@@ -16,10 +17,17 @@ and deterministically, with the real cache, tracker and trace around it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import re
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +35,8 @@ from tanglerag.config import EmbeddingConfig
 from tanglerag.llm.base import GenerationParams, Message, RawCompletion
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
+from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
 
 Rule = tuple[str, str]
 
@@ -75,6 +85,12 @@ class CannedBackend:
                              completion_tokens=len(text.split()) * params.n)
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _bucket(word: str, dim: int) -> int:
+    """A word's dimension; remembered, since words repeat across passages (it is most of the embedder's cost)."""
+    return int(hashlib.md5(word.encode()).hexdigest(), 16) % dim
+
+
 class HashEmbedder:
     """Deterministic bag-of-words embedder: texts sharing words get similar vectors."""
 
@@ -93,9 +109,7 @@ class HashEmbedder:
     def embed(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype="float32")
         for row, text in enumerate(texts):
-            for word in re.findall(r"\w+", text.lower()):
-                bucket = int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim
-                out[row, bucket] += 1.0
+            np.add.at(out[row], [_bucket(word, self.dim) for word in re.findall(r"\w+", text.lower())], 1.0)
             norm = np.linalg.norm(out[row])
             if norm:
                 out[row] /= norm
@@ -108,3 +122,70 @@ def canned_llm(rules: list[Rule] | None = None, *, default: str = "unknown",
                responder: Callable[[list[Message]], str] | None = None, cache_path: Path | None = None) -> LLM:
     """An LLM client around a ``CannedBackend`` (memory cache unless ``cache_path`` is given)."""
     return LLM(CannedBackend(rules, default=default, responder=responder), CallCache(cache_path))
+
+
+def canned_runtime(settings: Settings, rules: list[Rule] | None = None, *, default: str = "unknown",
+                   responder: Callable[[list[Message]], str] | None = None) -> Runtime:
+    """A runtime on a canned LLM and the hashing embedder, e.g. what each Ray actor of a test builds."""
+    return Runtime(settings, llm=canned_llm(rules, default=default, responder=responder), embedder=HashEmbedder())
+
+
+class _ManyClientsServer(ThreadingHTTPServer):
+    request_queue_size = 256  # the listen backlog: throughput runs open dozens of connections at once
+    daemon_threads = True
+
+
+@contextmanager
+def fake_openai_server(reply: Callable[[dict], str], fail_first: int = 0, status: int = 503,
+                       payload: Callable[[dict], dict | None] | None = None,
+                       fail_body: bytes = b"busy", delay_s: float = 0.0) -> Iterator[dict]:
+    """Serve /v1/chat/completions on localhost, a thread per connection; the first ``fail_first`` requests get
+    ``status``, and every reply waits ``delay_s`` (a model's latency, for throughput tests).
+
+    ``payload`` may return a whole JSON reply for a request (a malformed one, say); None means the usual one.
+    Yields a dict with ``base_url`` and what was asked: ``requests`` (a count), ``bodies``, ``auth``.
+    """
+    state: dict[str, Any] = {"requests": 0, "bodies": []}
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as real model servers do
+        disable_nagle_algorithm = True  # headers and body go out in two writes: no delayed-ACK stall between
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            with lock:
+                state["requests"] += 1
+                state["bodies"].append(body)
+                state["auth"] = self.headers.get("Authorization")
+                number = state["requests"]
+            time.sleep(delay_s)
+            if number <= fail_first:
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(fail_body)))
+                self.end_headers()
+                self.wfile.write(fail_body)
+                return
+            raw = payload(body) if payload else None
+            if raw is None:
+                text = reply(body)
+                raw = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+                       "usage": {"prompt_tokens": 11, "completion_tokens": len(text.split())}}
+            data = json.dumps(raw).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = _ManyClientsServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state["base_url"] = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tanglerag.cli import app
-from tests.fakes import fake_openai_server
+from tanglerag.testing import fake_openai_server
 
 runner = CliRunner()
 
@@ -277,3 +277,20 @@ def test_eval_of_a_dataset_without_passages_retrieves_from_an_index(tmp_path, co
     assert report["n"] == 1 and report["results"][0]["metrics"]["situated_f1"] == 1.0
     row = json.loads((tmp_path / "run" / "predictions.jsonl").read_text().splitlines()[0])
     assert set(row["passage_ids"]) == {"fr", "de", "it"}
+
+
+def test_eval_resumes_from_its_out_folder_and_shows_progress_lines(tmp_path):
+    with fake_openai_server(lambda body: "unknown") as server:
+        common = ["eval", "--dataset", "ramdocs-sample", "--methods", "concat", "--limit", "3", "--out",
+                  str(tmp_path / "run"), "--set", "llm.backend=openai", "--set", f"llm.base_url={server['base_url']}",
+                  "--set", "llm.cache=false", "--concurrency", "2"]
+        first = runner.invoke(app, [*common, "--head", "2", "--quiet"])
+        assert first.exit_code == 0, first.output
+        assert "eval:" not in first.output and server["requests"] == 2
+        second = runner.invoke(app, common)
+    assert second.exit_code == 0, second.output
+    assert server["requests"] == 3  # only the question the first run did not answer
+    text = " ".join(second.output.split())
+    assert "resuming: 2 of 3 questions already answered, 1 to go" in text
+    assert "eval: 3/3 questions, 0 failed, 1 calls" in text and "ETA" in text  # not a terminal: plain lines
+    assert len((tmp_path / "run" / "predictions.jsonl").read_text().splitlines()) == 3

@@ -5,7 +5,7 @@ import json
 from typer.testing import CliRunner
 
 from tanglerag.cli import app
-from tests.fakes import fake_openai_server
+from tanglerag.testing import fake_openai_server
 
 runner = CliRunner()
 

@@ -9,8 +9,8 @@ from tanglerag.cli import app
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.errors import DatasetError, IngestError
 from tanglerag.ingest import load_corpus
+from tanglerag.testing import fake_openai_server
 from tanglerag.text import clip_words
-from tests.fakes import fake_openai_server
 
 QA = {"question": "Who?", "answers": ["Ada"], "passages": [{"id": "p", "text": "Ada wrote it."}]}
 

@@ -65,7 +65,7 @@ def test_a_server_that_replies_without_choices_then_recovers_over_real_http(tmp_
     from typer.testing import CliRunner
 
     from tanglerag.cli import app
-    from tests.fakes import fake_openai_server
+    from tanglerag.testing import fake_openai_server
 
     corpus = tmp_path / "c.jsonl"
     corpus.write_text(json.dumps({"id": "fr", "text": "Paris is the capital of France."}) + "\n")
@@ -86,7 +86,7 @@ def test_a_server_that_replies_without_choices_then_recovers_over_real_http(tmp_
 
 def test_a_server_that_keeps_failing_is_reported_with_its_answer_over_real_http(tmp_path):
     from tanglerag.llm.openai_compat import OpenAICompatBackend
-    from tests.fakes import fake_openai_server
+    from tanglerag.testing import fake_openai_server
 
     with fake_openai_server(lambda body: "x", fail_first=5, status=500) as server:
         backend = OpenAICompatBackend(server["base_url"], "m", max_retries=2, backoff_s=0.0)

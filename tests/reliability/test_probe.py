@@ -20,9 +20,8 @@ from tanglerag.llm.openai_compat import OpenAICompatBackend
 from tanglerag.methods.pcas.store import UserContextStore
 from tanglerag.service.auth import ApiKeys
 from tanglerag.settings import Settings
-from tanglerag.testing import HashEmbedder
+from tanglerag.testing import HashEmbedder, fake_openai_server
 from tanglerag.types import Passage
-from tests.fakes import fake_openai_server
 from tests.llm.test_openai_compat import MSGS
 from tests.reliability.conftest import fill
 from tests.service.conftest import client_for, make_runtime
@@ -165,6 +164,9 @@ def test_a_full_disk_during_eval_out_is_one_clear_line(small_disk, tmp_path):
         result = runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--methods", "concat", "--limit", "1",
                                      "--out", str(small_disk / "run"), "--set", "llm.backend=openai", "--set",
                                      f"llm.base_url={server['base_url']}", "--set", f"cache_dir={tmp_path / 'c'}"])
+        asked = server["requests"]
     _one_clear_line(result, "no space left on")
+    assert asked == 0  # the checkpoint's run.json could not be written: found before any model call
     run = small_disk / "run"
-    assert not run.exists() or list(run.iterdir()) == []  # no partial results file
+    # no partial results file: at most the empty lock file, whose name fit in the full folder
+    assert not run.exists() or [p.name for p in run.iterdir()] in ([], [".eval.lock"])

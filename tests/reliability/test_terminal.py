@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from tanglerag.cli import app
 from tanglerag.cli.common import printable
-from tests.fakes import fake_openai_server
+from tanglerag.testing import fake_openai_server
 
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "200"}
 RESET, DCS, TITLE = "\x1bc", "\x1bP1;2|evil\x1b\\", "\x1b]0;pwned\x07"

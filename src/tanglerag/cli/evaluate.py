@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress
 
-from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, comma_list, console, load_settings
+from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, comma_list, load_settings
+from tanglerag.cli.run_progress import RunProgress
 from tanglerag.datasets.registry import dataset_task, load_dataset
 from tanglerag.errors import InputError
 from tanglerag.eval.report import markdown_table, results_json, write_outputs
@@ -35,7 +35,8 @@ def eval_(
     head: Annotated[int | None, typer.Option("--head", min=1, help="answer only the first N of the loaded questions; "
                                              "the pool keeps all their passages (an interim look at a long run)")] = None,
     fmt: Annotated[str | None, typer.Option("--format", help="dataset format (detected if omitted)")] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="folder for results and predictions")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="folder for results and predictions; each finished "
+                                             "question is checkpointed there and a re-run resumes")] = None,
     index_dir: Annotated[Path | None, typer.Option("--index", "-i", help="index for datasets without passages")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
     scope: Annotated[str | None, typer.Option("--scope", help="own | pooled passages per question")] = None,
@@ -47,13 +48,20 @@ def eval_(
     corpus: Annotated[Path | None, typer.Option("--corpus", help="ORCA-ShARC: id2snippet.json")] = None,
     retriever: Annotated[str, typer.Option("--retriever", help="ORCA-ShARC: dense, bm25 or both")] = "dense,bm25",
     sweep: Annotated[bool, typer.Option("--sweep", help="ORCA-ShARC: tune lambda and beam on this set")] = False,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", min=1, help="questions in flight at once "
+                                                    "(default: what the LLM backend serves at once)")] = None,
+    fail_fast: Annotated[bool, typer.Option("--fail-fast", help="stop at the first failed question")] = False,
+    engine: Annotated[str | None, typer.Option("--engine", help="local (threads) or ray (Ray actors)")] = None,
+    ray_address: Annotated[str | None, typer.Option("--ray-address", help="Ray cluster to join")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress display")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
     """Benchmark methods on a dataset; cached LLM calls make re-runs free."""
     settings = load_settings(config, set_, verbose, retrieval__top_k=top_k, eval__passage_scope=scope,
                              eval__gold=gold, eval__gold_position=gold_position, methods__samples=samples,
-                             eval__closed_book_filter=closed_book_filter or None)
+                             eval__closed_book_filter=closed_book_filter or None, eval__concurrency=concurrency,
+                             eval__fail_fast=fail_fast or None, eval__engine=engine, eval__ray_address=ray_address)
     if limit is not None and limit < 1:
         raise InputError(f"--limit must be at least 1, got {limit}")
     if out is not None and out.exists() and not out.is_dir():  # checked now, not after the run
@@ -70,10 +78,8 @@ def eval_(
     dataset_name, loaded = load_dataset(dataset, fmt, limit, sample, settings.eval.seed)
     examples = loaded[:head] if head else loaded
     runner = EvalRunner(Runtime(settings, index_dir=index_dir), metrics=metric_names or None)
-    with Progress(console=console, transient=True) as progress:
-        task = progress.add_task("evaluating", total=len(examples) * len(names))
-        report, predictions = runner.run(dataset_name, examples, names, on_step=lambda: progress.advance(task),
-                                         pool=loaded)
+    with RunProgress(quiet) as progress:
+        report, predictions = runner.run(dataset_name, examples, names, pool=loaded, out=out, listener=progress)
     if out:
         write_outputs(out, report, predictions)
     if as_json:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any, Protocol
 
-from tanglerag.eval.runner import EvalReport, Prediction
+from tanglerag.eval.records import EvalReport, Prediction
 from tanglerag.fileio import atomic_write_text as atomic_write
 
 RATE_METRICS = {"accuracy", "em", "f1", "unk", "nm", "misled", "cited", "ans", "ent", "ear", "d_f1", "rouge_l", "dr"}
@@ -27,6 +27,10 @@ def markdown_table(report: EvalReport) -> str:
         cells += [f"{u['llm_calls'] + u['cached_calls']:.2f}", f"{u['prompt_tokens']:.0f}",
                   f"{u['completion_tokens']:.1f}", f"{u.get('model_seconds', 0.0):.2f}", f"{u['seconds']:.2f}"]
         lines.append("| " + " | ".join(cells) + " |")
+    if report.failed:
+        shown = "; ".join(f"{f.id}: {f.error}" for f in report.failed[:5])
+        more = f" (and {len(report.failed) - 5} more, in results.json)" if len(report.failed) > 5 else ""
+        lines += ["", f"{len(report.failed)} question(s) failed and are not scored: {shown}{more}"]
     return "\n".join(lines) + "\n"
 
 

@@ -1,91 +1,63 @@
 """Run methods over a dataset, score them, and account their cost per question.
 
-Each question's passages come from ``PassageBuilder`` (own or pooled passages, an index, gold
-handling). Every LLM call goes through the persistent cache, so an interrupted run resumes
-and a repeated run makes no new calls. Each question is answered by every method before the
-next question, so methods that show the same contexts (COrg's graph, Base, Retrieve, Summarize)
-share that prompt prefix in the llama.cpp KV cache. The runner knows no method by name: metrics
-default to what the methods declare, and predictions keep each answer's typed trace.
+Each question's passages come from ``PassageBuilder`` (own or pooled passages, an index, gold handling), and
+every method answers it in the same worker, one after another, so methods that show the same contexts share
+the prompt prefix in the model's KV cache. Questions go to an engine (threads here, or Ray actors), several
+at a time; results come back in any order and are put back in dataset order, so the report and predictions
+do not depend on concurrency. With ``out`` every finished question is checkpointed: an interrupted run
+resumes where it stopped. The runner knows no method by name: metrics default to what the methods declare.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
-import time
-from collections.abc import Callable
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
+from collections.abc import Callable, Iterator
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Protocol
 
 from tanglerag.datasets.base import QAExample
-from tanglerag.errors import InputError
+from tanglerag.errors import InputError, LLMError
+from tanglerag.eval.checkpoint import Checkpoint, run_identity
 from tanglerag.eval.closed_book import filter_closed_book
-from tanglerag.eval.passages import PassageBuilder
-from tanglerag.methods.registry import method_class
+from tanglerag.eval.engines.local import answer_locally
+from tanglerag.eval.records import EvalReport, FailedQuestion, MethodScores, Prediction, QuestionResult
+from tanglerag.eval.worker import QuestionWorker, default_metrics
 from tanglerag.metrics.bootstrap import bootstrap_ci
-from tanglerag.metrics.registry import Reader, compute, derive, needs_reader
+from tanglerag.metrics.registry import Reader, derive
 from tanglerag.runtime import Runtime
-from tanglerag.trace import Trace
-from tanglerag.tracking import track
-from tanglerag.types import Answer, AnswerPart, Question, RetrievedPassage
 
 log = logging.getLogger(__name__)
 
 
-def default_metrics(methods: list[str]) -> list[str]:
-    """What the methods declare, in order of first appearance."""
-    return list(dict.fromkeys(m for name in methods for m in method_class(name).default_metrics))
+class RunListener(Protocol):
+    """Hears a run's progress: how many questions there are, and each one as it finishes."""
 
+    def started(self, total: int, already_answered: int) -> None: ...
 
-class Prediction(BaseModel):
-    id: str
-    question: str
-    method: str
-    answer: str
-    citations: list[str]
-    passage_ids: list[str]
-    gold: list[str]
-    metrics: dict[str, float | None]
-    usage: dict[str, float]
-    usage_by_stage: dict[str, dict[str, float]]
-    parts: list[AnswerPart] = Field(default_factory=list)
-    trace: Trace = Field(default_factory=Trace)
-
-
-class MethodScores(BaseModel):
-    method: str
-    metrics: dict[str, float | None]
-    usage: dict[str, float]
-    ci: dict[str, tuple[float, float]] = Field(default_factory=dict, description="95% bootstrap CI per metric")
-
-
-class EvalReport(BaseModel):
-    dataset: str
-    n: int
-    results: list[MethodScores]
-    model_config = ConfigDict(populate_by_name=True)
-
-    # written as "setting" in results.json (the stored runs' key): what the run did, beside its full settings
-    protocol: dict[str, Any] = Field(default_factory=dict, validation_alias="setting", serialization_alias="setting")
-    settings: dict[str, Any] = Field(default_factory=dict, description="the full settings dump: the run's config")
-
-    def to_output(self) -> dict:
-        return self.model_dump(mode="json", by_alias=True)
+    def finished(self, result: QuestionResult) -> None: ...
 
 
 class EvalRunner:
-    """>>> report, predictions = EvalRunner(Runtime(settings)).run("ramdocs-sample", examples, ["concat"])  # doctest: +SKIP"""
+    """>>> report, predictions = EvalRunner(Runtime(settings)).run("ramdocs-sample", examples, ["concat"])  # doctest: +SKIP
 
-    def __init__(self, runtime: Runtime, metrics: list[str] | None = None, reader: Reader | None = None) -> None:
+    ``make_runtime``: how each Ray actor builds its runtime (default: these settings and index folder).
+    """
+
+    def __init__(self, runtime: Runtime, metrics: list[str] | None = None, reader: Reader | None = None,
+                 make_runtime: Callable[[], Runtime] | None = None) -> None:
         self.runtime = runtime
         self.settings = runtime.settings
         self.metrics = metrics
         self.reader = reader
+        self.make_runtime = make_runtime or functools.partial(Runtime, runtime.settings, index_dir=runtime.index_dir)
 
-    def run(self, dataset: str, examples: list[QAExample], methods: list[str],
-            on_step: Callable[[], None] | None = None,
-            pool: list[QAExample] | None = None) -> tuple[EvalReport, list[Prediction]]:
-        """``pool``: the questions whose passages a pooled scope retrieves from (default: ``examples``)."""
+    def run(self, dataset: str, examples: list[QAExample], methods: list[str], *,
+            pool: list[QAExample] | None = None, out: Path | None = None,
+            listener: RunListener | None = None) -> tuple[EvalReport, list[Prediction]]:
+        """``pool``: the questions whose passages a pooled scope retrieves from (default: ``examples``);
+        ``out``: the folder whose checkpoint records (and on a re-run, skips) finished questions."""
         cfg = self.settings.eval
         n_loaded = len(examples)
         if cfg.closed_book_filter:
@@ -94,42 +66,69 @@ class EvalRunner:
         if not examples:
             raise InputError("no questions left to evaluate")
         metrics = self.metrics or default_metrics(methods)
-        builder = PassageBuilder(pool or examples, self.runtime.embedder, cfg, self.runtime.index)
-        # methods that retrieve again (Diva) search what the questions were retrieved from
-        runners = [self.runtime.method(name, index=builder.shared_index) for name in methods]
-        k = self.settings.retrieval.top_k
-        retrieved: dict[str, tuple[list[RetrievedPassage], float]] = {}
-        for ex in examples:
-            start = time.perf_counter()
-            hits = builder.build(ex, k)
-            retrieved[ex.id] = (hits, time.perf_counter() - start)
-        reader = self.reader or (self.runtime.reader() if needs_reader(metrics) else None)
-        rows: dict[str, list[Prediction]] = {name: [] for name in methods}
-        for example in examples:
-            hits, retrieve_seconds = retrieved[example.id]
-            answers = []
-            for method in runners:
-                oracle = example.interpretations if method.reads_gold_interpretations else []
-                with track() as tracker:
-                    tracker.add_seconds("retrieve", retrieve_seconds)
-                    answers.append(method.answer(Question(text=example.question, id=example.id,
-                                                          interpretations=oracle), hits))
-            # scored after all methods ran and outside their trackers: reader calls are evaluation cost,
-            # and they do not break the methods' shared prompt prefix
-            for name, answer in zip(methods, answers, strict=True):
-                rows[name].append(self._prediction(example, answer, metrics, reader))
-                if on_step:
-                    on_step()
-        predictions = [row for name in methods for row in rows[name]]
-        results = [self._summarize(name, rows[name], metrics) for name in methods]
-        for result in results:
-            log.info("%s on %s: %s", result.method, dataset, result.metrics)
+        pool = pool or examples
+        checkpoint = Checkpoint(out, run_identity(dataset, methods, metrics, pool, self.settings)) if out else None
+        with checkpoint if checkpoint is not None else nullcontext({}) as done:
+            results = {ex.id: done[ex.id] for ex in examples if ex.id in done}
+            if listener:
+                listener.started(len(examples), len(results))
+            for result in self._answer([ex for ex in examples if ex.id not in results], methods, metrics, pool):
+                if checkpoint is not None:
+                    checkpoint.append(result)
+                results[result.id] = result
+                if listener:
+                    listener.finished(result)
+                if result.failed and cfg.fail_fast:
+                    raise LLMError(f"question {result.id} failed (--fail-fast): {result.error}")
+        ordered = [results[ex.id] for ex in examples]
+        report = self._report(dataset, methods, metrics, ordered, {"loaded": n_loaded, "pooled_questions": len(pool)})
+        predictions = [p for name in methods for r in ordered for p in r.predictions if p.method == name]
+        return report, predictions
+
+    def concurrency(self, methods: list[str]) -> int:
+        """``eval.concurrency``, by default what the backend serves at once; 1 for methods that need order."""
+        wanted = self.settings.eval.concurrency or self.runtime.llm.backend.max_concurrency
+        return 1 if wanted > 1 and self._in_order(methods) else wanted
+
+    def _in_order(self, methods: list[str]) -> bool:
+        ordered = [name for name in methods if self.runtime.method(name).order_dependent]
+        if ordered:
+            log.warning("%s remember(s) earlier questions (cdit.determiner / cdit.record): answering one question "
+                        "at a time so results do not depend on timing", ", ".join(ordered))
+        return bool(ordered)
+
+    def _answer(self, examples: list[QAExample], methods: list[str], metrics: list[str],
+                pool: list[QAExample]) -> Iterator[QuestionResult]:
+        cfg = self.settings.eval
+        if not examples:
+            return
+        if cfg.engine == "ray":  # each actor has its own model; questions that need order go to one actor, one by one
+            from tanglerag.eval.engines.ray_actors import answer_on_ray  # Ray is an optional extra
+
+            in_order = (cfg.ray_actors > 1 or cfg.concurrency != 1) and self._in_order(methods)
+            yield from answer_on_ray(self.make_runtime, methods, metrics, pool, examples,
+                                     actors=1 if in_order else cfg.ray_actors, batch_size=cfg.ray_batch_size,
+                                     concurrency=1 if in_order else cfg.concurrency, address=cfg.ray_address)
+            return
+        worker = QuestionWorker(self.runtime, methods, metrics, pool, self.reader)
+        yield from answer_locally(worker, examples, self.concurrency(methods))
+
+    def _report(self, dataset: str, methods: list[str], metrics: list[str], results: list[QuestionResult],
+                sizes: dict[str, int]) -> EvalReport:
+        answered = [r for r in results if not r.failed]
+        failed = [FailedQuestion(id=r.id, error=r.error or "") for r in results if r.failed]
+        if not answered:
+            raise LLMError(f"every question failed; the first: {failed[0].id}: {failed[0].error}")
+        scores = [self._summarize(name, [p for r in answered for p in r.predictions if p.method == name], metrics)
+                  for name in methods]
+        for score in scores:
+            log.info("%s on %s: %s", score.method, dataset, score.metrics)
+        cfg = self.settings.eval
         setting = {"passage_scope": cfg.passage_scope, "gold": cfg.gold, "gold_position": cfg.gold_position,
-                   "top_k": k, "closed_book_filter": cfg.closed_book_filter, "loaded": n_loaded,
-                   "pooled_questions": len(pool or examples),
-                   "model": self.runtime.llm.backend.model_id, "metrics": metrics}
-        return EvalReport(dataset=dataset, n=len(examples), results=results, protocol=setting,
-                          settings=self.settings.model_dump(mode="json")), predictions
+                   "top_k": self.settings.retrieval.top_k, "closed_book_filter": cfg.closed_book_filter,
+                   **sizes, "model": self.runtime.llm.backend.model_id, "metrics": metrics}
+        return EvalReport(dataset=dataset, n=len(answered), results=scores, failed=failed, protocol=setting,
+                          settings=self.settings.model_dump(mode="json"))
 
     def _summarize(self, name: str, rows: list[Prediction], asked: list[str]) -> MethodScores:
         cfg = self.settings.eval
@@ -145,12 +144,3 @@ class EvalRunner:
         metrics |= derive(asked, metrics)
         usage = {key: sum(r.usage[key] for r in rows) / len(rows) for key in rows[0].usage}
         return MethodScores(method=name, metrics=metrics, usage=usage, ci=ci)
-
-    @staticmethod
-    def _prediction(example: QAExample, answer: Answer, metrics: list[str], reader: Reader | None) -> Prediction:
-        return Prediction(id=example.id, question=example.question, method=answer.method, answer=answer.text,
-                          citations=answer.citations, passage_ids=[h.passage.id for h in answer.passages],
-                          gold=example.answers, metrics=compute(metrics, answer, example, reader),
-                          parts=answer.parts, usage=answer.usage.totals(),
-                          usage_by_stage={k: v.model_dump() for k, v in answer.usage.stages.items()},
-                          trace=answer.trace)

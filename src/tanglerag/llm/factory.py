@@ -16,7 +16,8 @@ def build_backend(cfg: LLMConfig, cache_dir: Path) -> LLMBackend:
     if cfg.backend == "openai":
         return OpenAICompatBackend(cfg.base_url, cfg.model, api_key_env=cfg.api_key_env, timeout_s=cfg.timeout_s,
                                    max_retries=cfg.max_retries, backoff_s=cfg.backoff_s, concurrency=cfg.concurrency)
-    return LlamaCppBackend(cfg.model, cache_dir, n_ctx=cfg.n_ctx, n_threads=cfg.n_threads)
+    return LlamaCppBackend(cfg.model, cache_dir, n_ctx=cfg.n_ctx, n_threads=cfg.n_threads,
+                          parallel=cfg.parallel)
 
 
 def build_llm(cfg: LLMConfig, cache_dir: Path, backend: LLMBackend | None = None) -> LLM:

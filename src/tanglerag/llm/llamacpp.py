@@ -5,6 +5,9 @@ CPU wheel (installs in ~2 s) while llama-cpp-python compiles for ~7 minutes on e
 fresh machine; the measured speed cost is ~12% (see docs/llm_backends.md). The
 in-process server keeps the KV cache of the previous prompt, so calls sharing a long
 prefix (instructions, question, then varying passages) skip re-reading it.
+
+``parallel`` slots decode several requests together (llama.cpp's continuous batching): one process then
+serves several questions at once, each slot with its own ``n_ctx`` window and its own prefix cache.
 """
 
 from __future__ import annotations
@@ -24,15 +27,18 @@ log = logging.getLogger(__name__)
 class LlamaCppBackend:
     name = "llamacpp"
 
-    def __init__(self, model: str, cache_dir: Path, *, n_ctx: int = 4096, n_threads: int = 2) -> None:
+    def __init__(self, model: str, cache_dir: Path, *, n_ctx: int = 4096, n_threads: int = 2,
+                 parallel: int = 1) -> None:
         """Cheap: the model file is resolved and loaded on the first call."""
         self.model_spec = model
         self.cache_dir = cache_dir
         self.n_ctx = n_ctx
         self.n_threads = n_threads
+        self.parallel = parallel
         self._server: Any = None
         self._path: Path | None = None
         self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(parallel)  # more requests than slots would queue in the server
 
     @property
     def model_id(self) -> str:
@@ -41,7 +47,7 @@ class LlamaCppBackend:
 
     @property
     def max_concurrency(self) -> int:
-        return 1
+        return self.parallel
 
     def model_path(self) -> Path:
         if self._path is None:
@@ -63,13 +69,13 @@ class LlamaCppBackend:
             raise LLMError("the embedded backend needs xllamacpp: pip install xllamacpp") from exc
         params = xllamacpp.CommonParams()
         params.model.path = str(path)
-        params.n_ctx = self.n_ctx
-        params.n_parallel = 1
+        params.n_ctx = self.n_ctx * self.parallel  # llama.cpp splits the window between slots: each keeps n_ctx
+        params.n_parallel = self.parallel
         params.cpuparams.n_threads = self.n_threads
         params.cpuparams_batch.n_threads = self.n_threads
         params.verbosity = 0 if log.isEnabledFor(logging.DEBUG) else -1
         params.warmup = False
-        log.info("loading %s (n_ctx=%d, threads=%d)", path, self.n_ctx, self.n_threads)
+        log.info("loading %s (n_ctx=%d, threads=%d, slots=%d)", path, self.n_ctx, self.n_threads, self.parallel)
         try:
             self._server = xllamacpp.Server(params)
         except Exception as exc:  # the C++ loader raises a bare RuntimeError
@@ -79,6 +85,7 @@ class LlamaCppBackend:
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
         with self._lock:
             server = self._load()
+        with self._slots:
             texts: list[str] = []
             prompt_tokens = completion_tokens = 0
             for i in range(params.n):  # the server allows n=1 only: sample with distinct seeds

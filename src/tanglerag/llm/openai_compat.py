@@ -54,7 +54,11 @@ class OpenAICompatBackend:
             key = os.environ.get(self.api_key_env)
             if key:
                 headers["Authorization"] = f"Bearer {key}"
-            self._client = httpx.Client(timeout=self.timeout_s, headers=headers, transport=self._transport)
+            # a kept-alive connection per request in flight: httpx keeps 20 by default, and every request beyond
+            # them would open (and the server accept) a new connection
+            limits = httpx.Limits(max_connections=self._concurrency, max_keepalive_connections=self._concurrency)
+            self._client = httpx.Client(timeout=self.timeout_s, headers=headers, transport=self._transport,
+                                        limits=limits)
         return self._client
 
     def warm_up(self) -> None:

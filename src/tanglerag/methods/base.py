@@ -83,6 +83,12 @@ class Method:
         self.llm = resources.llm
         self.settings = resources.settings
 
+    @property
+    def order_dependent(self) -> bool:
+        """True when an answer depends on the questions answered before (a memory the method writes):
+        evaluation then keeps questions in order, one at a time, so results do not depend on timing."""
+        return False
+
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         raise NotImplementedError
 

@@ -32,7 +32,8 @@ class ServiceState:
     @classmethod
     def for_runtime(cls, runtime: Runtime, keys: ApiKeys) -> ServiceState:
         cfg = runtime.settings.service
-        return cls(runtime=runtime, keys=keys, gate=Gate(cfg.max_running, cfg.max_waiting, cfg.queue_timeout_s))
+        running = cfg.max_running or runtime.llm.backend.max_concurrency
+        return cls(runtime=runtime, keys=keys, gate=Gate(running, cfg.max_waiting, cfg.queue_timeout_s))
 
     def has_index(self) -> bool:
         folder = self.runtime.index_dir

@@ -54,6 +54,12 @@ class CditMethod(Method):
         self.parser_judge = SpacyJudge(resources.embedder, self.config.spacy_threshold)  # loads on first use
         self._memory: QueryMemory | None = None
 
+    @property
+    def order_dependent(self) -> bool:
+        """The determiner recalls earlier questions' verdicts, and recorded witnesses trim the index."""
+        index = self.resources.index
+        return self.config.determiner or (self.config.record and index is not None and index.folder is not None)
+
     def judge(self, question: str, passages: list[RetrievedPassage]) -> list[bool | None]:
         words = self.settings.methods.passage_words
         if self.config.judge == "spacy":

@@ -1,0 +1,169 @@
+"""Evaluation throughput: the runner against a server with a fixed latency, Ray actors, and the embedded model's
+parallel slots. Ratios are measured within one run of this script.
+
+  fake  200 questions (the 20 bundled RAMDocs questions, each asked 10 times under its own id), `concat`,
+        against a local fake OpenAI-compatible server that answers after 200 ms, the hashing embedder (so the
+        runner is measured, not MiniLM), LLM cache off: concurrency 1/4/16/64; Ray with 1 and 2 actors (one
+        question at a time per actor) beside the local engine; peak RSS of the driver and of each actor.
+  real  the first 8 bundled RAMDocs questions on the embedded model (Qwen2.5-Coder-1.5B, 2 threads, cache off,
+        top-3, 64 tokens) with llm.parallel = eval.concurrency = 1, 2, 4: questions per minute for `concat` and
+        `post-fusion` (all 20 at top-5 take about an hour on this machine: --questions 20).
+Prints the numbers and writes the "throughput-fake" / "throughput-real" sections of docs/benchmarks.md.
+
+Run: .venv/bin/python benchmarks/throughput.py fake|real
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import multiprocessing
+import resource
+import threading
+import time
+from pathlib import Path
+
+from run_io import table_head, write_section
+
+from tanglerag.datasets.registry import load_dataset
+from tanglerag.eval.runner import EvalRunner
+from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
+from tanglerag.testing import HashEmbedder, fake_openai_server
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def many_questions(copies: int):
+    _, examples = load_dataset("ramdocs-sample")
+    return [ex.model_copy(update={"id": f"{ex.id}-{i}"}) for i in range(copies) for ex in examples]
+
+
+def timed_run(settings: Settings, examples, methods, make_runtime=None) -> tuple[float, float]:
+    """Wall seconds, and CPU seconds of this process per question (the runner's own cost)."""
+    runtime = Runtime(settings, embedder=HashEmbedder()) if make_runtime is None else make_runtime()
+    start, cpu = time.perf_counter(), time.process_time()
+    EvalRunner(runtime, make_runtime=make_runtime).run("ramdocs-sample", examples, methods)
+    return time.perf_counter() - start, (time.process_time() - cpu) / len(examples)
+
+
+class ActorMemory:
+    """Samples the resident memory of the Ray actor processes while a run goes: their peak, per process."""
+
+    def __init__(self) -> None:
+        self.peak: dict[int, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> ActorMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.2):
+            for proc in Path("/proc").iterdir():
+                try:
+                    if proc.name.isdigit() and b"_Answerer" in (proc / "cmdline").read_bytes():
+                        status = (proc / "status").read_text()
+                        kib = int(next(x for x in status.splitlines() if x.startswith("VmHWM")).split()[1])
+                        self.peak[int(proc.name)] = max(self.peak.get(int(proc.name), 0), kib)
+                except (OSError, StopIteration, ValueError):
+                    continue
+
+
+def _serve(delay_s: float, urls: multiprocessing.Queue) -> None:
+    with fake_openai_server(lambda body: "3,559 people [1]", delay_s=delay_s) as server:
+        urls.put(server["base_url"])
+        threading.Event().wait()  # until terminated
+
+
+@contextlib.contextmanager
+def server_process(delay_s: float):
+    """The fake server in a process of its own: it must not share the measured runner's interpreter (GIL)."""
+    urls: multiprocessing.Queue = multiprocessing.Queue()
+    process = multiprocessing.Process(target=_serve, args=(delay_s, urls), daemon=True)
+    process.start()
+    try:
+        yield urls.get(timeout=30)
+    finally:
+        process.terminate()
+        process.join()
+
+
+def fake_part(copies: int) -> str:
+    examples = many_questions(copies)
+    lines = [(f"Runner against a fake OpenAI-compatible server answering after 200 ms: {len(examples)} questions, "
+             "`concat`, hashing embedder, LLM cache off, the server in a process of its own. Speed-up is over "
+             "concurrency 1 in the same run; driver CPU is this process's CPU time per question."), "",
+             *table_head("| engine | concurrency / actors | seconds | questions/s | speed-up | driver CPU ms/q |")]
+    with server_process(0.2) as base_url:
+        base = ["llm.backend=openai", f"llm.base_url={base_url}", "llm.cache=false", "llm.max_retries=0",
+                "retrieval.top_k=3"]
+        seconds = {}
+        for n in (1, 4, 16, 64):
+            settings = Settings.load(overrides=[*base, f"llm.concurrency={n}", f"eval.concurrency={n}"])
+            seconds[n], cpu = timed_run(settings, examples, ["concat"])
+            lines.append(f"| local | {n} | {seconds[n]:.1f} | {len(examples) / seconds[n]:.1f} | "
+                         f"{seconds[1] / seconds[n]:.1f}x | {1000 * cpu:.1f} |")
+            print(lines[-1], flush=True)
+        ray_seconds = {}
+        with ActorMemory() as memory:
+            for actors in (1, 2):
+                settings = Settings.load(overrides=[*base, "llm.concurrency=1", "eval.concurrency=1", "eval.engine=ray",
+                                                    f"eval.ray_actors={actors}", "eval.ray_batch_size=10"])
+                make = functools.partial(Runtime, settings, embedder=HashEmbedder())
+                timed_run(settings, examples[:20], ["concat"], make)  # Ray's start-up, not counted below
+                ray_seconds[actors], cpu = timed_run(settings, examples, ["concat"], make)
+                lines.append(f"| ray | {actors} actor(s), 1 question at a time each | {ray_seconds[actors]:.1f} | "
+                             f"{len(examples) / ray_seconds[actors]:.1f} | {seconds[1] / ray_seconds[actors]:.1f}x | "
+                             f"{1000 * cpu:.1f} |")
+                print(lines[-1], flush=True)
+    overhead_ms = 1000 * (ray_seconds[1] - seconds[1]) / len(examples)
+    driver_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    actor_mib = ", ".join(f"{kib / 1024:.0f}" for kib in sorted(memory.peak.values())) or "not seen"
+    lines += ["", (f"Ray, 2 actors over 1: **{ray_seconds[1] / ray_seconds[2]:.2f}x**. Ray's cost per question over "
+              f"the local engine (1 actor vs concurrency 1): **{overhead_ms:+.1f} ms**. Peak RSS: driver "
+              f"{driver_mib:.0f} MiB; actors {actor_mib} MiB (each actor process seen, both runs).")]
+    return "\n".join(lines)
+
+
+def real_part(methods: list[str], questions: int) -> str:
+    _, examples = load_dataset("ramdocs-sample", limit=questions)
+    lines = [(f"Embedded model (Qwen2.5-Coder-1.5B Q4_K_M, 2 threads, LLM cache off, 64 tokens), the first "
+              f"{len(examples)} bundled RAMDocs questions, top-3 own passages; `llm.parallel` slots with as many "
+              "questions in flight."), "",
+             *table_head("| method | slots = concurrency | seconds | questions/min | vs 1 slot |")]
+    for method in methods:
+        base = None
+        for slots in (1, 2, 4):
+            settings = Settings.load(overrides=["llm.cache=false", f"llm.parallel={slots}", "llm.max_tokens=64",
+                                                f"eval.concurrency={slots}", "retrieval.top_k=3"])
+            seconds, _ = timed_run(settings, examples, [method], functools.partial(Runtime, settings))
+            base = base or seconds
+            lines.append(f"| {method} | {slots} | {seconds:.0f} | {60 * len(examples) / seconds:.2f} | "
+                         f"{base / seconds:.2f}x |")
+            print(lines[-1], flush=True)
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("part", choices=["fake", "real"])
+    parser.add_argument("--copies", type=int, default=10, help="fake: times each bundled question is asked")
+    parser.add_argument("--methods", default="concat,post-fusion", help="real: methods to time")
+    parser.add_argument("--questions", type=int, default=8, help="real: the first N bundled questions")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs/benchmarks.md")
+    args = parser.parse_args()
+    text = fake_part(args.copies) if args.part == "fake" else real_part(args.methods.split(","), args.questions)
+    print(text)
+    write_section(args.out, f"throughput-{args.part}", f"## Evaluation throughput: {args.part} "
+                  f"(`benchmarks/throughput.py {args.part}`, one run)\n\n{text}")
+
+
+if __name__ == "__main__":
+    main()

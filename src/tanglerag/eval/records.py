@@ -1,0 +1,69 @@
+"""What an evaluation run produces: one prediction per question and method, the per-question result that
+engines hand back (answered or failed), and the report that scores them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tanglerag.trace import Trace
+from tanglerag.types import AnswerPart
+
+
+class Prediction(BaseModel):
+    id: str
+    question: str
+    method: str
+    answer: str
+    citations: list[str]
+    passage_ids: list[str]
+    gold: list[str]
+    metrics: dict[str, float | None]
+    usage: dict[str, float]
+    usage_by_stage: dict[str, dict[str, float]]
+    parts: list[AnswerPart] = Field(default_factory=list)
+    trace: Trace = Field(default_factory=Trace)
+
+
+class QuestionResult(BaseModel):
+    """One question answered by every method of the run, or the error that stopped it.
+
+    The unit of work engines return and checkpoints store: a failed question is kept with its error so the
+    report can count it, and a resumed run tries it again.
+    """
+
+    id: str
+    predictions: list[Prediction] = Field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+
+class FailedQuestion(BaseModel):
+    id: str
+    error: str
+
+
+class MethodScores(BaseModel):
+    method: str
+    metrics: dict[str, float | None]
+    usage: dict[str, float]
+    ci: dict[str, tuple[float, float]] = Field(default_factory=dict, description="95% bootstrap CI per metric")
+
+
+class EvalReport(BaseModel):
+    dataset: str
+    n: int = Field(description="questions answered and scored (failed ones are listed in `failed`)")
+    results: list[MethodScores]
+    failed: list[FailedQuestion] = Field(default_factory=list)
+    model_config = ConfigDict(populate_by_name=True)
+
+    # written as "setting" in results.json (the stored runs' key): what the run did, beside its full settings
+    protocol: dict[str, Any] = Field(default_factory=dict, validation_alias="setting", serialization_alias="setting")
+    settings: dict[str, Any] = Field(default_factory=dict, description="the full settings dump: the run's config")
+
+    def to_output(self) -> dict:
+        return self.model_dump(mode="json", by_alias=True, exclude={"failed"} if not self.failed else None)

@@ -1,0 +1,72 @@
+"""Answer one question with every method of a run and score it: the unit of work every engine hands out.
+
+A worker is built once per process (or Ray actor) from a ``Runtime``: its methods, passage builder and reader
+are loaded once and then answer question after question. A question's methods run one after another in the
+same worker, so methods that show the same contexts share the prompt prefix in the model's KV cache.
+"""
+
+from __future__ import annotations
+
+import time
+
+from tanglerag.datasets.base import QAExample
+from tanglerag.errors import LLMError, ServerUnreachableError
+from tanglerag.eval.passages import PassageBuilder
+from tanglerag.eval.records import Prediction, QuestionResult
+from tanglerag.methods.registry import method_class
+from tanglerag.metrics.registry import Reader, compute, needs_reader
+from tanglerag.runtime import Runtime
+from tanglerag.tracking import track
+from tanglerag.types import Answer, Question
+
+
+def default_metrics(methods: list[str]) -> list[str]:
+    """What the methods declare, in order of first appearance."""
+    return list(dict.fromkeys(m for name in methods for m in method_class(name).default_metrics))
+
+
+class QuestionWorker:
+    """``pool``: the questions whose passages a pooled scope retrieves from."""
+
+    def __init__(self, runtime: Runtime, methods: list[str], metrics: list[str], pool: list[QAExample],
+                 reader: Reader | None = None) -> None:
+        self.runtime = runtime
+        self.metrics = metrics
+        self.builder = PassageBuilder(pool, runtime.embedder, runtime.settings.eval, runtime.index)
+        # methods that retrieve again (Diva) search what the questions were retrieved from
+        self.methods = [runtime.method(name, index=self.builder.shared_index) for name in methods]
+        self.reader = reader or (runtime.reader() if needs_reader(metrics) else None)
+
+    @property
+    def order_dependent(self) -> list[str]:
+        """Methods whose answers depend on the questions answered before (they must see them in order)."""
+        return [m.name for m in self.methods if m.order_dependent]
+
+    def answer(self, example: QAExample) -> QuestionResult:
+        """Every method's prediction, or the model error that stopped the question (other errors are bugs)."""
+        start = time.perf_counter()
+        hits = self.builder.build(example, self.runtime.settings.retrieval.top_k)
+        retrieve_seconds = time.perf_counter() - start
+        answers = []
+        try:
+            for method in self.methods:
+                oracle = example.interpretations if method.reads_gold_interpretations else []
+                with track() as tracker:
+                    tracker.add_seconds("retrieve", retrieve_seconds)
+                    answers.append(method.answer(Question(text=example.question, id=example.id,
+                                                          interpretations=oracle), hits))
+        except ServerUnreachableError:
+            raise  # no server: every question after this one would fail too, so the run stops (and can resume)
+        except LLMError as exc:
+            return QuestionResult(id=example.id, error=f"{type(exc).__name__}: {exc}")
+        # scored after all methods ran and outside their trackers: reader calls are evaluation cost,
+        # and they do not break the methods' shared prompt prefix
+        return QuestionResult(id=example.id, predictions=[self._prediction(example, a) for a in answers])
+
+    def _prediction(self, example: QAExample, answer: Answer) -> Prediction:
+        return Prediction(id=example.id, question=example.question, method=answer.method, answer=answer.text,
+                          citations=answer.citations, passage_ids=[h.passage.id for h in answer.passages],
+                          gold=example.answers, metrics=compute(self.metrics, answer, example, self.reader),
+                          parts=answer.parts, usage=answer.usage.totals(),
+                          usage_by_stage={k: v.model_dump() for k, v in answer.usage.stages.items()},
+                          trace=answer.trace)

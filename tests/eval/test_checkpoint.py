@@ -1,0 +1,122 @@
+"""An eval with ``out`` checkpoints each question: a killed run resumes with only the questions left."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tanglerag.datasets.registry import load_dataset
+from tanglerag.errors import InputError
+from tanglerag.eval.checkpoint import Checkpoint
+from tanglerag.eval.records import QuestionResult
+from tanglerag.eval.runner import EvalRunner
+from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
+from tanglerag.testing import HashEmbedder, canned_llm, fake_openai_server
+
+RUN = """
+import sys
+from pathlib import Path
+from tanglerag.datasets.registry import load_dataset
+from tanglerag.eval.runner import EvalRunner
+from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
+from tanglerag.testing import HashEmbedder
+_, examples = load_dataset("ramdocs-sample", limit=6)
+settings = Settings.load(overrides=["llm.backend=openai", f"llm.base_url={sys.argv[1]}", "llm.cache=false",
+                                    "retrieval.top_k=2", "eval.concurrency=1"])
+EvalRunner(Runtime(settings, embedder=HashEmbedder())).run("ramdocs-sample", examples, ["concat"], out=Path(sys.argv[2]))
+"""
+
+
+def _reply(body: dict) -> str:
+    return body["messages"][-1]["content"].split("Question:")[-1].strip()[:40] + " [1]"
+
+
+def _runner(base_url: str, concurrency: int = 1) -> EvalRunner:
+    settings = Settings.load(overrides=["llm.backend=openai", f"llm.base_url={base_url}", "llm.cache=false",
+                                        "retrieval.top_k=2", f"eval.concurrency={concurrency}"])
+    return EvalRunner(Runtime(settings, embedder=HashEmbedder()))
+
+
+def _lines(path) -> int:
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def test_a_killed_run_resumes_with_the_rest_only(tmp_path):
+    _, examples = load_dataset("ramdocs-sample", limit=6)
+    with fake_openai_server(_reply, delay_s=0.3) as server:
+        out = tmp_path / "killed"
+        process = subprocess.Popen([sys.executable, "-c", RUN, server["base_url"], str(out)])
+        deadline = time.monotonic() + 60
+        while _lines(out / "checkpoint.jsonl") < 2 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        finished = _lines(out / "checkpoint.jsonl")
+        assert 2 <= finished < 6
+        before = server["requests"]
+        # resumed in another way than it started (this process, 3 at a time): only the rest is asked for
+        resumed, predictions = _runner(server["base_url"], concurrency=3).run("ramdocs-sample", examples, ["concat"],
+                                                                              out=out)
+        assert server["requests"] - before == 6 - finished
+        whole, whole_predictions = _runner(server["base_url"]).run("ramdocs-sample", examples, ["concat"],
+                                                                   out=tmp_path / "whole")
+    assert resumed.n == whole.n == 6 and resumed.results[0].metrics == whole.results[0].metrics
+    assert [(p.id, p.answer, p.citations) for p in predictions] == [(p.id, p.answer, p.citations)
+                                                                    for p in whole_predictions]
+    assert _lines(out / "checkpoint.jsonl") == 6
+
+
+def _canned_run(tmp_path, *sets: str, reply: str = "3,559 people [1]"):
+    _, examples = load_dataset("ramdocs-sample", limit=3)
+    runtime = Runtime(Settings.load(overrides=["retrieval.top_k=2", *sets]), llm=canned_llm(default=reply),
+                      embedder=HashEmbedder())
+    return EvalRunner(runtime).run("ramdocs-sample", examples, ["concat"], out=tmp_path / "run")
+
+
+def test_a_run_with_other_settings_is_refused_and_nothing_is_lost(tmp_path):
+    _canned_run(tmp_path)
+    stored = (tmp_path / "run" / "checkpoint.jsonl").read_bytes()
+    with pytest.raises(InputError, match=r"holds a run with other settings \(settings\.retrieval\.top_k\)"):
+        _canned_run(tmp_path, "retrieval.top_k=3")
+    assert (tmp_path / "run" / "checkpoint.jsonl").read_bytes() == stored
+    report, _ = _canned_run(tmp_path, "eval.concurrency=3", "llm.timeout_s=5")  # how it runs may change
+    assert report.n == 3
+
+
+def test_a_line_torn_by_a_kill_is_dropped_and_that_question_answered_again(tmp_path):
+    _canned_run(tmp_path)
+    path = tmp_path / "run" / "checkpoint.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text(lines[0] + lines[1][:30])  # the kill came while the second question was being written
+    report, predictions = _canned_run(tmp_path)
+    assert report.n == 3 and [QuestionResult.model_validate_json(x).id for x in path.read_text().splitlines()] == [
+        "ramdocs-0000", "ramdocs-0001", "ramdocs-0002"]
+    path.write_text(lines[0][:30] + "\n" + lines[1])  # damage inside the file is reported, not overwritten
+    with pytest.raises(InputError, match="checkpoint.jsonl line 1 is damaged"):
+        _canned_run(tmp_path)
+    assert path.read_text() == lines[0][:30] + "\n" + lines[1]
+
+
+def test_failed_questions_are_tried_again_on_resume(tmp_path):
+    _canned_run(tmp_path)
+    path = tmp_path / "run" / "checkpoint.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    failed = json.dumps({"id": json.loads(lines[0])["id"], "error": "LLMError: busy"}) + "\n"
+    path.write_text(failed + "".join(lines[1:]))
+    report, predictions = _canned_run(tmp_path)
+    assert report.n == 3 and not report.failed and predictions[0].trace.calls  # answered now, in dataset order
+    assert path.read_text().splitlines(keepends=True)[:3] == [failed, *lines[1:]]  # only it was asked again
+    assert json.loads(path.read_text().splitlines()[3])["id"] == json.loads(lines[0])["id"]
+
+
+def test_a_second_eval_on_the_same_folder_is_refused_while_the_first_runs(tmp_path):
+    with Checkpoint(tmp_path / "run", {"same": 1}), pytest.raises(InputError, match="another eval is writing to"):
+        _canned_run(tmp_path)
+    report, _ = _canned_run(tmp_path)  # the first one finished: the folder is free again
+    assert report.n == 3

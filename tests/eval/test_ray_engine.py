@@ -1,0 +1,72 @@
+"""The Ray engine: actors on a local Ray instance give the local engine's results, even when one is killed."""
+
+import functools
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+import ray
+import ray.cloudpickle
+
+from tanglerag.datasets.registry import load_dataset
+from tanglerag.eval.runner import EvalRunner
+from tanglerag.settings import Settings
+from tanglerag.testing import canned_runtime
+
+ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # actors get this module's helpers by value
+SETS = ["retrieval.top_k=2", "eval.engine=ray", "eval.ray_actors=2", "eval.ray_batch_size=2"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def _answer(messages) -> str:
+    return messages[-1].content.split("Question:")[-1].strip()[:40] + " [1]"
+
+
+class DiesOnce:
+    """Answers like ``_answer``, but the first actor to see ``trigger`` kills its own process (marked on disk)."""
+
+    def __init__(self, trigger: str, marker: Path) -> None:
+        self.trigger, self.marker = trigger, marker
+
+    def __call__(self, messages) -> str:
+        if self.trigger in messages[-1].content and not self.marker.exists():
+            self.marker.write_text(str(os.getpid()))
+            os.kill(os.getpid(), signal.SIGKILL)
+        return _answer(messages)
+
+
+def _run(settings: Settings, responder, examples):
+    make = functools.partial(canned_runtime, settings, responder=responder)
+    return EvalRunner(make(), make_runtime=make).run("ramdocs-sample", examples, ["concat", "post-fusion"])
+
+
+def _comparable(predictions):
+    return [(p.id, p.method, p.answer, p.citations, p.metrics, [c.messages for c in p.trace.calls])
+            for p in predictions]
+
+
+def test_ray_actors_give_the_local_engines_results():
+    _, examples = load_dataset("ramdocs-sample", limit=6)
+    on_ray, ray_predictions = _run(Settings.load(overrides=SETS), _answer, examples)
+    local, local_predictions = _run(Settings.load(overrides=[*SETS, "eval.engine=local"]), _answer, examples)
+    assert _comparable(ray_predictions) == _comparable(local_predictions)
+    assert [r.metrics for r in on_ray.results] == [r.metrics for r in local.results] and on_ray.n == 6
+
+
+def test_a_killed_actor_is_restarted_and_every_question_comes_back_once(tmp_path):
+    _, examples = load_dataset("ramdocs-sample", limit=6)
+    marker = tmp_path / "killed"
+    report, predictions = _run(Settings.load(overrides=SETS), DiesOnce(examples[3].question, marker), examples)
+    assert marker.exists() and int(marker.read_text()) != os.getpid()  # an actor's process died, not ours
+    assert report.n == 6 and not report.failed
+    assert sorted(p.id for p in predictions if p.method == "concat") == [ex.id for ex in examples]
+    _, local_predictions = _run(Settings.load(overrides=[*SETS, "eval.engine=local"]), _answer, examples)
+    assert _comparable(predictions) == _comparable(local_predictions)
