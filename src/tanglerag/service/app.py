@@ -21,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from tanglerag.runtime import Runtime
 from tanglerag.service.auth import ApiKeys
 from tanglerag.service.errors import BodyLimit, install_error_handlers
-from tanglerag.service.routes import ask, index, ops, users
+from tanglerag.service.routes import ask, chat, index, ops, users
 from tanglerag.service.state import ServiceState
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool =
         return response
 
     install_error_handlers(app)
-    for router in (ask.router, index.router, users.router, ops.router):
+    for router in (ask.router, chat.router, index.router, users.router, ops.router):
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=ops.STATIC), name="static")
     return app

@@ -1,8 +1,13 @@
-"""How the service fails: one ``{"error": message}`` body, the status a user error maps to, and the body limit."""
+"""How the service fails: one ``{"error": message}`` body, the status a user error maps to, and the body limit.
+
+On the OpenAI-compatible routes the message sits where OpenAI's clients read it, ``{"error": {"message": ...}}``,
+so an SDK's exception says what is wrong rather than only the status code.
+"""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -31,21 +36,31 @@ def status_for(exc: TangleragError) -> int:
     return 400
 
 
+OPENAI_PATHS = {"/v1/chat/completions", "/v1/models"}
+
+
+def error_body(request: Request, message: str, status: int) -> dict[str, Any]:
+    if request.url.path in OPENAI_PATHS:
+        return {"error": {"message": message, "type": "invalid_request_error" if status < 500 else "server_error",
+                          "code": status}}
+    return {"error": message}
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
-    async def service_error(_: Request, exc: ServiceError) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=exc.headers)
+    async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
+        return JSONResponse(error_body(request, str(exc), exc.status), status_code=exc.status, headers=exc.headers)
 
     @app.exception_handler(TangleragError)
-    async def user_error(_: Request, exc: TangleragError) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=status_for(exc))
+    async def user_error(request: Request, exc: TangleragError) -> JSONResponse:
+        return JSONResponse(error_body(request, str(exc), status_for(exc)), status_code=status_for(exc))
 
     @app.exception_handler(RequestValidationError)
-    async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
         where = ".".join(str(p) for p in first["loc"] if p != "body") or "body"
-        return JSONResponse({"error": f"{where}: {first['msg']}", "detail": json.loads(json.dumps(
-            exc.errors(), default=str))}, status_code=422)
+        body = error_body(request, f"{where}: {first['msg']}", 422)
+        return JSONResponse(body | {"detail": json.loads(json.dumps(exc.errors(), default=str))}, status_code=422)
 
 
 class BodyLimit:

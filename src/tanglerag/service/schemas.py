@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -90,3 +90,66 @@ class NewContexts(_Body):
 class ContextList(BaseModel):
     user: str
     contexts: list[UserContext]
+
+
+class ChatMessageIn(BaseModel):
+    """An OpenAI chat message: text content, or a list of content parts whose text parts are read."""
+
+    model_config = ConfigDict(extra="allow")
+    role: str
+    content: str | list[dict[str, Any]] | None = None
+
+    def text(self) -> str:
+        if isinstance(self.content, list):
+            return "\n".join(str(part.get("text", "")) for part in self.content if part.get("type") == "text")
+        return self.content or ""
+
+
+class ChatRequest(BaseModel):
+    """OpenAI's chat request; fields beyond these (temperature, max_tokens, ...) are accepted and not used."""
+
+    model_config = ConfigDict(extra="allow")
+    model: str = Field(description="tanglerag/<method> (GET /v1/models)", examples=["tanglerag/corg"])
+    messages: list[ChatMessageIn] = Field(min_length=1, max_length=200)
+    stream: bool = False
+    stream_options: dict[str, Any] | None = None
+
+
+class ChatMessageOut(BaseModel):
+    role: Literal["assistant"] = "assistant"
+    content: str
+
+
+class ChatChoice(BaseModel):
+    index: int = 0
+    message: ChatMessageOut
+    finish_reason: Literal["stop"] = "stop"
+
+
+class ChatUsage(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class ChatCompletion(BaseModel):
+    id: str
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int
+    model: str
+    choices: list[ChatChoice]
+    usage: ChatUsage
+    tanglerag: dict[str, Any] = Field(description="the answer as POST /v1/ask returns it (citations, passages, "
+                                                  "trace), plus ignored_turns: earlier turns no method uses")
+
+
+class ModelCard(BaseModel):
+    id: str
+    object: Literal["model"] = "model"
+    created: int = 0
+    owned_by: str = "tanglerag"
+
+
+class ModelList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[ModelCard]

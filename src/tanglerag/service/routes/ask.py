@@ -41,16 +41,16 @@ STREAM_DOC: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-str
 async def ask(body: AskRequest, who: CallerDep, state: State,
               stream: Annotated[bool, Query(description="stream progress as server-sent events")] = False) -> Any:
     """Answer a question with citations and the trace of how the method got there."""
-    rt, question = _prepare(state, body, who)
+    rt, question = prepare(state, body, who)
     if stream:
         return await _stream(state, rt, body, question)
-    future = await _admitted(state, lambda: _answer(rt, body, question, Tracker()))
+    future = await admitted(state, lambda: answer_question(rt, body, question, Tracker()))
     timeout = state.runtime.settings.service.answer_timeout_s
     try:
         answer = await asyncio.wait_for(asyncio.shield(future), timeout)
     except TimeoutError:
         raise ServiceError(504, f"no answer within {timeout:g}s") from None
-    return _finished(state, answer, body.user)
+    return finished(state, answer, body.user)
 
 
 @router.get("/v1/methods", response_model=list[MethodInfo])
@@ -60,7 +60,8 @@ async def methods() -> list[MethodInfo]:
                        metrics=list(cls.default_metrics)) for cls in METHODS.values()]
 
 
-def _prepare(state: ServiceState, body: AskRequest, who: Caller) -> tuple[Runtime, Question]:
+def prepare(state: ServiceState, body: AskRequest, who: Caller) -> tuple[Runtime, Question]:
+    """Check a request before it waits for a slot; the runtime with its options applied, and the question."""
     cfg = state.runtime.settings.service
     if len(body.question) > cfg.max_question_chars:
         raise ServiceError(422, f"question: longer than {cfg.max_question_chars} characters")
@@ -81,11 +82,12 @@ def _prepare(state: ServiceState, body: AskRequest, who: Caller) -> tuple[Runtim
     return rt, question
 
 
-def _answer(rt: Runtime, body: AskRequest, question: Question, tracker: Tracker) -> Answer:
+def answer_question(rt: Runtime, body: AskRequest, question: Question, tracker: Tracker) -> Answer:
+    """The blocking work of one question (run in a worker thread)."""
     return rt.pipeline(body.method, personal=body.user is not None).ask(question, tracker=tracker)
 
 
-async def _admitted(state: ServiceState, work: Callable[[], Any]) -> asyncio.Future[Any]:
+async def admitted(state: ServiceState, work: Callable[[], Any]) -> asyncio.Future[Any]:
     """Start ``work`` in a thread once a slot is free; the slot is freed when the thread ends."""
     try:
         await state.gate.acquire()
@@ -103,12 +105,31 @@ async def _admitted(state: ServiceState, work: Callable[[], Any]) -> asyncio.Fut
     return future
 
 
-def _finished(state: ServiceState, answer: Answer, user: str | None) -> dict[str, Any]:
+def finished(state: ServiceState, answer: Answer, user: str | None) -> dict[str, Any]:
+    """Count an answer's cost in the metrics and shape it as the API returns it."""
     state.telemetry.observe_usage(answer.usage)
     return answer_output(answer, user, trace=True)
 
 
 async def _stream(state: ServiceState, rt: Runtime, body: AskRequest, question: Question) -> StreamingResponse:
+    future, events = await admitted_with_events(state, rt, body, question)
+    timeout = state.runtime.settings.service.answer_timeout_s
+
+    async def sse() -> AsyncIterator[str]:
+        try:
+            async for event in progress(future, events, timeout):
+                yield _sse(event.type, event.model_dump(mode="json"))
+        except TimeoutError:
+            yield _sse("error", {"error": f"no answer within {timeout:g}s", "status": 504})
+            return
+        yield _outcome(state, future, body.user)
+
+    return StreamingResponse(sse(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+async def admitted_with_events(state: ServiceState, rt: Runtime, body: AskRequest,
+                               question: Question) -> tuple[asyncio.Future[Any], asyncio.Queue[ProgressEvent]]:
+    """Start a question once admitted, with a queue that hears its stages, calls and steps as they happen."""
     loop = asyncio.get_running_loop()
     events: asyncio.Queue[ProgressEvent] = asyncio.Queue()
 
@@ -116,33 +137,31 @@ async def _stream(state: ServiceState, rt: Runtime, body: AskRequest, question: 
         loop.call_soon_threadsafe(events.put_nowait, event)
 
     tracker = Tracker(on_event=forward)
-    future = await _admitted(state, lambda: _answer(rt, body, question, tracker))
-    timeout = state.runtime.settings.service.answer_timeout_s
+    return await admitted(state, lambda: answer_question(rt, body, question, tracker)), events
 
-    async def sse() -> AsyncIterator[str]:
-        deadline = loop.time() + timeout
-        while not (future.done() and events.empty()):
-            getter = asyncio.ensure_future(events.get())
-            await asyncio.wait({getter, future}, timeout=max(0.0, deadline - loop.time()),
-                               return_when=asyncio.FIRST_COMPLETED)
-            if getter.done():
-                event = getter.result()
-                yield _sse(event.type, event.model_dump(mode="json"))
-            else:
-                getter.cancel()
-            if loop.time() >= deadline and not future.done():
-                yield _sse("error", {"error": f"no answer within {timeout:g}s", "status": 504})
-                return
-        yield _outcome(state, future, body.user)
 
-    return StreamingResponse(sse(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+async def progress(future: asyncio.Future[Any], events: asyncio.Queue[ProgressEvent],
+                   timeout: float) -> AsyncIterator[ProgressEvent]:
+    """A question's events as they come until it ends; ``TimeoutError`` once it runs past ``timeout``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not (future.done() and events.empty()):
+        getter = asyncio.ensure_future(events.get())
+        await asyncio.wait({getter, future}, timeout=max(0.0, deadline - loop.time()),
+                           return_when=asyncio.FIRST_COMPLETED)
+        if getter.done():
+            yield getter.result()
+        else:
+            getter.cancel()
+        if loop.time() >= deadline and not future.done():
+            raise TimeoutError
 
 
 def _outcome(state: ServiceState, future: asyncio.Future[Any], user: str | None) -> str:
     """The last event of a stream: the answer, or the error that ended it."""
     exc = future.exception()
     if exc is None:
-        return _sse("answer", _finished(state, future.result(), user))
+        return _sse("answer", finished(state, future.result(), user))
     if isinstance(exc, TangleragError):
         return _sse("error", {"error": str(exc), "status": status_for(exc)})
     log.error("answering failed", exc_info=exc)

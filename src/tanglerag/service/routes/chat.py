@@ -1,0 +1,136 @@
+"""The OpenAI-compatible surface: ``GET /v1/models`` and ``POST /v1/chat/completions``, plain and streamed.
+
+Stock clients (the ``openai`` SDK, Open WebUI, LangChain) can then use tanglerag as a model: each method is a model
+named ``tanglerag/<method>``. The last user message is the question. No method keeps a conversation, so earlier
+turns are not used; the response says how many were left out (``tanglerag.ignored_turns``). The reply's content
+is the answer followed by its numbered sources, so a chat window shows what each ``[n]`` is; the citations, the
+passages and the whole trace ride along in the extra ``tanglerag`` field, and ``usage`` holds our counts.
+Generation parameters a client sends (temperature, max_tokens, ...) are accepted and not used: the method's
+settings decide them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import StreamingResponse
+
+from tanglerag.errors import TangleragError
+from tanglerag.methods.registry import METHODS
+from tanglerag.service.errors import ServiceError, status_for
+from tanglerag.service.routes.ask import admitted, admitted_with_events, answer_question, finished, prepare, progress
+from tanglerag.service.schemas import (
+    AskRequest,
+    ChatChoice,
+    ChatCompletion,
+    ChatMessageOut,
+    ChatRequest,
+    ChatUsage,
+    ModelCard,
+    ModelList,
+)
+from tanglerag.service.state import CallerDep, State
+from tanglerag.tracking import Tracker
+
+router = APIRouter(tags=["openai-compatible"])
+PREFIX = "tanglerag/"
+STREAM_DOC: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-stream": {}}, "description": (
+    "with stream=true: chat.completion.chunk events (progress as SSE comments while the method works), "
+    "then data: [DONE]")}}
+
+
+@router.get("/v1/models", response_model=ModelList)
+async def models(_: CallerDep) -> ModelList:
+    """Every method as a model a chat client can pick (a wrong key fails here, as clients check on connecting)."""
+    return ModelList(data=[ModelCard(id=f"{PREFIX}{name}") for name in METHODS])
+
+
+@router.post("/v1/chat/completions", response_model=ChatCompletion, responses=STREAM_DOC)
+async def chat(body: ChatRequest, who: CallerDep, state: State) -> Any:
+    """Answer the last user message with the method the model names."""
+    ask = AskRequest(question=_question(body), method=_method(body.model))
+    rt, question = prepare(state, ask, who)
+    ignored = sum(m.role in ("user", "assistant") for m in body.messages) - 1
+    if body.stream:
+        future, events = await admitted_with_events(state, rt, ask, question)
+        return StreamingResponse(_chunks(state, body, future, events, ignored), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store"})
+    future = await admitted(state, lambda: answer_question(rt, ask, question, Tracker()))
+    timeout = state.runtime.settings.service.answer_timeout_s
+    try:
+        output = finished(state, await asyncio.wait_for(asyncio.shield(future), timeout), None)
+    except TimeoutError:
+        raise ServiceError(504, f"no answer within {timeout:g}s") from None
+    return ChatCompletion(id=_completion_id(), created=int(time.time()), model=body.model,
+                          choices=[ChatChoice(message=ChatMessageOut(content=_content(output)))],
+                          usage=_usage(output), tanglerag=output | {"ignored_turns": ignored})
+
+
+def _method(model: str) -> str:
+    name = model.removeprefix(PREFIX)
+    if name not in METHODS:
+        raise ServiceError(404, f"unknown model {model!r}: GET /v1/models lists them ({PREFIX}<method>)")
+    return name
+
+
+def _question(body: ChatRequest) -> str:
+    last = next((m for m in reversed(body.messages) if m.role == "user"), None)
+    text = last.text() if last is not None else ""
+    if not text.strip():
+        raise ServiceError(422, "messages: no user message with text to answer")
+    return text
+
+
+def _content(output: dict[str, Any]) -> str:
+    """The answer, then the sources its [n] marks point to."""
+    cited = set(output["citations"])
+    sources = [f"[{n}] {p['title'] or p['id']} ({p['id']})"
+               for n, p in enumerate(output["passages"], start=1) if p["id"] in cited]
+    return output["answer"] + ("\n\nSources:\n" + "\n".join(sources) if sources else "")
+
+
+def _usage(output: dict[str, Any]) -> ChatUsage:
+    prompt, completion = int(output["usage"]["prompt_tokens"]), int(output["usage"]["completion_tokens"])
+    return ChatUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion)
+
+
+def _completion_id() -> str:
+    return f"chatcmpl-{uuid.uuid4().hex}"
+
+
+async def _chunks(state: Any, body: ChatRequest, future: Any, events: Any, ignored: int) -> AsyncIterator[str]:
+    """OpenAI's chunk stream: the role, SSE comments while the method works, the content, the finish."""
+    base = {"id": _completion_id(), "object": "chat.completion.chunk", "created": int(time.time()), "model": body.model}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return f"data: {json.dumps(base | {'choices': [choice]} | extra, ensure_ascii=False)}\n\n"
+
+    yield chunk({"role": "assistant", "content": ""})
+    timeout = state.runtime.settings.service.answer_timeout_s
+    try:
+        async for event in progress(future, events, timeout):
+            yield f": {event.type} {event.stage}\n\n"  # a comment: clients skip it, the connection stays alive
+    except TimeoutError:
+        yield _error(504, f"no answer within {timeout:g}s")
+        return
+    exc = future.exception()
+    if exc is not None:
+        yield _error(status_for(exc), str(exc)) if isinstance(exc, TangleragError) else _error(500, "internal error")
+        return
+    output = finished(state, future.result(), None)
+    yield chunk({"content": _content(output)})
+    yield chunk({}, "stop", tanglerag=output | {"ignored_turns": ignored})
+    if body.stream_options and body.stream_options.get("include_usage"):
+        yield f"data: {json.dumps(base | {'choices': [], 'usage': _usage(output).model_dump()})}\n\n"
+    yield "data: [DONE]\n\n"
+
+
+def _error(status: int, message: str) -> str:
+    return f"data: {json.dumps({'error': {'message': message, 'code': status}}, ensure_ascii=False)}\n\n"
