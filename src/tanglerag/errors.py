@@ -58,3 +58,7 @@ class LLMError(ModelError):
 
 class ServerUnreachableError(LLMError):
     """The OpenAI-compatible server did not answer after all retries."""
+
+
+class QuestionCancelled(TangleragError):
+    """The question was stopped before its next LLM call: its client left, or it ran past its time."""

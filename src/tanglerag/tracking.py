@@ -51,6 +51,7 @@ class Tracker:
         self._open: list[tuple[str, float]] = []  # running stages, innermost last, with their start time
         self._lock = threading.Lock()
         self._on_event = on_event
+        self._cancelled = threading.Event()
 
     def _emit(self, type_: str, stage_name: str, **data: Any) -> None:
         if self._on_event is not None:
@@ -80,6 +81,14 @@ class Tracker:
             if self._open:
                 self._open[-1] = (self._open[-1][0], now)
             self._emit("stage_end", name, seconds=round(self._stage_usage(name).seconds, 4))
+
+    def cancel(self) -> None:
+        """Ask the work to stop: the LLM client refuses this question's next call (one in progress finishes)."""
+        self._cancelled.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
 
     def add_seconds(self, name: str, seconds: float) -> None:
         """Charge wall time measured elsewhere (e.g. retrieval done once for several methods)."""

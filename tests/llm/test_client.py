@@ -1,7 +1,11 @@
+import pytest
+
+from tanglerag.errors import QuestionCancelled
 from tanglerag.llm.base import Message
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM, Request
-from tanglerag.testing import CannedBackend
+from tanglerag.testing import CannedBackend, canned_llm
+from tanglerag.tracking import track
 
 MSGS = [Message(role="system", content="be brief"), Message(role="user", content="capital of France?")]
 
@@ -70,3 +74,12 @@ def test_memory_layer_is_a_bounded_lru_in_front_of_the_file(tmp_path):
     assert cache.get("a").texts == ["a"]  # still on disk
     assert list(cache._memory) == ["c", "a"]
 
+
+def test_a_cancelled_tracker_refuses_the_next_call():
+    llm = canned_llm(default="fine")
+    with track() as tracker:
+        assert llm.complete([Message(role="user", content="one")]).text == "fine"
+        tracker.cancel()
+        with pytest.raises(QuestionCancelled):
+            llm.complete([Message(role="user", content="two")])
+    assert len(llm.backend.requests) == 1 and len(tracker.calls) == 1

@@ -138,3 +138,27 @@ def test_a_slow_answer_is_504_and_keeps_its_slot_until_it_ends(tmp_path):
     assert slow.status_code == 504 and "0.2s" in slow.json()["error"]
     assert busy.status_code == 429
     assert health["running"] == 0
+
+
+def test_a_timed_out_question_stops_before_its_next_call_and_is_counted(tmp_path):
+    app, blocking = _blocking_app(tmp_path, "service.answer_timeout_s=0.2", "service.max_waiting=0")
+    backend = app.state.tanglerag.runtime.llm.backend
+
+    async def scenario():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            # COrg makes its graph calls, then answers: three calls one after another when it runs to the end
+            slow = await client.post("/v1/ask", json={"question": "slow", "method": "corg"})
+            blocking.release.set()  # the call in progress finishes; the next one is refused
+            for _ in range(50):
+                if (await client.get("/healthz")).json()["running"] == 0:
+                    break
+                await asyncio.sleep(0.02)
+            after = await _post(client, "next")  # the slot is free again
+            return slow, after, (await client.get("/metrics")).text
+
+    slow, after, metrics = asyncio.run(scenario())
+    assert slow.status_code == 504 and after.status_code == 200
+    assert len(backend.requests) == 2  # one call for the abandoned question, one for the next
+    assert "tanglerag_abandoned_questions_total 1.0" in metrics
+    assert "tanglerag_abandoned_llm_calls_total 1.0" in metrics
+

@@ -10,7 +10,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from tanglerag.errors import LLMError
+from tanglerag.errors import LLMError, QuestionCancelled
 from tanglerag.llm.base import Completion, GenerationParams, LLMBackend, Message
 from tanglerag.llm.cache import CallCache, cache_key
 from tanglerag.tracking import current_tracker
@@ -50,6 +50,7 @@ class LLM:
     def complete(self, messages: list[Message], params: GenerationParams | None = None, *,
                  use_cache: bool = True) -> Completion:
         params = params or self.defaults
+        _check_not_cancelled()
         completion = self._complete(messages, params, use_cache)
         self._charge(messages, completion)
         return completion
@@ -60,6 +61,7 @@ class LLM:
         Calls are charged to the tracker in request order, after they finished, so the trace
         does not depend on thread timing.
         """
+        _check_not_cancelled()
         workers = max(1, min(self.backend.max_concurrency, len(requests)))
 
         def run(request: Request) -> Completion:
@@ -94,3 +96,10 @@ class LLM:
         if tracker is not None:
             tracker.record_call(messages, list(completion.texts), completion.prompt_tokens,
                                 completion.completion_tokens, completion.cached, completion.seconds)
+
+
+def _check_not_cancelled() -> None:
+    """Stop a cancelled question before it spends another call (the client left, or its time ran out)."""
+    tracker = current_tracker()
+    if tracker is not None and tracker.cancelled:
+        raise QuestionCancelled("the question was cancelled before its next LLM call")

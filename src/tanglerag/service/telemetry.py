@@ -23,6 +23,10 @@ class Telemetry:
         self.tokens = Counter("tanglerag_llm_tokens", "LLM tokens by kind", ["kind"], registry=self.registry)
         self.rejected = Counter("tanglerag_rejected", "questions turned away (429) because the queue was full",
                                 registry=self.registry)
+        self.abandoned = Counter("tanglerag_abandoned_questions", "questions whose client left or timed out "
+                                 "(stopped before their next LLM call)", registry=self.registry)
+        self.abandoned_calls = Counter("tanglerag_abandoned_llm_calls", "LLM calls made for abandoned questions "
+                                       "(also in tanglerag_llm_calls)", registry=self.registry)
         self.in_flight = Gauge("tanglerag_questions_running", "questions being answered now", registry=self.registry)
 
     def observe_request(self, route: str, status: int, seconds: float) -> None:
@@ -35,6 +39,12 @@ class Telemetry:
         self.cache_hits.inc(summary["cached_calls"])
         self.tokens.labels(kind="prompt").inc(summary["prompt_tokens"])
         self.tokens.labels(kind="completion").inc(summary["completion_tokens"])
+
+    def observe_abandoned(self, usage: Usage) -> None:
+        """A question nobody will read: its calls and tokens still cost, so they are counted."""
+        self.abandoned.inc()
+        self.abandoned_calls.inc(usage.totals()["llm_calls"])
+        self.observe_usage(usage)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

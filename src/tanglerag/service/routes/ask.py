@@ -44,13 +44,9 @@ async def ask(body: AskRequest, who: CallerDep, state: State,
     rt, question = prepare(state, body, who)
     if stream:
         return await _stream(state, rt, body, question)
-    future = await admitted(state, lambda: answer_question(rt, body, question, Tracker()))
-    timeout = state.runtime.settings.service.answer_timeout_s
-    try:
-        answer = await asyncio.wait_for(asyncio.shield(future), timeout)
-    except TimeoutError:
-        raise ServiceError(504, f"no answer within {timeout:g}s") from None
-    return finished(state, answer, body.user)
+    tracker = Tracker()
+    future = await admitted(state, tracker, lambda: answer_question(rt, body, question, tracker))
+    return finished(state, await awaited(state, tracker, future), body.user)
 
 
 @router.get("/v1/methods", response_model=list[MethodInfo])
@@ -87,8 +83,9 @@ def answer_question(rt: Runtime, body: AskRequest, question: Question, tracker: 
     return rt.pipeline(body.method, personal=body.user is not None).ask(question, tracker=tracker)
 
 
-async def admitted(state: ServiceState, work: Callable[[], Any]) -> asyncio.Future[Any]:
-    """Start ``work`` in a thread once a slot is free; the slot is freed when the thread ends."""
+async def admitted(state: ServiceState, tracker: Tracker, work: Callable[[], Any]) -> asyncio.Future[Any]:
+    """Start ``work`` in a thread once a slot is free; the slot is freed when the thread ends (a cancelled
+    question ends before its next LLM call, and its cost is counted as abandoned)."""
     try:
         await state.gate.acquire()
     except Busy as exc:
@@ -100,9 +97,25 @@ async def admitted(state: ServiceState, work: Callable[[], Any]) -> asyncio.Futu
     def done(_: asyncio.Future[Any]) -> None:
         state.telemetry.in_flight.dec()
         state.gate.release()
+        if tracker.cancelled:
+            state.telemetry.observe_abandoned(tracker.usage)
 
     future.add_done_callback(done)
     return future
+
+
+async def awaited(state: ServiceState, tracker: Tracker, future: asyncio.Future[Any]) -> Any:
+    """The answer within ``service.answer_timeout_s``; past it, or when the client leaves, the question is
+    cancelled (504 for a client still there)."""
+    timeout = state.runtime.settings.service.answer_timeout_s
+    try:
+        return await asyncio.wait_for(asyncio.shield(future), timeout)
+    except TimeoutError:
+        tracker.cancel()
+        raise ServiceError(504, f"no answer within {timeout:g}s") from None
+    except asyncio.CancelledError:
+        tracker.cancel()
+        raise
 
 
 def finished(state: ServiceState, answer: Answer, user: str | None) -> dict[str, Any]:
@@ -112,7 +125,7 @@ def finished(state: ServiceState, answer: Answer, user: str | None) -> dict[str,
 
 
 async def _stream(state: ServiceState, rt: Runtime, body: AskRequest, question: Question) -> StreamingResponse:
-    future, events = await admitted_with_events(state, rt, body, question)
+    future, events, tracker = await admitted_with_events(state, rt, body, question)
     timeout = state.runtime.settings.service.answer_timeout_s
 
     async def sse() -> AsyncIterator[str]:
@@ -122,13 +135,16 @@ async def _stream(state: ServiceState, rt: Runtime, body: AskRequest, question: 
         except TimeoutError:
             yield _sse("error", {"error": f"no answer within {timeout:g}s", "status": 504})
             return
+        finally:  # timed out, or the client left (the stream is closed): stop before the next LLM call
+            if not future.done():
+                tracker.cancel()
         yield _outcome(state, future, body.user)
 
     return StreamingResponse(sse(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 
 
-async def admitted_with_events(state: ServiceState, rt: Runtime, body: AskRequest,
-                               question: Question) -> tuple[asyncio.Future[Any], asyncio.Queue[ProgressEvent]]:
+async def admitted_with_events(state: ServiceState, rt: Runtime, body: AskRequest, question: Question
+                               ) -> tuple[asyncio.Future[Any], asyncio.Queue[ProgressEvent], Tracker]:
     """Start a question once admitted, with a queue that hears its stages, calls and steps as they happen."""
     loop = asyncio.get_running_loop()
     events: asyncio.Queue[ProgressEvent] = asyncio.Queue()
@@ -137,7 +153,7 @@ async def admitted_with_events(state: ServiceState, rt: Runtime, body: AskReques
         loop.call_soon_threadsafe(events.put_nowait, event)
 
     tracker = Tracker(on_event=forward)
-    return await admitted(state, lambda: answer_question(rt, body, question, tracker)), events
+    return await admitted(state, tracker, lambda: answer_question(rt, body, question, tracker)), events, tracker
 
 
 async def progress(future: asyncio.Future[Any], events: asyncio.Queue[ProgressEvent],

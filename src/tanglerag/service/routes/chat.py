@@ -11,7 +11,6 @@ settings decide them.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 import uuid
@@ -24,7 +23,15 @@ from fastapi.responses import StreamingResponse
 from tanglerag.errors import TangleragError
 from tanglerag.methods.registry import METHODS
 from tanglerag.service.errors import ServiceError, status_for
-from tanglerag.service.routes.ask import admitted, admitted_with_events, answer_question, finished, prepare, progress
+from tanglerag.service.routes.ask import (
+    admitted,
+    admitted_with_events,
+    answer_question,
+    awaited,
+    finished,
+    prepare,
+    progress,
+)
 from tanglerag.service.schemas import (
     AskRequest,
     ChatChoice,
@@ -58,15 +65,12 @@ async def chat(body: ChatRequest, who: CallerDep, state: State) -> Any:
     rt, question = prepare(state, ask, who)
     ignored = sum(m.role in ("user", "assistant") for m in body.messages) - 1
     if body.stream:
-        future, events = await admitted_with_events(state, rt, ask, question)
-        return StreamingResponse(_chunks(state, body, future, events, ignored), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store"})
-    future = await admitted(state, lambda: answer_question(rt, ask, question, Tracker()))
-    timeout = state.runtime.settings.service.answer_timeout_s
-    try:
-        output = finished(state, await asyncio.wait_for(asyncio.shield(future), timeout), None)
-    except TimeoutError:
-        raise ServiceError(504, f"no answer within {timeout:g}s") from None
+        future, events, tracker = await admitted_with_events(state, rt, ask, question)
+        return StreamingResponse(_chunks(state, body, future, events, tracker, ignored),
+                                 media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+    tracker = Tracker()
+    future = await admitted(state, tracker, lambda: answer_question(rt, ask, question, tracker))
+    output = finished(state, await awaited(state, tracker, future), None)
     return ChatCompletion(id=_completion_id(), created=int(time.time()), model=body.model,
                           choices=[ChatChoice(message=ChatMessageOut(content=_content(output)))],
                           usage=_usage(output), tanglerag=output | {"ignored_turns": ignored})
@@ -104,7 +108,8 @@ def _completion_id() -> str:
     return f"chatcmpl-{uuid.uuid4().hex}"
 
 
-async def _chunks(state: Any, body: ChatRequest, future: Any, events: Any, ignored: int) -> AsyncIterator[str]:
+async def _chunks(state: Any, body: ChatRequest, future: Any, events: Any, tracker: Tracker,
+                  ignored: int) -> AsyncIterator[str]:
     """OpenAI's chunk stream: the role, SSE comments while the method works, the content, the finish."""
     base = {"id": _completion_id(), "object": "chat.completion.chunk", "created": int(time.time()), "model": body.model}
 
@@ -120,6 +125,9 @@ async def _chunks(state: Any, body: ChatRequest, future: Any, events: Any, ignor
     except TimeoutError:
         yield _error(504, f"no answer within {timeout:g}s")
         return
+    finally:  # timed out, or the client left: stop before the next LLM call
+        if not future.done():
+            tracker.cancel()
     exc = future.exception()
     if exc is not None:
         yield _error(status_for(exc), str(exc)) if isinstance(exc, TangleragError) else _error(500, "internal error")
