@@ -37,11 +37,6 @@ class QuestionWorker:
         self.methods = [runtime.method(name, index=self.builder.shared_index) for name in methods]
         self.reader = reader or (runtime.reader() if needs_reader(metrics) else None)
 
-    @property
-    def order_dependent(self) -> list[str]:
-        """Methods whose answers depend on the questions answered before (they must see them in order)."""
-        return [m.name for m in self.methods if m.order_dependent]
-
     def answer(self, example: QAExample) -> QuestionResult:
         """Every method's prediction, or the model error that stopped the question (other errors are bugs)."""
         start = time.perf_counter()

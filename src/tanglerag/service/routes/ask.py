@@ -44,9 +44,7 @@ async def ask(body: AskRequest, who: CallerDep, state: State,
     rt, question = prepare(state, body, who)
     if stream:
         return await _stream(state, rt, body, question)
-    tracker = Tracker()
-    future = await admitted(state, tracker, lambda: answer_question(rt, body, question, tracker))
-    return finished(state, await awaited(state, tracker, future), body.user)
+    return finished(state, await answered(state, rt, body, question), body.user)
 
 
 @router.get("/v1/methods", response_model=list[MethodInfo])
@@ -104,9 +102,11 @@ async def admitted(state: ServiceState, tracker: Tracker, work: Callable[[], Any
     return future
 
 
-async def awaited(state: ServiceState, tracker: Tracker, future: asyncio.Future[Any]) -> Any:
-    """The answer within ``service.answer_timeout_s``; past it, or when the client leaves, the question is
-    cancelled (504 for a client still there)."""
+async def answered(state: ServiceState, rt: Runtime, body: AskRequest, question: Question) -> Answer:
+    """The answer once admitted and within ``service.answer_timeout_s``; past it, or when the client leaves,
+    the question is cancelled (504 for a client still there)."""
+    tracker = Tracker()
+    future = await admitted(state, tracker, lambda: answer_question(rt, body, question, tracker))
     timeout = state.runtime.settings.service.answer_timeout_s
     try:
         return await asyncio.wait_for(asyncio.shield(future), timeout)

@@ -11,6 +11,7 @@ settings decide them.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import uuid
@@ -23,15 +24,7 @@ from fastapi.responses import StreamingResponse
 from tanglerag.errors import TangleragError
 from tanglerag.methods.registry import METHODS
 from tanglerag.service.errors import ServiceError, status_for
-from tanglerag.service.routes.ask import (
-    admitted,
-    admitted_with_events,
-    answer_question,
-    awaited,
-    finished,
-    prepare,
-    progress,
-)
+from tanglerag.service.routes.ask import admitted_with_events, answered, finished, prepare, progress
 from tanglerag.service.schemas import (
     AskRequest,
     ChatChoice,
@@ -42,8 +35,8 @@ from tanglerag.service.schemas import (
     ModelCard,
     ModelList,
 )
-from tanglerag.service.state import CallerDep, State
-from tanglerag.tracking import Tracker
+from tanglerag.service.state import CallerDep, ServiceState, State
+from tanglerag.tracking import ProgressEvent, Tracker
 
 router = APIRouter(tags=["openai-compatible"])
 PREFIX = "tanglerag/"
@@ -68,9 +61,7 @@ async def chat(body: ChatRequest, who: CallerDep, state: State) -> Any:
         future, events, tracker = await admitted_with_events(state, rt, ask, question)
         return StreamingResponse(_chunks(state, body, future, events, tracker, ignored),
                                  media_type="text/event-stream", headers={"Cache-Control": "no-store"})
-    tracker = Tracker()
-    future = await admitted(state, tracker, lambda: answer_question(rt, ask, question, tracker))
-    output = finished(state, await awaited(state, tracker, future), None)
+    output = finished(state, await answered(state, rt, ask, question), None)
     return ChatCompletion(id=_completion_id(), created=int(time.time()), model=body.model,
                           choices=[ChatChoice(message=ChatMessageOut(content=_content(output)))],
                           usage=_usage(output), tanglerag=output | {"ignored_turns": ignored})
@@ -108,8 +99,8 @@ def _completion_id() -> str:
     return f"chatcmpl-{uuid.uuid4().hex}"
 
 
-async def _chunks(state: Any, body: ChatRequest, future: Any, events: Any, tracker: Tracker,
-                  ignored: int) -> AsyncIterator[str]:
+async def _chunks(state: ServiceState, body: ChatRequest, future: asyncio.Future[Any],
+                  events: asyncio.Queue[ProgressEvent], tracker: Tracker, ignored: int) -> AsyncIterator[str]:
     """OpenAI's chunk stream: the role, SSE comments while the method works, the content, the finish."""
     base = {"id": _completion_id(), "object": "chat.completion.chunk", "created": int(time.time()), "model": body.model}
 
