@@ -33,9 +33,26 @@ StrictInt = Annotated[int, Field(strict=True)]
 MAX_TOP_K = 100
 MAX_TOKENS = 8192
 MAX_SAMPLES = 16
-TopK = Annotated[int, Field(strict=True, ge=1, le=MAX_TOP_K)]
+
+
+class RaisesCost:
+    """Marks a setting whose larger values cost more model work (more passages, tokens, samples or calls).
+
+    The service lets a user-bound key lower such a setting per question but never raise it above the server's own
+    value; only an admin key may (up to the ceilings above). ``order`` ranks a choice's values, cheapest first.
+    """
+
+    def __init__(self, order: tuple[str, ...] = ()) -> None:
+        self.order = order
+
+    def rank(self, value: Any) -> Any:
+        return self.order.index(value) if self.order else value
+
+
+RAISES_COST = RaisesCost()
+TopK = Annotated[int, Field(strict=True, ge=1, le=MAX_TOP_K), RAISES_COST]
 """Passages retrieved or kept: every one of them goes into a prompt."""
-TokenBudget = Annotated[int, Field(strict=True, ge=1, le=MAX_TOKENS)]
+TokenBudget = Annotated[int, Field(strict=True, ge=1, le=MAX_TOKENS), RAISES_COST]
 """Tokens one call may generate."""
 
 
@@ -93,10 +110,10 @@ class MethodsConfig(Section):
     """Knobs every answer method reads (passage length in prompts, answer budgets, self-consistency) and concat's
     prompt choice; shared by several families, so it stays a core section."""
 
-    passage_words: int = Field(100, strict=True, ge=1, le=2000, description="passages are cut to this many words in prompts (the paper's 100)")
+    passage_words: Annotated[int, RAISES_COST] = Field(100, strict=True, ge=1, le=2000, description="passages are cut to this many words in prompts (the paper's 100)")
     answer_tokens: TokenBudget = 32
     cot_tokens: TokenBudget = Field(200, description="budget for the pruning / summary rationale and answer")
-    samples: int = Field(1, strict=True, ge=1, le=MAX_SAMPLES, description="self-consistency: answers sampled per call (p)")
+    samples: Annotated[int, RAISES_COST] = Field(1, strict=True, ge=1, le=MAX_SAMPLES, description="self-consistency: answers sampled per call (p)")
     sample_temperature: float = Field(0.7, ge=0.0, le=2.0)
     concat_prompt: Literal["cited", "post_fusion"] = Field(
         "cited", description="concat's prompt: cited ([n] citations, for ask) or post_fusion (post-fusion's answer "
@@ -136,7 +153,10 @@ class ServiceConfig(Section):
     queue_timeout_s: float = Field(30.0, gt=0, description="longest wait for a free slot before 429")
     answer_timeout_s: float = Field(600.0, gt=0, description="longest answer; the client gets 504 beyond it")
     max_body_bytes: PositiveInt = Field(10_000_000, description="request bodies above this get 413")
-    max_question_chars: PositiveInt = 2000
+    max_question_chars: int = Field(2000, strict=True, ge=1, le=100_000)
+    cors_origins: list[str] = Field(default_factory=list, description=(
+        "web origins whose pages may call the API from a browser, e.g. ['https://chat.example.org']; "
+        "'*' allows any (only sensible without cookies: keys travel in the Authorization header)"))
     api_keys_file: Path | None = Field(
         None, description="lines 'KEY' (admin) or 'KEY USER' (that user only); adds to TANGLERAG_API_KEYS")
 

@@ -93,19 +93,28 @@ def parse_jsonl_lines(lines: Iterable[bytes], source: str, *, skip_bad: bool = F
 
 
 def passages_from_upload(name: str, data: bytes) -> list[Passage]:
-    """An uploaded file's passages: JSONL records, or one text/markdown document named after the file."""
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]  # a client's path never reaches the filesystem
+    """An uploaded file's passages: JSONL records, or one text/markdown document whose id is the path the client
+    sent (``guides/notes.md``, as a folder ingested by the CLI names its files), so files of one name in two
+    folders do not collide; the path is only an id and never reaches the filesystem."""
+    path = upload_path(name)
+    base = path.rsplit("/", 1)[-1]
     suffix = base.rsplit(".", 1)[-1].lower() if "." in base else ""
     if suffix in {"jsonl", "json", ""}:
         return list(parse_jsonl_lines(data.splitlines(), base or "body"))
     if suffix in {"txt", "md"}:
-        return [text_document(base, data)]
+        return [text_document(path, data, doc_id=path)]
     raise IngestError(f"{base}: unsupported file type; upload .jsonl, .txt or .md")
 
 
-def text_document(name: str, data: bytes) -> Passage:
+def upload_path(name: str) -> str:
+    """A client's file name as a clean relative path: forward slashes, no leading '/', no '.' or '..' parts."""
+    parts = [part for part in name.replace("\\", "/").split("/") if part not in {"", ".", ".."}]
+    return "/".join(parts)
+
+
+def text_document(name: str, data: bytes, *, doc_id: str | None = None) -> Passage:
     """One text/markdown file given on its own (or uploaded) as a passage: binary, non-UTF-8 or empty is refused,
-    naming the file (a folder of files skips such files instead)."""
+    naming the file (a folder of files skips such files instead). Its id is ``doc_id``, else the file's name."""
     if b"\x00" in data[:8192]:
         raise IngestError(f"{name}: looks binary, not text")
     try:
@@ -116,8 +125,8 @@ def text_document(name: str, data: bytes) -> Passage:
     if not text.strip():
         raise IngestError(f"{name}: empty file")
     base = name.rsplit("/", 1)[-1]
-    return Passage(id=record_id(base), title=base.rsplit(".", 1)[0].replace("_", " "), text=text,
-                   metadata={"path": base})
+    return Passage(id=record_id(doc_id or base), title=base.rsplit(".", 1)[0].replace("_", " "), text=text,
+                   metadata={"path": doc_id or base})
 
 
 def chunk_passages(passages: Iterable[Passage], source: str, *, chunk_size: int = 200,

@@ -68,6 +68,9 @@ class CannedBackend:
     def warm_up(self) -> None:
         """Nothing to load."""
 
+    def not_ready(self) -> str | None:
+        return None
+
     def reply_for(self, messages: list[Message]) -> str:
         if self.responder is not None:
             return self.responder(messages)

@@ -27,6 +27,28 @@ def _reply(body: dict) -> str:
     return "Berlin [1]" if "Germany" in prompt.split("Question:")[-1] else "unknown"
 
 
+def test_index_add_replace_and_remove_documents(tmp_path, corpus):
+    common = ["--out", str(tmp_path / "idx"), "--set", f"cache_dir={tmp_path / 'cache'}"]
+    assert runner.invoke(app, ["index", str(corpus), *common]).exit_code == 0
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text(json.dumps({"id": "de", "title": "Germany", "text": "Bonn was the capital of West Germany."}))
+    result = runner.invoke(app, ["index", str(changed), "--add", *common])
+    assert result.exit_code == 2 and "document id 'de' already in the index with other text" in _said(result)
+    result = runner.invoke(app, ["index", str(changed), "--add", "--replace", *common])
+    assert result.exit_code == 0 and "replaced de" in _said(result) and "3 passages" in _said(result)
+    result = runner.invoke(app, ["index", "--remove", "fr,it", *common])
+    assert result.exit_code == 0 and "removed 2 document(s): 2 passages" in _said(result), result.output
+    assert "1 passages" in _said(result)
+    result = runner.invoke(app, ["index", "--remove", "fr", *common])
+    assert result.exit_code == 2 and "no document with id 'fr'" in _said(result)
+    stored = next((tmp_path / "idx").glob("data-*/passages.jsonl")).read_text().splitlines()
+    assert [json.loads(line)["text"] for line in stored] == ["Bonn was the capital of West Germany."]
+
+
+def _said(result) -> str:
+    return " ".join(result.output.split())  # rich wraps long lines
+
+
 def test_index_then_ask_json_then_cached(tmp_path, corpus):
     common = ["--set", f"cache_dir={tmp_path / 'cache'}"]
     result = runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx"), "--index-type", "hnsw",

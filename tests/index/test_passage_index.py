@@ -41,7 +41,7 @@ def test_incremental_add_skips_known_ids(tmp_path, passages, embedder):
     idx = PassageIndex.build(passages[:3], embedder, IndexConfig(bm25=True))
     idx.save(tmp_path / "idx")
     loaded = PassageIndex.load(tmp_path / "idx", embedder)
-    assert loaded.add(passages) == 2
+    assert loaded.add(passages).added == 2
     loaded.save(tmp_path / "idx")
     again = PassageIndex.load(tmp_path / "idx", embedder)
     assert len(again.passages) == 5 and again.dense.ntotal == 5

@@ -70,7 +70,7 @@ def test_per_question_options_cannot_pass_the_ceilings(tmp_path):
     with client_for(make_runtime(tmp_path)) as client:
         for options in ({"retrieval.top_k": 100000}, {"methods.samples": 64}, {"methods.answer_tokens": 10**6}):
             r = client.post("/v1/ask", json={"question": "capital of France?", "options": options})
-            assert r.status_code == 400 and "less than or equal" in r.json()["error"], (options, r.text)
+            assert r.status_code == 422 and "less than or equal" in r.json()["error"], (options, r.text)
 
 
 def test_a_damaged_user_store_names_its_file_and_damaged_vectors_are_rebuilt(tmp_path):

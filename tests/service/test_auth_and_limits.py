@@ -41,6 +41,10 @@ def test_only_an_admin_key_adds_documents(keyed):
     headers = {"Content-Type": "application/x-ndjson"}
     assert keyed.post("/v1/index/documents", content=body, headers=headers | bearer(ALICE)).status_code == 403
     assert keyed.post("/v1/index/documents", content=body, headers=headers | bearer(ADMIN)).status_code == 200
+    for write in (keyed.put("/v1/index/documents/n1", json={"text": "x"}, headers=bearer(ALICE)),
+                  keyed.delete("/v1/index/documents/n1", headers=bearer(ALICE))):
+        assert write.status_code == 403
+    assert keyed.delete("/v1/index/documents/n1", headers=bearer(ADMIN)).json()["removed"] == 1
 
 
 def test_key_sources_and_their_errors(tmp_path):
@@ -162,3 +166,21 @@ def test_a_timed_out_question_stops_before_its_next_call_and_is_counted(tmp_path
     assert "tanglerag_abandoned_questions_total 1.0" in metrics
     assert "tanglerag_abandoned_llm_calls_total 1.0" in metrics
 
+
+
+def test_a_user_key_may_lower_costs_but_not_raise_them(keyed):
+    def ask(options: dict, key: str = ALICE):
+        return keyed.post("/v1/ask", json={"question": "capital of France?", "options": options}, headers=bearer(key))
+
+    for options, name in (({"methods.samples": 2}, "methods.samples"), ({"retrieval.top_k": 4}, "retrieval.top_k"),
+                          ({"methods.answer_tokens": 1000}, "methods.answer_tokens"),
+                          ({"diva.verification": "each"}, "diva.verification"),
+                          ({"corg.answer_each": True}, "corg.answer_each")):
+        r = ask(options)
+        assert r.status_code == 403 and r.json()["error"].startswith(f"option {name}: "), r.text
+        assert "\n" not in r.json()["error"]
+    assert keyed.post("/v1/ask", json={"question": "capital of France?", "top_k": 50},
+                      headers=bearer(ALICE)).status_code == 403
+    assert ask({"retrieval.top_k": 2, "methods.answer_tokens": 8, "diva.verification": "batched"}).status_code == 200
+    assert ask({"retrieval.top_k": 50, "methods.samples": 2}, key=ADMIN).status_code == 200
+    assert ask({"methods.samples": 1000}, key=ADMIN).status_code == 422  # past the ceiling, even for an admin

@@ -1,4 +1,4 @@
-"""``tanglerag index``: build or extend a persistent index of a corpus."""
+"""``tanglerag index``: build, extend (``--add``, ``--replace``) or shrink (``--remove``) a persistent index."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from typing import Annotated
 import typer
 
 from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, console, load_settings
+from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import InputError
-from tanglerag.index.passage_index import PassageIndex, store_passages
+from tanglerag.index.passage_index import PassageIndex, remove_documents, store_passages
 from tanglerag.ingest import load_corpus
 from tanglerag.runtime import Runtime
 
@@ -18,16 +19,27 @@ app = typer.Typer()
 
 @app.command()
 def index(
-    corpus: Annotated[Path, typer.Argument(help="JSONL file ({id,title,text}) or folder of .txt/.md")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="index folder to create or extend")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="index folder to create, extend or shrink")],
+    corpus: Annotated[Path | None, typer.Argument(help="JSONL file ({id,title,text}) or folder of .txt/.md")] = None,
     index_type: Annotated[str | None, typer.Option("--index-type", help="flat | hnsw | ivf")] = None,
     bm25: Annotated[bool, typer.Option("--bm25", help="also build a BM25 index")] = False,
     add: Annotated[bool, typer.Option("--add", help="add to an existing index instead of replacing it")] = False,
+    replace: Annotated[bool, typer.Option("--replace", help=(
+        "with --add: replace documents whose id is known but whose text changed (else they are refused)"))] = False,
+    remove: Annotated[str | None, typer.Option("--remove", help=(
+        "comma-separated document ids to remove from the index in --out (all of their chunks)"))] = None,
     skip_bad: Annotated[bool, typer.Option("--skip-bad-lines", help="warn and skip malformed JSONL lines")] = False,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
-    """Build (or extend with --add) a persistent index of a corpus."""
+    """Build (or extend with --add, or shrink with --remove) a persistent index of a corpus."""
     settings = load_settings(config, set_, verbose, index__index_type=index_type, index__bm25=bm25 or None)
+    if remove is not None:
+        _remove(out, remove, corpus, Runtime(settings).embedder)
+        return
+    if corpus is None:
+        raise InputError("give a corpus to index (or --remove IDS to take documents out of --out)")
+    if replace and not add:
+        raise InputError("--replace only applies with --add (without --add the index is built anew)")
     passages = load_corpus(corpus, chunk_size=settings.index.chunk_words, chunk_overlap=settings.index.chunk_overlap,
                            skip_bad=skip_bad)
 
@@ -37,10 +49,24 @@ def index(
                              f"{' with BM25' if existing.bm25 else ''}; --add keeps its settings: "
                              "drop --index-type/--bm25, or rebuild without --add")
 
-    idx, added = store_passages(out, passages, Runtime(settings).embedder, settings.index, add=add,
-                                show_progress=True, check=keeps_settings)
+    idx, changes = store_passages(out, passages, Runtime(settings).embedder, settings.index, add=add,
+                                  replace=replace, show_progress=True, check=keeps_settings)
     if add:
-        console.print(f"added {added} new passages ({len(passages) - added} already present)")
+        replaced = f"; replaced {', '.join(changes.replaced)}" if changes.replaced else ""
+        console.print(f"added {changes.added} new passages ({changes.unchanged} already present{replaced})")
+    _summary(out, idx)
+
+
+def _remove(out: Path, ids: str, corpus: Path | None, embedder: TextEmbedder) -> None:
+    doc_ids = [i.strip() for i in ids.split(",") if i.strip()]
+    if corpus is not None or not doc_ids:
+        raise InputError("--remove takes comma-separated document ids and no corpus")
+    idx, changes = remove_documents(out, doc_ids, embedder)
+    console.print(f"removed {len(doc_ids)} document(s): {changes.removed} passages")
+    _summary(out, idx)
+
+
+def _summary(out: Path, idx: PassageIndex) -> None:
     m = idx.manifest()
     console.print(f"index {out}: {m.count} passages, {m.index_type}{' + bm25' if m.bm25 else ''}, "
                   f"{m.embedding_model} ({m.dimension}-d)")

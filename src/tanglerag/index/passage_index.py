@@ -27,6 +27,7 @@ from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import IndexStoreError, InputError
 from tanglerag.fileio import atomic_write_text, file_lock, reporting_disk_full
 from tanglerag.index.dense import build_dense, configure_search
+from tanglerag.index.documents import DocumentChanges, passages_of, plan_write
 from tanglerag.index.fusion import reciprocal_rank_fusion
 from tanglerag.index.hnsw_edit import RemovedLink, cut_links, restore_links
 from tanglerag.index.manifest import READABLE, IndexManifest
@@ -62,18 +63,45 @@ class PassageIndex:
         bm25 = BM25Index.build([embed_text(p) for p in passages]) if config.bm25 else None
         return cls(list(passages), build_dense(vectors, config), embedder, config, bm25)
 
-    def add(self, passages: list[Passage], *, show_progress: bool = False) -> int:
-        """Append passages (ids already present are skipped); returns how many were added."""
-        known = {p.id for p in self.passages}
-        fresh = [p for p in passages if p.id not in known]
-        if not fresh:
+    def add(self, passages: list[Passage], *, replace: bool = False, show_progress: bool = False) -> DocumentChanges:
+        """Add documents' passages: identical ones are skipped, changed ones replaced when ``replace`` (else
+        ``DocumentConflict``, and nothing changes)."""
+        plan = plan_write(self.passages, passages, replace=replace)
+        if plan.stale and len(plan.stale) == len(self.passages) and plan.fresh:
+            self.passages, self.dense = list(plan.fresh), build_dense(self._embed(plan.fresh, show_progress),
+                                                                     self.config)
+            self._after_rebuild()
+            return plan.changes
+        self.remove(plan.stale)
+        if plan.fresh:
+            self.dense.add(self._embed(plan.fresh, show_progress))
+            self.passages.extend(plan.fresh)
+            if self.bm25 is not None:
+                self.bm25 = BM25Index.build([embed_text(p) for p in self.passages])
+        return plan.changes
+
+    def remove(self, passage_ids: set[str]) -> int:
+        """Drop these passages for real in every index type: the dense index is rebuilt from the stored vectors
+        (nothing is embedded again) and BM25 from the texts; CDIT's separations still apply."""
+        keep = [p for p in self.passages if p.id not in passage_ids]
+        if len(keep) == len(self.passages):
             return 0
-        vectors = self.embedder.embed([embed_text(p) for p in fresh], show_progress=show_progress)
-        self.dense.add(vectors)
-        self.passages.extend(fresh)
+        if not keep:
+            raise IndexStoreError("that would remove every passage and leave an empty index; build a new one instead")
+        vectors = self.vectors([p.id for p in keep])
+        removed = len(self.passages) - len(keep)
+        self.passages, self.dense = keep, build_dense(vectors, self.config)
+        self._after_rebuild()
+        return removed
+
+    def _embed(self, passages: list[Passage], show_progress: bool) -> np.ndarray:
+        return self.embedder.embed([embed_text(p) for p in passages], show_progress=show_progress)
+
+    def _after_rebuild(self) -> None:
+        self._positions, self._cuts = None, []
         if self.bm25 is not None:
             self.bm25 = BM25Index.build([embed_text(p) for p in self.passages])
-        return len(fresh)
+        self.apply_trim(self.trim)
 
     # -- CDIT trimming ------------------------------------------------------------------
     def apply_trim(self, state: TrimState) -> int:
@@ -269,12 +297,13 @@ def index_lock(folder: Path):
 
 
 def store_passages(folder: Path, passages: list[Passage], embedder: TextEmbedder, config: IndexConfig, *,
-                   add: bool = True, show_progress: bool = False,
-                   check: Callable[[PassageIndex], None] | None = None) -> tuple[PassageIndex, int]:
-    """Add ``passages`` to the index in ``folder`` (or build one there) and save it; returns it and how many were new.
+                   add: bool = True, replace: bool = False, show_progress: bool = False,
+                   check: Callable[[PassageIndex], None] | None = None) -> tuple[PassageIndex, DocumentChanges]:
+    """Add ``passages`` to the index in ``folder`` (or build one there) and save it; returns it and what changed.
 
     Holds ``index_lock`` from reading to saving, so a concurrent writer's passages are read, not lost.
-    ``check`` may refuse the existing index (e.g. settings that ``add`` would ignore).
+    ``check`` may refuse the existing index (e.g. settings that ``add`` would ignore). A changed document under
+    a known id is a ``DocumentConflict`` unless ``replace``; a refusal leaves the stored index as it was.
     """
     with index_lock(folder):
         check_index_target(folder.resolve())  # before any embedding: a refusal should not cost the corpus's time
@@ -282,12 +311,22 @@ def store_passages(folder: Path, passages: list[Passage], embedder: TextEmbedder
             index = PassageIndex.load(folder, embedder)
             if check is not None:
                 check(index)
-            added = index.add(passages, show_progress=show_progress)
+            changes = index.add(passages, replace=replace, show_progress=show_progress)
         else:
             index = PassageIndex.build(passages, embedder, config, show_progress=show_progress)
-            added = len(passages)
+            changes = DocumentChanges(added=len(passages))
         index.save(folder)
-    return index, added
+    return index, changes
+
+
+def remove_documents(folder: Path, doc_ids: list[str], embedder: TextEmbedder) -> tuple[PassageIndex, DocumentChanges]:
+    """Remove these documents (all their chunks) from the index in ``folder`` and save it, crash-safe like any
+    save; ``UnknownDocuments`` names ids it does not hold, and then nothing is removed."""
+    with index_lock(folder):
+        index = PassageIndex.load(folder, embedder)
+        removed = index.remove(passages_of(index.passages, doc_ids))
+        index.save(folder)
+    return index, DocumentChanges(removed=removed, removed_documents=list(doc_ids))
 
 
 def check_index_target(folder: Path) -> None:

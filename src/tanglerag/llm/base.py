@@ -62,4 +62,10 @@ class LLMBackend(Protocol):
     def warm_up(self) -> None:
         """Load what the first call would otherwise load."""
 
+    def not_ready(self) -> str | None:
+        """Why a call could not be answered now (model not loaded, server down), or None when it could.
+
+        Cheap and without side effects: a readiness probe calls it every few seconds.
+        """
+
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion: ...

@@ -59,6 +59,9 @@ class LlamaCppBackend:
         with self._lock:
             self._load()
 
+    def not_ready(self) -> str | None:
+        return None if self._server is not None else "the model is not loaded yet"
+
     def _load(self) -> Any:
         if self._server is not None:
             return self._server

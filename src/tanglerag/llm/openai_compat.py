@@ -23,6 +23,9 @@ _RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
 _MAX_RETRY_AFTER_S = 60.0  # a server asking for longer is better reported than waited on
 
 
+_PROBE_TIMEOUT_S = 5.0
+
+
 class OpenAICompatBackend:
     name = "openai"
 
@@ -63,6 +66,16 @@ class OpenAICompatBackend:
 
     def warm_up(self) -> None:
         """Nothing to load: the server holds the model (it is reached on the first call)."""
+
+    def not_ready(self) -> str | None:
+        """Asks the server for its model list (one short request, no generation)."""
+        try:
+            response = self._http().get(self.base_url + "/models", timeout=min(self.timeout_s, _PROBE_TIMEOUT_S))
+        except (httpx.TimeoutException, httpx.TransportError) as exc:
+            return f"the LLM server cannot be reached ({type(exc).__name__})"
+        if response.status_code >= 400:
+            return f"the LLM server answers HTTP {response.status_code}"
+        return None
 
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
         body: dict[str, object] = {

@@ -14,14 +14,17 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI, Request, Response
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
 from tanglerag.runtime import Runtime
 from tanglerag.service.auth import ApiKeys
 from tanglerag.service.errors import BodyLimit, install_error_handlers
 from tanglerag.service.routes import ask, chat, index, ops, users
+from tanglerag.service.schemas import served_methods
 from tanglerag.service.state import ServiceState
 
 log = logging.getLogger(__name__)
@@ -43,7 +46,11 @@ def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool =
     app = FastAPI(title="tanglerag", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Answers from tangled contexts, with citations and a trace of why.")
     app.state.tanglerag = state
-    app.add_middleware(BodyLimit, max_bytes=runtime.settings.service.max_body_bytes)
+    cfg = runtime.settings.service
+    app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes)
+    if cfg.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=cfg.cors_origins, allow_methods=["*"],
+                           allow_headers=["Authorization", "Content-Type"])
 
     @app.middleware("http")
     async def measure(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
@@ -54,8 +61,20 @@ def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool =
                                         time.perf_counter() - start)
         return response
 
-    install_error_handlers(app)
-    for router in (ask.router, chat.router, index.router, users.router, ops.router):
+    routers = (ask.router, chat.router, index.router, users.router, ops.router)
+    install_error_handlers(app, [route for router in routers for route in router.routes])
+    for router in routers:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=ops.STATIC), name="static")
+    app.openapi = lambda: _with_limits(app, cfg.max_question_chars)  # type: ignore[method-assign]
     return app
+
+
+def _with_limits(app: FastAPI, max_question_chars: int) -> dict[str, Any]:
+    """The OpenAPI schema with this server's own limits and methods (plugins included: they register before the
+    schema is first asked for), so a client sees them before it is refused."""
+    if app.openapi_schema is None:
+        ask = FastAPI.openapi(app)["components"]["schemas"]["AskRequest"]["properties"]
+        ask["question"]["maxLength"] = max_question_chars
+        ask["method"]["enum"] = served_methods()
+    return app.openapi_schema  # type: ignore[return-value]

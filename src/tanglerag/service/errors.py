@@ -7,14 +7,20 @@ so an SDK's exception says what is wrong rather than only the status code.
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tanglerag.errors import IndexStoreError, ModelError, ServerUnreachableError, TangleragError
+
+log = logging.getLogger(__name__)
 
 
 class ServiceError(Exception):
@@ -46,14 +52,26 @@ def error_body(request: Request, message: str, status: int) -> dict[str, Any]:
     return {"error": message}
 
 
-def install_error_handlers(app: FastAPI) -> None:
+def install_error_handlers(app: FastAPI, routes: Sequence[BaseRoute]) -> None:
+    """Our error shape for every error; ``routes`` are the API's, for the ``Allow`` header of a 405."""
+
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
         return JSONResponse(error_body(request, str(exc), exc.status), status_code=exc.status, headers=exc.headers)
 
     @app.exception_handler(TangleragError)
     async def user_error(request: Request, exc: TangleragError) -> JSONResponse:
-        return JSONResponse(error_body(request, str(exc), status_for(exc)), status_code=status_for(exc))
+        return JSONResponse(error_body(request, client_message(exc), status_for(exc)), status_code=status_for(exc))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        """Starlette's own refusals (no such path, wrong method, unreadable body) in our error shape."""
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(allowed_methods(request, routes))
+        message = {404: f"no such path: {request.url.path}", 405: f"{request.method} is not allowed here"}
+        return JSONResponse(error_body(request, message.get(exc.status_code, str(exc.detail)), exc.status_code),
+                            status_code=exc.status_code, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -61,6 +79,23 @@ def install_error_handlers(app: FastAPI) -> None:
         where = ".".join(str(p) for p in first["loc"] if p != "body") or "body"
         body = error_body(request, f"{where}: {first['msg']}", 422)
         return JSONResponse(body | {"detail": json.loads(json.dumps(exc.errors(), default=str))}, status_code=422)
+
+
+def client_message(exc: TangleragError) -> str:
+    """What a client is told: an unreachable LLM server is named in the log, never to the client."""
+    if isinstance(exc, ServerUnreachableError):
+        log.error("%s", exc)
+        return "the LLM server cannot be reached; the operator's log has the details"
+    return str(exc)
+
+
+def allowed_methods(request: Request, routes: Sequence[BaseRoute]) -> list[str]:
+    """Every method some route serves at this path (Starlette's 405 names only the first route's)."""
+    methods: set[str] = set()
+    for route in routes:
+        if route.matches(request.scope)[0] is not Match.NONE:  # PARTIAL: the path matches, the method does not
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
 
 
 class BodyLimit:

@@ -1,13 +1,20 @@
-"""Per-question method settings a client may change: method sections only, never paths or the LLM."""
+"""Per-question method settings a client may change: method sections only, never paths or the LLM.
+
+A user-bound key may lower what costs model work (``RaisesCost`` settings) but not raise it past the server's own
+settings, so no user can hold the model far longer than the operator planned; an admin key may, up to the
+ceilings every setting carries.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, get_args
+from typing import Annotated, Any, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
 
+from tanglerag.config import RaisesCost
 from tanglerag.errors import InputError
+from tanglerag.service.errors import ServiceError
 from tanglerag.settings import Settings
 
 SECTIONS = ("retrieval", "methods", "corg", "diva", "personal")
@@ -25,7 +32,33 @@ def allowed_options() -> list[str]:
     return names
 
 
-def with_options(settings: Settings, options: dict[str, Any]) -> Settings:
+def _integral(value: Any) -> Any:
+    """``9.0`` as ``9``: JSON Schema counts it an integer, and a strict int field would refuse it."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+INTEGRAL = BeforeValidator(_integral)
+"""Put last in an int's ``Annotated``: ``9`` or ``9.0`` pass, ``true`` or ``"9"`` do not (in a strict model)."""
+
+
+def options_model() -> type[BaseModel]:
+    """The body's ``options`` object: every allowed ``section.field`` with the setting's own type and bounds.
+
+    Generated from the settings, so the OpenAPI schema lists exactly the keys and values a request may send.
+    """
+    fields: dict[str, Any] = {}
+    for key in allowed_options():
+        section, field = key.split(".", 1)
+        info = type(getattr(Settings(), section)).model_fields[field]
+        extra = [INTEGRAL] if info.annotation is int else []
+        typed = Annotated[(info.annotation, *info.metadata, *extra)] if info.metadata or extra else info.annotation
+        fields[f"{section}__{field}"] = (typed | None, Field(None, alias=key, description=info.description))
+    config = ConfigDict(extra="forbid", populate_by_name=False, strict=True)
+    return create_model("Options", __config__=config, __doc__="method settings for this question", **fields)
+
+
+def with_options(settings: Settings, options: dict[str, Any], *, admin: bool = True) -> Settings:
+    """``settings`` with ``options`` applied; a non-admin caller may not raise a cost above ``settings``."""
     if not options:
         return settings
     allowed = set(allowed_options())
@@ -36,10 +69,24 @@ def with_options(settings: Settings, options: dict[str, Any]) -> Settings:
         section, field = key.split(".", 1)
         data[section][field] = value
     try:
-        return Settings.model_validate(data)
+        changed = Settings.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         raise InputError(f"option {'.'.join(str(p) for p in err['loc'])}: {err['msg']}") from exc
+    if not admin:
+        for key in options:
+            _refuse_raised_cost(key, settings, changed)
+    return changed
+
+
+def _refuse_raised_cost(key: str, before: Settings, after: Settings) -> None:
+    section, field = key.split(".", 1)
+    marker = next((m for m in type(getattr(before, section)).model_fields[field].metadata
+                   if isinstance(m, RaisesCost)), None)
+    old, new = getattr(getattr(before, section), field), getattr(getattr(after, section), field)
+    if marker is not None and marker.rank(new) > marker.rank(old):
+        raise ServiceError(403, f"option {key}: {new!r} costs more than this server's {old!r}; a user key may "
+                                "only lower it (an admin key may raise it)")
 
 
 def _holds_path(annotation: Any) -> bool:

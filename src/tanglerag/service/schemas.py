@@ -2,31 +2,82 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tanglerag.config import TopK
 from tanglerag.index.manifest import IndexManifest
 from tanglerag.methods.pcas.store import USER_ID_PATTERN, UserContext
+from tanglerag.methods.registry import METHODS
+from tanglerag.service.options import INTEGRAL, options_model
 from tanglerag.trace import Trace
 from tanglerag.types import AnswerPart
 
 UserId = Annotated[str, Field(pattern=USER_ID_PATTERN, description="letters, digits, '_', '-', '.', '@'")]
-OptionValue = str | int | float | bool
+if TYPE_CHECKING:  # a class made at import time: to a type checker, any model
+    Options = BaseModel
+else:
+    Options = options_model()
+
+
+def served_methods() -> list[str]:
+    """Methods a client can ask with (plugins included): an oracle needs an evaluation's gold readings, which no
+    request carries."""
+    return [name for name, cls in METHODS.items() if not cls.reads_gold_interpretations]
+
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A request body: unknown fields are refused, and so is a value of another JSON type (``true`` for a number)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class AskRequest(_Body):
     question: str = Field(min_length=1, description="the question (at most service.max_question_chars)")
     method: str = Field("concat", description="a name from GET /v1/methods")
-    top_k: int | None = Field(None, ge=1, le=100, description="passages retrieved (default: retrieval.top_k)")
+    top_k: Annotated[TopK, INTEGRAL] | None = Field(None, description="passages retrieved (default: retrieval.top_k)")
     user: UserId | None = Field(None, description="answer with this user's contexts (PCAS)")
-    options: dict[str, OptionValue] = Field(
-        default_factory=dict, description="method settings for this question, e.g. {\"diva.verification\": \"each\"}",
-        examples=[{"corg.graph": "extract"}])
+    options: Options = Field(
+        default_factory=Options, description="method settings for this question, e.g. {\"diva.verification\": "
+                                             "\"each\"}; a user key may lower what costs, not raise it")
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(description="one line saying what is wrong")
+
+
+class OpenAIErrorDetail(BaseModel):
+    message: str
+    type: str
+    code: int
+
+
+class OpenAIErrorBody(BaseModel):
+    error: OpenAIErrorDetail
+
+
+_WHY = {
+    400: "the request cannot be answered as sent (the message says why)",
+    401: "missing or invalid API key",
+    403: "this key may not do this",
+    404: "no such thing",
+    409: "conflicts with the server's state (no index yet, or a different document under this id)",
+    413: "the body is larger than service.max_body_bytes",
+    415: "unsupported content type",
+    422: "the body or parameters do not match the schema",
+    429: "the queue is full; Retry-After says when to try again",
+    502: "the LLM server cannot be reached",
+    503: "the model failed",
+    504: "no answer within service.answer_timeout_s",
+}
+
+
+def error_responses(*codes: int, openai: bool = False) -> dict[int | str, dict[str, Any]]:
+    """The documented error responses of a route, each with the body clients get."""
+    body = OpenAIErrorBody if openai else ErrorBody
+    return {code: {"model": body, "description": _WHY[code]} for code in codes}
 
 
 class PassageOut(BaseModel):
@@ -72,6 +123,11 @@ class Health(BaseModel):
     waiting: int
 
 
+class Readiness(BaseModel):
+    status: Literal["ready"]
+    index: bool = Field(description="an index is loaded (without one, questions get 409 until documents are added)")
+
+
 class IndexInfo(BaseModel):
     manifest: IndexManifest
 
@@ -79,8 +135,21 @@ class IndexInfo(BaseModel):
 class AddedDocuments(BaseModel):
     received: int = Field(description="passages in the upload, after chunking")
     added: int = Field(description="passages new to the index")
-    already_present: int
+    already_present: int = Field(description="passages identical to ones the index holds (skipped)")
+    replaced: list[str] = Field(default_factory=list, description="documents whose old text was replaced")
+    removed: int = Field(0, description="passages of the replaced documents' old text")
     total: int = Field(description="passages in the index now")
+
+
+class RemovedDocuments(BaseModel):
+    removed: int = Field(description="passages removed (every chunk of the document)")
+    total: int = Field(description="passages in the index now")
+
+
+class DocumentIn(_Body):
+    text: str = Field(min_length=1, pattern=r"\S", description="the document's text (long ones are chunked)")
+    title: str = ""
+    metadata: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
 
 
 class NewContexts(_Body):
@@ -108,9 +177,12 @@ class ChatMessageIn(BaseModel):
 class ChatRequest(BaseModel):
     """OpenAI's chat request; fields beyond these (temperature, max_tokens, ...) are accepted and not used."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
     model: str = Field(description="tanglerag/<method> (GET /v1/models)", examples=["tanglerag/corg"])
-    messages: list[ChatMessageIn] = Field(min_length=1, max_length=200)
+    messages: list[ChatMessageIn] = Field(min_length=1, max_length=200, json_schema_extra={
+        "contains": {"properties": {"role": {"const": "user"}, "content": {"type": "string", "pattern": r"\S"}},
+                     "required": ["role", "content"]}},
+        description="the last user message is the question; at least one user message with text")
     stream: bool = False
     stream_options: dict[str, Any] | None = None
 

@@ -10,10 +10,11 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Path, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from tanglerag.errors import ContextStoreError
-from tanglerag.methods.pcas.store import check_user_id
+from tanglerag.methods.pcas.store import USER_ID_PATTERN, check_user_id
 from tanglerag.runtime import Runtime
 from tanglerag.service.auth import ApiKeys, Caller
 from tanglerag.service.errors import ServiceError
@@ -48,8 +49,13 @@ def get_state(request: Request) -> ServiceState:
 State = Annotated[ServiceState, Depends(get_state)]
 
 
-def get_caller(state: State, authorization: Annotated[str | None, Header()] = None) -> Caller:
-    found = state.keys.identify(authorization)
+# documents the bearer scheme in OpenAPI; the check itself is ours (a missing key is a 401 with our error body)
+BEARER = HTTPBearer(auto_error=False, description="an API key: 'KEY' (admin) or 'KEY USER' (that user only)")
+
+
+def get_caller(state: State,
+               credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)] = None) -> Caller:
+    found = state.keys.identify(f"Bearer {credentials.credentials}" if credentials else None)
     if found is None:
         raise ServiceError(401, "missing or invalid API key: send 'Authorization: Bearer KEY'",
                            {"WWW-Authenticate": "Bearer"})
@@ -66,6 +72,9 @@ def get_admin(who: CallerDep) -> Caller:
 
 
 AdminDep = Annotated[Caller, Depends(get_admin)]
+
+
+UserPath = Annotated[str, Path(pattern=USER_ID_PATTERN, description="letters, digits, '_', '-', '.', '@'")]
 
 
 def acting_as(user: str, who: Caller) -> str:

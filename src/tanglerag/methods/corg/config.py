@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from tanglerag.config import Section, StrictInt, TokenBudget, TopK
+from tanglerag.config import RAISES_COST, RaisesCost, Section, StrictInt, TokenBudget, TopK
 
 
 class CorgConfig(Section):
     """COrg (paper 000) and its baselines."""
 
-    graph: Literal["pairwise", "extract"] = Field(
+    graph: Annotated[Literal["pairwise", "extract"], RaisesCost(("extract", "pairwise"))] = Field(
         "pairwise", description="pairwise: LLM labels relations (Algorithm 1); extract: one call per context")
-    plural: Literal["rule", "llm"] = Field("rule", description="how a group's question is put in plural form")
-    answer_each: bool = Field(False, description="answer every kept context in its own call (for models that give "
+    plural: Annotated[Literal["rule", "llm"], RaisesCost(("rule", "llm"))] = Field("rule", description="how a group's question is put in plural form")
+    answer_each: Annotated[bool, RAISES_COST] = Field(False, description="answer every kept context in its own call (for models that give "
                                                  "one answer per call); groups still label the parts")
     answer_tokens: TokenBudget = Field(96, description="budget for a multi-answer reply (one line per answer)")
     retrieve_top: TopK = Field(5, description="contexts the 'retrieve' baseline keeps (the paper's 5)")

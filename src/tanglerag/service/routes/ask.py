@@ -17,14 +17,14 @@ from fastapi.responses import StreamingResponse
 from pydantic import ValidationError
 
 from tanglerag.errors import TangleragError
-from tanglerag.methods.registry import METHODS, method_class
+from tanglerag.methods.registry import method_class
 from tanglerag.pipeline import answer_output
 from tanglerag.runtime import Runtime
 from tanglerag.service.auth import Caller
-from tanglerag.service.errors import ServiceError, status_for
+from tanglerag.service.errors import ServiceError, client_message, status_for
 from tanglerag.service.gate import Busy
 from tanglerag.service.options import with_options
-from tanglerag.service.schemas import AskRequest, AskResponse, MethodInfo
+from tanglerag.service.schemas import AskRequest, AskResponse, MethodInfo, error_responses, served_methods
 from tanglerag.service.state import CallerDep, ServiceState, State, acting_as
 from tanglerag.tracking import ProgressEvent, Tracker
 from tanglerag.types import Answer, Question
@@ -32,12 +32,13 @@ from tanglerag.types import Answer, Question
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["ask"])
 
+ASK_ERRORS = error_responses(400, 401, 403, 409, 413, 422, 429, 502, 503, 504)
 STREAM_DOC: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-stream": {}},
                     "description": "the answer, or with stream=true server-sent events: "
                                    "stage_start, stage_end, llm_call, step, then answer (or error)"}}
 
 
-@router.post("/v1/ask", response_model=AskResponse, responses=STREAM_DOC)
+@router.post("/v1/ask", response_model=AskResponse, responses=STREAM_DOC | ASK_ERRORS)
 async def ask(body: AskRequest, who: CallerDep, state: State,
               stream: Annotated[bool, Query(description="stream progress as server-sent events")] = False) -> Any:
     """Answer a question with citations and the trace of how the method got there."""
@@ -51,7 +52,7 @@ async def ask(body: AskRequest, who: CallerDep, state: State,
 async def methods() -> list[MethodInfo]:
     """Every method, its paper, what it does and what it typically costs."""
     return [MethodInfo(name=cls.name, paper=cls.paper, description=cls.description, calls=cls.calls,
-                       metrics=list(cls.default_metrics)) for cls in METHODS.values()]
+                       metrics=list(cls.default_metrics)) for cls in map(method_class, served_methods())]
 
 
 def prepare(state: ServiceState, body: AskRequest, who: Caller) -> tuple[Runtime, Question]:
@@ -59,16 +60,18 @@ def prepare(state: ServiceState, body: AskRequest, who: Caller) -> tuple[Runtime
     cfg = state.runtime.settings.service
     if len(body.question) > cfg.max_question_chars:
         raise ServiceError(422, f"question: longer than {cfg.max_question_chars} characters")
+    if body.method not in served_methods():
+        raise ServiceError(422, f"method: unknown method {body.method!r}; GET /v1/methods lists them: "
+                                f"{', '.join(served_methods())}")
     if body.user is not None:
         acting_as(body.user, who)
-    method_class(body.method)
     if not state.has_index():
         raise ServiceError(409, "no index yet: POST documents to /v1/index/documents first")
-    options = dict(body.options)
+    options = body.options.model_dump(by_alias=True, exclude_none=True)
     if body.top_k is not None:
         options["retrieval.top_k"] = body.top_k
     base = state.runtime
-    rt = base.with_settings(with_options(base.settings, options)) if options else base
+    rt = base.with_settings(with_options(base.settings, options, admin=who.admin)) if options else base
     try:
         question = Question(text=body.question, user_id=body.user)
     except ValidationError as exc:
@@ -179,7 +182,7 @@ def _outcome(state: ServiceState, future: asyncio.Future[Any], user: str | None)
     if exc is None:
         return _sse("answer", finished(state, future.result(), user))
     if isinstance(exc, TangleragError):
-        return _sse("error", {"error": str(exc), "status": status_for(exc)})
+        return _sse("error", {"error": client_message(exc), "status": status_for(exc)})
     log.error("answering failed", exc_info=exc)
     return _sse("error", {"error": "internal error (logged on the server)", "status": 500})
 

@@ -22,8 +22,7 @@ from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 
 from tanglerag.errors import TangleragError
-from tanglerag.methods.registry import METHODS
-from tanglerag.service.errors import ServiceError, status_for
+from tanglerag.service.errors import ServiceError, client_message, status_for
 from tanglerag.service.routes.ask import admitted_with_events, answered, finished, prepare, progress
 from tanglerag.service.schemas import (
     AskRequest,
@@ -34,24 +33,27 @@ from tanglerag.service.schemas import (
     ChatUsage,
     ModelCard,
     ModelList,
+    error_responses,
+    served_methods,
 )
 from tanglerag.service.state import CallerDep, ServiceState, State
 from tanglerag.tracking import ProgressEvent, Tracker
 
 router = APIRouter(tags=["openai-compatible"])
+CHAT_ERRORS = error_responses(400, 401, 403, 404, 409, 413, 422, 429, 502, 503, 504, openai=True)
 PREFIX = "tanglerag/"
 STREAM_DOC: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-stream": {}}, "description": (
     "with stream=true: chat.completion.chunk events (progress as SSE comments while the method works), "
     "then data: [DONE]")}}
 
 
-@router.get("/v1/models", response_model=ModelList)
+@router.get("/v1/models", response_model=ModelList, responses=error_responses(401, openai=True))
 async def models(_: CallerDep) -> ModelList:
     """Every method as a model a chat client can pick (a wrong key fails here, as clients check on connecting)."""
-    return ModelList(data=[ModelCard(id=f"{PREFIX}{name}") for name in METHODS])
+    return ModelList(data=[ModelCard(id=f"{PREFIX}{name}") for name in served_methods()])
 
 
-@router.post("/v1/chat/completions", response_model=ChatCompletion, responses=STREAM_DOC)
+@router.post("/v1/chat/completions", response_model=ChatCompletion, responses=STREAM_DOC | CHAT_ERRORS)
 async def chat(body: ChatRequest, who: CallerDep, state: State) -> Any:
     """Answer the last user message with the method the model names."""
     ask = AskRequest(question=_question(body), method=_method(body.model))
@@ -69,7 +71,7 @@ async def chat(body: ChatRequest, who: CallerDep, state: State) -> Any:
 
 def _method(model: str) -> str:
     name = model.removeprefix(PREFIX)
-    if name not in METHODS:
+    if name not in served_methods():
         raise ServiceError(404, f"unknown model {model!r}: GET /v1/models lists them ({PREFIX}<method>)")
     return name
 
@@ -121,7 +123,7 @@ async def _chunks(state: ServiceState, body: ChatRequest, future: asyncio.Future
             tracker.cancel()
     exc = future.exception()
     if exc is not None:
-        yield _error(status_for(exc), str(exc)) if isinstance(exc, TangleragError) else _error(500, "internal error")
+        yield _error(status_for(exc), client_message(exc)) if isinstance(exc, TangleragError) else _error(500, "internal error")
         return
     output = finished(state, future.result(), None)
     yield chunk({"content": _content(output)})

@@ -1,28 +1,36 @@
-"""``GET /v1/index`` (the manifest) and ``POST /v1/index/documents`` (JSONL or uploaded files, saved atomically)."""
+"""The index over HTTP: ``GET /v1/index`` (the manifest); documents added (JSONL or files), replaced (``PUT``) and
+removed (``DELETE``). Every write holds the index lock, saves a complete new version and swaps it in."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
+from fastapi import Path as PathParam
 
 from tanglerag.errors import InputError
-from tanglerag.index.passage_index import read_manifest, store_passages
+from tanglerag.index.documents import DocumentChanges, UnknownDocuments
+from tanglerag.index.passage_index import PassageIndex, read_manifest, remove_documents, store_passages
 from tanglerag.ingest import chunk_passages, passages_from_upload
 from tanglerag.service.errors import ServiceError
-from tanglerag.service.schemas import AddedDocuments, IndexInfo
-from tanglerag.service.state import AdminDep, CallerDep, State
+from tanglerag.service.schemas import AddedDocuments, DocumentIn, IndexInfo, RemovedDocuments, error_responses
+from tanglerag.service.state import AdminDep, CallerDep, ServiceState, State
 from tanglerag.types import Passage
 
-router = APIRouter(tags=["index"])
+router = APIRouter(tags=["index"], responses=error_responses(401))
 JSONL_TYPES = ("application/x-ndjson", "application/jsonl", "application/json", "text/plain")
 UPLOAD_BODY = {"requestBody": {"required": True, "content": {
     "application/x-ndjson": {"schema": {"type": "string", "description": "JSONL: {id, text, title?}"}},
     "multipart/form-data": {"schema": {"type": "object", "properties": {
         "files": {"type": "array", "items": {"type": "string", "format": "binary"}}}}}}}}
+WRITE_ERRORS = error_responses(400, 403, 409, 413)
+DocId = Annotated[str, PathParam(description="a record's id, or the path of an uploaded file (it may hold '/')")]
 
 
-@router.get("/v1/index", response_model=IndexInfo)
+@router.get("/v1/index", response_model=IndexInfo, responses=error_responses(404))
 async def index_info(_: CallerDep, state: State) -> IndexInfo:
     """The manifest of the index being served."""
     folder = state.runtime.index_dir
@@ -31,21 +39,54 @@ async def index_info(_: CallerDep, state: State) -> IndexInfo:
     return IndexInfo(manifest=read_manifest(folder))
 
 
-@router.post("/v1/index/documents", response_model=AddedDocuments, openapi_extra=UPLOAD_BODY)
-async def add_documents(request: Request, _: AdminDep, state: State) -> AddedDocuments:
-    """Add passages (a JSONL body, or uploaded .jsonl/.txt/.md files) to the index; saved atomically."""
-    folder = state.runtime.index_dir
-    if folder is None:
-        raise ServiceError(409, "the service was started without --index: it has nowhere to add documents")
-    passages = await _uploaded_passages(request)
-    rt = state.runtime
-    cfg = rt.settings.index
+@router.post("/v1/index/documents", response_model=AddedDocuments, openapi_extra=UPLOAD_BODY,
+             responses=WRITE_ERRORS | error_responses(415))
+async def add_documents(request: Request, _: AdminDep, state: State, replace: Annotated[bool, Query(
+        description="replace documents whose id is known but whose text changed (else 409 naming them)")] = False,
+                        ) -> AddedDocuments:
+    """Add documents (a JSONL body, or uploaded .jsonl/.txt/.md files) to the index; saved atomically."""
+    return await _added(state, await _uploaded_passages(request), replace)
+
+
+@router.put("/v1/index/documents/{doc_id:path}", response_model=AddedDocuments, responses=WRITE_ERRORS)
+async def put_document(doc_id: DocId, body: DocumentIn, _: AdminDep, state: State) -> AddedDocuments:
+    """Create or replace one document (all of its chunks) under this id."""
+    return await _added(state, [Passage(id=doc_id, title=body.title, text=body.text, metadata=body.metadata)], True)
+
+
+@router.delete("/v1/index/documents/{doc_id:path}", response_model=RemovedDocuments,
+               responses=error_responses(403, 404, 409))
+async def delete_document(doc_id: DocId, _: AdminDep, state: State) -> RemovedDocuments:
+    """Remove one document (every chunk of it) from the index; saved atomically."""
+    if not state.has_index():
+        raise ServiceError(404, "no index yet: nothing to remove")
+    try:
+        index, changes = await _written(state, lambda folder, rt: remove_documents(folder, [doc_id], rt.embedder))
+    except UnknownDocuments as exc:
+        raise ServiceError(404, str(exc)) from None
+    return RemovedDocuments(removed=changes.removed, total=index.manifest().count)
+
+
+async def _added(state: ServiceState, passages: list[Passage], replace: bool) -> AddedDocuments:
+    cfg = state.runtime.settings.index
     chunks = chunk_passages(passages, "upload", chunk_size=cfg.chunk_words, chunk_overlap=cfg.chunk_overlap)
+    index, changes = await _written(state, lambda folder, rt: store_passages(folder, chunks, rt.embedder, cfg,
+                                                                             replace=replace))
+    return AddedDocuments(received=len(chunks), added=changes.added, already_present=changes.unchanged,
+                          replaced=changes.replaced, removed=changes.removed, total=index.manifest().count)
+
+
+async def _written(state: ServiceState, write: Callable[..., tuple[PassageIndex, DocumentChanges]]
+                   ) -> tuple[PassageIndex, DocumentChanges]:
+    """Run one index write (in a thread, one at a time) and serve its result from now on."""
+    folder: Path | None = state.runtime.index_dir
+    if folder is None:
+        raise ServiceError(409, "the service was started without --index: it has no index to change")
     async with state.index_writes:
-        index, added = await asyncio.to_thread(store_passages, folder, chunks, rt.embedder, cfg)
+        rt = state.runtime
+        index, changes = await asyncio.to_thread(write, folder, rt)
         rt.replace_index(index)
-    return AddedDocuments(received=len(chunks), added=added, already_present=len(chunks) - added,
-                          total=index.manifest().count)
+    return index, changes
 
 
 async def _uploaded_passages(request: Request) -> list[Passage]:

@@ -1,14 +1,17 @@
-"""Operations and the inspector: ``/healthz``, ``/metrics``, the page, and ``/views.js`` (every family's step views)."""
+"""Operations and the inspector: ``/healthz`` (alive), ``/readyz`` (can answer), ``/metrics``, the page, and
+``/views.js`` (every family's step views)."""
 
 from __future__ import annotations
 
+import asyncio
 from functools import cache
 from pathlib import Path
 
 from fastapi import APIRouter
 from fastapi.responses import FileResponse, Response
 
-from tanglerag.service.schemas import Health
+from tanglerag.service.errors import ServiceError
+from tanglerag.service.schemas import Health, Readiness, error_responses
 from tanglerag.service.state import State
 
 router = APIRouter(tags=["operations"])
@@ -20,6 +23,15 @@ METHODS_DIR = Path(__file__).parent.parent.parent / "methods"
 async def health(state: State) -> Health:
     return Health(status="ok", auth=state.keys.enabled, index=state.has_index(),
                   model=_model_name(state.runtime.llm.backend.model_id), running=state.gate.running, waiting=state.gate.waiting)
+
+
+@router.get("/readyz", response_model=Readiness, responses=error_responses(503))
+async def ready(state: State) -> Readiness:
+    """200 when a question could be answered now: the model is loaded, or the LLM server answers; 503 otherwise."""
+    problem = await asyncio.to_thread(state.runtime.llm.backend.not_ready)
+    if problem is not None:
+        raise ServiceError(503, f"not ready: {problem}")
+    return Readiness(status="ready", index=state.has_index())
 
 
 def _model_name(model_id: str) -> str:

@@ -9,14 +9,14 @@ from fastapi import APIRouter, Query, Response
 
 from tanglerag.errors import ContextStoreError
 from tanglerag.service.errors import ServiceError
-from tanglerag.service.schemas import ContextList, NewContexts, UserContext
-from tanglerag.service.state import CallerDep, State, acting_as
+from tanglerag.service.schemas import ContextList, NewContexts, UserContext, error_responses
+from tanglerag.service.state import CallerDep, State, UserPath, acting_as
 
-router = APIRouter(tags=["users"])
+router = APIRouter(tags=["users"], responses=error_responses(401, 403, 413, 422))
 
 
 @router.get("/v1/users/{user}/contexts", response_model=ContextList)
-async def list_contexts(user: str, who: CallerDep, state: State) -> ContextList:
+async def list_contexts(user: UserPath, who: CallerDep, state: State) -> ContextList:
     """A user's context statements (only that user's key, or an admin key)."""
     acting_as(user, who)
     contexts = await asyncio.to_thread(state.runtime.context_store.list, user)
@@ -24,14 +24,14 @@ async def list_contexts(user: str, who: CallerDep, state: State) -> ContextList:
 
 
 @router.post("/v1/users/{user}/contexts", response_model=list[UserContext], status_code=201)
-async def add_contexts(user: str, body: NewContexts, who: CallerDep, state: State) -> list[UserContext]:
+async def add_contexts(user: UserPath, body: NewContexts, who: CallerDep, state: State) -> list[UserContext]:
     """Add statements about the user; each gets an id."""
     acting_as(user, who)
     return await asyncio.to_thread(state.runtime.context_store.add, user, body.contexts)
 
 
-@router.delete("/v1/users/{user}/contexts", status_code=204)
-async def remove_context(user: str, who: CallerDep, state: State,
+@router.delete("/v1/users/{user}/contexts", status_code=204, responses=error_responses(404))
+async def remove_context(user: UserPath, who: CallerDep, state: State,
                          id: Annotated[str, Query(min_length=1, max_length=64, description="the statement's id")]
                          ) -> Response:
     """Remove one statement by id."""
