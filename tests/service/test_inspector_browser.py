@@ -8,6 +8,7 @@ import shutil
 import socket
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -45,17 +46,13 @@ def tangled_reply(messages) -> str:
     return f"Paris is the capital of France [{france[0] if france else 1}]"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+@contextmanager
+def serving(runtime):
+    """The service over ``runtime`` on a free port, in a thread; yields its URL."""
     import uvicorn
 
     from tanglerag.service.app import create_app
 
-    tmp = tmp_path_factory.mktemp("inspector")
-    runtime = make_runtime(tmp, with_index=False, backend=CannedBackend(responder=tangled_reply))
-    from tanglerag.index.passage_index import store_passages
-
-    store_passages(runtime.index_dir, TANGLED, runtime.embedder, runtime.settings.index)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -69,6 +66,31 @@ def server(tmp_path_factory):
     yield f"http://127.0.0.1:{port}"
     srv.should_exit = True
     thread.join(10)
+
+
+def _tangled_runtime(tmp, reply):
+    from tanglerag.index.passage_index import store_passages
+
+    runtime = make_runtime(tmp, with_index=False, backend=CannedBackend(responder=reply))
+    store_passages(runtime.index_dir, TANGLED, runtime.embedder, runtime.settings.index)
+    return runtime
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with serving(_tangled_runtime(tmp_path_factory.mktemp("inspector"), tangled_reply)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def slow_server(tmp_path_factory):
+    """One model slot and 1 s per call: questions queue, and a stopped one has calls left to skip."""
+    def slow_reply(messages) -> str:
+        time.sleep(1.0)
+        return tangled_reply(messages)
+
+    with serving(_tangled_runtime(tmp_path_factory.mktemp("slow"), slow_reply)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -124,6 +146,10 @@ def test_open_the_context_graph(page):
     assert graph.locator("svg line.edge.duplicated").count() >= 1
     assert graph.locator("svg line.edge.distracting").count() >= 1
     assert "counterfactual" in graph.locator(".legend").inner_text()
+    assert "dashed: inferred" in graph.locator(".legend").inner_text()
+    lines = graph.locator("svg line.edge")
+    assert lines.count() == graph.locator("svg line.judged").count() + graph.locator("svg line.inferred").count()
+    assert lines.count() <= 3  # one line per pair of contexts, though pairs are judged one way and mirrored
     page.locator("#col-0 details[data-kind='groups'] summary").click()
     assert "duplicate" in page.locator("#col-0 details[data-kind='groups']").inner_text()
     assert page.locator("#col-0 .parts li").count() == 2
@@ -150,6 +176,92 @@ def test_errors_from_the_service_are_shown(page):
     page.select_option("#method-a", "concat")
     page.click("#ask-button")
     page.wait_for_selector("#col-0 .error")
-    assert "429: busy" in page.locator("#col-0 .error").inner_text()
+    assert page.locator("#col-0 p.error").inner_text() == "429: busy: 1 running; retry later"
+    assert page.locator("#col-0 .state").inner_text() == "failed"
     assert "busy" in page.locator("#status.error").inner_text()
     assert page.locator("#ask-button").is_enabled()
+
+
+def test_the_timeline_the_calls_and_what_cached_calls_first_cost(page):
+    ask(page, "Where is Paris?", "corg")
+    stages = page.locator("#col-0 .timeline li.ended")
+    assert stages.count() >= 3 and re.fullmatch(r"\d+\.\d\ds", stages.first.locator(".took").inner_text())
+    assert page.locator("#col-0 .timeline li.running").count() == 0
+    assert "model seconds (original)" in page.locator("#col-0 .cost").inner_text()
+    calls = page.locator("#col-0 details.calls")
+    calls.locator("> summary").click()
+    first = calls.locator("details.call").first
+    first.locator("summary").click()
+    assert "Paris" in first.locator("pre:not(.reply)").last.inner_text() and first.locator("pre.reply").count() == 1
+    shot(page, "inspector-calls")
+    ask(page, "Where is Paris?", "corg")  # the same question again: every call comes from the cache
+    page.locator("#col-0 details.calls > summary").click()
+    assert "cached (originally" in page.locator("#col-0 details.call summary").first.inner_text()
+
+
+def test_compared_methods_run_at_once_and_a_permalink_asks_again(browser, page, server):
+    page.add_init_script("""
+        window.inFlight = 0; window.mostInFlight = 0;
+        const original = window.fetch;
+        window.fetch = async (...args) => {
+          const asking = String(args[0]).startsWith("/v1/ask");
+          if (asking) window.mostInFlight = Math.max(window.mostInFlight, ++window.inFlight);
+          try { return await original(...args); } finally { if (asking) window.inFlight--; }
+        };""")
+    page.reload()
+    page.wait_for_selector("#method-a option[value='corg']", state="attached")
+    ask(page, "What is Paris?", "concat", compare="post-fusion")
+    assert page.evaluate("window.mostInFlight") == 2
+    votes = page.locator("#col-1 details[data-kind='answer_pool']")
+    votes.locator("summary").click()
+    assert "[" not in votes.locator("table.votes tr td:first-child").first.inner_text()
+    assert page.locator("#col-0 a.export[download]").get_attribute("href").startswith("blob:")
+    link = page.url
+    assert "q=What+is+Paris" in link and "m=concat%2Cpost-fusion" in link
+    again = browser.new_page()
+    again.goto(link)
+    again.wait_for_selector("#status:text('done')")
+    assert again.locator("section.column").count() == 2 and again.locator("#col-1 .answer").is_visible()
+    again.close()
+
+
+def test_a_queued_question_then_stop_frees_the_slot(browser, slow_server):
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(slow_server)
+    page.wait_for_selector("#method-a option[value='corg']", state="attached")
+    page.fill("#question", "What is Paris, truly?")
+    page.select_option("#method-a", "corg")
+    page.select_option("#method-b", "diva")
+    page.click("#ask-button")
+    page.wait_for_selector(".timeline li")
+    states = [page.locator(f"#col-{i} .state").inner_text() for i in (0, 1)]
+    assert sorted(s.split()[0] for s in states) == ["queued", "running"], states  # one model slot
+    shot(page, "inspector-running")
+    assert page.locator("#ask-button").is_disabled() and page.locator("#stop-button").is_enabled()
+    page.click("#stop-button")
+    page.wait_for_selector("#status:text('stopped')")
+    assert [page.locator(f"#col-{i} .state").inner_text() for i in (0, 1)] == ["stopped", "stopped"]
+    deadline = time.monotonic() + 10
+    while not re.search(r"^tanglerag_abandoned_questions_total [1-9]", page.request.get(f"{slow_server}/metrics").text(),
+                        re.MULTILINE):
+        assert time.monotonic() < deadline, "the stopped question was not counted as abandoned"
+        time.sleep(0.1)
+    stopped = time.monotonic()
+    while (health := page.request.get(f"{slow_server}/healthz").json())["running"] or health["waiting"]:
+        assert time.monotonic() - stopped < 1.5, health  # free once the call in progress (1 s) ends
+        time.sleep(0.05)
+    page.close()
+
+
+def test_no_passages_no_empty_heading_and_a_narrow_window_does_not_scroll_sideways(browser, server):
+    page = browser.new_page(viewport={"width": 400, "height": 800})
+    page.goto(server)
+    page.wait_for_selector("#method-a option[value='corg']", state="attached")
+    ask(page, "What is Paris?", "closed-book")
+    column = page.locator("#col-0")
+    assert column.locator("h3:text('Passages')").count() == 0 and "without retrieval" in column.inner_text()
+    assert column.locator(".answer .cite-missing").inner_text() == "[1]"  # cited, but it was given no passage
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    enabled = page.locator("#ask-button").evaluate("b => getComputedStyle(b).backgroundColor")
+    assert page.locator("#stop-button").evaluate("b => getComputedStyle(b).backgroundColor") != enabled
+    page.close()

@@ -14,11 +14,14 @@ function graphView(step) {
   }));
   const canvas = svg("svg", { viewBox: `0 0 ${size} ${size}`, width: size, height: size, role: "img",
     "aria-label": `context graph: ${n} passages, ${step.edges.filter(e => e.relation !== "none").length} relations` });
-  for (const edge of step.edges) {
-    if (edge.relation === "none" || !where.has(edge.source) || !where.has(edge.target)) continue;
+  const relations = oneEdgePerPair(step.edges.filter(e => e.relation !== "none" && where.has(e.source) && where.has(e.target)));
+  for (const edge of relations) {
     const [x1, y1] = where.get(edge.source), [x2, y2] = where.get(edge.target);
-    const line = svg("line", { x1, y1, x2, y2, stroke: RELATION_COLOURS[edge.relation], "stroke-width": 3, class: `edge ${edge.relation}` });
-    line.append(svg("title")); line.lastChild.textContent = `${edge.source} – ${edge.target}: ${edge.relation} (${edge.origin})`;
+    const judged = edge.origin === "llm";
+    const line = svg("line", { x1, y1, x2, y2, stroke: RELATION_COLOURS[edge.relation], "stroke-width": 3,
+      class: `edge ${edge.relation} ${judged ? "judged" : "inferred"}`, "stroke-dasharray": judged ? "" : "6 4" });
+    line.append(svg("title"));
+    line.lastChild.textContent = `${edge.source} – ${edge.target}: ${edge.relation} (${judged ? "judged by the LLM" : `inferred: ${edge.origin}`})`;
     canvas.append(line);
   }
   for (const node of step.nodes) {
@@ -33,8 +36,22 @@ function graphView(step) {
     canvas.append(group);
   }
   const legend = el("div", { class: "legend" }, Object.entries(RELATION_COLOURS).filter(([k]) => k !== "none")
-    .map(([k, colour]) => el("span", {}, el("i", { style: `background:${colour}` }), k)));
-  return el("div", {}, canvas, legend, el("p", { class: "pid" }, `${step.mode} mode · ${step.pairs_judged} of ${step.pairs_total} pairs judged by the LLM`));
+    .map(([k, colour]) => el("span", {}, el("i", { style: `background:${colour}` }), k)),
+    el("span", {}, el("i", { style: "background:repeating-linear-gradient(90deg,#1d2430 0 4px,transparent 4px 7px)" }),
+      "dashed: inferred (mirrored or by rule), solid: judged by the LLM"));
+  const alone = relations.length ? null : el("p", {}, "no relations found: every context stands on its own");
+  return el("div", {}, canvas, legend, alone, el("p", { class: "pid" }, `${step.mode} mode · ${step.pairs_judged} of ${step.pairs_total} pairs judged by the LLM`));
+}
+
+// A pair judged one way and mirrored the other is drawn once, as the judged edge.
+function oneEdgePerPair(edges) {
+  const byPair = new Map();
+  for (const edge of edges) {
+    const key = [edge.source, edge.target].sort().join("\u0000");
+    const seen = byPair.get(key);
+    if (!seen || (seen.origin !== "llm" && edge.origin === "llm")) byPair.set(key, edge);
+  }
+  return [...byPair.values()];
 }
 
 registerStepView("corg_graph", "Context graph", graphView);

@@ -43,6 +43,8 @@ async function init() {
   document.getElementById("method-a").value = "concat";
   setStatus(health.index ? `model ${health.model}` : "no index yet: add documents through POST /v1/index/documents");
   document.getElementById("ask").addEventListener("submit", onAsk);
+  document.getElementById("stop-button").addEventListener("click", () => running && running.abort());
+  if (readPermalink()) document.getElementById("ask").requestSubmit();
 }
 
 function setStatus(text, isError = false) {
@@ -51,78 +53,162 @@ function setStatus(text, isError = false) {
   status.className = isError ? "error" : "";
 }
 
+// -- asking: every chosen method at once, one stream each; Stop aborts them (the server then cancels) -----------
+let running = null;  // the AbortController of the questions in flight
+
 async function onAsk(event) {
   event.preventDefault();
   const question = document.getElementById("question").value.trim();
   if (!question) return;
   const methods = [document.getElementById("method-a").value, document.getElementById("method-b").value].filter(Boolean);
+  writePermalink(question, methods);
   const results = document.getElementById("results");
-  results.replaceChildren();
-  const button = document.getElementById("ask-button");
-  button.disabled = true;
+  const columns = methods.map((method, i) => new Column(i, method));
+  results.replaceChildren(...columns.map(c => c.node));
+  const [askButton, stopButton] = [document.getElementById("ask-button"), document.getElementById("stop-button")];
+  running = new AbortController();
+  askButton.disabled = true; stopButton.disabled = false;
+  setStatus(`asking ${methods.join(" and ")}...`);
+  const ticker = setInterval(() => columns.forEach(c => c.tick()), 200);
   try {
-    for (const [i, method] of methods.entries()) {
-      const column = el("section", { class: "column", id: `col-${i}`, "data-method": method, "aria-label": method });
-      results.append(column);
-      setStatus(`asking ${method}...`);
-      const failure = await askInto(column, i, method, question);
-      if (failure) { setStatus(`${method}: ${failure}`, true); return; }
-    }
-    setStatus("done");
+    const failures = await Promise.all(columns.map(c => c.ask(question, running.signal)));
+    const failed = failures.map((f, i) => f && `${methods[i]}: ${f}`).filter(Boolean);
+    if (running.signal.aborted) setStatus("stopped");
+    else if (failed.length) setStatus(failed.join(" · "), true);
+    else setStatus("done");
   } finally {
-    button.disabled = false;
+    clearInterval(ticker);
+    running = null;
+    askButton.disabled = false; stopButton.disabled = true;
   }
 }
 
-// Returns null when the answer arrived, else the error message.
-async function askInto(column, index, method, question) {
-  const body = { question, method, top_k: Number(document.getElementById("top-k").value) || undefined };
+function writePermalink(question, methods) {
+  const params = new URLSearchParams({ q: question, m: methods.join(","), k: document.getElementById("top-k").value });
   const user = document.getElementById("user").value.trim();
-  if (user) body.user = user;
-  const log = el("div", { class: "progress", "aria-label": "progress" });
-  column.append(el("h2", {}, method, " ", el("small", {}, "working...")), log);
-  const response = await fetch("/v1/ask?stream=true", { method: "POST", headers: headers(), body: JSON.stringify(body) });
-  if (!response.ok) {
-    const error = await response.json().catch(() => ({ error: response.statusText }));
-    column.append(el("p", { class: "error" }, `${response.status}: ${error.error}`));
-    return error.error;
+  if (user) params.set("u", user);
+  history.replaceState(null, "", `#${params}`);
+}
+
+function readPermalink() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  if (!params.get("q")) return false;
+  const [a, b] = (params.get("m") || "concat").split(",");
+  document.getElementById("question").value = params.get("q");
+  document.getElementById("method-a").value = a;
+  document.getElementById("method-b").value = b || "";
+  document.getElementById("top-k").value = params.get("k") || "5";
+  document.getElementById("user").value = params.get("u") || "";
+  return true;
+}
+
+// One method's column: a live state line (queued, running with the elapsed time, then the cost), the timeline of
+// stages, and when the answer arrives, the answer with its trace.
+class Column {
+  constructor(index, method) {
+    this.index = index; this.method = method;
+    this.state = el("small", { class: "state" }, "queued");
+    this.timeline = el("ol", { class: "timeline", "aria-label": "timeline" });
+    this.node = el("section", { class: "column", id: `col-${index}`, "data-method": method, "aria-label": method },
+      el("h2", {}, method, " ", this.state), this.timeline);
+    this.started = performance.now(); this.firstEvent = null; this.open = []; this.done = false;
   }
-  let failure = null;
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let cut;
-    while ((cut = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const kind = (block.match(/^event: (.*)$/m) || [])[1];
-      const data = JSON.parse((block.match(/^data: (.*)$/m) || [])[1] || "{}");
-      if (kind === "answer") renderAnswer(column, index, data);
-      else if (kind === "error") {
-        failure = data.error;
-        column.append(el("p", { class: "error" }, `${data.status}: ${data.error}`));
+
+  tick() {
+    if (this.done) return;
+    const seconds = ((performance.now() - this.started) / 1000).toFixed(1);
+    const stage = this.open.length ? ` · ${this.open[this.open.length - 1].dataset.stage}` : "";
+    this.state.textContent = this.firstEvent === null ? `queued ${seconds}s` : `running ${seconds}s${stage}`;
+    for (const row of this.open) row.querySelector(".took").textContent = `${((performance.now() - row.since) / 1000).toFixed(1)}s…`;
+  }
+
+  finish(text, isError = false) {
+    this.done = true;
+    this.state.textContent = text;
+    this.state.className = `state${isError ? " failed" : ""}`;
+  }
+
+  // Returns null when the answer arrived, else what went wrong (one line).
+  async ask(question, signal) {
+    const body = { question, method: this.method, top_k: Number(document.getElementById("top-k").value) || undefined };
+    const user = document.getElementById("user").value.trim();
+    if (user) body.user = user;
+    try {
+      const response = await fetch("/v1/ask?stream=true", { method: "POST", headers: headers(), body: JSON.stringify(body), signal });
+      if (!response.ok) {
+        const error = await response.json().catch(() => ({ error: response.statusText }));
+        return this.fail(`${response.status}: ${typeof error.error === "string" ? error.error : response.statusText}`);
       }
-      else log.append(el("div", {}, describeEvent(kind, data)));
-      log.scrollTop = log.scrollHeight;
+      return await this.read(response.body.getReader());
+    } catch (error) {
+      if (error.name !== "AbortError") return this.fail(String(error));
+      this.finish("stopped");
+      return null;
     }
   }
-  return failure;
-}
 
-function describeEvent(kind, event) {
-  if (kind === "stage_start") return `▶ ${event.stage}`;
-  if (kind === "stage_end") return `■ ${event.stage} (${event.data.seconds}s)`;
-  if (kind === "llm_call") return `  call in ${event.stage}: ${event.data.prompt_tokens}+${event.data.completion_tokens} tokens${event.data.cached ? " (cached)" : ""}`;
-  return `  step: ${event.data.kind}`;
+  fail(message) {
+    this.finish("failed", true);
+    this.node.append(el("p", { class: "error" }, message));
+    return message;
+  }
+
+  async read(reader) {
+    const decoder = new TextDecoder();
+    let buffer = "", failure = null;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const kind = (block.match(/^event: (.*)$/m) || [])[1];
+        const data = JSON.parse((block.match(/^data: (.*)$/m) || [])[1] || "{}");
+        if (kind === "answer") this.answered(data);
+        else if (kind === "error") failure = this.fail(`${data.status}: ${data.error}`);
+        else this.progress(kind, data);
+      }
+    }
+    return failure;
+  }
+
+  progress(kind, event) {
+    if (this.firstEvent === null) this.firstEvent = performance.now();
+    this.handle(kind, event);
+    this.tick();
+  }
+
+  handle(kind, event) {
+    if (kind === "stage_start") {
+      const row = el("li", { "data-stage": event.stage, class: "running" }, el("span", { class: "name" }, event.stage),
+        el("span", { class: "calls" }, ""), el("span", { class: "took" }, "0.0s…"), el("span", { class: "bar" }));
+      row.since = performance.now(); row.callCount = 0;
+      this.open.push(row); this.timeline.append(row);
+    } else if (kind === "stage_end") {
+      const i = this.open.map(r => r.dataset.stage).lastIndexOf(event.stage);
+      if (i < 0) return;
+      const [row] = this.open.splice(i, 1);
+      row.className = "ended"; row.seconds = event.data.seconds;
+      row.querySelector(".took").textContent = `${Number(event.data.seconds).toFixed(2)}s`;
+    } else if (kind === "llm_call") {
+      const row = this.open[this.open.length - 1];
+      if (row) row.querySelector(".calls").textContent = `${++row.callCount} call${row.callCount > 1 ? "s" : ""}`;
+    }
+  }
+
+  answered(answer) {
+    const u = answer.usage;
+    this.finish(`${u.llm_calls + u.cached_calls} LLM calls · ${u.seconds.toFixed(2)}s`);
+    const longest = Math.max(...[...this.timeline.children].map(r => r.seconds || 0), 0.001);
+    for (const row of this.timeline.children) row.querySelector(".bar").style.width = `${Math.round(100 * (row.seconds || 0) / longest)}%`;
+    renderAnswer(this.node, this.index, answer);
+  }
 }
 
 // -- the answer ------------------------------------------------------------------------------
 function renderAnswer(column, index, answer) {
-  column.querySelector("h2 small").textContent = `${answer.usage.llm_calls + answer.usage.cached_calls} LLM calls · ${answer.usage.seconds.toFixed(2)}s`;
   const numberOf = new Map(answer.passages.map((p, i) => [p.id, i + 1]));
   column.append(el("div", { class: "answer", "aria-label": "answer" }, withCitations(answer.answer, index, answer.passages.length)));
   if (answer.parts && answer.parts.length) {
@@ -131,11 +217,22 @@ function renderAnswer(column, index, answer) {
       part.citations.map(id => citeButton(numberOf.get(id), index))))));
   }
   if (answer.user_context) column.append(el("p", {}, "used what we know about the user: ", el("em", {}, answer.user_context.text)));
-  column.append(costTable(answer));
+  column.append(exportLinks(answer), costTable(answer), callsView(answer.trace.calls));
   for (const step of answer.trace.steps) column.append(renderStep(step, index, numberOf));
+  if (!answer.passages.length) {
+    column.append(el("p", { class: "pid" }, "no passages: this answer was given without retrieval"));
+    return;
+  }
   column.append(el("h3", {}, "Passages"), ...answer.passages.map((p, i) => el("div", {
     class: `passage${answer.citations.includes(p.id) ? " cited" : ""}`, id: `c${index}-p${i + 1}`, tabindex: "-1",
   }, el("span", { class: "pid" }, `[${i + 1}] ${p.id} · ${p.score.toFixed(3)}`), el("div", {}, p.title ? el("strong", {}, p.title, ": ") : null, p.text))));
+}
+
+function exportLinks(answer) {
+  const json = JSON.stringify(answer, null, 2);
+  const download = el("a", { class: "export", download: `tanglerag-${answer.method}.json`,
+    href: URL.createObjectURL(new Blob([json], { type: "application/json" })) }, "download JSON");
+  return el("p", { class: "exports" }, download, " · ", el("a", { class: "export", href: location.href }, "permalink"));
 }
 
 function withCitations(text, index, count) {
@@ -143,8 +240,9 @@ function withCitations(text, index, count) {
   let last = 0;
   for (const match of text.matchAll(/\[(\d+)\]/g)) {
     const n = Number(match[1]);
-    if (n < 1 || n > count) continue;
-    pieces.push(text.slice(last, match.index), citeButton(n, index));
+    const mark = n >= 1 && n <= count ? citeButton(n, index)
+      : el("span", { class: "cite-missing", title: "the model cited a passage it was not given" }, match[0]);
+    pieces.push(text.slice(last, match.index), mark);
     last = match.index + match[0].length;
   }
   pieces.push(text.slice(last));
@@ -165,16 +263,30 @@ function highlight(index, n) {
   target.focus({ preventScroll: true });
 }
 
+// This run's seconds beside the model seconds the calls cost when first made (a cached call costs ~0 now).
 function costTable(answer) {
+  const modelSeconds = {};
+  for (const call of answer.trace.calls) modelSeconds[call.stage] = (modelSeconds[call.stage] || 0) + call.model_seconds;
+  const cells = (u, stage) => [u.llm_calls, u.cached_calls, u.prompt_tokens, u.completion_tokens, u.seconds.toFixed(2),
+    (stage === null ? Object.values(modelSeconds).reduce((a, b) => a + b, 0) : modelSeconds[stage] || 0).toFixed(2)];
   const rows = Object.entries(answer.usage_by_stage).map(([stage, u]) => el("tr", {},
-    el("td", {}, stage), el("td", { class: "num" }, u.llm_calls), el("td", { class: "num" }, u.cached_calls),
-    el("td", { class: "num" }, u.prompt_tokens), el("td", { class: "num" }, u.completion_tokens),
-    el("td", { class: "num" }, u.seconds.toFixed(2))));
-  const u = answer.usage;
-  rows.push(el("tr", {}, el("th", {}, "total"), el("th", { class: "num" }, u.llm_calls), el("th", { class: "num" }, u.cached_calls),
-    el("th", { class: "num" }, u.prompt_tokens), el("th", { class: "num" }, u.completion_tokens), el("th", { class: "num" }, u.seconds.toFixed(2))));
+    el("td", {}, stage), cells(u, stage).map(v => el("td", { class: "num" }, v))));
+  rows.push(el("tr", {}, el("th", {}, "total"), cells(answer.usage, null).map(v => el("th", { class: "num" }, v))));
+  const head = ["stage", "calls", "cached", "prompt tok", "completion tok", "seconds now", "model seconds (original)"];
   return el("details", { class: "cost", open: "" }, el("summary", {}, "Cost per stage"),
-    el("table", {}, el("tr", {}, ["stage", "calls", "cached", "prompt tok", "completion tok", "seconds"].map(h => el("th", {}, h))), rows));
+    el("div", { class: "scroll" }, el("table", {}, el("tr", {}, head.map(h => el("th", {}, h))), rows)));
+}
+
+// Each LLM call: its stage, tokens and cost; a click shows the prompt it was sent and what came back.
+function callsView(calls) {
+  const items = calls.map((call, i) => el("details", { class: "call" },
+    el("summary", {}, `#${i + 1} ${call.stage} · ${call.prompt_tokens}+${call.completion_tokens} tokens · `,
+      call.cached ? `cached (originally ${call.model_seconds.toFixed(2)}s)` : `${call.model_seconds.toFixed(2)}s`),
+    call.messages.map(m => el("div", {}, el("strong", {}, m.role), el("pre", {}, m.content))),
+    el("strong", {}, call.replies.length > 1 ? `${call.replies.length} replies` : "reply"),
+    call.replies.map(r => el("pre", { class: "reply" }, r))));
+  return el("details", { class: "calls" }, el("summary", {}, `LLM calls (${calls.length})`),
+    items.length ? items : el("p", {}, "no LLM call"));
 }
 
 // -- method steps ----------------------------------------------------------------------------
