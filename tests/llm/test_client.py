@@ -1,7 +1,7 @@
 import pytest
 
 from tanglerag.errors import QuestionCancelled
-from tanglerag.llm.base import Message
+from tanglerag.llm.base import GenerationParams, Message
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM, Request
 from tanglerag.testing import CannedBackend, canned_llm
@@ -83,3 +83,19 @@ def test_a_cancelled_tracker_refuses_the_next_call():
         with pytest.raises(QuestionCancelled):
             llm.complete([Message(role="user", content="two")])
     assert len(llm.backend.requests) == 1 and len(tracker.calls) == 1
+
+
+def test_a_batch_stops_at_the_call_after_its_question_is_cancelled():
+    """A batch of per-passage calls is most of a question: cancelling mid-batch skips the calls left."""
+    with track() as tracker:
+        def reply(messages) -> str:
+            if messages[-1].content == "two":
+                tracker.cancel()  # the client leaves while the second call runs
+            return "fine"
+
+        llm = LLM(CannedBackend(responder=reply), CallCache(None))
+        batch = [Request([Message(role="user", content=text)], GenerationParams()) for text in ("one", "two", "three", "four")]
+        with pytest.raises(QuestionCancelled, match="after 2 of 4 LLM calls"):
+            llm.complete_many(batch)
+    assert [messages[-1].content for messages, _ in llm.backend.requests] == ["one", "two"]
+    assert len(tracker.calls) == 2  # the calls it made are charged: the abandoned count includes them

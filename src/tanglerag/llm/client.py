@@ -59,12 +59,16 @@ class LLM:
         """Run several calls, in parallel up to the backend's concurrency; order is preserved.
 
         Calls are charged to the tracker in request order, after they finished, so the trace
-        does not depend on thread timing.
+        does not depend on thread timing. A question cancelled meanwhile starts none of the calls left
+        (a batch of per-passage calls is most of a question); those it made are still charged.
         """
         _check_not_cancelled()
+        tracker = current_tracker()  # pool threads do not inherit the context: the tracker is passed by hand
         workers = max(1, min(self.backend.max_concurrency, len(requests)))
 
-        def run(request: Request) -> Completion:
+        def run(request: Request) -> Completion | None:
+            if tracker is not None and tracker.cancelled:
+                return None
             return self._complete(request.messages, request.params, use_cache)
 
         if workers == 1:
@@ -72,9 +76,12 @@ class LLM:
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 completions = list(pool.map(run, requests))
-        for request, completion in zip(requests, completions, strict=True):
+        made = [(request, c) for request, c in zip(requests, completions, strict=True) if c is not None]
+        for request, completion in made:
             self._charge(request.messages, completion)
-        return completions
+        if len(made) < len(requests):
+            raise QuestionCancelled(f"the question was cancelled after {len(made)} of {len(requests)} LLM calls")
+        return [completion for _, completion in made]
 
     def _complete(self, messages: list[Message], params: GenerationParams, use_cache: bool) -> Completion:
         key = cache_key(self.backend.name, self.backend.model_id, messages, params)
