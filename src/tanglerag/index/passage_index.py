@@ -67,13 +67,9 @@ class PassageIndex:
         """Add documents' passages: identical ones are skipped, changed ones replaced when ``replace`` (else
         ``DocumentConflict``, and nothing changes)."""
         plan = plan_write(self.passages, passages, replace=replace)
-        if plan.stale and len(plan.stale) == len(self.passages) and plan.fresh:
-            self.passages, self.dense = list(plan.fresh), build_dense(self._embed(plan.fresh, show_progress),
-                                                                     self.config)
-            self._after_rebuild()
-            return plan.changes
-        self.remove(plan.stale)
-        if plan.fresh:
+        if plan.stale:  # replaced documents: one rebuild without their old text, with the new
+            self._rewrite([p for p in self.passages if p.id not in plan.stale], plan.fresh, show_progress)
+        elif plan.fresh:
             self.dense.add(self._embed(plan.fresh, show_progress))
             self.passages.extend(plan.fresh)
             if self.bm25 is not None:
@@ -84,24 +80,28 @@ class PassageIndex:
         """Drop these passages for real in every index type: the dense index is rebuilt from the stored vectors
         (nothing is embedded again) and BM25 from the texts; CDIT's separations still apply."""
         keep = [p for p in self.passages if p.id not in passage_ids]
-        if len(keep) == len(self.passages):
+        removed = len(self.passages) - len(keep)
+        if not removed:
             return 0
         if not keep:
             raise IndexStoreError("that would remove every passage and leave an empty index; build a new one instead")
-        vectors = self.vectors([p.id for p in keep])
-        removed = len(self.passages) - len(keep)
-        self.passages, self.dense = keep, build_dense(vectors, self.config)
-        self._after_rebuild()
+        self._rewrite(keep, [], show_progress=False)
         return removed
 
-    def _embed(self, passages: list[Passage], show_progress: bool) -> np.ndarray:
-        return self.embedder.embed([embed_text(p) for p in passages], show_progress=show_progress)
-
-    def _after_rebuild(self) -> None:
+    def _rewrite(self, keep: list[Passage], fresh: list[Passage], show_progress: bool) -> None:
+        """Rebuild from ``keep``'s stored vectors and ``fresh``'s new ones (a faiss index cannot drop entries in
+        every type, so removal is a rebuild); HNSW cuts and positions start over, the trim is re-applied."""
+        vectors = np.vstack([self.vectors([p.id for p in keep]), self._embed(fresh, show_progress)])
+        self.passages, self.dense = keep + fresh, build_dense(vectors, self.config)
         self._positions, self._cuts = None, []
         if self.bm25 is not None:
             self.bm25 = BM25Index.build([embed_text(p) for p in self.passages])
         self.apply_trim(self.trim)
+
+    def _embed(self, passages: list[Passage], show_progress: bool) -> np.ndarray:
+        if not passages:
+            return np.zeros((0, self.dense.d), dtype="float32")
+        return self.embedder.embed([embed_text(p) for p in passages], show_progress=show_progress)
 
     # -- CDIT trimming ------------------------------------------------------------------
     def apply_trim(self, state: TrimState) -> int:

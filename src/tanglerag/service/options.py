@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
+from pydantic.fields import FieldInfo
 
 from tanglerag.config import RaisesCost
 from tanglerag.errors import InputError
@@ -23,13 +24,19 @@ LOADS_A_MODEL = {"corg.reader"}  # a model name: a request must not make the ser
 
 def allowed_options() -> list[str]:
     """``section.field`` names a request may set (fields holding a path are left out: no request picks a file)."""
-    names = []
-    for section in SECTIONS:
-        model = type(getattr(Settings(), section))
-        for field, info in model.model_fields.items():
-            if not _holds_path(info.annotation) and f"{section}.{field}" not in LOADS_A_MODEL:
-                names.append(f"{section}.{field}")
-    return names
+    names = [f"{section}.{field}" for section in SECTIONS for field in _section(section).model_fields]
+    return [key for key in names if not _holds_path(_field(key).annotation) and key not in LOADS_A_MODEL]
+
+
+def _section(section: str) -> type[BaseModel]:
+    model: type[BaseModel] = Settings.model_fields[section].annotation  # type: ignore[assignment]
+    return model
+
+
+def _field(key: str) -> FieldInfo:
+    """The settings field a ``section.field`` option sets (its type, bounds and cost marker)."""
+    section, field = key.split(".", 1)
+    return _section(section).model_fields[field]
 
 
 def _integral(value: Any) -> Any:
@@ -48,11 +55,10 @@ def options_model() -> type[BaseModel]:
     """
     fields: dict[str, Any] = {}
     for key in allowed_options():
-        section, field = key.split(".", 1)
-        info = type(getattr(Settings(), section)).model_fields[field]
+        info = _field(key)
         extra = [INTEGRAL] if info.annotation is int else []
-        typed = Annotated[(info.annotation, *info.metadata, *extra)] if info.metadata or extra else info.annotation
-        fields[f"{section}__{field}"] = (typed | None, Field(None, alias=key, description=info.description))
+        typed: Any = Annotated[(info.annotation, *info.metadata, *extra)] if info.metadata or extra else info.annotation
+        fields[key.replace(".", "__")] = (typed | None, Field(None, alias=key, description=info.description))
     config = ConfigDict(extra="forbid", populate_by_name=False, strict=True)
     return create_model("Options", __config__=config, __doc__="method settings for this question", **fields)
 
@@ -81,8 +87,7 @@ def with_options(settings: Settings, options: dict[str, Any], *, admin: bool = T
 
 def _refuse_raised_cost(key: str, before: Settings, after: Settings) -> None:
     section, field = key.split(".", 1)
-    marker = next((m for m in type(getattr(before, section)).model_fields[field].metadata
-                   if isinstance(m, RaisesCost)), None)
+    marker = next((m for m in _field(key).metadata if isinstance(m, RaisesCost)), None)
     old, new = getattr(getattr(before, section), field), getattr(getattr(after, section), field)
     if marker is not None and marker.rank(new) > marker.rank(old):
         raise ServiceError(403, f"option {key}: {new!r} costs more than this server's {old!r}; a user key may "

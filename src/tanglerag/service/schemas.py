@@ -27,7 +27,6 @@ def served_methods() -> list[str]:
     return [name for name, cls in METHODS.items() if not cls.reads_gold_interpretations]
 
 
-
 class _Body(BaseModel):
     """A request body: unknown fields are refused, and so is a value of another JSON type (``true`` for a number)."""
 
