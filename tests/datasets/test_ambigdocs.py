@@ -20,6 +20,7 @@ def test_ambigdocs_format_is_detected_and_disambiguated(tmp_path):
     path.write_text(json.dumps(RECORD) + "\n")
     _, [example] = load_dataset(str(path))
     assert example.id == "a1" and example.answers == ["American football", "ice hockey"]
+    assert example.tangles == ["same-name", "ambiguous"]
     assert [p.id for p in example.passages] == ["p1", "p2", "p3"]
     assert example.passages[0].title == "Bobby Carpenter (American football)"
     readings = example.metadata["disambig"]

@@ -42,6 +42,7 @@ def test_asqa_record_gives_readings_long_answers_and_passages(tmp_path):
         ("Christine Sinclair", "Sinclair scored 187 international goals."),
         ("Ali Daei", "Ali Daei scored 109 goals for Iran.")]
     assert "model output, never gold" not in example.answers and example.id == "7"
+    assert example.tangles == ["ambiguous"]
 
 
 def test_asqa_bad_records_name_file_and_line(tmp_path):
@@ -67,5 +68,6 @@ def test_situatedqa_groups_contexts_under_the_original_question(tmp_path):
     assert [(r["descriptor"], r["answer"], r["aliases"]) for r in readings] == [
         ("2015", "Germany", []), ("2019", "France", ["France national team"])]
     assert cup.metadata["context_type"] == "temporal" and weed.metadata["context_type"] == "geographic"
+    assert cup.tangles == ["temporal", "ambiguous"] and weed.tangles[0] == "geographic"
     with pytest.raises(DatasetError, match="'answer' must be a non-empty list"):
         load_dataset(str(_write(tmp_path / "bad.jsonl", [dict(SITUATED[0], answer=[])])))

@@ -20,6 +20,7 @@ def test_conflictqa_record_gives_both_passages_typed_and_yes_no_answers(tmp_path
     assert [(p.id, p.metadata["type"]) for p in boolean.passages] == [("conflictqa-0000-memory", "memory"),
                                                                      ("conflictqa-0000-counter", "counter")]
     assert boolean.passages[1].metadata["answer"] == "They can."
+    assert boolean.tangles == ["conflict"]
 
 
 def test_conflictqa_bad_records_name_file_and_line(tmp_path):

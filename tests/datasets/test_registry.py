@@ -27,6 +27,9 @@ def test_bundled_sample_holds_two_answer_questions_and_the_corpus_matches_it():
     two = [ex for ex in examples if len(ex.answers) == 2]
     assert len(two) == 10 and all(len(ex.metadata["disambig_entity"]) == 2 for ex in two)
     assert all({"misinfo", "noise"} <= {p.metadata["type"] for p in ex.passages} for ex in two)
+    # tangle kinds name what the run browser filters by: two answers, and RAMDocs' own passage labels
+    assert all(ex.tangles == ["ambiguous", "misinformation", "noise"] for ex in two)
+    assert examples[0].tangles == ["noise"] and examples[2].tangles == ["misinformation", "noise"]
     corpus = Path(tanglerag.__file__).parent / "sample_data" / "sample_corpus.jsonl"
     rows = [json.loads(line) for line in corpus.read_text().splitlines()]
     assert [(r["source_question"], r["text"], r["doc_type"]) for r in rows] == [
@@ -60,7 +63,7 @@ def test_ramdocs_format_file_is_detected(tmp_path):
 def test_generic_qa_variants(tmp_path):
     path = tmp_path / "nq.jsonl"
     rows = [{"question": "q1", "answers": ["a", "b"], "ctxs": [{"title": "T", "text": "x", "id": "w1"}]},
-            {"question": "q2", "answer": "c", "passages": ["plain text passage"]},
+            {"question": "q2", "answer": "c", "passages": ["plain text passage"], "tangles": ["same-name"]},
             {"question": "q3", "answers": ["d"]}]
     path.write_text("\n".join(json.dumps(r) for r in rows))
     name, examples = load_dataset(str(path))
@@ -68,6 +71,7 @@ def test_generic_qa_variants(tmp_path):
     assert examples[0].passages[0].id == "w1" and examples[0].passages[0].title == "T"
     assert examples[1].answers == ["c"] and examples[1].passages[0].text == "plain text passage"
     assert examples[2].passages == []
+    assert examples[0].tangles == [] and examples[1].tangles == ["same-name"]
 
 
 def test_errors_name_the_problem(tmp_path):

@@ -71,3 +71,16 @@ def keyed(tmp_path):
 
 def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium driven by Playwright, one per test module (tests/service/browsing.py finds it)."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.service.browsing import CHROMIUM
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()

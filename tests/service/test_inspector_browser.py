@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import socket
-import threading
 import time
-from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 
 from tanglerag.testing import CannedBackend
 from tanglerag.types import Passage
+from tests.service.browsing import needs_chromium, serving, shot
 from tests.service.conftest import make_runtime
 
-CHROMIUM = os.environ.get("TANGLERAG_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium found: install Debian's 'chromium' package "
-                                                          "(scripts/test.sh does) or set TANGLERAG_CHROMIUM")
-SHOTS = os.environ.get("TANGLERAG_SCREENSHOTS")  # a folder: save a screenshot of each view there
+pytestmark = needs_chromium
 
 TANGLED = [
     Passage(id="paris-fr", title="Paris", text="Paris is the capital of France, on the Seine."),
@@ -44,28 +36,6 @@ def tangled_reply(messages) -> str:
         lines += [f"city in Lamar County (Paris, Texas) [{n}]" for n in sorted(texas)]
         return "\n".join(lines) or "unknown"
     return f"Paris is the capital of France [{france[0] if france else 1}]"
-
-
-@contextmanager
-def serving(runtime):
-    """The service over ``runtime`` on a free port, in a thread; yields its URL."""
-    import uvicorn
-
-    from tanglerag.service.app import create_app
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(create_app(runtime), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        assert time.monotonic() < deadline, "the service did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
 
 
 def _tangled_runtime(tmp, reply):
@@ -93,16 +63,6 @@ def slow_server(tmp_path_factory):
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def page(browser, server):
     page = browser.new_page(viewport={"width": 1400, "height": 900})
@@ -118,12 +78,6 @@ def ask(page, question: str, method: str, compare: str = "") -> None:
     page.select_option("#method-b", compare)
     page.keyboard.press("Enter")  # keyboard-usable: Enter in the question field submits
     page.wait_for_selector("#status:text('done')")
-
-
-def shot(page, name: str) -> None:
-    if SHOTS:
-        Path(SHOTS).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
 
 
 def test_ask_and_click_a_citation(page):

@@ -17,6 +17,7 @@ from schemathesis.checks import positive_data_acceptance
 
 from tanglerag.service.app import create_app
 from tanglerag.service.auth import ApiKeys
+from tests.eval.run_folders import write_run
 from tests.service.conftest import ADMIN, ALICE, bearer, make_runtime
 
 
@@ -27,7 +28,8 @@ def _jsonl(ctx, value) -> bytes:  # the documents body is free text: whatever wa
 
 _TMP = Path(tempfile.mkdtemp(prefix="tanglerag-fuzz-"))
 _KEYS = ApiKeys.load(env=f"{ADMIN},{ALICE}=alice")
-schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(make_runtime(_TMP), _KEYS))
+_RUNS = write_run(_TMP / "runs" / "sample")  # the run browser's routes answer from a real run
+schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(make_runtime(_TMP), _KEYS, runs_dir=_RUNS.parent))
 # JSONL text and uploaded files are free-form in the schema (JSON Schema cannot say "one JSON object per line"), so
 # a schema-valid body may still be refused with 400; every other check applies to that route too
 _FREE_FORM_BODIES = {("POST", "/v1/index/documents")}

@@ -26,3 +26,9 @@ def test_short_keys_and_non_index_folders_are_refused(tmp_path, monkeypatch):
     assert result.exit_code == 2 and "is not a tanglerag index" in " ".join(result.output.split())
     result = runner.invoke(app, ["serve", "--index", str(tmp_path / "idx"), "--port", "70000"])
     assert result.exit_code == 2 and "service.port" in " ".join(result.output.split())
+
+
+def test_a_runs_folder_must_exist(tmp_path, monkeypatch):
+    monkeypatch.delenv("TANGLERAG_API_KEYS", raising=False)
+    result = runner.invoke(app, ["serve", "--index", str(tmp_path / "idx"), "--runs", str(tmp_path / "none")])
+    assert result.exit_code == 2 and "--runs" in result.output and "is not a folder" in " ".join(result.output.split())

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, console, load_settings
-from tanglerag.errors import ConfigError, IndexStoreError
+from tanglerag.errors import ConfigError, IndexStoreError, InputError
 from tanglerag.runtime import Runtime
 
 app = typer.Typer()
@@ -20,6 +20,9 @@ def serve(
     index_dir: Annotated[Path, typer.Option("--index", "-i", help="index folder to serve (created by the first upload)")],
     host: Annotated[str | None, typer.Option("--host", help="bind address (default service.host, 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option("--port", help="port (default service.port, 8000)")] = None,
+    runs: Annotated[Path | None, typer.Option("--runs", help="a folder of eval outputs (eval --out) to browse at "
+                                                         "/runs: scores per question and method, traces side by "
+                                                         "side")] = None,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
     """Serve the HTTP API and the web inspector; API keys from TANGLERAG_API_KEYS or service.api_keys_file."""
@@ -37,8 +40,12 @@ def serve(
                           "service.api_keys_file, or bind to 127.0.0.1")
     if index_dir.exists() and not (index_dir / "manifest.json").exists():
         raise IndexStoreError(f"{index_dir} exists and is not a tanglerag index")
+    if runs is not None and not runs.is_dir():
+        raise InputError(f"--runs {runs} is not a folder; give the folder eval --out wrote (or one above several)")
     runtime = Runtime(settings, index_dir=index_dir)
     if not keys.enabled:
         console.print(f"no API keys configured: serving on {cfg.host} (loopback) only, every caller is admin")
     console.print(f"tanglerag inspector: http://{cfg.host}:{cfg.port}/")
-    uvicorn.run(create_app(runtime, keys), host=cfg.host, port=cfg.port, log_level="warning")
+    if runs is not None:
+        console.print(f"eval runs under {runs}: http://{cfg.host}:{cfg.port}/runs")
+    uvicorn.run(create_app(runtime, keys, runs_dir=runs), host=cfg.host, port=cfg.port, log_level="warning")

@@ -50,6 +50,7 @@ def load(path: Path) -> list[QAExample]:
         answers = [a for _, a in readings]
         examples.append(QAExample(
             id=qid, question=question, answers=list(dict.fromkeys(answers)), passages=passages,
+            tangles=["same-name", *(["ambiguous"] if len(set(answers)) > 1 else [])],
             metadata={"ambiguous_entity": record["ambiguous_entity"], "disambig_entity": entities,
                       "disambig": [d.model_dump() for d in disambiguations(question, entities, answers)]},
         ))

@@ -67,6 +67,7 @@ def load(path: Path) -> list[QAExample]:
         examples.append(QAExample(
             id=qid, question=question.strip(), answers=list(dict.fromkeys(a for r in readings for a in r.answers)),
             passages=passages, interpretations=[r.sub_question for r in readings if r.sub_question],
+            tangles=["ambiguous"] if len(readings) > 1 else [],
             metadata={"disambig": [r.model_dump() for r in readings], "long_answers": long_answers},
         ))
     return examples

@@ -13,6 +13,12 @@ from tanglerag.errors import DatasetError
 from tanglerag.jsonio import loads as json_loads
 from tanglerag.types import Passage
 
+TANGLES_DOC = ("what makes the question tangled, as its dataset tells: 'ambiguous' (several valid answers), "
+               "'same-name' (passages about different entities that share a name), 'misinformation' or 'conflict' "
+               "(passages that state a wrong answer), 'noise' (passages with no answer), 'temporal' or "
+               "'geographic' (the answer depends on when or where); empty when none is known")
+"""Carried into every prediction so a run's results can be sliced by the kind of tangle."""
+
 
 class QAExample(BaseModel):
     """A question with gold answers and, for closed-corpus datasets, its own passages."""
@@ -24,6 +30,7 @@ class QAExample(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     interpretations: list[str] = Field(
         default_factory=list, description="gold disambiguated questions (ASQA), for oracle retrieval only")
+    tangles: list[str] = Field(default_factory=list, description=TANGLES_DOC)
 
 
 def iter_json_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -39,5 +39,6 @@ def load(path: Path) -> list[QAExample]:
             passages.append(Passage(id=f"{qid}-{kind}", text=text.strip(),
                                     metadata={"type": kind, "answer": str(record.get(answer_key, ""))}))
         examples.append(QAExample(id=qid, question=question, answers=list(dict.fromkeys(answers)), passages=passages,
+                                  tangles=["conflict"],
                                   metadata={"popularity": record.get("popularity")}))
     return examples

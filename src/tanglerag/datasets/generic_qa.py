@@ -2,7 +2,8 @@
 
 Accepts the common variants users bring from NQ / TriviaQA / SQuAD pipelines:
 ``answers`` or ``answer`` (string or list), ``passages`` or ``ctxs`` (DPR style), each
-passage a string or an object with ``text`` and optional ``id`` / ``title``.
+passage a string or an object with ``text`` and optional ``id`` / ``title``; an optional ``tangles`` names
+what makes the question tangled (see ``QAExample.tangles``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ def load(path: Path) -> list[QAExample]:
         if not isinstance(raw_passages, list):
             raise DatasetError(f"{path}:{line_no}: 'passages' must be a list of strings or objects")
         passages = [_passage(p, f"{qid}-p{j}", path, line_no) for j, p in enumerate(raw_passages)]
-        examples.append(QAExample(id=qid, question=question, answers=answers, passages=passages))
+        tangles = (string_list(record["tangles"], "tangles", path, line_no, allow_single=True)
+                   if "tangles" in record else [])
+        examples.append(QAExample(id=qid, question=question, answers=answers, passages=passages, tangles=tangles))
     return examples
 
 

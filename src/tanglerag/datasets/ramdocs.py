@@ -33,8 +33,15 @@ def load(path: Path) -> list[QAExample]:
         answers = string_list(require(record, "gold_answers", path, line_no), "gold_answers", path, line_no)
         entities = record.get("disambig_entity", [])
         examples.append(QAExample(
-            id=qid, question=question, answers=answers, passages=passages,
+            id=qid, question=question, answers=answers, passages=passages, tangles=_tangles(answers, passages),
             metadata={"wrong_answers": record.get("wrong_answers", []), "disambig_entity": entities,
                       "disambig": [d.model_dump() for d in disambiguations(question, entities, answers)]},
         ))
     return examples
+
+
+def _tangles(answers: list[str], passages: list[Passage]) -> list[str]:
+    """Several gold answers are same-name entities; misinfo and noise documents are RAMDocs' own labels."""
+    types = {p.metadata["type"] for p in passages}
+    return ((["ambiguous"] if len(answers) > 1 else []) + (["misinformation"] if "misinfo" in types else [])
+            + (["noise"] if "noise" in types else []))

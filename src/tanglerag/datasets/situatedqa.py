@@ -49,5 +49,6 @@ def load(path: Path) -> list[QAExample]:
             id=f"situatedqa-{key}", question=group["question"],
             answers=list(dict.fromkeys(a for r in readings for a in r.answers)),
             interpretations=[r.sub_question for r in readings],
+            tangles=[group["kind"], *(["ambiguous"] if len(readings) > 1 else [])],
             metadata={"context_type": group["kind"], "disambig": [r.model_dump() for r in readings]}))
     return examples

@@ -95,19 +95,29 @@ class Checkpoint:
     def _read(self) -> list[QuestionResult]:
         if not self.path.exists():
             return []
-        raw = self.path.read_bytes()
-        results, offset = [], 0
-        for number, line in enumerate(raw.splitlines(keepends=True), start=1):
-            try:
-                results.append(QuestionResult.model_validate_json(line))
-            except ValidationError as exc:
-                if offset + len(line) < len(raw) or line.endswith(b"\n"):
-                    raise InputError(f"{self.path} line {number} is damaged ({exc.errors()[0]['msg']}): "
-                                     "repair or delete that line to resume") from exc
-                with self.path.open("r+b") as fh:  # torn by a kill mid-write: the question runs again
-                    fh.truncate(offset)
-            offset += len(line)
+        results, torn_at = read_checkpoint(self.path)
+        if torn_at is not None:
+            with self.path.open("r+b") as fh:  # torn by a kill mid-write: the question runs again
+                fh.truncate(torn_at)
         return results
+
+
+def read_checkpoint(path: Path) -> tuple[list[QuestionResult], int | None]:
+    """The results a checkpoint holds, and where a last line torn mid-write starts (None when whole).
+
+    Only reads: a run still writing the file may be read too (the run browser does)."""
+    raw = path.read_bytes()
+    results, offset = [], 0
+    for number, line in enumerate(raw.splitlines(keepends=True), start=1):
+        try:
+            results.append(QuestionResult.model_validate_json(line))
+        except ValidationError as exc:
+            if offset + len(line) < len(raw) or line.endswith(b"\n"):
+                raise InputError(f"{path} line {number} is damaged ({exc.errors()[0]['msg']}): "
+                                 "repair or delete that line to resume") from exc
+            return results, offset
+        offset += len(line)
+    return results, None
 
 
 def _differences(stored: Any, current: Any, path: str = "") -> list[str]:

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from tanglerag.trace import Trace
-from tanglerag.types import AnswerPart
+from tanglerag.types import AnswerPart, RetrievedPassage
 
 
 class Prediction(BaseModel):
@@ -24,6 +24,9 @@ class Prediction(BaseModel):
     usage_by_stage: dict[str, dict[str, float]]
     parts: list[AnswerPart] = Field(default_factory=list)
     trace: Trace = Field(default_factory=Trace)
+    # both absent from predictions written before the run browser: it reads such runs too
+    tangles: list[str] = Field(default_factory=list, description="the question's tangle kinds (QAExample.tangles)")
+    passages: list[RetrievedPassage] = Field(default_factory=list, description="what the method was shown")
 
 
 class QuestionResult(BaseModel):

@@ -64,4 +64,4 @@ class QuestionWorker:
                           gold=example.answers, metrics=compute(self.metrics, answer, example, self.reader),
                           parts=answer.parts, usage=answer.usage.totals(),
                           usage_by_stage={k: v.model_dump() for k, v in answer.usage.stages.items()},
-                          trace=answer.trace)
+                          trace=answer.trace, tangles=example.tangles, passages=answer.passages)

@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
@@ -23,16 +24,18 @@ from fastapi.staticfiles import StaticFiles
 from tanglerag.runtime import Runtime
 from tanglerag.service.auth import ApiKeys
 from tanglerag.service.errors import BodyLimit, install_error_handlers
-from tanglerag.service.routes import ask, chat, index, ops, users
+from tanglerag.service.routes import ask, chat, index, ops, runs, users
 from tanglerag.service.schemas import served_methods
 from tanglerag.service.state import ServiceState
 
 log = logging.getLogger(__name__)
 
 
-def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool = True) -> FastAPI:
-    """The service over ``runtime`` (its index folder is where documents are added)."""
-    state = ServiceState.for_runtime(runtime, keys if keys is not None else ApiKeys({}))
+def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool = True,
+               runs_dir: Path | None = None) -> FastAPI:
+    """The service over ``runtime`` (its index folder is where documents are added); ``runs_dir``: eval
+    outputs for the run browser."""
+    state = ServiceState.for_runtime(runtime, keys if keys is not None else ApiKeys({}), runs_dir)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -61,7 +64,7 @@ def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool =
                                         time.perf_counter() - start)
         return response
 
-    routers = (ask.router, chat.router, index.router, users.router, ops.router)
+    routers = (ask.router, chat.router, index.router, users.router, runs.router, ops.router)
     install_error_handlers(app, [route for router in routers for route in router.routes])
     for router in routers:
         app.include_router(router)

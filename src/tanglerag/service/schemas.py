@@ -62,7 +62,7 @@ _WHY = {
     401: "missing or invalid API key",
     403: "this key may not do this",
     404: "no such thing",
-    409: "conflicts with the server's state (no index yet, or a different document under this id)",
+    409: "conflicts with the server's state (no index yet, a different document under this id, an unreadable run)",
     413: "the body is larger than service.max_body_bytes",
     415: "unsupported content type",
     422: "the body or parameters do not match the schema",
@@ -117,6 +117,7 @@ class Health(BaseModel):
     status: str
     auth: bool
     index: bool
+    runs: bool = Field(description="eval runs can be browsed (the server was started with --runs)")
     model: str
     running: int
     waiting: int
@@ -224,3 +225,34 @@ class ModelCard(BaseModel):
 class ModelList(BaseModel):
     object: Literal["list"] = "list"
     data: list[ModelCard]
+
+
+class RunPassage(BaseModel):
+    id: str
+    title: str
+    text: str = Field(description="empty for runs written before predictions kept the passages")
+    score: float | None
+    label: str = Field(description="the dataset's own label of the passage, e.g. RAMDocs' correct / misinfo / noise")
+
+
+class RunAnswer(BaseModel):
+    """One method's prediction, shaped like an ``/v1/ask`` answer (so the inspector shows both alike)."""
+
+    method: str
+    answer: str
+    citations: list[str]
+    passages: list[RunPassage]
+    metrics: dict[str, float | None]
+    usage: dict[str, float]
+    usage_by_stage: dict[str, dict[str, float]]
+    parts: list[AnswerPart]
+    trace: Trace
+
+
+class RunQuestion(BaseModel):
+    run: str
+    id: str
+    question: str
+    gold: list[str]
+    tangles: list[str]
+    answers: list[RunAnswer]

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated
 
-from fastapi import Depends, Path, Request
+from fastapi import Depends, Request
+from fastapi import Path as PathParam
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from tanglerag.errors import ContextStoreError
+from tanglerag.eval.runs import RunLibrary
 from tanglerag.methods.pcas.store import USER_ID_PATTERN, check_user_id
 from tanglerag.runtime import Runtime
 from tanglerag.service.auth import ApiKeys, Caller
@@ -29,12 +32,14 @@ class ServiceState:
     gate: Gate
     telemetry: Telemetry = field(default_factory=Telemetry)
     index_writes: asyncio.Lock = field(default_factory=asyncio.Lock)
+    runs: RunLibrary | None = None  # eval runs to browse (serve --runs DIR)
 
     @classmethod
-    def for_runtime(cls, runtime: Runtime, keys: ApiKeys) -> ServiceState:
+    def for_runtime(cls, runtime: Runtime, keys: ApiKeys, runs: Path | None = None) -> ServiceState:
         cfg = runtime.settings.service
         running = cfg.max_running or runtime.llm.backend.max_concurrency
-        return cls(runtime=runtime, keys=keys, gate=Gate(running, cfg.max_waiting, cfg.queue_timeout_s))
+        return cls(runtime=runtime, keys=keys, gate=Gate(running, cfg.max_waiting, cfg.queue_timeout_s),
+                   runs=RunLibrary(runs) if runs is not None else None)
 
     def has_index(self) -> bool:
         folder = self.runtime.index_dir
@@ -74,7 +79,7 @@ def get_admin(who: CallerDep) -> Caller:
 AdminDep = Annotated[Caller, Depends(get_admin)]
 
 
-UserPath = Annotated[str, Path(pattern=USER_ID_PATTERN, description="letters, digits, '_', '-', '.', '@'")]
+UserPath = Annotated[str, PathParam(pattern=USER_ID_PATTERN, description="letters, digits, '_', '-', '.', '@'")]
 
 
 def acting_as(user: str, who: Caller) -> str:

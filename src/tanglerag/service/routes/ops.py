@@ -21,7 +21,7 @@ METHODS_DIR = Path(__file__).parent.parent.parent / "methods"
 
 @router.get("/healthz", response_model=Health)
 async def health(state: State) -> Health:
-    return Health(status="ok", auth=state.keys.enabled, index=state.has_index(),
+    return Health(status="ok", auth=state.keys.enabled, index=state.has_index(), runs=state.runs is not None,
                   model=_model_name(state.runtime.llm.backend.model_id), running=state.gate.running, waiting=state.gate.waiting)
 
 

@@ -1,0 +1,49 @@
+"""Shared by the browser tests: Debian's chromium (Playwright downloads no browser offline), the service on a free
+port in a thread, and screenshots into TANGLERAG_SCREENSHOTS."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("TANGLERAG_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no chromium found: install Debian's 'chromium' package "
+                                                              "(scripts/test.sh does) or set TANGLERAG_CHROMIUM")
+SHOTS = os.environ.get("TANGLERAG_SCREENSHOTS")  # a folder: save a screenshot of each view there
+
+
+@contextmanager
+def serving(runtime, runs_dir: Path | None = None):
+    """The service over ``runtime`` (and the eval runs under ``runs_dir``) on a free port, in a thread; yields
+    its URL."""
+    import uvicorn
+
+    from tanglerag.service.app import create_app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    app = create_app(runtime, runs_dir=runs_dir)
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline, "the service did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+def shot(page, name: str) -> None:
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
