@@ -3,7 +3,8 @@
 Builds only the graph (no answers) for a seeded sample of RAMDocs questions, in one or both modes,
 and prints label accuracy against the relations the labels imply, the confusion counts, and the
 calls and tokens spent. Cheap enough to compare prompt variants before a full evaluation.
-Usage: python benchmarks/corg_graph_probe.py [--sample N] [--modes pairwise,extract] [--show]
+``--structured on`` asks every relation (or extraction) as JSON under an output schema (``llm.structured``).
+Usage: python benchmarks/corg_graph_probe.py [--sample N] [--modes pairwise,extract] [--structured off,on] [--show]
 """
 
 from __future__ import annotations
@@ -24,19 +25,21 @@ from tanglerag.settings import Settings
 from tanglerag.tracking import Tracker, track
 
 
-def probe(mode: str, sample: int, seed: int, show: bool) -> None:
-    settings = Settings.load(None, [f"corg.graph={mode}"])
+def probe(mode: str, structured: str, sample: int, seed: int, show: bool) -> None:
+    settings = Settings.load(None, [f"corg.graph={mode}", f"llm.structured={structured}"])
     _, examples = load_dataset("ramdocs", sample=sample, seed=seed)
     llm = build_llm(settings.llm, settings.cache_dir)
     builder = PassageBuilder(examples, Embedder(settings.embedding), settings.eval)
     constructor = GraphConstructor(llm, settings.corg, settings.methods.passage_words)
     tracker = Tracker()  # one tracker over the whole probe: its usage is the probe's cost
     confusion: Counter = Counter()
-    groups = kept = 0
+    groups = kept = unparsed = pairs_judged = 0
     for example in examples:
         passages = builder.build(example, 10)
         with track(tracker):
             graph: ContextGraph = constructor.build(example.question, passages)
+        unparsed += graph.unparsed
+        pairs_judged += graph.pairs_judged if mode == "pairwise" else graph.size
         meta = [p.passage.metadata for p in passages]
         edges = sorted((i, j, data["relation"], silver_relation(meta[i], meta[j], len(example.answers)))
                        for i, j, data in graph.graph.edges(data=True))
@@ -52,7 +55,8 @@ def probe(mode: str, sample: int, seed: int, show: bool) -> None:
     hits = sum(v for (s, r), v in judged.items() if s == r)
     total = sum(judged.values())
     usage = tracker.usage.totals()
-    print(f"\n{mode}: label accuracy {100 * hits / max(total, 1):.1f}% of {total} pairs; "
+    print(f"\n{mode}, structured={structured}: label accuracy {100 * hits / max(total, 1):.1f}% of {total} pairs; "
+          f"unparsed {unparsed} of {pairs_judged} {'judged pairs' if mode == 'pairwise' else 'contexts'}; "
           f"groups/q {groups / len(examples):.2f}, contexts kept/q {kept / len(examples):.2f}; "
           f"calls {usage['llm_calls'] + usage['cached_calls']}, prompt tokens {usage['prompt_tokens']}, "
           f"completion tokens {usage['completion_tokens']}")
@@ -66,10 +70,12 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=15)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--modes", default="pairwise,extract")
+    parser.add_argument("--structured", default="off", help="llm.structured values to compare, e.g. off,on")
     parser.add_argument("--show", action="store_true", help="print every question's edges")
     args = parser.parse_args()
     for mode in args.modes.split(","):
-        probe(mode, args.sample, args.seed, args.show)
+        for structured in args.structured.split(","):
+            probe(mode, structured, args.sample, args.seed, args.show)
 
 
 if __name__ == "__main__":

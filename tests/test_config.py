@@ -54,3 +54,10 @@ def test_bad_yaml_file(tmp_path: Path):
         Settings.load(bad)
     with pytest.raises(ConfigError, match="not found"):
         Settings.load(tmp_path / "missing.yaml")
+
+
+def test_structured_outputs_take_on_and_off_though_yaml_reads_them_as_booleans():
+    assert [Settings.load(overrides=[f"llm.structured={v}"]).llm.structured for v in ("on", "off", "auto")] == \
+        ["on", "off", "auto"]
+    with pytest.raises(ConfigError, match="llm.structured"):
+        Settings.load(overrides=["llm.structured=maybe"])

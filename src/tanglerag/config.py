@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from tanglerag.errors import ConfigError
 
@@ -58,6 +58,10 @@ TokenBudget = Annotated[int, Field(strict=True, ge=1, le=MAX_TOKENS), RAISES_COS
 
 DEFAULT_GGUF = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
+OnOffAuto = Annotated[Literal["auto", "on", "off"],
+                      BeforeValidator(lambda v: {True: "on", False: "off"}.get(v, v) if isinstance(v, bool) else v)]
+"""YAML reads a bare on / off as true / false: both spellings mean the word."""
+
 
 class LLMConfig(Section):
     backend: Literal["llamacpp", "openai"] = "llamacpp"
@@ -79,6 +83,9 @@ class LLMConfig(Section):
     parallel: int = Field(1, strict=True, ge=1, le=16, description=(
         "llamacpp: sequences decoded together (continuous batching), each with its own n_ctx window"))
     cache: bool = True
+    structured: OnOffAuto = Field("off", description=(
+        "decisions (relations, verdicts, parts) as JSON under an output schema: on, off, or auto (on until the "
+        "backend refuses a schema, then text prompts)"))
 
 
 class EmbeddingConfig(Section):

@@ -56,6 +56,10 @@ class LLMError(ModelError):
     """The LLM could not be loaded, or its server refused or garbled a request."""
 
 
+class StructuredOutputUnsupported(LLMError):
+    """The backend or its server does not take an output schema (``llm.structured=on`` needs one that does)."""
+
+
 class ServerUnreachableError(LLMError):
     """The OpenAI-compatible server did not answer after all retries."""
 

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from tanglerag.config import EmbeddingConfig
+from tanglerag.errors import StructuredOutputUnsupported
 from tanglerag.llm.base import GenerationParams, Message, RawCompletion
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
@@ -50,11 +51,15 @@ class CannedBackend:
     name = "canned"
 
     def __init__(self, rules: list[Rule] | None = None, default: str = "unknown",
-                 responder: Callable[[list[Message]], str] | None = None, model: str = "canned-v1") -> None:
+                 responder: Callable[[list[Message]], str] | None = None, model: str = "canned-v1",
+                 structured: bool = False) -> None:
+        """``structured``: take output schemas (then a schema call's reply must be JSON, as a constrained model's
+        is); without it a schema call is refused the way a server without structured outputs refuses it."""
         self.rules = [(re.compile(p, re.IGNORECASE | re.DOTALL), r) for p, r in (rules or [])]
         self.default = default
         self.responder = responder
         self.model = model
+        self.structured = structured
         self.requests: list[tuple[list[Message], GenerationParams]] = []
 
     @property
@@ -81,11 +86,22 @@ class CannedBackend:
         return self.default
 
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
+        if params.json_schema is not None and not self.structured:
+            raise StructuredOutputUnsupported("the canned backend was built without structured=True")
         self.requests.append((messages, params))
         text = self.reply_for(messages)
+        if params.json_schema is not None:
+            _check_json(text)
         prompt_tokens = sum(len(m.content.split()) for m in messages)
         return RawCompletion(texts=[text] * params.n, prompt_tokens=prompt_tokens,
                              completion_tokens=len(text.split()) * params.n)
+
+
+def _check_json(reply: str) -> None:
+    """A schema call's canned reply must be JSON, as a constrained model's is (or its start, when the token budget
+    cut it off): a test whose rule gives text there tests the parser on a reply no model would send."""
+    if not reply.lstrip().startswith(("{", "[")):
+        raise ValueError(f"the canned reply to a schema call is not JSON: {reply[:80]!r}")
 
 
 @functools.lru_cache(maxsize=1 << 16)

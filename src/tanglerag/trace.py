@@ -35,6 +35,7 @@ class LLMCall(BaseModel):
     completion_tokens: int
     cached: bool
     model_seconds: float
+    constrained: bool = Field(False, description="the reply was decoded under an output schema (JSON)")
 
 
 class TraceStep(BaseModel):

@@ -95,7 +95,7 @@ class Tracker:
         self._stage_usage(name).seconds += seconds
 
     def record_call(self, messages: list[Message], replies: list[str], prompt_tokens: int, completion_tokens: int,
-                    cached: bool, model_seconds: float) -> None:
+                    cached: bool, model_seconds: float, constrained: bool = False) -> None:
         with self._lock:
             name = self.current_stage
             usage = self._stage_usage(name)
@@ -108,7 +108,7 @@ class Tracker:
             usage.model_seconds += model_seconds
             self.calls.append(LLMCall(stage=name, messages=messages, replies=replies, prompt_tokens=prompt_tokens,
                                       completion_tokens=completion_tokens, cached=cached,
-                                      model_seconds=model_seconds))
+                                      model_seconds=model_seconds, constrained=constrained))
         self._emit("llm_call", name, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cached=cached)
 
     def add_step(self, step: TraceStep) -> None:

@@ -17,6 +17,7 @@ from tanglerag.methods.corg.method import CorgMethod
 from tanglerag.methods.corg.steps import ContextGraphStep
 from tanglerag.metrics.registry import compute
 from tanglerag.settings import Settings
+from tanglerag.tracking import track
 from tanglerag.types import Question
 
 pytestmark = pytest.mark.integration
@@ -112,3 +113,23 @@ def test_a_batched_judgment_has_room_for_a_verdict_on_every_passage(setup):
     method = make_method("cdit", Resources.for_llm(llm, settings, embedder=HashEmbedder()))
     verdicts = method.judge("Who switched on the radio in the kitchen?", hits)
     assert None not in verdicts, verdicts  # a cut-off reply would leave the last passages unread
+
+
+def test_constrained_relations_always_parse_on_the_users_mercury_notes(setup):
+    """The case that motivated structured outputs: four short notes on four different "Mercury"s, where the text
+    prompt's replies parsed for none of the six pairs; under the schema every pair gets a relation."""
+    from tanglerag.methods.corg.config import CorgConfig
+    from tanglerag.methods.corg.constructor import GraphConstructor
+    from tanglerag.types import Passage, RetrievedPassage
+
+    llm, _, _ = setup
+    notes = ["Mercury is a chemical element with symbol Hg, a silvery metal that is liquid at room temperature.",
+             "Mercury is the smallest planet of the Solar System and the closest to the Sun.",
+             "Freddie Mercury was the lead singer of the rock band Queen.",
+             "Rumour: the planet Mercury is made of liquid metal."]
+    hits = [RetrievedPassage(passage=Passage(id=f"n{i}", text=t), score=1.0, rank=i + 1) for i, t in enumerate(notes)]
+    constrained = LLM(llm.backend, CallCache(None), structured="on")
+    with track() as tracker:
+        graph = GraphConstructor(constrained, CorgConfig(graph="pairwise"), 100).build("What is Mercury?", hits)
+    assert graph.unparsed == 0 and graph.pairs_judged >= 3
+    assert all(call.constrained for call in tracker.calls)

@@ -51,6 +51,30 @@ def test_inconsistent_passages_are_dropped_and_unreadable_ones_kept(llm_factory)
     assert not step.recorded  # no index folder: nothing to trim
 
 
+def json_judge_reply(messages):
+    """The judge constrained to JSON: a key per passage when batched, one verdict otherwise."""
+    prompt = messages[-1].content
+    if "Passages:" in prompt:
+        return '{"passage_1": true, "passage_2": false, "passage_3": true}'
+    if "Passage:" in prompt:
+        return '{"match": %s}' % ("false" if "switched off" in prompt.split("Passage:", 1)[1] else "true")
+    return judge_reply(messages)
+
+
+@pytest.mark.parametrize("batched", ["false", "true"])
+def test_a_judge_constrained_to_json_reads_every_verdict(llm_factory, batched):
+    llm = llm_factory(CannedBackend(responder=json_judge_reply, structured=True))
+    llm.structured = "on"
+    method = make_method("cdit", Resources.for_llm(llm, Settings.load(overrides=[f"cdit.batched={batched}"]),
+                                                   embedder=HashEmbedder()))
+    answer = method.answer(Q, as_retrieved(DOCS))
+    step = answer.trace.find(CditStep)
+    assert [(j.passage_id, j.consistent) for j in step.judgments] == [("on", True), ("off", False), ("odd", True)]
+    judged = [c for c in answer.trace.calls if c.stage == "judge"]
+    assert judged and all(c.constrained for c in judged)
+    assert len(judged) == (1 if batched == "true" else 3)
+
+
 def test_phi2_adds_the_modifiers_rule_and_batching_uses_one_call(llm_factory):
     method, backend = cdit(llm_factory, ["cdit.cmd=phi1+phi2", "cdit.batched=true"])
     answer = method.answer(Q, as_retrieved(DOCS))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +19,14 @@ class GenerationParams(BaseModel):
     stop: tuple[str, ...] = ()
     n: int = Field(1, ge=1)
     seed: int = 0
+    json_schema: dict[str, Any] | None = Field(
+        None, description="constrain the reply to JSON of this schema (the backend decodes with it as a grammar)")
+
+
+def response_format(schema: dict[str, Any]) -> dict[str, Any]:
+    """The chat-completions ``response_format`` that asks for JSON of ``schema`` (OpenAI's shape, which
+    llama.cpp, vLLM and Ollama's OpenAI endpoint take too)."""
+    return {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}
 
 
 class RawCompletion(BaseModel):

@@ -32,7 +32,8 @@ def cache_key(backend: str, model_id: str, messages: list[Message], params: Gene
         "backend": backend,
         "model": model_id,
         "messages": [m.model_dump() for m in messages],
-        "params": params.model_dump(mode="json"),
+        # without a schema the key is what it was before schemas existed: cached calls stay valid
+        "params": params.model_dump(mode="json", exclude={"json_schema"} if params.json_schema is None else None),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 

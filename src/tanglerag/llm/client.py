@@ -6,14 +6,22 @@ Every completion, cached or fresh, is charged to the tracker bound to the work i
 
 from __future__ import annotations
 
+import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TypeVar
 
-from tanglerag.errors import LLMError, QuestionCancelled
+from pydantic import BaseModel
+
+from tanglerag.errors import LLMError, QuestionCancelled, StructuredOutputUnsupported
 from tanglerag.llm.base import Completion, GenerationParams, LLMBackend, Message
 from tanglerag.llm.cache import CallCache, cache_key
+from tanglerag.llm.structured import Decision, StructuredMode
 from tanglerag.tracking import current_tracker
+
+log = logging.getLogger(__name__)
+T = TypeVar("T", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -30,11 +38,13 @@ class LLM:
     """
 
     def __init__(self, backend: LLMBackend, cache: CallCache | None = None, *, use_cache: bool = True,
-                 defaults: GenerationParams | None = None) -> None:
+                 defaults: GenerationParams | None = None, structured: StructuredMode = "off") -> None:
         self.backend = backend
         self.cache = cache if cache is not None else CallCache(None)
         self.use_cache = use_cache
         self.defaults = defaults if defaults is not None else GenerationParams()
+        self.structured = structured
+        self._schemas_refused = False  # auto: the backend refused an output schema once, so text from then on
 
     def warm_up(self) -> None:
         self.backend.warm_up()
@@ -52,7 +62,7 @@ class LLM:
         params = params or self.defaults
         _check_not_cancelled()
         completion = self._complete(messages, params, use_cache)
-        self._charge(messages, completion)
+        self._charge(messages, params, completion)
         return completion
 
     def complete_many(self, requests: list[Request], *, use_cache: bool = True) -> list[Completion]:
@@ -78,10 +88,32 @@ class LLM:
                 completions = list(pool.map(run, requests))
         made = [(request, c) for request, c in zip(requests, completions, strict=True) if c is not None]
         for request, completion in made:
-            self._charge(request.messages, completion)
+            self._charge(request.messages, request.params, completion)
         if len(made) < len(requests):
             raise QuestionCancelled(f"the question was cancelled after {len(made)} of {len(requests)} LLM calls")
         return [completion for _, completion in made]
+
+    def decide(self, decision: Decision[T], params: GenerationParams | None = None) -> T | None:
+        """One decision, constrained to its schema or read from text (see ``llm.structured``)."""
+        return self.decide_many([decision], params)[0]
+
+    def decide_many(self, decisions: list[Decision[T]], params: GenerationParams | None = None) -> list[T | None]:
+        """Several decisions as one batch (``complete_many``); ``params`` are the sampling settings, each
+        decision brings its own token budget."""
+        params = params or self.defaults
+        if self.structured == "on" or (self.structured == "auto" and not self._schemas_refused):
+            try:
+                replies = self.complete_many([Request(d.json_messages, d.json_params(params)) for d in decisions])
+                return [d.read_json(reply.text) for d, reply in zip(decisions, replies, strict=True)]
+            except StructuredOutputUnsupported as exc:
+                if self.structured == "on":
+                    raise StructuredOutputUnsupported(f"{exc} (llm.structured=on needs a backend that takes an "
+                                                      "output schema; auto falls back to text prompts)") from exc
+                log.warning("the %s backend takes no output schema: text prompts from now on (%s)",
+                            self.backend.name, exc)
+                self._schemas_refused = True
+        replies = self.complete_many([Request(d.text_messages, d.text_params(params)) for d in decisions])
+        return [d.parse_text(reply.text) for d, reply in zip(decisions, replies, strict=True)]
 
     def _complete(self, messages: list[Message], params: GenerationParams, use_cache: bool) -> Completion:
         key = cache_key(self.backend.name, self.backend.model_id, messages, params)
@@ -98,11 +130,12 @@ class LLM:
         return Completion(**raw.model_dump(), cached=False)
 
     @staticmethod
-    def _charge(messages: list[Message], completion: Completion) -> None:
+    def _charge(messages: list[Message], params: GenerationParams, completion: Completion) -> None:
         tracker = current_tracker()
         if tracker is not None:
             tracker.record_call(messages, list(completion.texts), completion.prompt_tokens,
-                                completion.completion_tokens, completion.cached, completion.seconds)
+                                completion.completion_tokens, completion.cached, completion.seconds,
+                                constrained=params.json_schema is not None)
 
 
 def _check_not_cancelled() -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tanglerag.errors import LLMError
-from tanglerag.llm.base import GenerationParams, Message, RawCompletion
+from tanglerag.llm.base import GenerationParams, Message, RawCompletion, response_format
 from tanglerag.llm.model_files import resolve_gguf
 
 log = logging.getLogger(__name__)
@@ -100,6 +100,8 @@ class LlamaCppBackend:
                 }
                 if params.stop:
                     request["stop"] = list(params.stop)
+                if params.json_schema is not None:
+                    request["response_format"] = response_format(params.json_schema)
                 response = server.handle_chat_completions(request)
                 if not isinstance(response, dict) or "error" in response:
                     error = response.get("error") if isinstance(response, dict) else response

@@ -14,8 +14,8 @@ import time
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
-from tanglerag.errors import LLMError, ServerUnreachableError
-from tanglerag.llm.base import GenerationParams, Message, RawCompletion
+from tanglerag.errors import LLMError, ServerUnreachableError, StructuredOutputUnsupported
+from tanglerag.llm.base import GenerationParams, Message, RawCompletion, response_format
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +88,8 @@ class OpenAICompatBackend:
         }
         if params.stop:
             body["stop"] = list(params.stop)
+        if params.json_schema is not None:
+            body["response_format"] = response_format(params.json_schema)
         data = self._post_with_retries("/chat/completions", body)
         try:
             texts = [choice["message"]["content"] or "" for choice in data["choices"]]
@@ -124,7 +126,10 @@ class OpenAICompatBackend:
             raise _Retryable(f"HTTP {response.status_code}: {response.text[:200]}", answered=True,
                              retry_after=_retry_after(response))
         if response.status_code >= 400:
-            raise LLMError(f"server at {url} refused the request: HTTP {response.status_code}: {response.text[:300]}")
+            refusal = f"server at {url} refused the request: HTTP {response.status_code}: {response.text[:300]}"
+            if response.status_code == 400 and "response_format" in body and _about_schemas(response.text):
+                raise StructuredOutputUnsupported(refusal)
+            raise LLMError(refusal)
         try:
             data = response.json()
         except ValueError as exc:
@@ -160,6 +165,12 @@ def _retry_after(response: httpx.Response) -> float | None:
         return max(0.0, float(response.headers["retry-after"]))
     except (KeyError, ValueError):
         return None
+
+
+def _about_schemas(text: str) -> bool:
+    """A 400 that names the output schema: the server does not take one (others are the request's fault)."""
+    lowered = text.lower()
+    return any(word in lowered for word in ("response_format", "json_schema", "structured output", "grammar"))
 
 
 def _count(usage: object, key: str) -> int:

@@ -17,14 +17,17 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pydantic import BaseModel
+
 from tanglerag.errors import ConfigError
 from tanglerag.index.trim import TrimLog
-from tanglerag.llm.client import Request
+from tanglerag.llm.structured import Decision, numbered_reply, numbered_values, partly_numbered
 from tanglerag.methods.base import Method, MethodOutput, Resources, make_method
 from tanglerag.methods.cdit.cmd_parse import SpacyJudge
 from tanglerag.methods.cdit.determiner import QueryMemory
 from tanglerag.methods.cdit.prompts import (
     BATCH_LINE_TOKENS,
+    VerdictReply,
     judge_batch_messages,
     judge_messages,
     parse_verdict,
@@ -68,15 +71,32 @@ class CditMethod(Method):
                                                [clip_words(h.passage.text, words) for h in passages])
         with stage("judge"):
             if self.config.batched:
-                budget = (self.config.judge_tokens + BATCH_LINE_TOKENS) * len(passages)
-                reply = self.llm.complete(judge_batch_messages(self.config.cmd, question,
-                                                               number_passages(passages, words), len(passages)),
-                                          self.llm.params(max_tokens=budget)).text
-                return parse_verdict_lines(reply, len(passages))
-            params = self.llm.params(max_tokens=self.config.judge_tokens)
-            requests = [Request(judge_messages(self.config.cmd, question, clip_words(h.passage.text, words)), params)
-                        for h in passages]
-            return [parse_verdict(c.text) for c in self.llm.complete_many(requests)]
+                numbers = list(range(1, len(passages) + 1))
+                found = numbered_values(self.llm.decide(self._batch(question, passages, words)), "passage", numbers)
+                return [found.get(n) for n in numbers]
+            replies = self.llm.decide_many([self._single(question, clip_words(h.passage.text, words))
+                                            for h in passages])
+            return [reply.match if reply is not None else None for reply in replies]
+
+    def _single(self, question: str, passage: str) -> Decision[VerdictReply]:
+        def read(text: str) -> VerdictReply | None:
+            verdict = parse_verdict(text)
+            return None if verdict is None else VerdictReply(match=verdict)
+
+        cmd, tokens = self.config.cmd, self.config.judge_tokens
+        return Decision(VerdictReply, judge_messages(cmd, question, passage, as_json=True), tokens + 8,
+                        judge_messages(cmd, question, passage), tokens, read)
+
+    def _batch(self, question: str, passages: list[RetrievedPassage], words: int | None) -> Decision[BaseModel]:
+        numbered, count = number_passages(passages, words), len(passages)
+        numbers = tuple(range(1, count + 1))
+        reply = numbered_reply("Verdicts", "passage", numbers, bool)
+        cmd, tokens = self.config.cmd, self.config.judge_tokens
+        return Decision(reply, judge_batch_messages(cmd, question, numbered, count, as_json=True),
+                        (tokens + BATCH_LINE_TOKENS + 4) * count,
+                        judge_batch_messages(cmd, question, numbered, count), (tokens + BATCH_LINE_TOKENS) * count,
+                        lambda text: partly_numbered(reply, "passage", dict(enumerate(parse_verdict_lines(
+                            text, count), start=1))))
 
     def memory(self) -> QueryMemory:
         """The determiner's memory of judged queries: in the index folder when there is one."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from pydantic import BaseModel
+
 from tanglerag.llm.base import Message
 
 _PHI1 = ("A passage matches the question only when the passage and the question speak of the same subject, the same "
@@ -25,19 +27,29 @@ def judge_system(cmd: str) -> str:
     return f"You are a careful checker of whether a text passage matches a question. Rule: {rule}"
 
 
-def judge_messages(cmd: str, question: str, passage: str) -> list[Message]:
+_ONE_WORD = "Reply with one word, True or False."
+_ONE_JSON = 'Reply with JSON: {"match": true} or {"match": false}.'
+
+
+def judge_messages(cmd: str, question: str, passage: str, *, as_json: bool = False) -> list[Message]:
     user = (f"Question: {question}\n\nPassage: {passage}\n\n"
-            "Does the passage match the question under the rule? Reply with one word, True or False.")
+            f"Does the passage match the question under the rule? {_ONE_JSON if as_json else _ONE_WORD}")
     return [Message(role="system", content=judge_system(cmd)), Message(role="user", content=user)]
+
+
+class VerdictReply(BaseModel):
+    match: bool
 
 
 BATCH_LINE_TOKENS = 4  # what a batched reply spends per passage beside the verdict: "12: " and a newline
 
 
-def judge_batch_messages(cmd: str, question: str, numbered_passages: str, count: int) -> list[Message]:
+def judge_batch_messages(cmd: str, question: str, numbered_passages: str, count: int, *,
+                         as_json: bool = False) -> list[Message]:
+    reply = ("Reply with JSON, one key per passage (passage_1 for [1]) with true or false." if as_json else
+             "Reply with one line per passage, as: number: True or number: False.")
     user = (f"Question: {question}\n\nPassages:\n{numbered_passages}\n\n"
-            f"For each of the {count} passages, does it match the question under the rule? Reply with one line per "
-            "passage, as: number: True or number: False.")
+            f"For each of the {count} passages, does it match the question under the rule? {reply}")
     return [Message(role="system", content=judge_system(cmd)), Message(role="user", content=user)]
 
 

@@ -8,15 +8,20 @@ per context for (entity, descriptor, answer) and derives every relation by rule:
 
 from __future__ import annotations
 
+from pydantic import BaseModel
+
 from tanglerag.llm.client import LLM
+from tanglerag.llm.structured import Decision, numbered_reply, numbered_values, partly_numbered
 from tanglerag.methods.corg.config import CorgConfig
 from tanglerag.methods.corg.graph import (
     MIRRORED,
     ContextGraph,
+    ExtractedReply,
     Extraction,
     Relation,
-    parse_extraction,
+    extraction_of,
     parse_relations,
+    read_extraction_lines,
     relation_between,
 )
 from tanglerag.methods.corg.prompts import extract_messages, relation_messages
@@ -46,9 +51,7 @@ class GraphConstructor:
         while len(remaining) > 1:
             focal, others = remaining[0], remaining[1:]
             numbers = [o + 1 for o in others]
-            reply = self.llm.complete(relation_messages(question, block, focal + 1, numbers),
-                                      self.llm.params(max_tokens=10 * len(others) + 8))
-            found = parse_relations(reply.text, numbers)
+            found = numbered_values(self.llm.decide(_relations(question, block, focal + 1, numbers)), "context", numbers)
             graph.unparsed += len(numbers) - len(found)
             relations = {o: found.get(o + 1, Relation.NONE) for o in others}  # unreadable: assume unrelated
             for other, relation in relations.items():
@@ -64,12 +67,12 @@ class GraphConstructor:
     def _extract(self, question: str, passages: list[RetrievedPassage], graph: ContextGraph) -> None:
         extractions = []
         for i, hit in enumerate(passages):
-            reply = self.llm.complete(extract_messages(question, hit.passage.text, self.passage_words),
-                                      self.llm.params(max_tokens=48))
-            extraction = parse_extraction(reply.text)
-            if extraction is None:
+            reply = self.llm.decide(Decision(
+                ExtractedReply, extract_messages(question, hit.passage.text, self.passage_words, as_json=True), 64,
+                extract_messages(question, hit.passage.text, self.passage_words), 48, read_extraction_lines))
+            if reply is None:
                 graph.unparsed += 1
-                extraction = Extraction()  # unreadable: treated as not answering
+            extraction = extraction_of(reply) if reply is not None else Extraction()  # unreadable: not answering
             extractions.append(extraction)
             graph.graph.nodes[i].update(entity=extraction.entity, descriptor=extraction.descriptor,
                                         answer=extraction.answer, has_descriptor=bool(extraction.descriptor))
@@ -77,3 +80,11 @@ class GraphConstructor:
             for j in range(i + 1, len(passages)):
                 graph.set(i, j, relation_between(extractions[i], extractions[j], self.config.match_threshold), "rule")
         graph.pairs_judged = graph.pairs_total
+
+
+def _relations(question: str, block: str, focal: int, numbers: list[int]) -> Decision[BaseModel]:
+    """The relations of context ``focal`` to ``numbers``: as JSON (a key per context) or as lines."""
+    reply = numbered_reply("Relations", "context", tuple(numbers), Relation)
+    return Decision(reply, relation_messages(question, block, focal, numbers, as_json=True), 14 * len(numbers) + 8,
+                    relation_messages(question, block, focal, numbers), 10 * len(numbers) + 8,
+                    lambda text: partly_numbered(reply, "context", parse_relations(text, numbers)))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 import networkx as nx
+from pydantic import BaseModel
 
 from tanglerag.methods.corg.steps import ContextGraphStep, GraphEdge, GraphNode
 from tanglerag.text import is_unknown, normalize_answer, token_f1
@@ -27,6 +28,14 @@ class Relation(StrEnum):
 
 MIRRORED = {Relation.COUNTERFACTUAL, Relation.DUPLICATED}
 """A context in one of these relations to another has that context's relations to everything else."""
+
+
+class ExtractedReply(BaseModel):
+    """What the model says of one context, as it said it (``extraction_of`` cleans it up)."""
+
+    entity: str
+    descriptor: str
+    answer: str
 
 
 @dataclass
@@ -137,6 +146,11 @@ _FIELD = re.compile(r"^\W*(entity|descriptor|answer)\s*[:\-]\s*(.*)$", re.IGNORE
 
 
 def parse_extraction(text: str) -> Extraction | None:
+    reply = read_extraction_lines(text)
+    return extraction_of(reply) if reply is not None else None
+
+
+def read_extraction_lines(text: str) -> ExtractedReply | None:
     """Read the Entity/Descriptor/Answer lines; None when the answer line is missing."""
     fields: dict[str, str] = {}
     for line in text.splitlines():
@@ -145,9 +159,14 @@ def parse_extraction(text: str) -> Extraction | None:
             fields[match.group(1).lower()] = match.group(2).strip()
     if "answer" not in fields:
         return None
-    entity = fields.get("entity", "")
-    answer = None if is_unknown(fields["answer"]) else fields["answer"]
-    return Extraction(entity=entity, descriptor=clean_descriptor(fields.get("descriptor", ""), entity), answer=answer)
+    return ExtractedReply(entity=fields.get("entity", ""), descriptor=fields.get("descriptor", ""),
+                          answer=fields["answer"])
+
+
+def extraction_of(reply: ExtractedReply) -> Extraction:
+    entity = reply.entity.strip()
+    answer = None if is_unknown(reply.answer) else reply.answer.strip()
+    return Extraction(entity=entity, descriptor=clean_descriptor(reply.descriptor, entity), answer=answer)
 
 
 _RELATION_WORD = re.compile(r"\b(duplicat\w*|counter\w*|distract\w*|ambiguous|none)\b", re.IGNORECASE)

@@ -34,7 +34,7 @@ MULTI_ANSWER_TASK = (
     "Answers:"
 )
 
-RELATION_TASK = (
+RELATION_DEFINITIONS = (
     "Question: {question}\n"
     "For each context, think of three things: which one of the people or things with this name it is about, "
     "the descriptor that says so (a place, a year, a kind of thing; or none), and its answer to the question.\n"
@@ -44,8 +44,14 @@ RELATION_TASK = (
     "ambiguous - only one of them has a descriptor, and the answer is the same\n"
     "counterfactual - same descriptor but a different answer\n"
     "duplicated - same descriptor and the same answer\n"
+)
+RELATION_TASK = RELATION_DEFINITIONS + (
     "Give the relation from context {focal} to each of the contexts {others}: one line per context with its "
     "number in brackets, a dash and one of the five relation names."
+)
+RELATION_JSON_TASK = RELATION_DEFINITIONS + (
+    "Give the relation from context {focal} to each of the contexts {others} as JSON, with one key per context "
+    "(context_2 for [2]) and one of the five relation names as its value."
 )
 
 EXTRACT_SYSTEM = (
@@ -58,6 +64,17 @@ EXTRACT_SYSTEM = (
     "Example. Context: Springfield, a city in Clark County, Ohio, counted 58,662 residents in 2020. "
     "Question: What is the population of Springfield?\n"
     "Entity: Springfield\nDescriptor: city in Clark County, Ohio\nAnswer: 58,662"
+)
+EXTRACT_JSON_SYSTEM = (
+    "You read one context and a question. The name in the question may belong to several people, places or works, "
+    "so say which one the context is about. Reply with JSON:\n"
+    "entity: the name as the context gives it, in full\n"
+    "descriptor: what tells this one apart from others with the same name (a place, a year, a kind of thing), "
+    "or none\n"
+    "answer: the answer the context states, in a few words, or unknown if it does not state one\n"
+    "Example. Context: Springfield, a city in Clark County, Ohio, counted 58,662 residents in 2020. "
+    "Question: What is the population of Springfield?\n"
+    '{"entity": "Springfield", "descriptor": "city in Clark County, Ohio", "answer": "58,662"}'
 )
 
 RANK_TASK = (
@@ -82,14 +99,17 @@ def multi_answer_messages(question: str, block: str) -> list[Message]:
     return with_contexts(block, MULTI_ANSWER_TASK.format(question=question))
 
 
-def relation_messages(question: str, block: str, focal: int, others: list[int]) -> list[Message]:
+def relation_messages(question: str, block: str, focal: int, others: list[int], *,
+                      as_json: bool = False) -> list[Message]:
     listed = ", ".join(f"[{o}]" for o in others)
-    return with_contexts(block, RELATION_TASK.format(question=question, focal=f"[{focal}]", others=listed))
+    task = RELATION_JSON_TASK if as_json else RELATION_TASK
+    return with_contexts(block, task.format(question=question, focal=f"[{focal}]", others=listed))
 
 
-def extract_messages(question: str, text: str, max_words: int | None) -> list[Message]:
+def extract_messages(question: str, text: str, max_words: int | None, *, as_json: bool = False) -> list[Message]:
     user = f"Question: {question}\nContext: {clip_words(text, max_words)}"
-    return [Message(role="system", content=EXTRACT_SYSTEM), Message(role="user", content=user)]
+    system = EXTRACT_JSON_SYSTEM if as_json else EXTRACT_SYSTEM
+    return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
 def rank_messages(question: str, block: str) -> list[Message]:

@@ -110,7 +110,8 @@ function costTable(answer) {
 function callsView(calls) {
   const items = calls.map((call, i) => el("details", { class: "call" },
     el("summary", {}, `#${i + 1} ${call.stage} · ${call.prompt_tokens}+${call.completion_tokens} tokens · `,
-      call.cached ? `cached (originally ${call.model_seconds.toFixed(2)}s)` : `${call.model_seconds.toFixed(2)}s`),
+      call.cached ? `cached (originally ${call.model_seconds.toFixed(2)}s)` : `${call.model_seconds.toFixed(2)}s`,
+      call.constrained ? " · JSON (schema)" : ""),
     call.messages.map(m => el("div", {}, el("strong", {}, m.role), el("pre", {}, m.content))),
     el("strong", {}, call.replies.length > 1 ? `${call.replies.length} replies` : "reply"),
     call.replies.map(r => el("pre", { class: "reply" }, r))));

@@ -1,0 +1,76 @@
+"""One decision asked of the model: as JSON under an output schema, or as text read by a parser.
+
+A small model often writes a decision in a shape no parser foresaw, and what does not parse is dropped. Decoding
+under a JSON schema (a grammar in llama.cpp, ``response_format`` on a server) makes every complete reply parse. A
+step states its decision once, both ways, and ``LLM.decide`` picks by ``llm.structured``: ``on`` sends the schema,
+``off`` the text prompt, ``auto`` the schema until the backend refuses one, then the text prompt from then on.
+Either way the step gets the reply model, or None when the reply cannot be read (the step counts those), and the
+trace marks each call constrained or not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError, create_model
+
+from tanglerag.llm.base import GenerationParams, Message
+
+T = TypeVar("T", bound=BaseModel)
+StructuredMode = Literal["auto", "on", "off"]
+
+
+@dataclass(frozen=True)
+class Decision(Generic[T]):
+    """``reply`` is the schema; ``json_messages`` ask for it as JSON, ``text_messages`` as text that
+    ``parse_text`` reads (None: unreadable). Each way has its own generation budget."""
+
+    reply: type[T]
+    json_messages: list[Message]
+    json_tokens: int
+    text_messages: list[Message]
+    text_tokens: int
+    parse_text: Callable[[str], T | None]
+
+    def json_params(self, base: GenerationParams) -> GenerationParams:
+        return base.model_copy(update={"json_schema": schema_of(self.reply), "max_tokens": self.json_tokens})
+
+    def text_params(self, base: GenerationParams) -> GenerationParams:
+        return base.model_copy(update={"max_tokens": self.text_tokens})
+
+    def read_json(self, text: str) -> T | None:
+        """None when the reply is not the schema's JSON (e.g. cut off by the token budget)."""
+        try:
+            return self.reply.model_validate_json(text)
+        except ValidationError:
+            return None
+
+
+@cache
+def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
+
+
+@cache
+def numbered_reply(name: str, prefix: str, numbers: tuple[int, ...], value: Any) -> type[BaseModel]:
+    """A reply with one required key per number (``context_3``): constrained to it, the model answers for every
+    item it was shown, none left out."""
+    fields: dict[str, Any] = {f"{prefix}_{n}": (value, ...) for n in numbers}
+    return create_model(name, **fields)
+
+
+def numbered_values(reply: BaseModel | None, prefix: str, numbers: list[int]) -> dict[int, Any]:
+    """The values a numbered reply gives, by number (one read from text may leave some out)."""
+    if reply is None:
+        return {}
+    given = {n: getattr(reply, f"{prefix}_{n}", None) for n in numbers}
+    return {n: value for n, value in given.items() if value is not None}
+
+
+def partly_numbered(reply: type[BaseModel], prefix: str, found: dict[int, Any]) -> BaseModel:
+    """A numbered reply read from text as far as it goes: the numbers not found stay unset."""
+    values: dict[str, Any] = {f"{prefix}_{n}": value for n, value in found.items()}
+    return reply.model_construct(None, **values)

@@ -1,0 +1,110 @@
+"""Decisions asked with an output schema or as text (``llm.structured``), and the backends sending the schema."""
+
+import hashlib
+import json
+
+import httpx
+import pytest
+from pydantic import BaseModel
+
+from tanglerag.errors import LLMError, StructuredOutputUnsupported
+from tanglerag.llm.base import GenerationParams, Message
+from tanglerag.llm.cache import cache_key
+from tanglerag.llm.client import LLM
+from tanglerag.llm.openai_compat import OpenAICompatBackend
+from tanglerag.llm.structured import Decision
+from tanglerag.testing import CannedBackend
+from tanglerag.tracking import track
+
+
+class Verdict(BaseModel):
+    relevant: bool
+
+
+def _decision(question: str = "Is Paris in France?") -> Decision[Verdict]:
+    def read(text: str) -> Verdict | None:
+        word = text.strip().lower()
+        return Verdict(relevant=word == "yes") if word in {"yes", "no"} else None
+
+    return Decision(Verdict, [Message(role="user", content=f"{question} Reply as JSON.")], 12,
+                    [Message(role="user", content=f"{question} Reply yes or no.")], 2, read)
+
+
+def _llm(backend: CannedBackend, mode: str) -> LLM:
+    return LLM(backend, structured=mode)
+
+
+def test_on_sends_the_schema_and_reads_the_json_reply():
+    backend = CannedBackend([("JSON", '{"relevant": true}')], default="yes", structured=True)
+    with track() as tracker:
+        assert _llm(backend, "on").decide(_decision()) == Verdict(relevant=True)
+    messages, params = backend.requests[0]
+    assert messages[-1].content.endswith("Reply as JSON.") and params.max_tokens == 12
+    assert params.json_schema["properties"]["relevant"]["type"] == "boolean"
+    assert tracker.calls[0].constrained is True
+
+
+def test_off_sends_the_text_prompt_and_its_parser_reads_it():
+    backend = CannedBackend(default="no", structured=True)
+    with track() as tracker:
+        assert _llm(backend, "off").decide(_decision()) == Verdict(relevant=False)
+    assert backend.requests[0][1].json_schema is None and backend.requests[0][1].max_tokens == 2
+    assert tracker.calls[0].constrained is False
+
+
+def test_auto_falls_back_to_text_for_good_when_the_backend_refuses_schemas():
+    backend = CannedBackend(default="yes")  # takes no schema, like a server without structured outputs
+    llm = _llm(backend, "auto")
+    with track() as tracker:
+        assert llm.decide_many([_decision(), _decision("Is Rome in Spain?")]) == [Verdict(relevant=True)] * 2
+        llm.decide(_decision("Is Oslo in Norway?"))
+    assert all(p.json_schema is None for _, p in backend.requests)  # the refused call never reached it
+    assert [c.constrained for c in tracker.calls] == [False, False, False]
+
+
+def test_on_with_a_backend_that_refuses_schemas_says_what_to_change():
+    with pytest.raises(StructuredOutputUnsupported, match="llm.structured=on needs a backend"):
+        _llm(CannedBackend(), "on").decide(_decision())
+
+
+def test_a_reply_that_is_not_the_schemas_json_is_unreadable():
+    backend = CannedBackend(default='{"relevant": "maybe"', structured=True)  # cut off, and not a boolean
+    assert _llm(backend, "on").decide(_decision()) is None
+
+
+def test_the_schema_is_part_of_the_cache_key_and_absent_leaves_old_keys_alone():
+    messages = [Message(role="user", content="hi")]
+    plain = GenerationParams()
+    constrained = plain.model_copy(update={"json_schema": Verdict.model_json_schema()})
+    assert cache_key("b", "m", messages, plain) != cache_key("b", "m", messages, constrained)
+    # the key of a call without a schema is computed as before schemas existed (cached runs stay valid)
+    payload = {"backend": "b", "model": "m", "messages": [{"role": "user", "content": "hi"}],
+               "params": {"temperature": 0.0, "max_tokens": 128, "stop": [], "n": 1, "seed": 0}}
+    assert cache_key("b", "m", messages, plain) == hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _server(handler) -> OpenAICompatBackend:
+    return OpenAICompatBackend("http://server/v1", "m", transport=httpx.MockTransport(handler), backoff_s=0.0)
+
+
+def test_openai_backend_sends_response_format_and_a_refusal_of_it_is_recognised():
+    seen = []
+
+    def accepting(request: httpx.Request) -> httpx.Response:
+        seen.append(json.loads(request.read()))
+        return httpx.Response(200, json={"choices": [{"message": {"content": '{"relevant": false}'}}]})
+
+    params = GenerationParams(json_schema=Verdict.model_json_schema())
+    assert _server(accepting).generate([Message(role="user", content="q")], params).texts == ['{"relevant": false}']
+    assert seen[0]["response_format"] == {"type": "json_schema",
+                                          "json_schema": {"name": "reply", "schema": Verdict.model_json_schema()}}
+
+    def refusing(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(400, json={"error": {"message": "response_format json_schema is not supported"}})
+
+    with pytest.raises(StructuredOutputUnsupported, match="HTTP 400"):
+        _server(refusing).generate([Message(role="user", content="q")], params)
+    with pytest.raises(LLMError) as plain_refusal:  # a 400 about something else is the request's own fault
+        _server(lambda r: httpx.Response(400, text="max_tokens too large")).generate(
+            [Message(role="user", content="q")], params)
+    assert not isinstance(plain_refusal.value, StructuredOutputUnsupported)
