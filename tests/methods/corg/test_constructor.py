@@ -27,10 +27,11 @@ def pairwise_judge(truth):
     def respond(messages):
         task = messages[-1].content.rsplit("Contexts:", 1)[-1]
         focal = int(re.search(r"from context \[(\d+)\]", task).group(1)) - 1
-        asked_line = task.split("each of the contexts", 1)[1].split("\n")[0]
-        asked = [int(n) - 1 for n in re.findall(r"\[(\d+)\]", asked_line.split(" as JSON")[0])]
-        if "as JSON" in task:
-            return json.dumps({f"context_{o + 1}": truth[frozenset((focal, o))].value for o in asked})
+        listed = re.search(r"each of the contexts ((?:\[\d+\](?:, )?)+)", task).group(1)
+        asked = [int(n) - 1 for n in re.findall(r"\d+", listed)]
+        if "Reply with JSON" in task:
+            return json.dumps({"notes": "each context's film, year and director",
+                               **{f"context_{o + 1}": truth[frozenset((focal, o))].value for o in asked}})
         return "\n".join(f"[{o + 1}] - {truth[frozenset((focal, o))].value}" for o in asked)
     return respond
 
@@ -48,7 +49,8 @@ def test_pairwise_mirrors_counterfactual_and_duplicate_edges(llm_factory, struct
     assert all(call.constrained is (structured == "on") for call in tracker.calls)
     if structured == "on":  # every other context is a required key of the schema
         schema = backend.requests[0][1].json_schema
-        assert schema["required"] == ["context_2", "context_3", "context_4", "context_5"]
+        assert schema["required"] == ["notes", "context_2", "context_3", "context_4", "context_5"]
+        assert list(schema["properties"])[0] == "notes"  # decoded first: the labels follow the notes
         assert set(schema["$defs"]["Relation"]["enum"]) == {r.value for r in Relation}
     assert len(backend.requests) == 2  # focal 0, then focal 3 against 4
     assert graph.pairs_judged == 5 and graph.pairs_total == 10

@@ -11,10 +11,11 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from tanglerag.llm.client import LLM
-from tanglerag.llm.structured import Decision, numbered_reply, numbered_values, partly_numbered
+from tanglerag.llm.structured import Decision, numbered_values, partly_numbered
 from tanglerag.methods.corg.config import CorgConfig
 from tanglerag.methods.corg.graph import (
     MIRRORED,
+    NOTES_CHARS,
     ContextGraph,
     ExtractedReply,
     Extraction,
@@ -23,6 +24,7 @@ from tanglerag.methods.corg.graph import (
     parse_relations,
     read_extraction_lines,
     relation_between,
+    relations_reply,
 )
 from tanglerag.methods.corg.prompts import extract_messages, relation_messages
 from tanglerag.text import number_passages
@@ -84,7 +86,8 @@ class GraphConstructor:
 
 def _relations(question: str, block: str, focal: int, numbers: list[int]) -> Decision[BaseModel]:
     """The relations of context ``focal`` to ``numbers``: as JSON (a key per context) or as lines."""
-    reply = numbered_reply("Relations", "context", tuple(numbers), Relation)
-    return Decision(reply, relation_messages(question, block, focal, numbers, as_json=True), 14 * len(numbers) + 8,
+    reply = relations_reply(tuple(numbers))
+    return Decision(reply, relation_messages(question, block, focal, numbers, as_json=True),
+                    NOTES_CHARS // 3 + 14 * len(numbers) + 8,
                     relation_messages(question, block, focal, numbers), 10 * len(numbers) + 8,
                     lambda text: partly_numbered(reply, "context", parse_relations(text, numbers)))

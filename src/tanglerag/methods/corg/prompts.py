@@ -50,8 +50,9 @@ RELATION_TASK = RELATION_DEFINITIONS + (
     "number in brackets, a dash and one of the five relation names."
 )
 RELATION_JSON_TASK = RELATION_DEFINITIONS + (
-    "Give the relation from context {focal} to each of the contexts {others} as JSON, with one key per context "
-    "(context_2 for [2]) and one of the five relation names as its value."
+    "Reply with JSON. First, under notes, write for context {focal} and each of the contexts {others} which one it "
+    "is about, its descriptor and its answer, in a few words. Then give the relation from context {focal} to each "
+    "of them, with one key per context (context_2 for [2]) and one of the five relation names as its value."
 )
 
 EXTRACT_SYSTEM = (
