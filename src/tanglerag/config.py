@@ -58,7 +58,8 @@ TokenBudget = Annotated[int, Field(strict=True, ge=1, le=MAX_TOKENS), RAISES_COS
 
 DEFAULT_GGUF = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
-OnOffAuto = Annotated[Literal["auto", "on", "off"],
+StructuredMode = Literal["auto", "on", "off"]
+OnOffAuto = Annotated[StructuredMode,
                       BeforeValidator(lambda v: {True: "on", False: "off"}.get(v, v) if isinstance(v, bool) else v)]
 """YAML reads a bare on / off as true / false: both spellings mean the word."""
 

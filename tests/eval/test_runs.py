@@ -122,3 +122,15 @@ def test_the_library_finds_runs_by_relative_name_and_rereads_a_changed_run(runs_
         library.get("nope")
     with pytest.raises(InputError, match="is not a folder"):
         find_runs(tmp_path / "missing")
+
+
+def test_a_run_is_found_by_name_only_where_the_listing_would_find_it(runs_root, tmp_path):
+    from tanglerag.eval.runs import run_folder
+
+    assert run_folder(runs_root, "ramdocs/finished") == runs_root / "ramdocs" / "finished"
+    for name in ("ramdocs", "../runs0/ramdocs/finished", ".hidden/x", "/etc", "ramdocs/../ramdocs/finished", ""):
+        assert run_folder(runs_root, name) is None, name
+    (tmp_path / "linked").symlink_to(runs_root / "ramdocs", target_is_directory=True)
+    assert run_folder(tmp_path, "linked/finished") is None and "linked/finished" not in find_runs(tmp_path)
+    single = write_run(tmp_path / "solo")
+    assert run_folder(single, "solo") == single and list(find_runs(single)) == ["solo"]

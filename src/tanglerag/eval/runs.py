@@ -11,6 +11,7 @@ here only reads: a run being written can be browsed.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter, OrderedDict
 from functools import cached_property
 from pathlib import Path
@@ -173,17 +174,39 @@ def _mean(scores: list[float | None]) -> float | None:
 
 
 def find_runs(root: Path) -> dict[str, Path]:
-    """The run folders under ``root`` (itself included, then named after itself) by name, hidden folders skipped."""
+    """The run folders under ``root`` (itself included, then named after itself) by name; hidden folders (a
+    ``.venv``, ``.git``) are not entered and links not followed."""
     if not root.is_dir():
         raise InputError(f"runs folder {root} is not a folder")
     found = {}
-    for folder in [root, *sorted(p for p in root.rglob("*") if p.is_dir())]:
-        relative = folder.relative_to(root)
-        if any(part.startswith(".") for part in relative.parts):
-            continue
-        if (folder / PREDICTIONS_FILE).is_file() or (folder / CHECKPOINT_FILE).is_file():
-            found[relative.as_posix() if relative.parts else root.resolve().name] = folder
+    for here, subfolders, _ in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith("."))
+        folder = Path(here)
+        if _is_run(folder):
+            found[_run_name(root, folder)] = folder
     return found
+
+
+def run_folder(root: Path, name: str) -> Path | None:
+    """The folder of the run ``find_runs`` lists as ``name``, found without walking all of ``root``; None for
+    a name it does not list."""
+    parts = Path(name).parts
+    if parts and not Path(name).is_absolute() and not any(p.startswith(".") for p in parts):  # also '..'
+        folder = root.joinpath(*parts)
+        # find_runs neither follows links nor enters hidden folders: a name through a link is not one it lists
+        through_link = any(root.joinpath(*parts[:i]).is_symlink() for i in range(1, len(parts) + 1))
+        if not through_link and folder.is_dir() and _is_run(folder):
+            return folder
+    return root if name == _run_name(root, root) and _is_run(root) else None
+
+
+def _is_run(folder: Path) -> bool:
+    return (folder / PREDICTIONS_FILE).is_file() or (folder / CHECKPOINT_FILE).is_file()
+
+
+def _run_name(root: Path, folder: Path) -> str:
+    relative = folder.relative_to(root)
+    return relative.as_posix() if relative.parts else root.resolve().name
 
 
 def read_run(name: str, folder: Path) -> Run:
@@ -251,7 +274,7 @@ class RunLibrary:
                 for name, folder in find_runs(self.root).items()]
 
     def get(self, name: str) -> Run:
-        folder = find_runs(self.root).get(name)
+        folder = run_folder(self.root, name)
         if folder is None:
             raise UnknownRun(f"no run named {name!r} under {self.root.name}/; GET /v1/runs lists them")
         stamp = tuple(n for file in (PREDICTIONS_FILE, CHECKPOINT_FILE) for n in _stat(folder / file))

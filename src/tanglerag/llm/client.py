@@ -14,10 +14,11 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
+from tanglerag.config import StructuredMode
 from tanglerag.errors import LLMError, QuestionCancelled, StructuredOutputUnsupported
 from tanglerag.llm.base import Completion, GenerationParams, LLMBackend, Message
 from tanglerag.llm.cache import CallCache, cache_key
-from tanglerag.llm.structured import Decision, StructuredMode
+from tanglerag.llm.structured import Decision
 from tanglerag.tracking import current_tracker
 
 log = logging.getLogger(__name__)

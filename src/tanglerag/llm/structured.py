@@ -13,14 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ValidationError, create_model
+from pydantic import BaseModel, Field, ValidationError, create_model
 
 from tanglerag.llm.base import GenerationParams, Message
 
 T = TypeVar("T", bound=BaseModel)
-StructuredMode = Literal["auto", "on", "off"]
 
 
 @dataclass(frozen=True)
@@ -55,10 +54,13 @@ def schema_of(model: type[BaseModel]) -> dict[str, Any]:
 
 
 @cache
-def numbered_reply(name: str, prefix: str, numbers: tuple[int, ...], value: Any) -> type[BaseModel]:
+def numbered_reply(name: str, prefix: str, numbers: tuple[int, ...], value: Any,
+                   notes_chars: int = 0) -> type[BaseModel]:
     """A reply with one required key per number (``context_3``): constrained to it, the model answers for every
-    item it was shown, none left out."""
-    fields: dict[str, Any] = {f"{prefix}_{n}": (value, ...) for n in numbers}
+    item it was shown, none left out. ``notes_chars`` > 0 puts a ``notes`` string of at most that length first:
+    decoded in order, the values then follow what the model noted."""
+    fields: dict[str, Any] = {"notes": (str, Field(max_length=notes_chars))} if notes_chars else {}
+    fields |= {f"{prefix}_{n}": (value, ...) for n in numbers}
     return create_model(name, **fields)
 
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from tanglerag.llm.client import LLM
-from tanglerag.llm.structured import Decision, numbered_values, partly_numbered
+from tanglerag.llm.structured import Decision, numbered_reply, numbered_values, partly_numbered
 from tanglerag.methods.corg.config import CorgConfig
 from tanglerag.methods.corg.graph import (
     MIRRORED,
-    NOTES_CHARS,
     ContextGraph,
     ExtractedReply,
     Extraction,
@@ -24,12 +23,13 @@ from tanglerag.methods.corg.graph import (
     parse_relations,
     read_extraction_lines,
     relation_between,
-    relations_reply,
 )
 from tanglerag.methods.corg.prompts import extract_messages, relation_messages
 from tanglerag.text import number_passages
 from tanglerag.tracking import stage
 from tanglerag.types import RetrievedPassage
+
+NOTES_CHARS = 400  # the notes a JSON relation reply starts with (about 130 tokens)
 
 
 class GraphConstructor:
@@ -86,7 +86,8 @@ class GraphConstructor:
 
 def _relations(question: str, block: str, focal: int, numbers: list[int]) -> Decision[BaseModel]:
     """The relations of context ``focal`` to ``numbers``: as JSON (a key per context) or as lines."""
-    reply = relations_reply(tuple(numbers))
+    # notes first: each context's entity, descriptor and answer, the three things the text prompt asks it to weigh
+    reply = numbered_reply("Relations", "context", tuple(numbers), Relation, notes_chars=NOTES_CHARS)
     return Decision(reply, relation_messages(question, block, focal, numbers, as_json=True),
                     NOTES_CHARS // 3 + 14 * len(numbers) + 8,
                     relation_messages(question, block, focal, numbers), 10 * len(numbers) + 8,

@@ -10,11 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cache
-from typing import Any
 
 import networkx as nx
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel
 
 from tanglerag.methods.corg.steps import ContextGraphStep, GraphEdge, GraphNode
 from tanglerag.text import is_unknown, normalize_answer, token_f1
@@ -38,18 +36,6 @@ class ExtractedReply(BaseModel):
     entity: str
     descriptor: str
     answer: str
-
-
-NOTES_CHARS = 400
-
-
-@cache
-def relations_reply(others: tuple[int, ...]) -> type[BaseModel]:
-    """Notes on the contexts first (the entity, descriptor and answer the text prompt asks the model to think
-    of), then a required relation per other context: decoded in this order, the labels follow the notes."""
-    fields: dict[str, Any] = {"notes": (str, Field(max_length=NOTES_CHARS))}
-    fields |= {f"context_{n}": (Relation, ...) for n in others}
-    return create_model("Relations", **fields)
 
 
 @dataclass
