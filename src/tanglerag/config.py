@@ -58,8 +58,8 @@ TokenBudget = Annotated[int, Field(strict=True, ge=1, le=MAX_TOKENS), RAISES_COS
 
 DEFAULT_GGUF = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 
-StructuredMode = Literal["auto", "on", "off"]
-OnOffAuto = Annotated[StructuredMode,
+StructuredMode = Literal["auto", "on", "off", "repair"]
+StructuredSetting = Annotated[StructuredMode,
                       BeforeValidator(lambda v: {True: "on", False: "off"}.get(v, v) if isinstance(v, bool) else v)]
 """YAML reads a bare on / off as true / false: both spellings mean the word."""
 
@@ -84,9 +84,10 @@ class LLMConfig(Section):
     parallel: int = Field(1, strict=True, ge=1, le=16, description=(
         "llamacpp: sequences decoded together (continuous batching), each with its own n_ctx window"))
     cache: bool = True
-    structured: OnOffAuto = Field("off", description=(
-        "decisions (relations, verdicts, parts) as JSON under an output schema: on, off, or auto (on until the "
-        "backend refuses a schema, then text prompts)"))
+    structured: StructuredSetting = Field("off", description=(
+        "decisions (relations, verdicts, parts) as JSON under an output schema: on, off, auto (on until the "
+        "backend refuses a schema, then text prompts), or repair (text prompts; a reply the parser cannot read "
+        "in full is asked again as JSON)"))
 
 
 class EmbeddingConfig(Section):

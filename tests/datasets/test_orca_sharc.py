@@ -4,7 +4,9 @@ import re
 import pytest
 
 from tanglerag.datasets.base import DatasetError
-from tanglerag.datasets.orca_sharc import OrcaBuilder, load_orca, load_snippets, parse_judgment, write_orca
+from tanglerag.datasets.orca_sharc import OrcaBuilder, judge_decision, load_orca, load_snippets, write_orca
+from tanglerag.llm.base import GenerationParams
+from tanglerag.llm.structured import numbered_values
 from tanglerag.testing import CannedBackend, HashEmbedder
 
 
@@ -30,11 +32,25 @@ def verdicts(conflicting: set[int]):
     return CannedBackend(responder=respond)
 
 
-def test_parse_judgment():
-    assert parse_judgment("1. ok\n2. conflict\n3: OK", 3) == {2}
-    assert parse_judgment("1 - ok\n2 **conflict**\n3) contradicts", 3) == {2, 3}
-    assert parse_judgment("1, 2, 3", 3) is None  # a bare list of numbers is not a verdict
-    assert parse_judgment("1: ok\n2: ok", 3) is None  # every candidate needs a verdict
+def _conflicts(text: str, n: int) -> set[int] | None:
+    """The judge's text reply read as the builder reads it: None unless every candidate has a verdict."""
+    found = numbered_values(judge_decision("known", ["c"] * n).parse_text(text), "candidate", list(range(1, n + 1)))
+    return {i for i, verdict in found.items() if verdict == "conflict"} if len(found) == n else None
+
+
+def test_judgment_lines_are_read_leniently_and_need_every_verdict():
+    assert _conflicts("1. ok\n2. conflict\n3: OK", 3) == {2}
+    assert _conflicts("1 - ok\n2 **conflict**\n3) contradicts", 3) == {2, 3}
+    assert _conflicts("1, 2, 3", 3) is None  # a bare list of numbers is not a verdict
+    assert _conflicts("1: ok\n2: ok", 3) is None  # every candidate needs a verdict
+
+
+def test_judgment_as_json_has_a_required_verdict_per_candidate():
+    decision = judge_decision("known", ["a", "b"])
+    schema = decision.json_params(GenerationParams()).json_schema
+    assert schema["required"] == ["candidate_1", "candidate_2"]
+    assert schema["properties"]["candidate_2"]["enum"] == ["ok", "conflict"]
+    assert decision.read_json('{"candidate_1": "ok", "candidate_2": "conflict"}').candidate_2 == "conflict"
 
 
 def test_builds_ten_non_contradicting_contexts(tmp_path, llm_factory):

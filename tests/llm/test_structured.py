@@ -108,3 +108,31 @@ def test_openai_backend_sends_response_format_and_a_refusal_of_it_is_recognised(
         _server(lambda r: httpx.Response(400, text="max_tokens too large")).generate(
             [Message(role="user", content="q")], params)
     assert not isinstance(plain_refusal.value, StructuredOutputUnsupported)
+
+
+def test_repair_keeps_readable_text_replies_and_asks_only_the_unreadable_one_again_as_json():
+    backend = CannedBackend([("JSON", '{"relevant": false}'), ("Rome", "perhaps")], default="yes", structured=True)
+    with track() as tracker:
+        got = _llm(backend, "repair").decide_many([_decision(), _decision("Is Rome in Spain?")])
+    assert got == [Verdict(relevant=True), Verdict(relevant=False)]
+    assert [c.constrained for c in tracker.calls] == [False, False, True]
+    assert "Rome" in backend.requests[2][0][-1].content  # the repaired question, not the readable one
+
+
+def test_repair_counts_a_partly_read_reply_as_unreadable_but_not_json_notes():
+    class Pair(BaseModel):
+        notes: str
+        first: bool
+        second: bool
+
+    assert Decision.is_whole(Pair.model_construct(None, first=True, second=False))  # notes only come in JSON
+    assert not Decision.is_whole(Pair.model_construct(None, first=True))
+    assert not Decision.is_whole(None)
+
+
+def test_repair_keeps_text_replies_when_the_backend_refuses_schemas():
+    backend = CannedBackend(default="perhaps")  # unreadable as text, and no schema taken
+    llm = _llm(backend, "repair")
+    assert llm.decide(_decision()) is None
+    assert llm.decide(_decision("Is Oslo in Norway?")) is None
+    assert [p.json_schema is None for _, p in backend.requests] == [True, True]  # refused once, then not asked

@@ -96,6 +96,7 @@ def test_unreadable_interpretations_mean_unambiguous_and_no_passages_never_crash
     method, hits = _method("diva", llm_factory, responder(readings="I am not sure."))
     step = method.answer(Q, hits).trace.find(DivaStep)
     assert step.interpretation_fallback and step.interpretations == [Q.text]
+    assert step.unreadable == 1  # the interpretations; the ambiguity and the one verdict were read
     method, _ = _method("diva", llm_factory, responder(), with_index=False)
     answer = method.answer(Q, [])  # nothing retrievable: Useless -> closed-book
     assert answer.trace.find(DivaStep).grade == "Useless" and not answer.is_unknown
@@ -124,6 +125,46 @@ def test_toc_expands_a_bounded_tree_breadth_first(llm_factory):
     assert [n.depth for n in tree.nodes[:2]] == [1, 1] and tree.nodes[0].parent is None
     assert all(n.depth <= 3 for n in tree.nodes)
     assert "Possible readings:" in answer.trace.calls[-1].messages[-1].content
+
+
+def json_responder():
+    """The same worlds as ``responder``, replying as a model constrained to each step's schema would."""
+    def respond(messages):
+        system, prompt = messages[0].content, messages[-1].content
+        if system.startswith("A question can be ambiguous"):
+            return '{"reason": "who may mean a man or a woman", "types": ["subject", "none"]}'
+        if system.startswith("You rewrite"):
+            return '{"questions": ["Who scored the most goals in men\'s football?", "Q?", "Who scored the most goals in women\'s football?"]}'
+        if system.startswith("You check whether numbered passages contain the answer to each"):
+            return '{"question_1": true, "question_2": false}'
+        if system.startswith("You check"):
+            return '{"contains_answer": %s}' % ("true" if "women" not in prompt.rsplit("Question:", 1)[-1] else "false")
+        if system.startswith("You read passages about an ambiguous"):
+            return '{"readings": [{"question": "Who scored most for men?", "answer": "Ali Daei"}]}'
+        return "1: men? -> Ali Daei\nAnswer: Ali Daei scored the most goals [1]."
+    return CannedBackend(responder=respond, structured=True)
+
+
+@pytest.mark.parametrize("verification", ["batched", "each"])
+def test_diva_steps_as_json_read_the_same_decisions(llm_factory, verification):
+    backend = json_responder()
+    method, hits = _method("diva", llm_factory, backend, [f"diva.verification={verification}"])
+    method.llm.structured = "on"
+    answer = method.answer(Q, hits)
+    step = answer.trace.find(DivaStep)
+    assert step.ambiguity_types == ["subject"] and step.reason == "who may mean a man or a woman"
+    assert len(step.interpretations) == 2 and not step.interpretation_fallback  # "Q?" is too short to keep
+    assert [v.covered for v in step.verification] == [True, False] and step.grade == "PartialUseful"
+    assert step.unreadable == 0
+    constrained = [c.constrained for c in answer.trace.calls]
+    assert constrained[-1] is False and all(constrained[:-1])  # the long answer stays free text
+
+
+def test_toc_clarifications_as_json(llm_factory):
+    method, hits = _method("toc", llm_factory, json_responder(), ["diva.toc_nodes=2"])
+    method.llm.structured = "on"
+    tree = method.answer(Q, hits).trace.find(ClarificationTreeStep)
+    assert [(n.question, n.answer) for n in tree.nodes] == [("Who scored most for men?", "Ali Daei")]
 
 
 def test_parsers_are_lenient():

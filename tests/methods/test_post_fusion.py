@@ -132,3 +132,38 @@ def _one_reply_per_sample(backend):
 
 def test_all_paper_methods_are_registered():
     assert {"concat", "post-fusion", "pruning", "summary", "concat+pf", "pf+concat"} <= set(METHODS)
+
+
+def as_json_replies(backend: CannedBackend) -> CannedBackend:
+    """The same replies as a model constrained to the schema would write them (the text path's words as JSON)."""
+    text_responder = backend.responder
+
+    def respond(messages):
+        word = text_responder(messages)
+        if "passages" in messages[0].content.split("Reply with JSON")[-1]:
+            answer, _, marks = word.partition(" [")
+            return f'{{"answer": "{answer}", "passages": [{marks.rstrip("]")}]}}' if marks else \
+                f'{{"answer": "{answer}", "passages": []}}'
+        return f'{{"answer": "{word}"}}'
+    return CannedBackend(responder=respond, structured=True)
+
+
+@pytest.mark.parametrize("mode", ["off", "on"])
+def test_post_fusion_and_its_fallbacks_decide_the_same_as_text_or_json(llm_factory, passages, mode):
+    answers = {"Paris": "Madrid", "Berlin": "unknown", "Madrid": "Madrid.", "Rome": "Rome"}
+    for cls, expected in [(PostFusionMethod, "Madrid"), (ConcatPostFusionMethod, "Madrid"),
+                          (PostFusionConcatMethod, "Madrid")]:
+        backend = per_passage(answers, distill="Madrid")
+        backend = as_json_replies(backend) if mode == "on" else backend
+        llm = llm_factory(backend, persistent=False)
+        llm.structured = mode
+        answer = cls(resources(llm, Settings())).answer(Q, as_retrieved(passages))
+        assert answer.text == expected, cls.name
+        assert all(c.constrained is (mode == "on") for c in answer.trace.calls)
+    backend = as_json_replies(per_passage({}, concat="Madrid [3]"))
+    llm = llm_factory(backend, persistent=False)
+    llm.structured = "on"
+    answer = ConcatMethod(resources(llm, Settings())).answer(Q, as_retrieved(passages))
+    assert answer.text == "Madrid [3]" and answer.citations == ["p3"]
+    contexts = backend.requests[0][1].json_schema["properties"]["passages"]["items"]
+    assert contexts["maximum"] == len(passages)

@@ -18,6 +18,7 @@ import random
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -28,6 +29,7 @@ from tanglerag.fileio import atomic_write_text
 from tanglerag.jsonio import loads as json_loads
 from tanglerag.llm.base import Message
 from tanglerag.llm.client import LLM
+from tanglerag.llm.structured import Decision, numbered_reply, numbered_values, partly_numbered
 
 
 class OrcaExample(BaseModel):
@@ -64,21 +66,36 @@ JUDGE_SYSTEM = (
 )
 
 
-def judge_messages(known: str, candidates: list[str]) -> list[Message]:
+JUDGE_JSON_SYSTEM = JUDGE_SYSTEM.split("For every candidate")[0] + (
+    "Reply with JSON with one key per candidate number and 'ok' if it can be true together with what is known, or "
+    "'conflict' if it cannot, for example {\"candidate_1\": \"ok\", \"candidate_2\": \"conflict\"}. Most "
+    "unrelated statements are ok: mark conflict only for a real contradiction."
+)
+
+
+def judge_messages(known: str, candidates: list[str], *, as_json: bool = False) -> list[Message]:
     listed = "\n".join(f"{i}. {c}" for i, c in enumerate(candidates, 1))
-    user = f"Known about the person: {known}\n\nCandidates:\n{listed}\n\nVerdicts, one line each (number: ok or conflict):"
-    return [Message(role="system", content=JUDGE_SYSTEM), Message(role="user", content=user)]
+    ask = "Verdicts as JSON:" if as_json else "Verdicts, one line each (number: ok or conflict):"
+    user = f"Known about the person: {known}\n\nCandidates:\n{listed}\n\n{ask}"
+    return [Message(role="system", content=JUDGE_JSON_SYSTEM if as_json else JUDGE_SYSTEM),
+            Message(role="user", content=user)]
+
+
+def judge_decision(known: str, candidates: list[str]) -> Decision[BaseModel]:
+    """One verdict per candidate: a required key each as JSON, or lines such as ``2: conflict``."""
+    numbers = tuple(range(1, len(candidates) + 1))
+    reply = numbered_reply("Judgment", "candidate", numbers, Literal["ok", "conflict"])
+
+    def read(text: str) -> BaseModel:
+        found = {int(num): "ok" if word.lower() in ("ok", "compatible") else "conflict"
+                 for num, word in _VERDICT.findall(text) if 1 <= int(num) <= len(candidates)}
+        return partly_numbered(reply, "candidate", found)
+
+    return Decision(reply, judge_messages(known, candidates, as_json=True), 8 * len(candidates) + 8,
+                    judge_messages(known, candidates), 8 * len(candidates) + 8, read)
 
 
 _VERDICT = re.compile(r"(\d+)\s*[:.)-]?\s*\**\s*(ok|conflict|contradict\w*|compatible)", re.IGNORECASE)
-
-
-def parse_judgment(text: str, n: int) -> set[int] | None:
-    """Candidate numbers (1-based) judged contradictory; None when not every candidate got a verdict."""
-    verdicts = {int(num): word.lower() for num, word in _VERDICT.findall(text) if 1 <= int(num) <= n}
-    if len(verdicts) < n:
-        return None
-    return {num for num, word in verdicts.items() if word.startswith(("conflict", "contradict"))}
 
 
 class OrcaBuilder:
@@ -129,14 +146,13 @@ class OrcaBuilder:
             to_judge = [c for c in batch if self._near(gold, c)]
             rejected: set[str] = set()
             if to_judge:
-                reply = self.llm.complete(judge_messages(gold, to_judge),
-                                          self.llm.params(max_tokens=8 * len(to_judge) + 8))
+                numbers = list(range(1, len(to_judge) + 1))
+                verdicts = numbered_values(self.llm.decide(judge_decision(gold, to_judge)), "candidate", numbers)
                 self.calls += 1
                 self.counts["judged"] += len(to_judge)
-                verdicts = parse_judgment(reply.text, len(to_judge))
-                if verdicts is None:
+                if len(verdicts) < len(to_judge):
                     continue  # unusable judgment: trust none of this batch
-                rejected = {to_judge[i - 1] for i in verdicts}
+                rejected = {to_judge[i - 1] for i, verdict in verdicts.items() if verdict == "conflict"}
                 self.counts["rejected"] += len(rejected)
             kept += [c for c in batch if c not in rejected][:need]
         return kept

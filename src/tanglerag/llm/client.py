@@ -102,19 +102,34 @@ class LLM:
         """Several decisions as one batch (``complete_many``); ``params`` are the sampling settings, each
         decision brings its own token budget."""
         params = params or self.defaults
-        if self.structured == "on" or (self.structured == "auto" and not self._schemas_refused):
-            try:
-                replies = self.complete_many([Request(d.json_messages, d.json_params(params)) for d in decisions])
-                return [d.read_json(reply.text) for d, reply in zip(decisions, replies, strict=True)]
-            except StructuredOutputUnsupported as exc:
-                if self.structured == "on":
-                    raise StructuredOutputUnsupported(f"{exc} (llm.structured=on needs a backend that takes an "
-                                                      "output schema; auto falls back to text prompts)") from exc
-                log.warning("the %s backend takes no output schema: text prompts from now on (%s)",
-                            self.backend.name, exc)
-                self._schemas_refused = True
+        if self.structured in ("on", "auto"):
+            constrained = self._decide_json(decisions, params)
+            if constrained is not None:
+                return constrained
         replies = self.complete_many([Request(d.text_messages, d.text_params(params)) for d in decisions])
-        return [d.parse_text(reply.text) for d, reply in zip(decisions, replies, strict=True)]
+        read = [d.parse_text(reply.text) for d, reply in zip(decisions, replies, strict=True)]
+        if self.structured == "repair":
+            broken = [i for i, (d, reply) in enumerate(zip(decisions, read, strict=True)) if not d.is_whole(reply)]
+            repaired = self._decide_json([decisions[i] for i in broken], params) if broken else None
+            for i, reply in zip(broken, repaired or [], strict=False):
+                read[i] = reply if reply is not None else read[i]
+        return read
+
+    def _decide_json(self, decisions: list[Decision[T]], params: GenerationParams) -> list[T | None] | None:
+        """The decisions asked under their schemas; None when the backend takes no schema (so text it is)."""
+        if self._schemas_refused:
+            return None
+        try:
+            replies = self.complete_many([Request(d.json_messages, d.json_params(params)) for d in decisions])
+        except StructuredOutputUnsupported as exc:
+            if self.structured == "on":
+                raise StructuredOutputUnsupported(f"{exc} (llm.structured=on needs a backend that takes an "
+                                                  "output schema; auto and repair fall back to text prompts)") from exc
+            log.warning("the %s backend takes no output schema: text prompts from now on (%s)",
+                        self.backend.name, exc)
+            self._schemas_refused = True
+            return None
+        return [d.read_json(reply.text) for d, reply in zip(decisions, replies, strict=True)]
 
     def _complete(self, messages: list[Message], params: GenerationParams, use_cache: bool) -> Completion:
         key = cache_key(self.backend.name, self.backend.model_id, messages, params)

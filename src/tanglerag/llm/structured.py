@@ -3,7 +3,9 @@
 A small model often writes a decision in a shape no parser foresaw, and what does not parse is dropped. Decoding
 under a JSON schema (a grammar in llama.cpp, ``response_format`` on a server) makes every complete reply parse. A
 step states its decision once, both ways, and ``LLM.decide`` picks by ``llm.structured``: ``on`` sends the schema,
-``off`` the text prompt, ``auto`` the schema until the backend refuses one, then the text prompt from then on.
+``off`` the text prompt, ``auto`` the schema until the backend refuses one, then the text prompt from then on,
+``repair`` the text prompt and the schema only for a reply its parser cannot read in full (the schema's labels
+can be worse than the text prompt's, so a step keeps the text where it reads and pays for JSON where it does not).
 Either way the step gets the reply model, or None when the reply cannot be read (the step counts those), and the
 trace marks each call constrained or not.
 """
@@ -35,10 +37,20 @@ class Decision(Generic[T]):
     parse_text: Callable[[str], T | None]
 
     def json_params(self, base: GenerationParams) -> GenerationParams:
-        return base.model_copy(update={"json_schema": schema_of(self.reply), "max_tokens": self.json_tokens})
+        """No stop strings: the schema ends the reply, and a stop string inside a JSON value would cut it."""
+        return base.model_copy(update={"json_schema": schema_of(self.reply), "max_tokens": self.json_tokens,
+                                       "stop": ()})
 
     def text_params(self, base: GenerationParams) -> GenerationParams:
         return base.model_copy(update={"max_tokens": self.text_tokens})
+
+    @staticmethod
+    def is_whole(reply: T | None) -> bool:
+        """Whether a reply gives every required value; ``notes`` is JSON's scratch space, never read from text."""
+        if reply is None:
+            return False
+        needed = {name for name, field in type(reply).model_fields.items() if field.is_required()} - {"notes"}
+        return needed <= reply.model_fields_set
 
     def read_json(self, text: str) -> T | None:
         """None when the reply is not the schema's JSON (e.g. cut off by the token budget)."""

@@ -31,6 +31,8 @@ class LLMReader:
         self.llm = llm
 
     def read(self, text: str, question: str) -> str:
+        # always a text call, whatever llm.structured says: the reader is the measuring instrument, held fixed so
+        # that runs with and without structured outputs are scored alike
         reply = self.llm.complete(reader_messages(text, question), self.llm.params(max_tokens=24, stop=["\n"]))
         line = first_answer_line(reply.text)
         return "" if is_unknown(line) else line

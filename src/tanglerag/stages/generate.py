@@ -4,9 +4,15 @@
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Annotated
+
+from pydantic import BaseModel, Field, create_model
+
 from tanglerag.config import MethodsConfig
 from tanglerag.llm.base import GenerationParams, Message
-from tanglerag.llm.client import LLM
+from tanglerag.llm.client import LLM, Request
+from tanglerag.llm.structured import Decision
 from tanglerag.text import (
     UNKNOWN,
     cited_numbers,
@@ -39,6 +45,66 @@ def cited_answer_messages(question: str, passages: list[RetrievedPassage], max_w
     about = "".join(f"About the user: {c}\n" for c in user_contexts or [])
     user = f"Passages:\n{number_passages(passages, max_words)}\n\n{about}Question: {question}\nAnswer:"
     return [Message(role="system", content=CITED_ANSWER_SYSTEM), Message(role="user", content=user)]
+
+
+class CitedAnswer(BaseModel):
+    answer: str = Field(max_length=160)
+    passages: list[int]
+
+
+@cache
+def cited_answer_reply(shown: int) -> type[CitedAnswer]:
+    """``CitedAnswer`` whose passage numbers lie in 1..shown."""
+    return create_model("BoundedCitedAnswer", __base__=CitedAnswer,
+                        passages=(list[Annotated[int, Field(ge=1, le=shown)]], Field(max_length=shown)))
+
+
+CITED_JSON = ('Reply with JSON: the short answer, or unknown, and the numbers of the passages that support it, '
+              'for example {"answer": "Marie Curie", "passages": [2]}.')
+SHORT_JSON = 'Reply with JSON: {"answer": "the short answer, or unknown"}.'
+
+
+def with_json_reply(messages: list[Message], instruction: str) -> list[Message]:
+    """The text prompt with the JSON reply asked for at the end of its system message (the rest, and so the
+    prefix the llama.cpp KV cache shares, unchanged)."""
+    system, *rest = messages
+    return [system.model_copy(update={"content": f"{system.content}\n{instruction}"}), *rest]
+
+
+def cited_answer_decision(messages: list[Message], passages: list[RetrievedPassage],
+                          max_tokens: int) -> Decision[CitedAnswer]:
+    """The one-line cited answer as a decision: JSON with bounded passage numbers, or the line with [n] marks."""
+    def read(text: str) -> CitedAnswer:  # the [n] marks stay in the answer line
+        return CitedAnswer.model_construct(answer=parse_cited_answer(text, passages)[0], passages=[])
+
+    return Decision(cited_answer_reply(len(passages)), with_json_reply(messages, CITED_JSON), max_tokens + 16,
+                    messages, max_tokens, read)
+
+
+def read_cited_answer(reply: CitedAnswer | None, passages: list[RetrievedPassage]) -> tuple[str, list[str], bool]:
+    """(answer with its [n] marks, cited ids, is_unknown) from either way of asking."""
+    if reply is None:
+        return UNKNOWN, [], True
+    marks = "".join(f"[{n}]" for n in dict.fromkeys(reply.passages))
+    return parse_cited_answer(f"{reply.answer} {marks}".strip(), passages)
+
+
+def short_answers(llm: LLM, prompts: list[list[Message]], params: GenerationParams) -> list[list[str]]:
+    """Each prompt's answer lines. One sample each: asked as decisions (JSON under ``llm.structured``); several
+    samples stay text, since a schema call returns one reply."""
+    if params.n == 1:
+        replies = llm.decide_many([Decision(ShortAnswer, with_json_reply(m, SHORT_JSON), params.max_tokens + 8, m,
+                                            params.max_tokens, read_short_answer) for m in prompts], params)
+        return [[first_answer_line(r.answer) if r is not None else ""] for r in replies]
+    return [[first_answer_line(t) for t in c.texts] for c in llm.complete_many([Request(m, params) for m in prompts])]
+
+
+class ShortAnswer(BaseModel):
+    answer: str = Field(max_length=160)
+
+
+def read_short_answer(text: str) -> ShortAnswer:
+    return ShortAnswer.model_construct(answer=first_answer_line(text))
 
 
 def parse_cited_answer(raw: str, passages: list[RetrievedPassage]) -> tuple[str, list[str], bool]:

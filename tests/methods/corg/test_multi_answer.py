@@ -1,4 +1,9 @@
-from tanglerag.methods.corg.multi_answer import merge_parts, parse_parts, render
+import pytest
+from pydantic import ValidationError
+
+from tanglerag.llm.client import LLM
+from tanglerag.methods.corg.multi_answer import ask_group, merge_parts, parse_parts, parts_reply, render
+from tanglerag.testing import CannedBackend
 from tanglerag.types import AnswerPart, Passage, RetrievedPassage
 
 
@@ -25,3 +30,24 @@ def test_merge_and_render_cite_positions_in_the_full_list():
     assert len(merged) == 2 and merged[0].citations == ["d3", "d1"]
     text, cited = render(merged, passages)
     assert text == "AFL (footballer) [4][2]\nNBA [3]" and cited == ["d3", "d1", "d2"]
+
+
+def test_ask_group_as_json_bounds_citations_to_the_contexts_shown():
+    reply = ('{"answers": [{"answer": "Mahesh Bhatt", "about": "1979 film", "contexts": [1, 2]}, '
+             '{"answer": "unknown", "about": "", "contexts": []}]}')
+    backend = CannedBackend([("Reply with JSON", reply)], structured=True)
+    llm = LLM(backend, structured="on")
+    parts = ask_group(llm, "Who directed Lahu Ke Do Rang?", hits(2), 0, 64, None)
+    assert [(p.answer, p.descriptor, p.citations) for p in parts] == [("Mahesh Bhatt", "1979 film", ["d0", "d1"])]
+    schema = backend.requests[0][1].json_schema
+    contexts = schema["$defs"]["BoundedPart"]["properties"]["contexts"]
+    assert (contexts["items"]["minimum"], contexts["items"]["maximum"]) == (1, 2)
+    with pytest.raises(ValidationError):  # what the grammar rules out, the reply model refuses too
+        parts_reply(2).model_validate_json('{"answers": [{"answer": "x", "about": "", "contexts": [3]}]}')
+
+
+def test_ask_group_in_repair_mode_keeps_a_text_reply_its_lenient_parser_reads():
+    backend = CannedBackend([("Reply with JSON", '{"answers": []}'), ("Answers:", "Mahesh Bhatt | 1979 film | [1]")],
+                            structured=True)
+    parts = ask_group(LLM(backend, structured="repair"), "Who directed it?", hits(1), None, 64, None)
+    assert [p.answer for p in parts] == ["Mahesh Bhatt"] and len(backend.requests) == 1

@@ -26,3 +26,13 @@ def test_llm_rewrite_with_rule_fallback(llm_factory):
     assert tracker.usage.total.llm_calls == 1
     llm = llm_factory(CannedBackend(default="sure"))
     assert plural_by_llm(llm, "Who is the director of X?") == "Who are the directors of X?"
+
+
+def test_llm_rewrite_as_json_keeps_the_rule_fallback_and_sends_no_stop_string(llm_factory):
+    backend = CannedBackend([("Bobby", '{"question": "What sports are the Bobby Carpenters associated with?"}')],
+                            default='{"question": "directors"}', structured=True)
+    llm = llm_factory(backend)
+    llm.structured = "on"
+    assert plural_by_llm(llm, "What sport is Bobby Carpenter associated with?").startswith("What sports")
+    assert plural_by_llm(llm, "Who is the director of X?") == "Who are the directors of X?"  # not a question
+    assert all(params.stop == () and params.json_schema for _, params in backend.requests)

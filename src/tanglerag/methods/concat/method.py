@@ -12,7 +12,15 @@ from __future__ import annotations
 from typing import ClassVar
 
 from tanglerag.methods.base import Method, MethodOutput
-from tanglerag.stages.generate import answer_params, cited_answer_messages, parse_cited_answer, single_passage_messages
+from tanglerag.stages.generate import (
+    answer_params,
+    cited_answer_decision,
+    cited_answer_messages,
+    parse_cited_answer,
+    read_cited_answer,
+    short_answers,
+    single_passage_messages,
+)
 from tanglerag.stages.vote import Candidate, majority_vote
 from tanglerag.text import number_passages
 from tanglerag.tracking import stage
@@ -32,12 +40,17 @@ class ConcatMethod(Method):
             messages = single_passage_messages(question.text, number_passages(passages, cfg.passage_words))
         else:
             messages = cited_answer_messages(question.text, passages, cfg.passage_words, question.user_contexts)
+        if cfg.samples == 1:  # one answer: a decision, asked as JSON under llm.structured
+            with stage("generate"):
+                if cfg.concat_prompt == "post_fusion":
+                    line = short_answers(self.llm, [messages], answer_params(self.llm, cfg))[0][0]
+                    return MethodOutput(*parse_cited_answer(line, passages))
+                reply = self.llm.decide(cited_answer_decision(messages, passages, cfg.answer_tokens),
+                                        answer_params(self.llm, cfg))
+            return MethodOutput(*read_cited_answer(reply, passages))
         with stage("generate"):
             completion = self.llm.complete(messages, answer_params(self.llm, cfg))
         parsed = [parse_cited_answer(raw, passages) for raw in completion.texts]
-        if cfg.samples == 1:
-            text, citations, unknown = parsed[0]
-            return MethodOutput(text, citations, unknown)
         votes = [Candidate(text, None, i, unknown) for i, (text, _, unknown) in enumerate(parsed)]
         winner, _ = majority_vote(votes)
         if winner is None:

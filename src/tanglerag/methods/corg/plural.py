@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import re
 
+from pydantic import BaseModel, Field
+
 from tanglerag.llm.client import LLM
+from tanglerag.llm.structured import Decision
 from tanglerag.methods.corg.prompts import plural_messages
 from tanglerag.text import first_answer_line
 
@@ -44,8 +47,19 @@ def plural_by_rule(question: str) -> str:
     return question.rstrip("?").rstrip() + "? Give all the answers."
 
 
+class Rewritten(BaseModel):
+    question: str = Field(max_length=300)
+
+
+def _read_rewrite(text: str) -> Rewritten | None:
+    """A rewrite is usable when it is a question of at least three words."""
+    rewritten = first_answer_line(text).strip().strip('"')
+    return Rewritten(question=rewritten) if rewritten.endswith("?") and len(rewritten.split()) >= 3 else None
+
+
 def plural_by_llm(llm: LLM, question: str) -> str:
     """One short call; falls back to the rules when the model returns nothing usable."""
-    reply = llm.complete(plural_messages(question), llm.params(max_tokens=48, stop=["\n"]))
-    rewritten = first_answer_line(reply.text).strip().strip('"')
-    return rewritten if rewritten.endswith("?") and len(rewritten.split()) >= 3 else plural_by_rule(question)
+    reply = llm.decide(Decision(Rewritten, plural_messages(question, as_json=True), 64, plural_messages(question), 48,
+                                _read_rewrite), llm.params(stop=["\n"]))
+    usable = _read_rewrite(reply.question) if reply is not None else None
+    return usable.question if usable is not None else plural_by_rule(question)

@@ -34,6 +34,16 @@ MULTI_ANSWER_TASK = (
     "Answers:"
 )
 
+MULTI_ANSWER_JSON_TASK = (
+    "Question: {question}\n"
+    "The contexts may describe different people or things with this name, and they may disagree. Reply with JSON: "
+    "under answers, one entry for every different answer they give, with the answer, which one it is about, and "
+    "the numbers of the contexts that give it. For example:\n"
+    '{{"answers": [{{"answer": "July 27, 2007", "about": "The Simpsons movie", "contexts": [1, 3]}}, '
+    '{{"answer": "December 17, 1989", "about": "The Simpsons TV series", "contexts": [2]}}]}}\n'
+    "Leave answers empty only if none of the contexts is about what the question asks."
+)
+
 RELATION_DEFINITIONS = (
     "Question: {question}\n"
     "For each context, think of three things: which one of the people or things with this name it is about, "
@@ -96,8 +106,8 @@ PLURAL_SYSTEM = (
     "to. Change nothing else. Write only the rewritten question."
 )
 
-def multi_answer_messages(question: str, block: str) -> list[Message]:
-    return with_contexts(block, MULTI_ANSWER_TASK.format(question=question))
+def multi_answer_messages(question: str, block: str, *, as_json: bool = False) -> list[Message]:
+    return with_contexts(block, (MULTI_ANSWER_JSON_TASK if as_json else MULTI_ANSWER_TASK).format(question=question))
 
 
 def relation_messages(question: str, block: str, focal: int, others: list[int], *,
@@ -121,5 +131,10 @@ def summary_messages(question: str, block: str) -> list[Message]:
     return with_contexts(block, SUMMARY_TASK.format(question=question))
 
 
-def plural_messages(question: str) -> list[Message]:
-    return [Message(role="system", content=PLURAL_SYSTEM), Message(role="user", content=question)]
+PLURAL_JSON_SYSTEM = PLURAL_SYSTEM.replace("Write only the rewritten question.",
+                                          'Reply with JSON: {"question": "the rewritten question"}')
+
+
+def plural_messages(question: str, *, as_json: bool = False) -> list[Message]:
+    return [Message(role="system", content=PLURAL_JSON_SYSTEM if as_json else PLURAL_SYSTEM),
+            Message(role="user", content=question)]

@@ -15,22 +15,30 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+from pydantic import BaseModel
 
 from tanglerag.errors import IndexStoreError, InputError
 from tanglerag.index.passage_index import embed_text
+from tanglerag.llm.structured import Decision, numbered_reply, numbered_values, partly_numbered
 from tanglerag.methods.base import Method, MethodOutput, Resources
 from tanglerag.methods.diva.demos import DemoPool
 from tanglerag.methods.diva.prompts import (
+    Ambiguity,
+    Coverage,
     Demo,
+    Interpretations,
+    Readings,
     ambiguity_messages,
     clarify_messages,
     interpretation_messages,
     long_answer_messages,
-    parse_ambiguity,
-    parse_interpretations,
     parse_long_answer,
-    parse_yes_no,
     parse_yes_no_lines,
+    read_ambiguity,
+    read_coverage,
+    read_interpretation_lines,
+    read_reading_lines,
+    usable_interpretations,
     verify_batch_messages,
     verify_messages,
 )
@@ -85,13 +93,19 @@ class _LongAnswerMethod(Method):
     # -- (1) + (2) ----------------------------------------------------------------------
     def interpret(self, question: str, demos: list[Demo], step: DivaStep, with_reason: bool = True) -> list[str]:
         """Pseudo-interpretations; the question alone when the model gives nothing usable (counted)."""
-        params = self.llm.params(max_tokens=self.config.step_tokens)
+        budget = self.config.step_tokens
         with stage("interpret"):
             if with_reason:
-                step.ambiguity_types, step.reason = parse_ambiguity(
-                    self.llm.complete(ambiguity_messages(question), params).text)
-            reply = self.llm.complete(interpretation_messages(question, step.reason, demos), params).text
-        found = parse_interpretations(reply, question, self.config.max_interpretations)
+                ambiguity = self.llm.decide(Decision(Ambiguity, ambiguity_messages(question, as_json=True), budget,
+                                                     ambiguity_messages(question), budget, read_ambiguity))
+                if ambiguity is not None:
+                    step.ambiguity_types, step.reason = ambiguity.named_types(), ambiguity.reason
+                step.unreadable += ambiguity is None
+            reply = self.llm.decide(Decision(
+                Interpretations, interpretation_messages(question, step.reason, demos, as_json=True), budget,
+                interpretation_messages(question, step.reason, demos), budget, read_interpretation_lines))
+        step.unreadable += reply is None
+        found = usable_interpretations(reply.questions, question, self.config.max_interpretations) if reply else []
         step.interpretation_fallback = not found
         step.interpretations = found or [question]
         return step.interpretations
@@ -147,19 +161,34 @@ class _LongAnswerMethod(Method):
     # -- (5) ----------------------------------------------------------------------------
     def verify(self, interpretations: list[str], kept: list[RetrievedPassage], step: DivaStep) -> Grade:
         block = number_passages(kept, self.settings.methods.passage_words)
-        params = self.llm.params(max_tokens=4 if self.config.verification == "each" else 6 * len(interpretations))
         step.verification_mode = self.config.verification
         with stage("verify"):
             if self.config.verification == "each":
-                verdicts = [parse_yes_no(self.llm.complete(verify_messages(block, q), params).text)
-                            for q in interpretations]
+                replies = self.llm.decide_many([Decision(Coverage, verify_messages(block, q, as_json=True), 8,
+                                                         verify_messages(block, q), 4, read_coverage)
+                                                for q in interpretations])
+                verdicts = [r.contains_answer if r is not None else None for r in replies]
             else:
-                reply = self.llm.complete(verify_batch_messages(block, interpretations), params).text
-                verdicts = parse_yes_no_lines(reply, len(interpretations))
+                verdicts = self._verify_batch(block, interpretations)
         step.verification = [Verification(interpretation=q, covered=v)
                              for q, v in zip(interpretations, verdicts, strict=True)]
+        step.unreadable += verdicts.count(None)
         step.grade = grade(verdicts)
         return step.grade
+
+    def _verify_batch(self, block: str, interpretations: list[str]) -> list[bool | None]:
+        """One call for all interpretations: a required key per interpretation as JSON, numbered lines as text."""
+        numbers = list(range(1, len(interpretations) + 1))
+        reply = numbered_reply("Coverages", "question", tuple(numbers), bool)
+
+        def read(text: str) -> BaseModel:
+            return partly_numbered(reply, "question", {n: v for n, v in zip(numbers, parse_yes_no_lines(
+                text, len(numbers)), strict=True) if v is not None})
+
+        found = numbered_values(self.llm.decide(Decision(
+            reply, verify_batch_messages(block, interpretations, as_json=True), 8 * len(numbers) + 4,
+            verify_batch_messages(block, interpretations), 6 * len(numbers), read)), "question", numbers)
+        return [found.get(n) for n in numbers]
 
     # -- (6) ----------------------------------------------------------------------------
     def generate(self, question: str, demos: list[Demo], passages: list[RetrievedPassage] | None,
@@ -288,12 +317,13 @@ class ToCMethod(_LongAnswerMethod):
             with stage("retrieve"):
                 hits = passages[:k] if depth == 0 else self.search([query], passages, k)[0]
             gathered.append(hits)
+            block = number_passages(hits, self.settings.methods.passage_words)
             with stage("clarify"):
-                reply = self.llm.complete(clarify_messages(query, number_passages(hits, self.settings.methods.passage_words)),
-                                          self.llm.params(max_tokens=self.config.step_tokens)).text
+                reply = self.llm.decide(Decision(
+                    Readings, clarify_messages(query, block, as_json=True), self.config.step_tokens,
+                    clarify_messages(query, block), self.config.step_tokens, read_reading_lines))
             expansions += 1
-            readings, _ = parse_long_answer(reply)
-            for child_question, answer in readings:
+            for child_question, answer in [(r.question, r.answer) for r in (reply.readings if reply else [])]:
                 if normalize_answer(child_question) in seen or is_unknown(answer):
                     continue
                 seen.add(normalize_answer(child_question))

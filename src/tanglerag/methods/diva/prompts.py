@@ -4,17 +4,23 @@ Each task is short and asks for short lines, so the small local model can follow
 read what it writes leniently: a reply that cannot be read leaves the method on a safe path (the question
 taken as unambiguous, a passage set counted as not covering an interpretation), never a crash.
 Few-shot demonstrations, when given, come from a demo pool (``Demo``) and go before the actual question.
+Each decision (ambiguity, interpretations, verification, clarifications) also has a reply model and a prompt
+asking for it as JSON (``llm.structured``); the long answer stays free text.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal, get_args
+
+from pydantic import BaseModel, Field
 
 from tanglerag.llm.base import Message
 from tanglerag.text import normalize_answer
 
-AMBIGUITY_TYPES = ("subject", "object", "predicate", "time", "location")
+AmbiguityType = Literal["subject", "object", "predicate", "time", "location", "none"]
+AMBIGUITY_TYPES: tuple[AmbiguityType, ...] = get_args(AmbiguityType)[:-1]
 
 
 @dataclass(frozen=True)
@@ -45,14 +51,31 @@ AMBIGUITY_SYSTEM = (
 )
 
 
-def ambiguity_messages(question: str) -> list[Message]:
-    return [Message(role="system", content=AMBIGUITY_SYSTEM), Message(role="user", content=f"Question: {question}")]
+AMBIGUITY_JSON_SYSTEM = AMBIGUITY_SYSTEM.split("Write two lines:")[0] + (
+    "Reply with JSON: a reason, one sentence on what could be read in more than one way, then the types.\n"
+    "Example. Question: Who won the Ballon d'Or in 2018?\n"
+    '{"reason": "The award has a men\'s and a women\'s edition, so \'who\' can mean either winner.", '
+    '"types": ["subject"]}'
+)
 
 
-def parse_ambiguity(reply: str) -> tuple[list[str], str]:
-    """(types, reason); unknown words are ignored, 'none' or nothing readable gives no types."""
-    reason = ""
-    types: list[str] = []
+class Ambiguity(BaseModel):
+    reason: str = Field(max_length=300)
+    types: list[AmbiguityType] = Field(max_length=len(AMBIGUITY_TYPES))
+
+    def named_types(self) -> list[str]:
+        return list(dict.fromkeys(t for t in self.types if t != "none"))
+
+
+def ambiguity_messages(question: str, *, as_json: bool = False) -> list[Message]:
+    return [Message(role="system", content=AMBIGUITY_JSON_SYSTEM if as_json else AMBIGUITY_SYSTEM),
+            Message(role="user", content=f"Question: {question}")]
+
+
+def read_ambiguity(reply: str) -> Ambiguity | None:
+    """Types and reason from text lines; unknown words are ignored; None when neither line is there."""
+    reason: str | None = None
+    types: list[AmbiguityType] | None = None
     for line in reply.splitlines():
         head, _, rest = line.partition(":")
         key = head.strip().lower().lstrip("#* ")
@@ -60,8 +83,17 @@ def parse_ambiguity(reply: str) -> tuple[list[str], str]:
             reason = rest.strip()
         elif key.startswith("type"):
             words = re.findall(r"[a-z]+", rest.lower())
-            types += [t for t in AMBIGUITY_TYPES if any(w.startswith(t[:4]) for w in words) and t not in types]
-    return types, reason
+            types = (types or []) + [t for t in AMBIGUITY_TYPES if any(w.startswith(t[:4]) for w in words)
+                                     and t not in (types or [])]
+    if reason is None and types is None:
+        return None
+    return Ambiguity.model_construct(reason=(reason or "")[:300], types=types or [])
+
+
+def parse_ambiguity(reply: str) -> tuple[list[str], str]:
+    """(types, reason); 'none' or nothing readable gives no types."""
+    read = read_ambiguity(reply)
+    return (read.named_types(), read.reason) if read is not None else ([], "")
 
 
 INTERPRETATION_SYSTEM = (
@@ -83,30 +115,54 @@ def _demo_block(demos: list[Demo], with_answers: bool) -> str:
     return "\n\n".join(blocks)
 
 
-def interpretation_messages(question: str, reason: str, demos: list[Demo]) -> list[Message]:
+INTERPRETATION_JSON_SYSTEM = INTERPRETATION_SYSTEM.split("Write one per line")[0] + (
+    'Reply with JSON: {"questions": ["first specific question", "second specific question"]}'
+)
+
+
+class Interpretations(BaseModel):
+    questions: list[str] = Field(max_length=8)
+
+
+def interpretation_messages(question: str, reason: str, demos: list[Demo], *, as_json: bool = False) -> list[Message]:
     examples = _demo_block(demos or [BUILTIN_DEMO], with_answers=False)
     why = f"Reason: {reason}\n" if reason else ""
     user = f"Examples:\n{examples}\n\nQuestion: {question}\n{why}Specific questions:"
-    return [Message(role="system", content=INTERPRETATION_SYSTEM), Message(role="user", content=user)]
+    system = INTERPRETATION_JSON_SYSTEM if as_json else INTERPRETATION_SYSTEM
+    return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
 _NUMBERED = re.compile(r"^\s*(?:[-*•]|\(?\d+[.):]|dq\s*\d+\s*:)\s*(.+)$", re.IGNORECASE)
 
 
-def parse_interpretations(reply: str, question: str, limit: int) -> list[str]:
-    """Numbered or bulleted questions, without repeats or the question itself, at most ``limit``."""
-    seen = {normalize_answer(question)}
+def read_interpretation_lines(reply: str) -> Interpretations | None:
+    """The numbered or bulleted lines of a text reply; None when there is none."""
     found = []
     for line in reply.splitlines():
         match = _NUMBERED.match(line)
-        text = (match.group(1) if match else "").split("->")[0].strip().strip('"')
+        if match:
+            found.append(match.group(1).split("->")[0].strip().strip('"'))
+    return Interpretations.model_construct(questions=found) if found else None
+
+
+def usable_interpretations(found: list[str], question: str, limit: int) -> list[str]:
+    """Questions of three words or more, without repeats or the question itself, at most ``limit``."""
+    seen = {normalize_answer(question)}
+    usable = []
+    for text in found:
+        text = text.strip()
         if len(text.split()) < 3 or normalize_answer(text) in seen:
             continue
         seen.add(normalize_answer(text))
-        found.append(text if text.endswith("?") else f"{text}?")
-        if len(found) == limit:
+        usable.append(text if text.endswith("?") else f"{text}?")
+        if len(usable) == limit:
             break
-    return found
+    return usable
+
+
+def parse_interpretations(reply: str, question: str, limit: int) -> list[str]:
+    read = read_interpretation_lines(reply)
+    return usable_interpretations(read.questions, question, limit) if read is not None else []
 
 
 VERIFY_SYSTEM = (
@@ -118,16 +174,37 @@ VERIFY_BATCH_SYSTEM = (
 )
 
 
-def verify_messages(block: str, interpretation: str) -> list[Message]:
+VERIFY_JSON_SYSTEM = (
+    'You check whether numbered passages contain the answer to a question. Reply with JSON: {"contains_answer": '
+    'true} or {"contains_answer": false}.'
+)
+VERIFY_BATCH_JSON_SYSTEM = (
+    "You check whether numbered passages contain the answer to each of several questions. Reply with JSON with "
+    'one key per question number, true or false. Example: {"question_1": true, "question_2": false}'
+)
+
+
+class Coverage(BaseModel):
+    contains_answer: bool
+
+
+def verify_messages(block: str, interpretation: str, *, as_json: bool = False) -> list[Message]:
     """The passages first: the calls for one question's interpretations share them as a prefix."""
     user = f"Passages:\n{block}\n\nQuestion: {interpretation}\nDo the passages contain its answer?"
-    return [Message(role="system", content=VERIFY_SYSTEM), Message(role="user", content=user)]
+    return [Message(role="system", content=VERIFY_JSON_SYSTEM if as_json else VERIFY_SYSTEM),
+            Message(role="user", content=user)]
 
 
-def verify_batch_messages(block: str, interpretations: list[str]) -> list[Message]:
+def verify_batch_messages(block: str, interpretations: list[str], *, as_json: bool = False) -> list[Message]:
     listed = "\n".join(f"{n}: {q}" for n, q in enumerate(interpretations, 1))
     user = f"Passages:\n{block}\n\nQuestions:\n{listed}\n\nFor each question, do the passages contain its answer?"
-    return [Message(role="system", content=VERIFY_BATCH_SYSTEM), Message(role="user", content=user)]
+    return [Message(role="system", content=VERIFY_BATCH_JSON_SYSTEM if as_json else VERIFY_BATCH_SYSTEM),
+            Message(role="user", content=user)]
+
+
+def read_coverage(reply: str) -> Coverage | None:
+    verdict = parse_yes_no(reply)
+    return Coverage(contains_answer=verdict) if verdict is not None else None
 
 
 def parse_yes_no(reply: str) -> bool | None:
@@ -206,7 +283,30 @@ CLARIFY_SYSTEM = (
 )
 
 
-def clarify_messages(question: str, block: str) -> list[Message]:
+CLARIFY_JSON_SYSTEM = CLARIFY_SYSTEM.split("Write each reading")[0] + (
+    "Reply with JSON: under readings, each reading the passages support as a specific question with its short "
+    'answer. Example: {"readings": [{"question": "Which man won the Ballon d\'Or in 2018?", "answer": "Luka '
+    'Modric"}]}'
+)
+
+
+class Reading(BaseModel):
+    question: str = Field(max_length=200)
+    answer: str = Field(max_length=120)
+
+
+class Readings(BaseModel):
+    readings: list[Reading] = Field(max_length=8)
+
+
+def clarify_messages(question: str, block: str, *, as_json: bool = False) -> list[Message]:
     """ToC's expansion step: readings (and answers) of one node's question from its own passages."""
     user = f"Passages:\n{block}\n\nQuestion: {question}\nReadings:"
-    return [Message(role="system", content=CLARIFY_SYSTEM), Message(role="user", content=user)]
+    return [Message(role="system", content=CLARIFY_JSON_SYSTEM if as_json else CLARIFY_SYSTEM),
+            Message(role="user", content=user)]
+
+
+def read_reading_lines(reply: str) -> Readings:
+    """The ``question -> answer`` lines of a text reply (none is a reply with no readings)."""
+    readings, _ = parse_long_answer(reply)
+    return Readings.model_construct(readings=[Reading.model_construct(question=q, answer=a) for q, a in readings])

@@ -38,6 +38,7 @@ class DivaStep(TraceStep):
     reason: str = ""
     interpretations: list[str] = Field(default_factory=list)
     interpretation_fallback: bool = False  # nothing usable came back: the question was treated as unambiguous
+    unreadable: int = 0  # decisions (ambiguity, interpretations, each verdict) whose reply could not be read
     retrievals: list[InterpretationRetrieval] = Field(default_factory=list)
     kept: list[KeptPassage] = Field(default_factory=list)
     verification_mode: Literal["each", "batched"] | None = None
@@ -47,7 +48,8 @@ class DivaStep(TraceStep):
     demos: list[str] = Field(default_factory=list)  # questions of the few-shot demonstrations used
 
     def lines(self) -> list[str]:
-        out = [f"diva (mode {self.mode}" + (f", grade {self.grade}" if self.grade else "") + ")"]
+        out = [f"diva (mode {self.mode}" + (f", grade {self.grade}" if self.grade else "")
+               + (f", {self.unreadable} unreadable replies" if self.unreadable else "") + ")"]
         if self.ambiguity_types or self.reason:
             out.append(f"  ambiguity: {', '.join(self.ambiguity_types) or 'none'}; {self.reason}")
         if self.interpretations:

@@ -14,7 +14,7 @@ import re
 from typing import ClassVar
 
 from tanglerag.config import MethodsConfig
-from tanglerag.llm.client import LLM, Request
+from tanglerag.llm.client import LLM
 from tanglerag.methods.base import Method, MethodOutput
 from tanglerag.methods.concat.method import ConcatMethod
 from tanglerag.methods.post_fusion import metrics as _metrics  # noqa: F401  (registers %NM with the family)
@@ -27,7 +27,7 @@ from tanglerag.methods.post_fusion.prompts import (
     distill_messages,
 )
 from tanglerag.methods.post_fusion.steps import AnswerPoolStep, DistillStep, FallbackStep, PoolAnswer, RationaleStep
-from tanglerag.stages.generate import answer_params, single_passage_messages
+from tanglerag.stages.generate import answer_params, short_answers, single_passage_messages
 from tanglerag.stages.vote import Candidate, majority_vote, tally
 from tanglerag.text import clip_words, first_answer_line, is_unknown, number_passages
 from tanglerag.tracking import record_step, stage
@@ -37,15 +37,12 @@ from tanglerag.types import Question, RetrievedPassage
 def post_fusion_pool(llm: LLM, config: MethodsConfig, question: Question,
                      passages: list[RetrievedPassage]) -> list[Candidate]:
     """Ask about each passage separately; ``config.samples`` answers per passage (p x k in all)."""
-    params = answer_params(llm, config)
-    requests = [Request(single_passage_messages(question.text, clip_words(hit.passage.text, config.passage_words)),
-                        params) for hit in passages]
+    prompts = [single_passage_messages(question.text, clip_words(hit.passage.text, config.passage_words))
+               for hit in passages]
     pool = []
     with stage("post_fusion"):
-        for hit, completion in zip(passages, llm.complete_many(requests), strict=True):
-            for raw in completion.texts:
-                line = first_answer_line(raw)
-                pool.append(Candidate(line, hit.passage.id, hit.rank, is_unknown(line)))
+        for hit, lines in zip(passages, short_answers(llm, prompts, answer_params(llm, config)), strict=True):
+            pool += [Candidate(line, hit.passage.id, hit.rank, is_unknown(line)) for line in lines]
     return pool
 
 
@@ -108,8 +105,7 @@ class PostFusionConcatMethod(_PostFusionBase):
         candidates = _unique(c.text for c in sorted(pool, key=lambda c: c.rank) if not c.unknown)
         messages = distill_messages(question.text, number_passages(kept, cfg.passage_words), candidates)
         with stage("distill"):
-            completion = self.llm.complete(messages, self.llm.params(max_tokens=cfg.answer_tokens, stop=["\n"]))
-        line = first_answer_line(completion.text)
+            line = short_answers(self.llm, [messages], self.llm.params(max_tokens=cfg.answer_tokens, stop=["\n"]))[0][0]
         unknown = is_unknown(line)
         record_step(DistillStep(kept=kept_ids, candidates=candidates, chosen=None if unknown else line))
         if unknown:

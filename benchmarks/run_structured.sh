@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Issue 31: text prompts against structured outputs (llm.structured), same questions, same embedded model, greedy.
+# Each run is an `eval` with a checkpoint and every LLM call cached, so an interrupted run resumes where it stopped.
+# A repair run makes every call of the off run plus the repairs, so off runs after it from the cache.
+#   corg-MODE  COrg, pairwise graph, RAMDocs dev, a seeded sample of N questions (settings of run_corg.sh)
+#   diva-MODE  Diva, ASQA dev, a seeded sample of N questions (settings of run_diva.sh, main run)
+#   pf-MODE    post-fusion, Concat+PF and PF+Concat, RAMDocs dev, the first 3N/2 questions (run_post_fusion.sh, gold
+#              ensure)
+# MODE is off, on or repair (text first; JSON only for a reply the parser cannot read in full).
+# env N (default 20) sizes the samples.
+# Usage: benchmarks/run_structured.sh [RUN ...]   (default: all, cheapest first); then
+#   .venv/bin/python benchmarks/structured_report.py
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N="${N:-20}"
+RUNS=("${@:-corg-repair corg-off corg-on diva-repair diva-off diva-on pf-off pf-on}")
+eval_run() {  # NAME MODE DATASET METHODS extra flags...
+  local name="$1" mode="$2" dataset="$3" methods="$4"; shift 4
+  HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset "$dataset" --methods "$methods" "$@" \
+    --set "llm.structured=$mode" --out "runs/structured/$name" --json > /dev/null
+  mkdir -p "docs/results/structured/$name"
+  cp "runs/structured/$name"/{results.json,results.md,predictions.jsonl} "docs/results/structured/$name/"
+}
+for name in ${RUNS[*]}; do
+  mode="${name#*-}"
+  case "$name" in
+    corg-*) eval_run "$name" "$mode" ramdocs corg --sample "$N" --top-k 10 --scope own --set corg.graph=pairwise ;;
+    diva-*) eval_run "$name" "$mode" asqa diva --sample "$N" --scope pooled ;;
+    pf-*) eval_run "$name" "$mode" ramdocs post-fusion,concat+pf,pf+concat --limit $((3 * N / 2)) --top-k 5 --scope own \
+            --set methods.concat_prompt=post_fusion --gold ensure ;;
+    *) echo "unknown run: $name" >&2; exit 2 ;;
+  esac
+done
