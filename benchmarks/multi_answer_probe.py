@@ -23,10 +23,10 @@ from tanglerag.embeddings import Embedder
 from tanglerag.eval.passages import PassageBuilder
 from tanglerag.llm.base import Message
 from tanglerag.llm.factory import build_llm
-from tanglerag.methods.corg.multi_answer import parse_parts, render
 from tanglerag.methods.corg.prompts import MULTI_ANSWER_TASK, READER_SYSTEM
 from tanglerag.metrics.registry import compute
 from tanglerag.settings import Settings
+from tanglerag.stages.multi_answer import parse_parts, render
 from tanglerag.text import number_passages
 from tanglerag.types import Answer
 

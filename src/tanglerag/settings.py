@@ -26,6 +26,7 @@ from tanglerag.config import (
 from tanglerag.methods.cdit.config import CditConfig
 from tanglerag.methods.corg.config import CorgConfig
 from tanglerag.methods.diva.config import DivaConfig
+from tanglerag.methods.madam.config import MadamConfig
 from tanglerag.methods.pcas.config import PersonalConfig
 
 
@@ -43,6 +44,7 @@ class Settings(Section):
     corg: CorgConfig = Field(default_factory=CorgConfig)
     diva: DivaConfig = Field(default_factory=DivaConfig)
     cdit: CditConfig = Field(default_factory=CditConfig)
+    madam: MadamConfig = Field(default_factory=MadamConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
 
     @classmethod

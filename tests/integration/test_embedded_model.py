@@ -133,3 +133,24 @@ def test_constrained_relations_always_parse_on_the_users_mercury_notes(setup):
         graph = GraphConstructor(constrained, CorgConfig(graph="pairwise"), 100).build("What is Mercury?", hits)
     assert graph.unparsed == 0 and graph.pairs_judged >= 3
     assert all(call.constrained for call in tracker.calls)
+
+
+def test_madam_rag_debates_the_two_answer_sample_question(setup):
+    """MADAM-RAG on the demo's two-answer question (Brahms and Mozart), its own six documents, two rounds at most:
+    every agent's reply reads, and each kept answer cites documents whose agents gave it."""
+    from tanglerag.methods.madam.steps import DebateStep
+    from tanglerag.methods.registry import make_method
+    from tanglerag.types import RetrievedPassage
+
+    llm, _, examples = setup
+    example = examples["Who is the composer of String Quintet No. 2?"]
+    hits = [RetrievedPassage(passage=p, score=1.0, rank=i + 1) for i, p in enumerate(example.passages)]
+    method = make_method("madam-rag", Resources.for_llm(llm, Settings.load(None, ["madam.rounds=2"])))
+    answer = method.answer(Question(text=example.question), hits)
+    step = answer.trace.find(DebateStep)
+    assert step.rounds and not any(t.unreadable for r in step.rounds for t in r.agents), step.lines()
+    assert not answer.is_unknown and compute(["answer_recall"], answer, example)["answer_recall"] > 0, answer.text
+    said = {t.passage_id: t.answer.lower() for t in step.rounds[-1].agents}
+    for part in answer.parts:
+        assert part.citations and any(part.answer.lower() in said[c] or said[c] in part.answer.lower()
+                                      for c in part.citations), (part, said)

@@ -12,10 +12,11 @@ from tanglerag.methods.cdit.method import METHODS as CDIT
 from tanglerag.methods.concat.method import METHODS as CONCAT
 from tanglerag.methods.corg.baselines import METHODS as CORG
 from tanglerag.methods.diva.methods import METHODS as DIVA
+from tanglerag.methods.madam.method import METHODS as MADAM
 from tanglerag.methods.pcas.retriever import METHODS as PCAS
 from tanglerag.methods.post_fusion.methods import METHODS as POST_FUSION
 
-for family in (CONCAT, POST_FUSION, CORG, DIVA, CDIT, PCAS):
+for family in (CONCAT, POST_FUSION, CORG, DIVA, CDIT, PCAS, MADAM):
     register_methods(*family)
 
 __all__ = ["METHODS", "make_method", "method_class", "register_methods"]

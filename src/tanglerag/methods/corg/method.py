@@ -11,10 +11,11 @@ from typing import ClassVar
 
 from tanglerag.methods.base import MULTI_ANSWER_METRICS, Method, MethodOutput
 from tanglerag.methods.corg.constructor import GraphConstructor
-from tanglerag.methods.corg.multi_answer import ask_group, merge_parts, render
+from tanglerag.methods.corg.multi_answer import ask_group
 from tanglerag.methods.corg.plural import plural_by_llm, plural_by_rule
 from tanglerag.methods.corg.reranker import Organized, organize
 from tanglerag.methods.corg.steps import ContextGroup, DroppedContext, GroupsStep
+from tanglerag.stages.multi_answer import merge_parts, render
 from tanglerag.tracking import record_step, stage
 from tanglerag.types import AnswerPart, Question, RetrievedPassage
 

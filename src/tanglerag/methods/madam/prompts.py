@@ -1,0 +1,55 @@
+"""MADAM-RAG's prompts, in our words: an agent answers from its one document (later rounds: seeing the other
+agents' answers and the aggregator's summary, it may revise); the aggregator keeps every distinct entity's answer
+and drops what the better-supported answers contradict. Each asks for text lines or, under ``llm.structured``,
+JSON. The agent's document comes first, so one agent's calls across rounds share that prefix."""
+
+from __future__ import annotations
+
+from tanglerag.llm.base import Message
+
+AGENT_SYSTEM = (
+    "You are one of several agents. You hold one document and answer a question from it alone; the other agents "
+    "hold other documents, which may be about a different person or thing with the same name, or be wrong."
+)
+AGENT_TEXT = (
+    "Write two lines:\nAnswer: the short answer your document gives, or unknown if it gives none\n"
+    "Reason: one sentence on what in your document supports it"
+)
+AGENT_JSON = ('Reply with JSON: {"answer": "the short answer your document gives, or unknown", '
+              '"reason": "one sentence on what in your document supports it"}')
+REVISE = (
+    "The other agents answered as below, and the aggregator summed up the last round. Keep your answer if your "
+    "document supports it (another agent may be about a different one with the same name); change it only if the "
+    "others show that you misread your document."
+)
+
+AGGREGATOR_SYSTEM = (
+    "You read the answers of agents, each of whom read one document, to one question. A name may refer to several "
+    "people or things, so several answers can all be right, each about a different one. Keep every answer a "
+    "document supports for its own entity; drop an answer that better-supported answers about the same entity "
+    "contradict, and answers of agents who found nothing."
+)
+AGGREGATOR_TEXT = (
+    "Write one line per answer you keep: answer | which one it is about | [agent numbers]\n"
+    "Then a last line: Summary: one or two sentences on what you kept and dropped, and why.\n"
+    "Write unknown if no agent found an answer."
+)
+AGGREGATOR_JSON = (
+    'Reply with JSON: {"answers": [{"answer": "...", "about": "which one it is about", "contexts": [agent '
+    'numbers]}], "summary": "one or two sentences on what you kept and dropped, and why"}. Leave answers empty if '
+    "no agent found an answer."
+)
+
+
+def agent_messages(question: str, document: str, others: str | None, summary: str, *,
+                   as_json: bool = False) -> list[Message]:
+    """``others``: the other agents' last answers (None in the first round, when the agent reads alone)."""
+    debate = "" if others is None else f"{REVISE}\nOther agents:\n{others}\nAggregator: {summary or 'none'}\n\n"
+    user = (f"Document: {document}\n\n{debate}Question: {question}\n"
+            f"{AGENT_JSON if as_json else AGENT_TEXT}")
+    return [Message(role="system", content=AGENT_SYSTEM), Message(role="user", content=user)]
+
+
+def aggregator_messages(question: str, answers: str, *, as_json: bool = False) -> list[Message]:
+    user = f"Question: {question}\nAgents:\n{answers}\n\n{AGGREGATOR_JSON if as_json else AGGREGATOR_TEXT}"
+    return [Message(role="system", content=AGGREGATOR_SYSTEM), Message(role="user", content=user)]

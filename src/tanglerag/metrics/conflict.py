@@ -1,0 +1,69 @@
+"""Scores for answers over conflicting documents (RAMDocs' labels): the MADAM-RAG paper's strict score and what
+leaks through.
+
+RAMDocs labels each document correct / misinfo / noise and lists the question's gold and wrong answers. The
+MADAM-RAG paper scores a response correct only when it contains every gold answer and none of the wrong ones
+(matched after SQuAD normalisation, as containment in the response). We match whole words of the normalised
+response, so a wrong answer "19" is not found inside "1990"; that is stricter than a plain substring test, and the
+only difference we know of.
+"""
+
+from __future__ import annotations
+
+from tanglerag.datasets.base import QAExample
+from tanglerag.metrics.registry import register
+from tanglerag.text import normalize_answer, strip_citations
+from tanglerag.types import Answer
+
+
+def _contains(response: str, answer: str) -> bool:
+    wanted = normalize_answer(answer)
+    return bool(wanted) and f" {wanted} " in f" {response} "
+
+
+def _response(answer: Answer) -> str:
+    """The normalised response (every line: multi-answer methods give one per answer); empty when unknown."""
+    return "" if answer.is_unknown else normalize_answer(strip_citations(answer.text))
+
+
+def _wrong(example: QAExample) -> list[str]:
+    return [w for w in example.metadata.get("wrong_answers") or [] if isinstance(w, str) and normalize_answer(w)]
+
+
+@register("answer_recall")
+def answer_recall(answer: Answer, example: QAExample) -> float | None:
+    """Share of the gold answers the response contains."""
+    golds = [g for g in example.answers if normalize_answer(g)]
+    if not golds:
+        return None
+    response = _response(answer)
+    return sum(_contains(response, g) for g in golds) / len(golds)
+
+
+@register("ramdocs_strict")
+def ramdocs_strict(answer: Answer, example: QAExample) -> float | None:
+    """1 when the response contains every gold answer and no wrong answer (the MADAM-RAG paper's score)."""
+    recall = answer_recall(answer, example)
+    if recall is None:
+        return None
+    response = _response(answer)
+    return float(recall == 1.0 and not any(_contains(response, w) for w in _wrong(example)))
+
+
+@register("misinfo_leak")
+def misinfo_leak(answer: Answer, example: QAExample) -> float | None:
+    """1 when a wrong answer (a misinformation document's) appears in the response; None without wrong answers."""
+    wrong = _wrong(example)
+    if not wrong:
+        return None
+    response = _response(answer)
+    return float(any(_contains(response, w) for w in wrong))
+
+
+@register("noise_cited")
+def noise_cited(answer: Answer, example: QAExample) -> float | None:
+    """1 when the response cites a document labelled noise; None when the question has none."""
+    noise = {p.id for p in example.passages if p.metadata.get("type") == "noise"}
+    if not noise:
+        return None
+    return float(bool(noise & set(answer.citations)))

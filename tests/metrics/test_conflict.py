@@ -1,0 +1,42 @@
+"""RAMDocs' strict score and what leaks through, on hand-made records."""
+
+from tanglerag.datasets.base import QAExample
+from tanglerag.metrics.registry import compute
+from tanglerag.types import Answer, Passage
+
+EXAMPLE = QAExample(
+    id="q", question="When was Michael Jordan born?", answers=["1963", "1956"],
+    passages=[Passage(id="d0", text="...", metadata={"type": "correct"}),
+              Passage(id="d1", text="...", metadata={"type": "misinfo"}),
+              Passage(id="d2", text="...", metadata={"type": "noise"})],
+    metadata={"wrong_answers": ["1998"]})
+NAMES = ["ramdocs_strict", "answer_recall", "misinfo_leak", "noise_cited"]
+
+
+def scores(text: str, citations: list[str] | None = None, example: QAExample = EXAMPLE) -> dict:
+    unknown = text == "unknown"
+    answer = Answer(question=example.question, method="m", text=text, citations=citations or [], is_unknown=unknown)
+    return compute(NAMES, answer, example)
+
+
+def test_every_gold_answer_and_no_wrong_one_is_strictly_right():
+    assert scores("1963 (basketball player) [1]\n1956 (scientist) [2]", ["d0"]) == {
+        "ramdocs_strict": 1.0, "answer_recall": 1.0, "misinfo_leak": 0.0, "noise_cited": 0.0}
+
+
+def test_all_gold_plus_one_wrong_answer_is_strictly_wrong_and_leaks():
+    got = scores("1963 [1]\n1956 [2]\n1998 [3]", ["d0", "d2"])
+    assert got == {"ramdocs_strict": 0.0, "answer_recall": 1.0, "misinfo_leak": 1.0, "noise_cited": 1.0}
+
+
+def test_partial_and_unknown_answers():
+    assert scores("1963 [1]")["answer_recall"] == 0.5 and scores("1963 [1]")["ramdocs_strict"] == 0.0
+    assert scores("unknown") == {"ramdocs_strict": 0.0, "answer_recall": 0.0, "misinfo_leak": 0.0,
+                                 "noise_cited": 0.0}
+
+
+def test_answers_match_whole_words_and_labels_absent_mean_not_applicable():
+    assert scores("born in 19630")["answer_recall"] == 0.0  # "1963" is not inside another number
+    bare = QAExample(id="b", question="q", answers=["Paris"])
+    assert scores("Paris", example=bare) == {"ramdocs_strict": 1.0, "answer_recall": 1.0, "misinfo_leak": None,
+                                             "noise_cited": None}
