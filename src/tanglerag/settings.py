@@ -23,6 +23,7 @@ from tanglerag.config import (
     ServiceConfig,
     load_config,
 )
+from tanglerag.methods.astute.config import AstuteConfig
 from tanglerag.methods.cdit.config import CditConfig
 from tanglerag.methods.corg.config import CorgConfig
 from tanglerag.methods.diva.config import DivaConfig
@@ -45,6 +46,7 @@ class Settings(Section):
     diva: DivaConfig = Field(default_factory=DivaConfig)
     cdit: CditConfig = Field(default_factory=CditConfig)
     madam: MadamConfig = Field(default_factory=MadamConfig)
+    astute: AstuteConfig = Field(default_factory=AstuteConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
 
     @classmethod

@@ -1,0 +1,63 @@
+"""Astute RAG's prompts, in our words: (a) recall what the model knows, (b) consolidate sources marked as retrieved
+or as the model's memory into groups that agree, flagging conflicts and leaving out what is irrelevant, (c) choose
+the answer whose support is most reliable (for a name with several referents, one answer per referent). Each as
+text lines or, under ``llm.structured``, JSON."""
+
+from __future__ import annotations
+
+from tanglerag.llm.base import Message
+
+RECALL_SYSTEM = (
+    "You write what you know, from memory, that helps answer a question: up to {n} short factual passages. Write "
+    "only what you are confident is true; if you know nothing useful, write none."
+)
+RECALL_TEXT = "Write each passage on its own line, starting with 'Passage:'. Write none if you know nothing."
+RECALL_JSON = 'Reply with JSON: {{"passages": ["...", "..."]}}, an empty list if you know nothing useful.'
+
+CONSOLIDATE_SYSTEM = (
+    "You consolidate numbered sources about a question. Each is marked as retrieved (from a document search, "
+    "which may be wrong or off-topic) or memory (from the model's own knowledge, which may be outdated or wrong). "
+    "Group the sources that agree, say in one sentence what each group states and what answer it gives, flag a "
+    "group that conflicts with another, and leave out sources that are not about the question. A name may refer "
+    "to several people or things: sources about different ones are not in conflict."
+)
+CONSOLIDATE_TEXT = (
+    "Write one line per group: what the group states | its answer | [source numbers] | conflict or consistent"
+)
+CONSOLIDATE_JSON = (
+    'Reply with JSON: {"groups": [{"statement": "what the group states", "answer": "its answer", '
+    '"sources": [source numbers], "conflict": true or false}]}'
+)
+
+CHOOSE_SYSTEM = (
+    "You choose the final answer to a question from consolidated groups of sources. Prefer the group whose "
+    "support is most reliable: several agreeing sources over one, retrieved sources that agree with memory over "
+    "either alone, and no group flagged as conflicting if a consistent one answers. If the groups are about "
+    "different people or things with the same name, give the answer for each."
+)
+CHOOSE_TEXT = (
+    "Write one line per answer: answer | which one it is about | [group numbers]\n"
+    "Then a last line: Reason: one sentence on why these groups are the most reliable.\n"
+    "Write unknown if no group answers the question."
+)
+CHOOSE_JSON = (
+    'Reply with JSON: {"answers": [{"answer": "...", "about": "which one it is about", "contexts": [group '
+    'numbers]}], "reason": "one sentence on why these groups are the most reliable"}. Leave answers empty if no '
+    "group answers the question."
+)
+
+
+def recall_messages(question: str, n: int, *, as_json: bool = False) -> list[Message]:
+    task = RECALL_JSON.format() if as_json else RECALL_TEXT
+    return [Message(role="system", content=RECALL_SYSTEM.format(n=n)),
+            Message(role="user", content=f"Question: {question}\n{task}")]
+
+
+def consolidate_messages(question: str, sources: str, *, as_json: bool = False) -> list[Message]:
+    user = f"Sources:\n{sources}\n\nQuestion: {question}\n{CONSOLIDATE_JSON if as_json else CONSOLIDATE_TEXT}"
+    return [Message(role="system", content=CONSOLIDATE_SYSTEM), Message(role="user", content=user)]
+
+
+def choose_messages(question: str, groups: str, *, as_json: bool = False) -> list[Message]:
+    user = f"Groups:\n{groups}\n\nQuestion: {question}\n{CHOOSE_JSON if as_json else CHOOSE_TEXT}"
+    return [Message(role="system", content=CHOOSE_SYSTEM), Message(role="user", content=user)]
