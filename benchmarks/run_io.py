@@ -90,3 +90,25 @@ def table_head(header: str) -> list[str]:
     Rows stay f-strings beside their numbers' formats (tabulate would re-pad every column and change each
     report's bytes without making them easier to read as source)."""
     return [header, "|" + "---|" * (header.count("|") - 1)]
+
+
+def frontier_plot(path: Path, points: list[tuple[str, float, float, float, float]], xlabel: str, ylabel: str,
+                  title: str) -> None:
+    """A cost-quality scatter for a report: each (label, cost, score, CI low, CI high) as a point with its
+    interval, labelled, written as a PNG beside the report (matplotlib, headless)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    for label, cost, score, low, high in points:
+        ax.errorbar(cost, score, yerr=[[score - low], [high - score]], fmt="o", capsize=4)
+        ax.annotate(label, (cost, score), textcoords="offset points", xytext=(6, 4), fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

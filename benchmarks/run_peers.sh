@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Issue 28: our methods beside the peers a user would pick instead (MADAM-RAG, Astute RAG) on RAMDocs dev: a seeded
+# sample of N questions, each with all of its own documents (at most 10), embedded model, greedy. Two runs share the
+# LLM cache, checkpoint every finished question and resume where they stopped:
+#   main         concat, separate, corg, madam-rag, astute-rag
+#   answer-each  COrg answering each kept context in its own call
+# Usage: benchmarks/run_peers.sh [N [--set key=value ...]]   (env HEAD=K answers only the first K of the sample now,
+#   so a long run can be taken in pieces; RUNS="main" picks runs). Then:
+#   .venv/bin/python benchmarks/peers_report.py
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N="${1:-100}"
+shift || true
+EXTRA=("$@")
+HEAD="${HEAD:-$N}"
+RUNS="${RUNS:-main answer-each}"
+METRICS="ramdocs_strict,answer_recall,d_f1,misinfo_leak,noise_cited,ans,unk,cited"
+run() {  # NAME METHODS extra flags...
+  local name="$1" methods="$2"; shift 2
+  [[ " $RUNS " == *" $name "* ]] || return 0
+  HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --methods "$methods" --metrics "$METRICS" \
+    --sample "$N" --head "$HEAD" --top-k 10 --scope own --set corg.graph=pairwise "$@" "${EXTRA[@]}" \
+    --out "runs/peers/$name" --json > /dev/null
+  mkdir -p "docs/results/peers/$name"
+  cp "runs/peers/$name"/{results.json,results.md,predictions.jsonl} "docs/results/peers/$name/"
+}
+run main concat,separate,corg,madam-rag,astute-rag
+run answer-each corg --set corg.answer_each=true
