@@ -24,6 +24,7 @@ from tanglerag.config import (
     load_config,
 )
 from tanglerag.methods.astute.config import AstuteConfig
+from tanglerag.methods.auto.config import AutoConfig
 from tanglerag.methods.cdit.config import CditConfig
 from tanglerag.methods.corg.config import CorgConfig
 from tanglerag.methods.diva.config import DivaConfig
@@ -47,6 +48,7 @@ class Settings(Section):
     cdit: CditConfig = Field(default_factory=CditConfig)
     madam: MadamConfig = Field(default_factory=MadamConfig)
     astute: AstuteConfig = Field(default_factory=AstuteConfig)
+    auto: AutoConfig = Field(default_factory=AutoConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
 
     @classmethod

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import typer
 
-from tanglerag.cli import ask, cdit, evaluate, index, models, personal, serve, trace
+from tanglerag.cli import ask, cdit, diagnose, evaluate, index, models, personal, serve, trace
 from tanglerag.cli.common import UserErrorGroup
 
 app = typer.Typer(cls=UserErrorGroup, add_completion=False, no_args_is_help=True,
                   help="Answer questions from tangled retrieved contexts.")
-for module in (index, ask, evaluate, models, serve):
+for module in (index, ask, evaluate, diagnose, models, serve):
     app.add_typer(module.app)
 app.add_typer(personal.contexts_app, name="contexts")
 app.add_typer(personal.pcas_app, name="pcas")

@@ -8,6 +8,7 @@ eval runner, ``trace show``, the service and the inspector read this table and t
 from __future__ import annotations
 
 from tanglerag.methods.astute.method import METHODS as ASTUTE
+from tanglerag.methods.auto.method import METHODS as AUTO
 from tanglerag.methods.base import METHODS, make_method, method_class, register_methods
 from tanglerag.methods.cdit.method import METHODS as CDIT
 from tanglerag.methods.concat.method import METHODS as CONCAT
@@ -17,7 +18,7 @@ from tanglerag.methods.madam.method import METHODS as MADAM
 from tanglerag.methods.pcas.retriever import METHODS as PCAS
 from tanglerag.methods.post_fusion.methods import METHODS as POST_FUSION
 
-for family in (CONCAT, POST_FUSION, CORG, DIVA, CDIT, PCAS, MADAM, ASTUTE):
+for family in (CONCAT, POST_FUSION, CORG, DIVA, CDIT, PCAS, MADAM, ASTUTE, AUTO):
     register_methods(*family)
 
 __all__ = ["METHODS", "make_method", "method_class", "register_methods"]

@@ -1,0 +1,48 @@
+"""``auto``: probe the passages for the question's tangle, then answer with the method ``auto.routes`` names for it.
+
+The probe costs at most one LLM call (stage ``probe``); the chosen method's own steps and calls follow in the same
+trace, so the answer shows both why a method was chosen and how that method answered.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, get_args
+
+from tanglerag.errors import ConfigError
+from tanglerag.methods import base
+from tanglerag.methods.auto.config import Tangle
+from tanglerag.methods.auto.probe import probe
+from tanglerag.methods.auto.steps import AutoStep
+from tanglerag.methods.base import MULTI_ANSWER_METRICS, Method, MethodOutput, Resources, make_method
+from tanglerag.tracking import record_step, stage
+from tanglerag.types import Question, RetrievedPassage
+
+
+class AutoMethod(Method):
+    name: ClassVar[str] = "auto"
+    paper: ClassVar[str] = "ours"
+    description: ClassVar[str] = "probes the passages for the question's tangle and routes to the method that fits it"
+    calls: ClassVar[str] = "0-1 probe + the chosen method's"
+    default_metrics: ClassVar[tuple[str, ...]] = (*MULTI_ANSWER_METRICS, "answer_recall", "misinfo_leak")
+
+    def __init__(self, resources: Resources) -> None:
+        super().__init__(resources)
+        routes = self.settings.auto.routes
+        missing = [t for t in get_args(Tangle) if t not in routes]
+        unknown = sorted({m for m in routes.values() if m not in base.METHODS or m == self.name})
+        if missing or unknown:
+            raise ConfigError("auto.routes " + "; ".join(
+                ([f"has no method for {', '.join(missing)}"] if missing else [])
+                + ([f"names {', '.join(unknown)}, not a method auto can route to"] if unknown else [])))
+
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        cfg = self.settings.auto
+        with stage("probe"):
+            reading = probe(self.llm, question.text, passages, overlap=cfg.duplicate_overlap,
+                            words=self.settings.methods.passage_words, tokens=cfg.probe_tokens)
+        route = cfg.routes[reading.tangle]  # type: ignore[index]
+        record_step(AutoStep(signals=reading.signals, tangle=reading.tangle, route=route, why=reading.why))
+        return make_method(route, self.resources).run(question, passages)
+
+
+METHODS = (AutoMethod,)

@@ -1,0 +1,125 @@
+"""The tangle probe: cheap signals from the passages first, one batched LLM call only when they do not decide.
+
+Cheap signals: how many passages, the top score's lead, near-duplicate pairs (word-set overlap), distinct titles.
+They decide the plain cases (no passage: low-coverage; one passage, or copies of one: clean). Otherwise one call
+reads each passage's answer and the descriptor that tells its entity apart from others with the same name (COrg's
+extraction, batched): one answer is clean; different answers with different descriptors are ambiguous; different
+answers for the same (or no) descriptor conflict; both at once is mixed; no answer at all is low-coverage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from pydantic import BaseModel, Field
+
+from tanglerag.llm.base import Message
+from tanglerag.llm.client import LLM
+from tanglerag.llm.structured import Decision, numbered_reply, numbered_values, partly_numbered
+from tanglerag.text import clip_words, is_unknown, normalize_answer
+from tanglerag.types import RetrievedPassage
+
+
+@dataclass
+class Reading:
+    tangle: str
+    why: str
+    signals: dict[str, float | int | str] = field(default_factory=dict)
+
+
+class PassageReading(BaseModel):
+    answer: str = Field(max_length=80)
+    descriptor: str = Field(max_length=80)
+
+
+PROBE_SYSTEM = (
+    "You read numbered passages and a question. A name in the question may belong to several people, places or "
+    "works. For each passage give its answer to the question in a few words (or unknown if it gives none) and the "
+    "descriptor that tells which one it is about (a place, a year, a kind of thing), or none."
+)
+PROBE_TEXT = "Write one line per passage: [n] answer | descriptor"
+PROBE_JSON = ('Reply with JSON with one key per passage (passage_1 for [1]), each {"answer": "...", '
+              '"descriptor": "..."}.')
+
+
+def cheap_signals(passages: list[RetrievedPassage], overlap: float) -> dict[str, float | int | str]:
+    words = [set(normalize_answer(h.passage.text).split()) for h in passages]
+    duplicates = sum(len(a & b) / max(1, len(a | b)) >= overlap for a, b in combinations(words, 2))
+    scores = [h.score for h in passages]
+    return {"passages": len(passages), "near_duplicate_pairs": duplicates,
+            "pairs": len(passages) * (len(passages) - 1) // 2,
+            "top_score_lead": round(scores[0] - scores[1], 3) if len(scores) > 1 else 0.0,
+            "distinct_titles": len({h.passage.title for h in passages if h.passage.title})}
+
+
+def decide_cheaply(signals: dict[str, float | int | str]) -> Reading | None:
+    if signals["passages"] == 0:
+        return Reading("low-coverage", "nothing was retrieved", signals)
+    if signals["passages"] == 1:
+        return Reading("clean", "one passage", signals)
+    if signals["near_duplicate_pairs"] == signals["pairs"]:
+        return Reading("clean", f"all {signals['passages']} passages are near-copies of one another", signals)
+    return None
+
+
+def probe_decision(question: str, passages: list[RetrievedPassage], words: int | None,
+                   tokens: int) -> Decision[BaseModel]:
+    numbers = tuple(range(1, len(passages) + 1))
+    reply = numbered_reply("Probe", "passage", numbers, PassageReading)
+    block = "\n\n".join(f"[{n}] {clip_words(h.passage.text, words)}" for n, h in enumerate(passages, 1))
+
+    def messages(task: str) -> list[Message]:
+        return [Message(role="system", content=PROBE_SYSTEM),
+                Message(role="user", content=f"Passages:\n{block}\n\nQuestion: {question}\n{task}")]
+
+    def read(text: str) -> BaseModel:
+        found = {}
+        for line in text.splitlines():
+            head, _, rest = line.strip().partition("]")
+            number = head.lstrip("[").strip()
+            if number.isdigit() and int(number) in numbers and rest.strip():
+                answer, _, descriptor = rest.partition("|")
+                found[int(number)] = PassageReading(answer=answer.strip()[:80], descriptor=descriptor.strip()[:80])
+        return partly_numbered(reply, "passage", found)
+
+    budget = tokens * len(numbers) + 8
+    return Decision(reply, messages(PROBE_JSON), budget + 8 * len(numbers), messages(PROBE_TEXT), budget, read)
+
+
+def classify(readings: dict[int, PassageReading], signals: dict[str, float | int | str]) -> Reading:
+    """The tangle from each passage's answer and descriptor (passages the reply left out count as not answering)."""
+    answering = {n: r for n, r in readings.items() if r.answer.strip() and not is_unknown(r.answer)}
+    answers = {normalize_answer(r.answer) for r in answering.values()}
+    signals = {**signals, "answering_passages": len(answering), "distinct_answers": len(answers)}
+    if not answering:
+        return Reading("low-coverage", "no passage answers the question", signals)
+    if len(answers) == 1:
+        return Reading("clean", f"{len(answering)} answering passage(s) agree", signals)
+    entities = conflicts = 0
+    for a, b in combinations(answering.values(), 2):
+        if normalize_answer(a.answer) == normalize_answer(b.answer):
+            continue
+        da, db = (normalize_answer(r.descriptor) for r in (a, b))
+        named = all(d and not is_unknown(d) and d != "none" for d in (da, db))
+        if named and da != db:
+            entities += 1
+        else:
+            conflicts += 1
+    signals |= {"pairs_about_different_entities": entities, "pairs_in_conflict": conflicts}
+    if entities and conflicts:
+        return Reading("mixed", f"{len(answers)} answers, some for different entities, some in conflict", signals)
+    if entities:
+        return Reading("ambiguous", f"{len(answers)} answers for entities told apart by their descriptors", signals)
+    return Reading("conflicting", f"{len(answers)} answers for the same entity", signals)
+
+
+def probe(llm: LLM, question: str, passages: list[RetrievedPassage], *, overlap: float, words: int | None,
+          tokens: int) -> Reading:
+    signals = cheap_signals(passages, overlap)
+    cheap = decide_cheaply(signals)
+    if cheap is not None:
+        return cheap
+    numbers = list(range(1, len(passages) + 1))
+    found = numbered_values(llm.decide(probe_decision(question, passages, words, tokens)), "passage", numbers)
+    return classify(found, signals)

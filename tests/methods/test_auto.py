@@ -1,0 +1,69 @@
+"""``auto`` on the canned LLM: the cheap signals decide the plain cases without a call, one probe call reads the
+rest, each tangle goes where ``auto.routes`` says, and the chosen method's own trace follows the route."""
+
+import pytest
+
+from tanglerag.errors import ConfigError
+from tanglerag.methods.auto.probe import PassageReading, classify
+from tanglerag.methods.auto.steps import AutoStep
+from tanglerag.methods.registry import make_method
+from tanglerag.settings import Settings
+from tanglerag.testing import CannedBackend
+from tanglerag.types import Passage, Question
+from tests.conftest import as_retrieved, resources
+
+Q = Question(text="When was Michael Jordan born?")
+DOCS = [Passage(id="d0", text="Michael Jeffrey Jordan, the basketball player, was born in 1963."),
+        Passage(id="d1", text="Michael Irwin Jordan, the scientist, was born in 1956."),
+        Passage(id="d2", text="Michael Jeffrey Jordan, the basketball player, was born in 1998.")]
+
+
+def probe_reply(lines: str, answer: str = "1963 [1]"):
+    """The probe replies ``lines``; the routed concat-style answer replies ``answer``."""
+    def respond(messages):
+        return lines if messages[0].content.startswith("You read numbered passages and a question") else answer
+    return CannedBackend(responder=respond)
+
+
+def run(llm_factory, backend, docs, *overrides):
+    settings = Settings.load(overrides=["auto.routes.ambiguous=separate", "auto.routes.conflicting=concat",
+                                        "auto.routes.mixed=separate", *overrides])
+    return make_method("auto", resources(llm_factory(backend, persistent=False), settings)).answer(Q, as_retrieved(docs))
+
+
+def test_plain_cases_are_decided_without_a_call(llm_factory):
+    backend = probe_reply("")
+    one = run(llm_factory, backend, DOCS[:1])
+    step = one.trace.find(AutoStep)
+    assert (step.tangle, step.route) == ("clean", "concat") and one.usage.stages["probe"].llm_calls == 0
+    copies = run(llm_factory, probe_reply(""), [DOCS[0], Passage(id="d0b", text=DOCS[0].text)])
+    assert copies.trace.find(AutoStep).why.startswith("all 2 passages are near-copies")
+    assert copies.usage.total.llm_calls == 1  # the concat answer only
+
+
+@pytest.mark.parametrize(("lines", "tangle", "route"), [
+    ("[1] 1963 | basketball player\n[2] 1956 | scientist\n[3] 1963 | basketball player", "ambiguous", "separate"),
+    ("[1] 1963 | basketball player\n[2] 1998 | basketball player\n[3] unknown | none", "conflicting", "concat"),
+    ("[1] 1963 | basketball player\n[2] 1956 | scientist\n[3] 1998 | basketball player", "mixed", "separate"),
+    ("[1] unknown | none\n[2] unknown | none", "low-coverage", "concat"),
+])
+def test_one_probe_call_reads_the_tangle_and_the_route_answers(llm_factory, lines, tangle, route):
+    backend = probe_reply(lines)
+    answer = run(llm_factory, backend, DOCS, "auto.routes.low-coverage=concat")
+    step = answer.trace.find(AutoStep)
+    assert (step.tangle, step.route) == (tangle, route), step.why
+    assert answer.usage.stages["probe"].llm_calls == 1 and step.signals["passages"] == 3
+    assert answer.trace.calls[0].stage == "probe" and len(answer.trace.calls) > 1  # the route's calls follow
+
+
+def test_a_reply_that_leaves_passages_out_counts_them_as_not_answering():
+    readings = {1: PassageReading(answer="1963", descriptor="player")}
+    assert classify(readings, {"passages": 3}).tangle == "clean"
+
+
+def test_routes_merge_over_the_defaults_and_a_bad_route_is_a_config_error(llm_factory):
+    assert Settings.load(overrides=["auto.routes.clean=corg"]).auto.routes["conflicting"] == "post-fusion"
+    with pytest.raises(ConfigError, match="names nosuch, not a method auto can route to"):
+        run(llm_factory, CannedBackend(), DOCS, "auto.routes.clean=nosuch")
+    with pytest.raises(ConfigError, match="auto"):
+        run(llm_factory, CannedBackend(), DOCS, "auto.routes.clean=auto")
