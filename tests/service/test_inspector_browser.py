@@ -24,6 +24,15 @@ TANGLED = [
 def tangled_reply(messages) -> str:
     """Reads the numbered contexts like a careful model: the Texas one is a different Paris, the others agree."""
     prompt = messages[-1].content
+    if messages[0].content.startswith("You are one of several agents"):  # MADAM-RAG: each agent, its one document
+        found = "a city in Lamar County" if "Texas" in prompt.split("Question:")[0] else "capital of France"
+        return f"Answer: {found}\nReason: my document says so"
+    if messages[0].content.startswith("You read the answers of agents"):
+        texas = [n for n, answer in re.findall(r"^Agent (\d+): (.*)$", prompt, re.MULTILINE) if "Lamar" in answer]
+        france = [n for n, answer in re.findall(r"^Agent (\d+): (.*)$", prompt, re.MULTILINE) if "France" in answer]
+        return (f"capital of France | Paris, France | {''.join(f'[{n}]' for n in france)}\n"
+                f"a city in Lamar County | Paris, Texas | {''.join(f'[{n}]' for n in texas)}\n"
+                "Summary: two places named Paris")
     texas = {n for n, text in re.findall(r"^\[(\d+)\] (.*)$", prompt, re.MULTILINE) if "Texas" in text}
     numbers = sorted(set(re.findall(r"^\[(\d+)\]", prompt, re.MULTILINE)))
     if others := re.search(r"to each of the contexts (.*?): one line", prompt):
@@ -121,6 +130,19 @@ def test_compare_two_methods_side_by_side(page):
     assert "Paris" in votes.locator("table.votes").inner_text()
     assert page.locator("#col-0 .answer").is_visible() and page.locator("#col-1 .answer").is_visible()
     shot(page, "inspector-compare")
+
+
+def test_madam_rag_beside_corg_shows_its_debate_as_rounds_by_agents(page):
+    ask(page, "What is Paris?", "corg", compare="madam-rag")
+    assert page.locator("section.column").nth(1).get_attribute("data-method") == "madam-rag"
+    debate = page.locator("#col-1 details[data-kind='debate']")
+    debate.locator("summary").click()
+    table = debate.locator("table.debate")
+    assert table.locator("tr").count() == 1 + 3 + 1  # rounds header, one row per agent, the aggregator
+    assert "round 2" in table.inner_text() and "no agent moved" in table.inner_text()
+    assert "Paris, Texas" in table.inner_text() and "Stopped: no agent changed" in debate.inner_text()
+    assert page.locator("#col-1 .parts li").count() == 2 and page.locator("#col-0 .parts li").count() == 2
+    shot(page, "inspector-madam")
 
 
 def test_errors_from_the_service_are_shown(page):
