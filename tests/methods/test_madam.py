@@ -90,8 +90,14 @@ def test_debate_as_json_reads_the_same(llm_factory, structured):
         assert schema["$defs"]["BoundedPart"]["properties"]["contexts"]["items"]["maximum"] == 3
 
 
+def test_a_sentence_is_read_as_the_answer():
+    from tanglerag.methods.madam.method import read_agent_lines
+
+    assert read_agent_lines("The composer is Johannes Brahms.\nMore.").answer == "The composer is Johannes Brahms"
+
+
 def test_unreadable_agents_count_as_finding_nothing_and_no_documents_abstain(llm_factory):
-    backend = CannedBackend([("You are one of", "I cannot tell."), ("Agents:", "unknown")])
+    backend = CannedBackend([("Document:", "  \n"), ("Agents:", "unknown")])
     answer = run(llm_factory, backend, "madam.rounds=1")
     assert answer.is_unknown and all(t.unreadable and t.answer == "unknown"
                                      for t in answer.trace.find(DebateStep).rounds[0].agents)

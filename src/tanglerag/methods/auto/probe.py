@@ -38,7 +38,10 @@ PROBE_SYSTEM = (
     "works. For each passage give its answer to the question in a few words (or unknown if it gives none) and the "
     "descriptor that tells which one it is about (a place, a year, a kind of thing), or none."
 )
-PROBE_TEXT = "Write one line per passage: [n] answer | descriptor"
+PROBE_TEXT = (
+    "Write one line for every passage, from [1] to [{last}], as: [n] answer | descriptor. For example:\n"
+    "[1] 1963 | the basketball player\n[2] unknown | none\n[3] 1956 | the computer scientist"
+)
 PROBE_JSON = ('Reply with JSON with one key per passage (passage_1 for [1]), each {"answer": "...", '
               '"descriptor": "..."}.')
 
@@ -84,7 +87,8 @@ def probe_decision(question: str, passages: list[RetrievedPassage], words: int |
         return partly_numbered(reply, "passage", found)
 
     budget = tokens * len(numbers) + 8
-    return Decision(reply, messages(PROBE_JSON), budget + 8 * len(numbers), messages(PROBE_TEXT), budget, read)
+    return Decision(reply, messages(PROBE_JSON), budget + 8 * len(numbers),
+                    messages(PROBE_TEXT.format(last=len(numbers))), budget, read)
 
 
 def classify(readings: dict[int, PassageReading], signals: dict[str, float | int | str]) -> Reading:
@@ -122,4 +126,4 @@ def probe(llm: LLM, question: str, passages: list[RetrievedPassage], *, overlap:
         return cheap
     numbers = list(range(1, len(passages) + 1))
     found = numbered_values(llm.decide(probe_decision(question, passages, words, tokens)), "passage", numbers)
-    return classify(found, signals)
+    return classify(found, {**signals, "unread_passages": len(numbers) - len(found)})

@@ -54,7 +54,8 @@ _FIELD = re.compile(r"^\W*(answer|reason|explanation)\s*:\s*(.*)$", re.IGNORECAS
 
 
 def read_agent_lines(text: str) -> AgentReply | None:
-    """``Answer: ...`` and ``Reason: ...`` lines (or both on one line); None without an answer."""
+    """``Answer: ...`` and ``Reason: ...`` lines (or both on one line); a reply without them is read as its first
+    line (a small model often answers in a sentence); None when it is empty."""
     found: dict[str, str] = {}
     for line in text.splitlines():
         match = _FIELD.match(line.strip())
@@ -64,10 +65,10 @@ def read_agent_lines(text: str) -> AgentReply | None:
             found.setdefault(key, head.strip())
             if tail:
                 found.setdefault("reason", tail.strip())
-    if not found.get("answer"):
+    answer = first_answer_line(found.get("answer") or text)  # no Answer: line: the first line is the answer
+    if not answer:
         return None
-    return AgentReply.model_construct(answer=first_answer_line(found["answer"]).rstrip("."),
-                                      reason=found.get("reason", ""))
+    return AgentReply.model_construct(answer=answer.rstrip("."), reason=found.get("reason", ""))
 
 
 def read_aggregation_lines(text: str, agents: int) -> Aggregation:

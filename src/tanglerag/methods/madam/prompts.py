@@ -12,8 +12,9 @@ AGENT_SYSTEM = (
     "hold other documents, which may be about a different person or thing with the same name, or be wrong."
 )
 AGENT_TEXT = (
-    "Write two lines:\nAnswer: the short answer your document gives, or unknown if it gives none\n"
-    "Reason: one sentence on what in your document supports it"
+    "Reply in two lines, for example (for a question about a river):\nAnswer: the Danube\nReason: the document "
+    "says the Danube flows through Vienna.\nIf your document does not answer the question, the first line is: "
+    "Answer: unknown"
 )
 AGENT_JSON = ('Reply with JSON: {"answer": "the short answer your document gives, or unknown", '
               '"reason": "one sentence on what in your document supports it"}')
@@ -30,9 +31,14 @@ AGGREGATOR_SYSTEM = (
     "contradict, and answers of agents who found nothing."
 )
 AGGREGATOR_TEXT = (
-    "Write one line per answer you keep: answer | which one it is about | [agent numbers]\n"
-    "Then a last line: Summary: one or two sentences on what you kept and dropped, and why.\n"
-    "Write unknown if no agent found an answer."
+    "List every answer you keep, one per line, as: answer | which one it is about | [agent numbers]\n"
+    "Then a last line starting with Summary: on what you kept and dropped, and why. For example, when agents 1 and "
+    "3 say 1963 for the basketball player, agent 2 says 1956 for the scientist and agent 4 says 1998 for the "
+    "basketball player:\n"
+    "1963 | the basketball player | [1][3]\n"
+    "1956 | the scientist | [2]\n"
+    "Summary: 1963 and 1956 are about two people with the same name; agent 4's 1998 contradicts agents 1 and 3.\n"
+    "Write unknown if no agent found an answer.\nAnswers:"
 )
 AGGREGATOR_JSON = (
     'Reply with JSON: {"answers": [{"answer": "...", "about": "which one it is about", "contexts": [agent '
