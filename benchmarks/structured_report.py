@@ -23,7 +23,7 @@ MODES = ("off", "repair", "on")
 LABELS = {"ans": "Ans", "d_f1": "D-F1", "dr": "DR", "rouge_l": "ROUGE-L", "em": "EM", "f1": "F1"}
 FAMILIES = {  # run prefix: (title, metrics shown)
     "corg": ("COrg, pairwise graph, RAMDocs dev", ("ans", "d_f1")),
-    "diva": ("Diva, ASQA dev", ("d_f1", "dr", "rouge_l")),
+    "diva": ("Diva, ASQA dev", ("d_f1", "rouge_l")),  # DR is a run-level metric, sqrt(ROUGE-L x D-F1)
     "pf": ("Post-fusion and its fallbacks, RAMDocs dev (gold passage ensured)", ("em", "f1")),
 }
 

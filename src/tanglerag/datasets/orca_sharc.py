@@ -91,7 +91,8 @@ def judge_decision(known: str, candidates: list[str]) -> Decision[BaseModel]:
                  for num, word in _VERDICT.findall(text) if 1 <= int(num) <= len(candidates)}
         return partly_numbered(reply, "candidate", found)
 
-    return Decision(reply, judge_messages(known, candidates, as_json=True), 8 * len(candidates) + 8,
+    # JSON may come spread over lines with indentation: a key costs up to ~14 tokens, not 8
+    return Decision(reply, judge_messages(known, candidates, as_json=True), 14 * len(candidates) + 8,
                     judge_messages(known, candidates), 8 * len(candidates) + 8, read)
 
 

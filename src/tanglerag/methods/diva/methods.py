@@ -185,8 +185,9 @@ class _LongAnswerMethod(Method):
             return partly_numbered(reply, "question", {n: v for n, v in zip(numbers, parse_yes_no_lines(
                 text, len(numbers)), strict=True) if v is not None})
 
+        # the JSON budget allows for indented lines (~14 tokens a key): a cut-off reply reads as no verdict at all
         found = numbered_values(self.llm.decide(Decision(
-            reply, verify_batch_messages(block, interpretations, as_json=True), 8 * len(numbers) + 4,
+            reply, verify_batch_messages(block, interpretations, as_json=True), 14 * len(numbers) + 8,
             verify_batch_messages(block, interpretations), 6 * len(numbers), read)), "question", numbers)
         return [found.get(n) for n in numbers]
 
