@@ -32,6 +32,8 @@ from tanglerag.types import Answer, AnswerPart, Question, RetrievedPassage
 
 SINGLE_ANSWER_METRICS = ("em", "f1", "unk", "nm", "misled", "cited")
 MULTI_ANSWER_METRICS = ("ans", "ent", "ear", "d_f1", "unk", "cited")
+CONFLICT_METRICS = ("ramdocs_strict", "answer_recall", "d_f1", "misinfo_leak", "noise_cited", "unk", "cited")
+"""Multi-answer methods over conflicting documents (MADAM-RAG, Astute RAG): RAMDocs' strict score and leaks."""
 
 
 @dataclass

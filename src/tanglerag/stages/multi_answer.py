@@ -52,6 +52,14 @@ def parts_reply(shown: int) -> type[Parts]:
     return create_model("Parts", __base__=Parts, answers=bounded_answers(shown))
 
 
+def labelled_line(text: str, label: str) -> tuple[str, str]:
+    """(the text without its ``label:`` line, that line's value): a parts reply that ends with a summary or reason."""
+    value = next((line.split(":", 1)[1].strip() for line in text.splitlines()
+                  if line.strip().lower().startswith(f"{label}:")), "")
+    rest = "\n".join(line for line in text.splitlines() if not line.strip().lower().startswith(f"{label}:"))
+    return rest, value
+
+
 def read_part_lines(raw: str, shown: int) -> Parts:
     """Parts from a text reply, leniently; context numbers outside 1..shown are dropped."""
     answers = []

@@ -18,13 +18,12 @@ from pydantic import BaseModel, Field, create_model
 from tanglerag.llm.structured import Decision
 from tanglerag.methods.astute.prompts import choose_messages, consolidate_messages, recall_messages
 from tanglerag.methods.astute.steps import AstuteStep, SourceGroup
-from tanglerag.methods.base import Method, MethodOutput
-from tanglerag.stages.multi_answer import Parts, bounded_answers, merge_parts, read_part_lines, render
+from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
+from tanglerag.stages.multi_answer import Parts, bounded_answers, labelled_line, merge_parts, read_part_lines, render
 from tanglerag.text import cited_numbers, clip_words, is_unknown, strip_citations
 from tanglerag.tracking import record_step, stage
 from tanglerag.types import AnswerPart, Question, RetrievedPassage
 
-METRICS = ("ramdocs_strict", "answer_recall", "d_f1", "misinfo_leak", "noise_cited", "unk", "cited")
 MAX_GROUPS = 8
 
 
@@ -82,9 +81,7 @@ def read_group_lines(text: str, sources: int) -> Consolidated | None:
 
 
 def read_choice_lines(text: str, groups: int) -> Choice:
-    reason = next((line.split(":", 1)[1].strip() for line in text.splitlines()
-                   if line.strip().lower().startswith("reason:")), "")
-    kept = "\n".join(line for line in text.splitlines() if not line.strip().lower().startswith("reason:"))
+    kept, reason = labelled_line(text, "reason")
     return Choice.model_construct(answers=read_part_lines(kept, groups).answers, reason=reason)
 
 
@@ -93,7 +90,7 @@ class AstuteRagMethod(Method):
     paper: ClassVar[str] = "peer"
     description: ClassVar[str] = "the model's own knowledge beside the documents, consolidated by source; most reliable answer"
     calls: ClassVar[str] = "1 recall + astute.iterations consolidations + 1 choice"
-    default_metrics: ClassVar[tuple[str, ...]] = METRICS
+    default_metrics: ClassVar[tuple[str, ...]] = CONFLICT_METRICS
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         cfg = self.settings.astute

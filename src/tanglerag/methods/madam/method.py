@@ -16,12 +16,13 @@ from typing import ClassVar
 from pydantic import BaseModel, Field, create_model
 
 from tanglerag.llm.structured import Decision
-from tanglerag.methods.base import Method, MethodOutput
+from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
 from tanglerag.methods.madam.prompts import agent_messages, aggregator_messages
 from tanglerag.methods.madam.steps import AgentTurn, DebateRound, DebateStep
 from tanglerag.stages.multi_answer import (
     Parts,
     bounded_answers,
+    labelled_line,
     merge_parts,
     parts_of,
     read_part_lines,
@@ -30,8 +31,6 @@ from tanglerag.stages.multi_answer import (
 from tanglerag.text import clip_words, first_answer_line, is_unknown, normalize_answer
 from tanglerag.tracking import record_step, stage
 from tanglerag.types import Question, RetrievedPassage
-
-METRICS = ("ramdocs_strict", "answer_recall", "d_f1", "misinfo_leak", "noise_cited", "unk", "cited")
 
 
 class AgentReply(BaseModel):
@@ -72,9 +71,7 @@ def read_agent_lines(text: str) -> AgentReply | None:
 
 
 def read_aggregation_lines(text: str, agents: int) -> Aggregation:
-    summary = next((line.split(":", 1)[1].strip() for line in text.splitlines()
-                    if line.strip().lower().startswith("summary:")), "")
-    kept = "\n".join(line for line in text.splitlines() if not line.strip().lower().startswith("summary:"))
+    kept, summary = labelled_line(text, "summary")
     return Aggregation.model_construct(answers=read_part_lines(kept, agents).answers, summary=summary)
 
 
@@ -83,7 +80,7 @@ class MadamRagMethod(Method):
     paper: ClassVar[str] = "peer"
     description: ClassVar[str] = "one agent per document, an aggregator, debate rounds that stop when no agent moves"
     calls: ClassVar[str] = "(documents + 1) per round, up to madam.rounds rounds"
-    default_metrics: ClassVar[tuple[str, ...]] = METRICS
+    default_metrics: ClassVar[tuple[str, ...]] = CONFLICT_METRICS
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         if not passages:
