@@ -22,7 +22,8 @@ CONSOLIDATE_SYSTEM = (
     "to several people or things: sources about different ones are not in conflict."
 )
 CONSOLIDATE_TEXT = (
-    "Write one line per group: what the group states | its answer | [source numbers] | conflict or consistent"
+    "Write one line per group: what the group states | its answer | [source numbers] | conflict or consistent\n"
+    "For example:\nThe river flows through Vienna | the Danube | [1][3] | consistent\nGroups:"
 )
 CONSOLIDATE_JSON = (
     'Reply with JSON: {"groups": [{"statement": "what the group states", "answer": "its answer", '
@@ -36,9 +37,20 @@ CHOOSE_SYSTEM = (
     "different people or things with the same name, give the answer for each."
 )
 CHOOSE_TEXT = (
-    "Write one line per answer: answer | which one it is about | [group numbers]\n"
-    "Then a last line: Reason: one sentence on why these groups are the most reliable.\n"
+    "List every answer you choose, one per line, as: answer | which one it is about | [group numbers]\n"
+    "Then a last line starting with Reason: one sentence on why these groups are the most reliable.\n"
     "Write unknown if no group answers the question."
+)
+# A worked exchange shown before the real one: the 1.5B model copies an example written inside the instructions.
+CHOOSE_EXAMPLE_ASKED = (
+    "Groups:\n[1] (2 retrieved) Michael Jordan the basketball player was born in 1963 Answer: 1963\n"
+    "[2] (1 retrieved) Michael I. Jordan the scientist was born in 1956 Answer: 1956\n"
+    "[3] (1 memory, conflict) Michael Jordan the basketball player was born in 1998 Answer: 1998\n\n"
+    "Question: When was Michael Jordan born?\n"
+)
+CHOOSE_EXAMPLE_REPLY = (
+    "1963 | the basketball player | [1]\n1956 | the scientist | [2]\n"
+    "Reason: group 1 has two agreeing sources against the conflicting group 3; group 2 is a different person."
 )
 CHOOSE_JSON = (
     'Reply with JSON: {"answers": [{"answer": "...", "about": "which one it is about", "contexts": [group '
@@ -59,5 +71,9 @@ def consolidate_messages(question: str, sources: str, *, as_json: bool = False) 
 
 
 def choose_messages(question: str, groups: str, *, as_json: bool = False) -> list[Message]:
-    user = f"Groups:\n{groups}\n\nQuestion: {question}\n{CHOOSE_JSON if as_json else CHOOSE_TEXT}"
-    return [Message(role="system", content=CHOOSE_SYSTEM), Message(role="user", content=user)]
+    task = CHOOSE_JSON if as_json else CHOOSE_TEXT
+    user = f"Groups:\n{groups}\n\nQuestion: {question}\n{task}"
+    if as_json:
+        return [Message(role="system", content=CHOOSE_SYSTEM), Message(role="user", content=user)]
+    return [Message(role="system", content=CHOOSE_SYSTEM), Message(role="user", content=CHOOSE_EXAMPLE_ASKED + task),
+            Message(role="assistant", content=CHOOSE_EXAMPLE_REPLY), Message(role="user", content=user)]
