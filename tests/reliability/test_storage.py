@@ -16,6 +16,7 @@ from tanglerag.cli import app
 from tanglerag.config import IndexConfig
 from tanglerag.errors import IndexStoreError
 from tanglerag.index.passage_index import PassageIndex, store_passages
+from tanglerag.methods.pcas.store import UserContextStore
 from tanglerag.testing import HashEmbedder
 from tanglerag.types import Passage
 
@@ -116,31 +117,49 @@ def test_indexes_in_the_old_layout_still_load_and_are_upgraded_on_save(tmp_path)
         (folder / "manifest.json").read_text())["data"]}
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tanglerag.cli", *args], env=ENV, cwd=cwd, capture_output=True,
-                          text=True)
+WRITER = textwrap.dedent("""
+    import json, sys, time
+    from pathlib import Path
+    from tanglerag.config import IndexConfig
+    from tanglerag.index.passage_index import store_passages
+    from tanglerag.methods.pcas.store import UserContextStore
+    from tanglerag.testing import HashEmbedder
+    from tanglerag.types import Passage
+
+    class SlowEmbedder(HashEmbedder):  # the model's seconds, without loading one: a wide window for a lost update
+        def embed(self, texts, **kwargs):
+            time.sleep(1.5)
+            return super().embed(texts, **kwargs)
+
+    kind, folder, payload = sys.argv[1], Path(sys.argv[2]), json.loads(sys.argv[3])
+    if kind == "index":
+        store_passages(folder, [Passage(**row) for row in payload], SlowEmbedder(), IndexConfig(), add=True)
+    else:
+        UserContextStore(folder, SlowEmbedder()).add("ana", payload)
+""")
+
+
+def _writer(kind: str, folder: Path, payload: list) -> subprocess.CompletedProcess:
+    """A writer in a process of its own, through the library calls that `index --add` and `contexts add` make."""
+    return subprocess.run([sys.executable, "-c", WRITER, kind, str(folder), json.dumps(payload)], env=ENV,
+                          capture_output=True, text=True)
 
 
 def test_concurrent_index_adds_and_context_adds_lose_nothing(tmp_path):
-    for name in ("one", "two"):
-        # embedding 120 passages (seconds, inside each writer's read-add-save) outlasts the two processes' start-up
-        # skew, so without the lock both would read the seed-only index and the last save would drop the other's
-        rows = [{"id": f"{name}-{i}", "text": f"{name} document {i} on subject {i} " * 4} for i in range(120)]
-        (tmp_path / f"{name}.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    common = ["--set", f"cache_dir={tmp_path / 'cache'}", "--set", f"personal.store_dir={tmp_path / 'users'}"]
-    (tmp_path / "seed.jsonl").write_text(json.dumps({"id": "seed", "text": "the first document"}) + "\n")
-    assert _cli("index", "seed.jsonl", "--out", "idx", *common, cwd=tmp_path).returncode == 0
+    # each writer embeds inside its read-add-save for longer than the processes' start-up skew, so without the
+    # lock both would read the seed-only index and the last save would drop the other's passages
+    corpora = [[{"id": f"{name}-{i}", "text": f"{name} document {i} on subject {i}"} for i in range(120)]
+               for name in ("two", "one")]
+    store_passages(tmp_path / "idx", [Passage(id="seed", text="the first document")], HashEmbedder(), IndexConfig())
     with ThreadPoolExecutor(4) as pool:
-        index_adds = [pool.submit(_cli, "index", f"{name}.jsonl", "--out", "idx", "--add", *common, cwd=tmp_path)
-                      for name in ("two", "one")]
-        context_adds = [pool.submit(_cli, "contexts", "add", "--user", "ana", *[f"{who} fact {i}" for i in range(60)],
-                                    *common, cwd=tmp_path) for who in ("first", "second")]
-        results = [f.result() for f in index_adds + context_adds]
+        writes = [pool.submit(_writer, "index", tmp_path / "idx", rows) for rows in corpora]
+        writes += [pool.submit(_writer, "contexts", tmp_path / "users", [f"{who} fact {i}" for i in range(60)])
+                   for who in ("first", "second")]
+        results = [f.result() for f in writes]
     assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
     manifest = json.loads((tmp_path / "idx" / "manifest.json").read_text())
     assert manifest["count"] == 241  # the seed and both corpora, none lost to the other writer
-    listed = _cli("contexts", "list", "--user", "ana", *common, cwd=tmp_path)
-    assert len(json.loads(listed.stdout)) == 120
+    assert len(UserContextStore(tmp_path / "users", HashEmbedder()).list("ana")) == 120
 
 
 def test_add_refuses_settings_it_would_silently_ignore(tmp_path):
