@@ -27,3 +27,12 @@ def test_ask_group_in_repair_mode_keeps_a_text_reply_its_lenient_parser_reads():
                             structured=True)
     parts = ask_group(LLM(backend, structured="repair"), "Who directed it?", hits(1), None, 64, None)
     assert [p.answer for p in parts] == ["Mahesh Bhatt"] and len(backend.requests) == 1
+
+
+def test_a_constrained_reply_abstains_with_an_unknown_entry_not_an_empty_list():
+    with pytest.raises(ValidationError):  # the grammar's shortest path, which the 1.5B model took, is ruled out
+        parts_reply(2).model_validate_json('{"answers": []}')
+    backend = CannedBackend([("Reply with JSON", '{"answers": [{"answer": "unknown", "about": "", "contexts": []}]}')],
+                            structured=True)
+    assert ask_group(LLM(backend, structured="on"), "Who directed it?", hits(2), None, 64, None) == []
+    assert backend.requests[0][1].json_schema["properties"]["answers"]["minItems"] == 1

@@ -54,8 +54,8 @@ CHOOSE_EXAMPLE_REPLY = (
 )
 CHOOSE_JSON = (
     'Reply with JSON: {"answers": [{"answer": "...", "about": "which one it is about", "contexts": [group '
-    'numbers]}], "reason": "one sentence on why these groups are the most reliable"}. Leave answers empty if no '
-    "group answers the question."
+    'numbers]}], "reason": "one sentence on why these groups are the most reliable"}. If no group answers the '
+    'question, give one entry with "answer": "unknown".'
 )
 
 

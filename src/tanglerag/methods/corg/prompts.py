@@ -41,7 +41,7 @@ MULTI_ANSWER_JSON_TASK = (
     "the numbers of the contexts that give it. For example:\n"
     '{{"answers": [{{"answer": "July 27, 2007", "about": "The Simpsons movie", "contexts": [1, 3]}}, '
     '{{"answer": "December 17, 1989", "about": "The Simpsons TV series", "contexts": [2]}}]}}\n'
-    "Leave answers empty only if none of the contexts is about what the question asks."
+    'If none of the contexts is about what the question asks, give one entry with "answer": "unknown".'
 )
 
 RELATION_DEFINITIONS = (

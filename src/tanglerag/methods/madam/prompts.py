@@ -42,8 +42,8 @@ AGGREGATOR_TEXT = (
 )
 AGGREGATOR_JSON = (
     'Reply with JSON: {"answers": [{"answer": "...", "about": "which one it is about", "contexts": [agent '
-    'numbers]}], "summary": "one or two sentences on what you kept and dropped, and why"}. Leave answers empty if '
-    "no agent found an answer."
+    'numbers]}], "summary": "one or two sentences on what you kept and dropped, and why"}. If no agent found an '
+    'answer, give one entry with "answer": "unknown".'
 )
 
 
