@@ -1,8 +1,8 @@
-"""The one metric registry: per-answer metrics, reader metrics (D-F1) and ranking metrics (ranx).
+"""The one metric registry: per-answer metrics, reader metrics (D-F1) and ranking metrics (trec_eval).
 
 Answer metrics score one Answer against one example and read the answer's typed trace where they
 need a method's decisions; a method family registers the metrics that read its own steps (post-fusion's %NM). Ranking metrics score whole
-runs of ranked ids against relevance judgments with ranx (document and context recall, MAP).
+runs of ranked ids against relevance judgments with trec_eval (document and context recall, MAP).
 """
 
 from __future__ import annotations
@@ -158,14 +158,30 @@ def derive(names: list[str], means: dict[str, float | None]) -> dict[str, float 
 Judgments = dict[str, dict[str, int]]
 """query id -> {relevant id: relevance}"""
 Ranking = dict[str, dict[str, float]]
-"""query id -> {retrieved id: score}"""
+"""query id -> {retrieved id: score}, ids in the method's ranked order"""
 RANKING_METRICS = ("recall@1", "recall@5", "map@5")
-"""ranx metric names the PCAS evaluation reports; any other ranx name works as well."""
+"""ranking metric names the PCAS evaluation reports; ``TREC_MEASURES`` lists every name rank_scores knows."""
+TREC_MEASURES = {"recall": "recall", "map": "map_cut", "ndcg": "ndcg_cut", "precision": "P", "mrr": "recip_rank"}
+"""our name (``name@k``; ``mrr`` without k) -> trec_eval's measure"""
 
 
 def rank_scores(names: list[str], judgments: Judgments, ranking: Ranking) -> dict[str, float]:
-    """Mean ranking metrics with ranx (queries without retrieved ids score 0)."""
-    from ranx import Qrels, Run, evaluate
+    """Mean ranking metrics by trec_eval (pytrec_eval): a C library, where ranx's numba JIT cost each process
+    15-25 s of compiling. Every judged query counts (one without retrieved ids scores 0), and the method's own
+    order ranks the ids: trec_eval would break score ties by id, which is not the order the method chose."""
+    import pytrec_eval
 
-    scores = evaluate(Qrels.from_dict(judgments), Run.from_dict(ranking), list(names))
-    return {name: float(scores[name]) for name in names} if isinstance(scores, dict) else {names[0]: float(scores)}
+    measures = {name: _trec_measure(name) for name in names}  # name -> (what to ask for, the key it comes back as)
+    ordered = {query: {doc: float(len(ids) - i) for i, doc in enumerate(ids)} for query, ids in ranking.items()}
+    evaluator = pytrec_eval.RelevanceEvaluator(judgments, {asked for asked, _ in measures.values()})
+    per_query = evaluator.evaluate({query: docs for query, docs in ordered.items() if docs})
+    return {name: sum(per_query.get(query, {}).get(key, 0.0) for query in judgments) / max(1, len(judgments))
+            for name, (_, key) in measures.items()}
+
+
+def _trec_measure(name: str) -> tuple[str, str]:
+    base, _, cutoff = name.partition("@")
+    measure = TREC_MEASURES.get(base)
+    if measure is None or (base == "mrr") != (cutoff == "") or (cutoff and not cutoff.isdigit()):
+        raise InputError(f"unknown ranking metric {name!r}; use recall@k, map@k, ndcg@k, precision@k or mrr")
+    return (f"{measure}.{cutoff}", f"{measure}_{cutoff}") if cutoff else (measure, measure)

@@ -48,7 +48,7 @@ def test_baselines_shapes(scorer):
         rank("b9", scorer, EXAMPLE, DOCS, lam=0.5, beam=2)
 
 
-def test_ranx_metrics_and_sweep():
+def test_ranking_metrics_and_sweep():
     scorer = DenseScorer(HashEmbedder("hash-1024", 1024), DOCS)
     second = EXAMPLE.model_copy(update={"id": "u2", "gold_snippet_id": "1", "gold_context": None})
     result = run_method("pcas", scorer, [EXAMPLE, second], DOC_IDS, DOCS, lam=0.5, beam=4)

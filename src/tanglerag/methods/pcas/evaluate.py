@@ -1,4 +1,4 @@
-"""Score OR / B1 / B2 / B3 / PCAS on ORCA-ShARC with ranx (document R@1, R@5, MAP@5; context R@1)."""
+"""Score OR / B1 / B2 / B3 / PCAS on ORCA-ShARC with trec_eval (document R@1, R@5, MAP@5; context R@1)."""
 
 from __future__ import annotations
 
