@@ -11,4 +11,4 @@ if ! command -v chromium >/dev/null; then
 fi
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy src/tanglerag  # settings in pyproject.toml, with why mypy
-HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m pytest -q
+HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m pytest -q --durations=20  # the 20 slowest, for issue 24

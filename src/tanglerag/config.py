@@ -98,13 +98,21 @@ class EmbeddingConfig(Section):
 
 
 class IndexConfig(Section):
-    index_type: Literal["flat", "hnsw", "ivf"] = "flat"
+    index_type: Literal["flat", "hnsw", "ivf", "ivfpq"] = "flat"
     bm25: bool = False
     hnsw_m: PositiveInt = 32
     hnsw_ef_construction: PositiveInt = 80
     hnsw_ef_search: PositiveInt = 64
     ivf_nlist: NonNegativeInt = 0  # 0: pick ~4*sqrt(n) at build time
     ivf_nprobe: PositiveInt = 8
+    pq_m: NonNegativeInt = Field(0, description="ivfpq: sub-quantizers per vector; 0 picks dimension/8 (48 bytes "
+                                                "a vector for 384 dimensions, 32x smaller than float32)")
+    pq_nbits: int = Field(8, ge=4, le=12, description="ivfpq: bits per sub-quantizer code")
+    pq_refine: NonNegativeInt = Field(4, description="ivfpq: re-rank k x this many code-ranked candidates by their "
+                                                     "exact vectors, kept beside the codes (read memory-mapped with "
+                                                     "index.mmap); 0 keeps codes only (smallest, lowest recall)")
+    mmap: bool = Field(False, description="read flat / ivf / ivfpq vectors memory-mapped from disk instead of into "
+                                          "RAM when searching (writers still load them whole)")
     chunk_words: int = Field(200, strict=True, ge=1, le=5000)
     chunk_overlap: NonNegativeInt = 40
 

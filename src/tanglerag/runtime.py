@@ -48,7 +48,9 @@ class Runtime:
 
     @cached_property
     def index(self) -> PassageIndex | None:
-        return PassageIndex.load(self.index_dir, self.embedder) if self.index_dir else None
+        if not self.index_dir:
+            return None
+        return PassageIndex.load(self.index_dir, self.embedder, mmap=self.settings.index.mmap)
 
     @cached_property
     def context_store(self) -> UserContextStore:

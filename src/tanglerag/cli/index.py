@@ -21,7 +21,7 @@ app = typer.Typer()
 def index(
     out: Annotated[Path, typer.Option("--out", "-o", help="index folder to create, extend or shrink")],
     corpus: Annotated[Path | None, typer.Argument(help="JSONL file ({id,title,text}) or folder of .txt/.md")] = None,
-    index_type: Annotated[str | None, typer.Option("--index-type", help="flat | hnsw | ivf")] = None,
+    index_type: Annotated[str | None, typer.Option("--index-type", help="flat | hnsw | ivf | ivfpq")] = None,
     bm25: Annotated[bool, typer.Option("--bm25", help="also build a BM25 index")] = False,
     add: Annotated[bool, typer.Option("--add", help="add to an existing index instead of replacing it")] = False,
     replace: Annotated[bool, typer.Option("--replace", help=(

@@ -26,7 +26,7 @@ from tanglerag.config import IndexConfig
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import IndexStoreError, InputError
 from tanglerag.fileio import atomic_write_text, file_lock, reporting_disk_full
-from tanglerag.index.dense import build_dense, configure_search
+from tanglerag.index.dense import build_dense, configure_search, read_dense
 from tanglerag.index.documents import DocumentChanges, passages_of, plan_write
 from tanglerag.index.fusion import reciprocal_rank_fusion
 from tanglerag.index.hnsw_edit import RemovedLink, cut_links, restore_links
@@ -228,7 +228,8 @@ class PassageIndex:
             self._cuts = cut_links(self.dense, sorted({(min(c.source, c.target), max(c.source, c.target)) for c in self._cuts}))
 
     @classmethod
-    def load(cls, folder: Path, embedder: TextEmbedder) -> PassageIndex:
+    def load(cls, folder: Path, embedder: TextEmbedder, *, mmap: bool = False) -> PassageIndex:
+        """``mmap``: search the saved vectors memory-mapped (read-only: writers load the index whole)."""
         manifest = read_manifest(folder)
         files = folder / manifest.data if manifest.data else folder
         if manifest.embedding_model != embedder.model_name:
@@ -243,7 +244,7 @@ class PassageIndex:
             raise IndexStoreError(f"{files / 'passages.jsonl'} is missing or damaged ({_first_line(exc)}); "
                                   f"{rebuild}") from exc
         try:
-            dense = faiss.read_index(str(files / "dense.faiss"))
+            dense = read_dense(files / "dense.faiss", mmap)
         except RuntimeError as exc:  # faiss reports a missing or truncated file as a bare RuntimeError
             raise IndexStoreError(f"{files / 'dense.faiss'} is missing or damaged; {rebuild}") from exc
         if dense.ntotal != len(passages) or len(passages) != manifest.count:
@@ -282,7 +283,11 @@ def read_manifest(folder: Path) -> IndexManifest:
 
 
 def _index_type(index: faiss.Index) -> str:
-    return "hnsw" if isinstance(index, faiss.IndexHNSW) else "ivf" if isinstance(index, faiss.IndexIVF) else "flat"
+    if isinstance(index, faiss.IndexHNSW):
+        return "hnsw"
+    if isinstance(index, faiss.IndexIVFPQ | faiss.IndexRefine):
+        return "ivfpq"
+    return "ivf" if isinstance(index, faiss.IndexIVF) else "flat"
 
 
 def _first_line(exc: Exception) -> str:
