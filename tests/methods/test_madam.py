@@ -103,3 +103,13 @@ def test_unreadable_agents_count_as_finding_nothing_and_no_documents_abstain(llm
                                      for t in answer.trace.find(DebateStep).rounds[0].agents)
     empty = MadamRagMethod(resources(llm_factory(CannedBackend(), persistent=False))).answer(Q, [])
     assert empty.is_unknown and empty.usage.total.llm_calls == 0
+
+
+def test_the_aggregators_example_is_an_earlier_turn_not_part_of_the_instructions():
+    from tanglerag.methods.madam.prompts import aggregator_messages
+
+    messages = aggregator_messages("Who wrote it?", "Agent 1: Brahms. The document says so.")
+    assert [m.role for m in messages] == ["system", "user", "assistant", "user"]
+    assert "1963" in messages[2].content and "1963" not in messages[-1].content
+    assert messages[-1].content.startswith("Question: Who wrote it?")
+    assert [m.role for m in aggregator_messages("Who wrote it?", "Agent 1: Brahms.", as_json=True)] == ["system", "user"]

@@ -77,3 +77,11 @@ class LLMBackend(Protocol):
         """
 
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion: ...
+
+
+def with_worked_example(system: str, example: tuple[str, str], user: str) -> list[Message]:
+    """A system prompt, one worked exchange (asked, replied), then the real request. Small models copy an example
+    written inside the instructions as their answer; shown as an earlier turn, it is read as a demonstration."""
+    asked, replied = example
+    return [Message(role="system", content=system), Message(role="user", content=asked),
+            Message(role="assistant", content=replied), Message(role="user", content=user)]

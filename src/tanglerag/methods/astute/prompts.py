@@ -5,7 +5,7 @@ text lines or, under ``llm.structured``, JSON."""
 
 from __future__ import annotations
 
-from tanglerag.llm.base import Message
+from tanglerag.llm.base import Message, with_worked_example
 
 RECALL_SYSTEM = (
     "You write what you know, from memory, that helps answer a question: up to {n} short factual passages. Write "
@@ -41,7 +41,7 @@ CHOOSE_TEXT = (
     "Then a last line starting with Reason: one sentence on why these groups are the most reliable.\n"
     "Write unknown if no group answers the question."
 )
-# A worked exchange shown before the real one: the 1.5B model copies an example written inside the instructions.
+# The worked exchange shown before the real one (llm.base.with_worked_example).
 CHOOSE_EXAMPLE_ASKED = (
     "Groups:\n[1] (2 retrieved) Michael Jordan the basketball player was born in 1963 Answer: 1963\n"
     "[2] (1 retrieved) Michael I. Jordan the scientist was born in 1956 Answer: 1956\n"
@@ -75,5 +75,4 @@ def choose_messages(question: str, groups: str, *, as_json: bool = False) -> lis
     user = f"Groups:\n{groups}\n\nQuestion: {question}\n{task}"
     if as_json:
         return [Message(role="system", content=CHOOSE_SYSTEM), Message(role="user", content=user)]
-    return [Message(role="system", content=CHOOSE_SYSTEM), Message(role="user", content=CHOOSE_EXAMPLE_ASKED + task),
-            Message(role="assistant", content=CHOOSE_EXAMPLE_REPLY), Message(role="user", content=user)]
+    return with_worked_example(CHOOSE_SYSTEM, (CHOOSE_EXAMPLE_ASKED + task, CHOOSE_EXAMPLE_REPLY), user)

@@ -5,7 +5,7 @@ JSON. The agent's document comes first, so one agent's calls across rounds share
 
 from __future__ import annotations
 
-from tanglerag.llm.base import Message
+from tanglerag.llm.base import Message, with_worked_example
 
 AGENT_SYSTEM = (
     "You are one of several agents. You hold one document and answer a question from it alone; the other agents "
@@ -32,13 +32,21 @@ AGGREGATOR_SYSTEM = (
 )
 AGGREGATOR_TEXT = (
     "List every answer you keep, one per line, as: answer | which one it is about | [agent numbers]\n"
-    "Then a last line starting with Summary: on what you kept and dropped, and why. For example, when agents 1 and "
-    "3 say 1963 for the basketball player, agent 2 says 1956 for the scientist and agent 4 says 1998 for the "
-    "basketball player:\n"
-    "1963 | the basketball player | [1][3]\n"
-    "1956 | the scientist | [2]\n"
-    "Summary: 1963 and 1956 are about two people with the same name; agent 4's 1998 contradicts agents 1 and 3.\n"
-    "Write unknown if no agent found an answer.\nAnswers:"
+    "Then a last line starting with Summary: on what you kept and dropped, and why.\n"
+    "Write unknown if no agent found an answer."
+)
+# The worked exchange shown before the real one (llm.base.with_worked_example): written inside the instructions,
+# the example came back as the answer to other questions ("1963 | the basketball player").
+AGGREGATOR_EXAMPLE_ASKED = (
+    "Question: When was Michael Jordan born?\nAgents:\n"
+    "Agent 1: 1963. The document says the basketball player Michael Jordan was born in 1963.\n"
+    "Agent 2: 1956. The document says the scientist Michael I. Jordan was born in 1956.\n"
+    "Agent 3: 1963. The document gives the basketball player's birth year as 1963.\n"
+    "Agent 4: 1998. The document says the basketball player was born in 1998.\n\n"
+)
+AGGREGATOR_EXAMPLE_REPLY = (
+    "1963 | the basketball player | [1][3]\n1956 | the scientist | [2]\n"
+    "Summary: 1963 and 1956 are about two people with the same name; agent 4's 1998 contradicts agents 1 and 3."
 )
 AGGREGATOR_JSON = (
     'Reply with JSON: {"answers": [{"answer": "...", "about": "which one it is about", "contexts": [agent '
@@ -57,5 +65,8 @@ def agent_messages(question: str, document: str, others: str | None, summary: st
 
 
 def aggregator_messages(question: str, answers: str, *, as_json: bool = False) -> list[Message]:
-    user = f"Question: {question}\nAgents:\n{answers}\n\n{AGGREGATOR_JSON if as_json else AGGREGATOR_TEXT}"
-    return [Message(role="system", content=AGGREGATOR_SYSTEM), Message(role="user", content=user)]
+    task = AGGREGATOR_JSON if as_json else AGGREGATOR_TEXT
+    user = f"Question: {question}\nAgents:\n{answers}\n\n{task}"
+    if as_json:
+        return [Message(role="system", content=AGGREGATOR_SYSTEM), Message(role="user", content=user)]
+    return with_worked_example(AGGREGATOR_SYSTEM, (AGGREGATOR_EXAMPLE_ASKED + task, AGGREGATOR_EXAMPLE_REPLY), user)
