@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tanglerag.cli import app
+from tanglerag.index.passage_store import PassageStore
 from tanglerag.testing import fake_openai_server
 
 runner = CliRunner()
@@ -41,8 +42,8 @@ def test_index_add_replace_and_remove_documents(tmp_path, corpus):
     assert "1 passages" in _said(result)
     result = runner.invoke(app, ["index", "--remove", "fr", *common])
     assert result.exit_code == 2 and "no document with id 'fr'" in _said(result)
-    stored = next((tmp_path / "idx").glob("data-*/passages.jsonl")).read_text().splitlines()
-    assert [json.loads(line)["text"] for line in stored] == ["Bonn was the capital of West Germany."]
+    stored = PassageStore(next((tmp_path / "idx").glob("data-*/passages.sqlite3")))
+    assert [p.text for p in stored] == ["Bonn was the capital of West Germany."]
 
 
 def _said(result) -> str:

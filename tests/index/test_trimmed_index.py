@@ -10,6 +10,7 @@ from tanglerag.index.passage_index import PassageIndex, read_manifest, store_pas
 from tanglerag.index.trim import TrimLog
 from tanglerag.testing import HashEmbedder
 from tanglerag.types import Passage
+from tests.index.legacy import as_format_2
 
 DOCS = [Passage(id=f"d{i}", text=f"The lamp in room {i} is switched {'on' if i % 2 else 'off'} at night.")
         for i in range(30)]
@@ -85,9 +86,11 @@ def test_version_1_indexes_still_load_and_unknown_versions_are_refused(tmp_path)
     folder = tmp_path / "idx"
     store_passages(folder, DOCS[:5], embedder, IndexConfig())
     manifest = json.loads((folder / "manifest.json").read_text())
-    assert manifest["format_version"] == FORMAT_VERSION == 2
-    (folder / "manifest.json").write_text(json.dumps({**manifest, "format_version": 1}))
-    assert len(PassageIndex.load(folder, embedder).passages) == 5  # written before CDIT: no trim log, loads as is
-    (folder / "manifest.json").write_text(json.dumps({**manifest, "format_version": 3}))
-    with pytest.raises(IndexStoreError, match="format version 3; this tanglerag reads 1, 2"):
+    assert manifest["format_version"] == FORMAT_VERSION == 3
+    as_format_2(folder)  # passages in JSON lines, as every index before the SQLite store
+    for version in (1, 2):  # version 1: written before CDIT, no trim log; both load as they are
+        (folder / "manifest.json").write_text(json.dumps({**manifest, "format_version": version}))
+        assert [p.id for p in PassageIndex.load(folder, embedder).passages] == [p.id for p in DOCS[:5]]
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "format_version": 4}))
+    with pytest.raises(IndexStoreError, match="format version 4; this tanglerag reads 1, 2, 3"):
         PassageIndex.load(folder, embedder)

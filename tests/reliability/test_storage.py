@@ -19,6 +19,7 @@ from tanglerag.index.passage_index import PassageIndex, store_passages
 from tanglerag.methods.pcas.store import UserContextStore
 from tanglerag.testing import HashEmbedder
 from tanglerag.types import Passage
+from tests.index.legacy import as_format_2
 
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
@@ -105,12 +106,13 @@ def test_indexes_in_the_old_layout_still_load_and_are_upgraded_on_save(tmp_path)
     index = PassageIndex.build(_passages("a", 3), HashEmbedder(), IndexConfig())
     index.save(folder)
     data = next(p for p in folder.iterdir() if p.name.startswith("data-"))
+    as_format_2(folder)
     for item in data.iterdir():  # rebuild the pre-version layout: files beside the manifest
         item.rename(folder / item.name)
     data.rmdir()
     manifest = json.loads((folder / "manifest.json").read_text())
     del manifest["data"]
-    (folder / "manifest.json").write_text(json.dumps(manifest))
+    (folder / "manifest.json").write_text(json.dumps(manifest | {"format_version": 1}))
     loaded = PassageIndex.load(folder, HashEmbedder())
     loaded.save(folder)
     assert {p.name for p in folder.iterdir()} == {"manifest.json", json.loads(
@@ -173,8 +175,8 @@ def test_add_refuses_settings_it_would_silently_ignore(tmp_path):
 @pytest.mark.parametrize("damage, message", [
     (lambda d: (d / "dense.faiss").unlink(), "dense.faiss is missing or damaged"),
     (lambda d: (d / "dense.faiss").write_bytes((d / "dense.faiss").read_bytes()[:40]), "dense.faiss is missing or damaged"),
-    (lambda d: (d / "passages.jsonl").unlink(), "passages.jsonl is missing or damaged"),
-    (lambda d: (d / "passages.jsonl").write_text("{not json\n"), "passages.jsonl is missing or damaged"),
+    (lambda d: (d / "passages.sqlite3").unlink(), "passages.sqlite3 is missing or damaged"),
+    (lambda d: (d / "passages.sqlite3").write_text("{not a database\n"), "passages.sqlite3 is missing or damaged"),
     (lambda d: __import__("shutil").rmtree(d / "bm25"), "bm25 is missing or damaged"),
 ])
 def test_a_damaged_index_is_one_clear_error(tmp_path, damage, message):

@@ -9,6 +9,7 @@ the caller asked to replace it.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tanglerag.errors import IndexStoreError, InputError
@@ -39,7 +40,7 @@ def document_id(passage: Passage) -> str:
     return passage.id
 
 
-def by_document(passages: list[Passage]) -> dict[str, list[Passage]]:
+def by_document(passages: Iterable[Passage]) -> dict[str, list[Passage]]:
     groups: dict[str, list[Passage]] = defaultdict(list)
     for p in passages:
         groups[document_id(p)].append(p)
@@ -80,7 +81,7 @@ def plan_write(existing: list[Passage], incoming: list[Passage], *, replace: boo
                                                    removed=len(stale), replaced=sorted(changed)))
 
 
-def passages_of(existing: list[Passage], doc_ids: list[str]) -> set[str]:
+def passages_of(existing: Sequence[Passage], doc_ids: list[str]) -> set[str]:
     """The passage ids of these documents; ``UnknownDocuments`` names any the index does not hold."""
     docs = by_document(existing)
     missing = [d for d in doc_ids if d not in docs]

@@ -8,10 +8,11 @@ from pydantic import BaseModel, Field
 
 from tanglerag.config import IndexConfig
 
-FORMAT_VERSION = 2
-"""2: the folder may also hold CDIT's trim log and judged-query memory. Version 1 folders have neither and load
-as they are (``READABLE``); a version this code does not know is refused."""
-READABLE = frozenset({1, 2})
+FORMAT_VERSION = 3
+"""3: passages in SQLite (``passages.sqlite3``), read on demand. 2: the folder may also hold CDIT's trim log and
+judged-query memory; passages in ``passages.jsonl``. Versions 1 and 2 load as they are (``READABLE``); a version
+this code does not know is refused."""
+READABLE = frozenset({1, 2, 3})
 
 
 class IndexManifest(BaseModel):

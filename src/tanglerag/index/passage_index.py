@@ -14,8 +14,9 @@ import json
 import logging
 import os
 import shutil
+import sqlite3
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -31,6 +32,8 @@ from tanglerag.index.documents import DocumentChanges, passages_of, plan_write
 from tanglerag.index.fusion import reciprocal_rank_fusion
 from tanglerag.index.hnsw_edit import RemovedLink, cut_links, restore_links
 from tanglerag.index.manifest import READABLE, IndexManifest
+from tanglerag.index.passage_store import FILE as PASSAGES_FILE
+from tanglerag.index.passage_store import PassageStore
 from tanglerag.index.sparse import BM25Index
 from tanglerag.index.trim import TrimLog, TrimState, apply_separation
 from tanglerag.types import Passage, RetrievedPassage
@@ -41,14 +44,14 @@ SearchMode = Literal["dense", "bm25", "hybrid"]
 
 
 class PassageIndex:
-    def __init__(self, passages: list[Passage], dense: faiss.Index, embedder: TextEmbedder, config: IndexConfig,
+    def __init__(self, passages: Sequence[Passage], dense: faiss.Index, embedder: TextEmbedder, config: IndexConfig,
                  bm25: BM25Index | None = None) -> None:
-        self.passages = passages
+        self.passages = passages  # a list when built or changed here; a PassageStore (SQLite, read on demand) when loaded
         self.dense = dense
         self.embedder = embedder
         self.config = config
         self.bm25 = bm25
-        self._positions: dict[str, int] | None = None
+        self._position_map: dict[str, int] | None = None
         self.folder: Path | None = None  # where it was loaded from or saved to (its trim log lives there)
         self.trim = TrimState()  # CDIT's separated pairs (from the folder's trim log when loaded)
         self._cuts: list[RemovedLink] = []  # HNSW links cut for them, put back before a save
@@ -66,12 +69,13 @@ class PassageIndex:
     def add(self, passages: list[Passage], *, replace: bool = False, show_progress: bool = False) -> DocumentChanges:
         """Add documents' passages: identical ones are skipped, changed ones replaced when ``replace`` (else
         ``DocumentConflict``, and nothing changes)."""
-        plan = plan_write(self.passages, passages, replace=replace)
+        current = list(self.passages)  # a writer holds every passage (streaming writes are a later step)
+        plan = plan_write(current, passages, replace=replace)
         if plan.stale:  # replaced documents: one rebuild without their old text, with the new
-            self._rewrite([p for p in self.passages if p.id not in plan.stale], plan.fresh, show_progress)
+            self._rewrite([p for p in current if p.id not in plan.stale], plan.fresh, show_progress)
         elif plan.fresh:
             self.dense.add(self._embed(plan.fresh, show_progress))
-            self.passages.extend(plan.fresh)
+            self.passages = current + plan.fresh
             if self.bm25 is not None:
                 self.bm25 = BM25Index.build([embed_text(p) for p in self.passages])
         return plan.changes
@@ -93,7 +97,7 @@ class PassageIndex:
         every type, so removal is a rebuild); HNSW cuts and positions start over, the trim is re-applied."""
         vectors = np.vstack([self.vectors([p.id for p in keep]), self._embed(fresh, show_progress)])
         self.passages, self.dense = keep + fresh, build_dense(vectors, self.config)
-        self._positions, self._cuts = None, []
+        self._position_map, self._cuts = None, []
         if self.bm25 is not None:
             self.bm25 = BM25Index.build([embed_text(p) for p in self.passages])
         self.apply_trim(self.trim)
@@ -110,7 +114,7 @@ class PassageIndex:
         self.trim = state
         if not isinstance(self.dense, faiss.IndexHNSW) or not state.separated:
             return 0
-        positions = self._position_map()
+        positions = self._positions({pid for pair in state.separated for pid in pair})
         pairs = [(positions[a], positions[b]) for a, b in sorted(state.separated) if a in positions and b in positions]
         cut = cut_links(self.dense, pairs)
         self._cuts += cut
@@ -121,10 +125,13 @@ class PassageIndex:
         """Directed HNSW links cut for the trim log now (0 for flat and IVF, which use the table alone)."""
         return len(self._cuts)
 
-    def _position_map(self) -> dict[str, int]:
-        if self._positions is None or len(self._positions) != len(self.passages):
-            self._positions = {p.id: i for i, p in enumerate(self.passages)}
-        return self._positions
+    def _positions(self, ids: set[str] | list[str]) -> dict[str, int]:
+        """Index positions of these ids (ids not held are left out): the store's id index, or a map of the list."""
+        if isinstance(self.passages, PassageStore):
+            return self.passages.positions(ids)
+        if self._position_map is None or len(self._position_map) != len(self.passages):
+            self._position_map = {p.id: i for i, p in enumerate(self.passages)}
+        return {pid: self._position_map[pid] for pid in ids if pid in self._position_map}
 
     # -- search -------------------------------------------------------------------------
     def search(self, query: str, k: int, mode: SearchMode = "dense", rrf_k: int = 60) -> list[RetrievedPassage]:
@@ -169,7 +176,7 @@ class PassageIndex:
 
     def vectors(self, passage_ids: list[str]) -> np.ndarray:
         """The stored vectors of these passages (no re-embedding), one row each, in the given order."""
-        positions = self._position_map()
+        positions = self._positions(passage_ids)
         missing = [pid for pid in passage_ids if pid not in positions]
         if missing:
             raise IndexStoreError(f"passages not in this index: {', '.join(missing[:5])}")
@@ -198,13 +205,14 @@ class PassageIndex:
             except BaseException:
                 shutil.rmtree(data, ignore_errors=True)
                 raise
+        if isinstance(self.passages, PassageStore):  # read from the version just written; the old one is swept
+            old, self.passages = self.passages, PassageStore(data / PASSAGES_FILE)
+            old.close()
         _remove_unreferenced(folder, data.name)
         self.folder = folder
 
     def _write_version(self, data: Path) -> None:
-        with (data / "passages.jsonl").open("w", encoding="utf-8") as fh:
-            for p in self.passages:
-                fh.write(p.model_dump_json() + "\n")
+        PassageStore.write(data / PASSAGES_FILE, self.passages)
         try:
             self._write_dense(data / "dense.faiss")
         except RuntimeError as exc:  # faiss reports a failed write as a RuntimeError carrying strerror
@@ -237,12 +245,7 @@ class PassageIndex:
                 f"index {folder} was built with embedding model {manifest.embedding_model!r} but the configured model "
                 f"is {embedder.model_name!r}; set embedding.model={manifest.embedding_model} or rebuild the index")
         rebuild = "rebuild it with `tanglerag index`"
-        try:
-            passages = [Passage.model_validate_json(line)
-                        for line in (files / "passages.jsonl").read_text(encoding="utf-8").splitlines() if line]
-        except (OSError, ValueError) as exc:
-            raise IndexStoreError(f"{files / 'passages.jsonl'} is missing or damaged ({_first_line(exc)}); "
-                                  f"{rebuild}") from exc
+        passages = _read_passages(files, manifest.format_version, rebuild)
         try:
             dense = read_dense(files / "dense.faiss", mmap)
         except RuntimeError as exc:  # faiss reports a missing or truncated file as a bare RuntimeError
@@ -266,6 +269,19 @@ class PassageIndex:
         index.folder = folder
         index.apply_trim(TrimLog(folder).state())
         return index
+
+
+def _read_passages(files: Path, format_version: int, rebuild: str) -> Sequence[Passage]:
+    """The version's passage store; versions before format 3 kept passages in JSON lines, read whole."""
+    path = files / (PASSAGES_FILE if format_version >= 3 else "passages.jsonl")
+    try:
+        if format_version >= 3:
+            if not path.is_file():
+                raise FileNotFoundError(f"no {path.name}")
+            return PassageStore(path)
+        return [Passage.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    except (OSError, ValueError, sqlite3.DatabaseError) as exc:
+        raise IndexStoreError(f"{path} is missing or damaged ({_first_line(exc)}); {rebuild}") from exc
 
 
 def read_manifest(folder: Path) -> IndexManifest:
