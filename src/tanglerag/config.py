@@ -111,8 +111,8 @@ class IndexConfig(Section):
     pq_refine: NonNegativeInt = Field(4, description="ivfpq: re-rank k x this many code-ranked candidates by their "
                                                      "exact vectors, kept beside the codes (read memory-mapped with "
                                                      "index.mmap); 0 keeps codes only (smallest, lowest recall)")
-    mmap: bool = Field(False, description="read flat / ivf / ivfpq vectors memory-mapped from disk instead of into "
-                                          "RAM when searching (writers still load them whole)")
+    mmap: bool = Field(False, description="read flat / ivf / ivfpq vectors and the BM25 matrix memory-mapped from "
+                                          "disk instead of into RAM when searching (writers still load them whole)")
     chunk_words: int = Field(200, strict=True, ge=1, le=5000)
     chunk_overlap: NonNegativeInt = 40
 

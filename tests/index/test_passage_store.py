@@ -30,8 +30,9 @@ def test_a_loaded_index_reads_its_passages_from_sqlite_and_searches_as_built(tmp
     built, _ = store_passages(tmp_path / "idx", corpus, embedder, IndexConfig(index_type="hnsw", bm25=True))
     loaded = PassageIndex.load(tmp_path / "idx", embedder)
     assert isinstance(loaded.passages, PassageStore)
+    mapped = PassageIndex.load(tmp_path / "idx", embedder, mmap=True)  # BM25's matrix memory-mapped as well
     for mode in ("dense", "bm25", "hybrid"):
-        assert loaded.search("river 4", 5, mode) == built.search("river 4", 5, mode)
+        assert loaded.search("river 4", 5, mode) == built.search("river 4", 5, mode) == mapped.search("river 4", 5, mode)
     assert loaded.vectors(["p9", "p2"]).tolist() == built.vectors(["p9", "p2"]).tolist()
     # a writer adds to what it loaded; the saved version, read back, holds both, in order
     store_passages(tmp_path / "idx", [Passage(id="new", text="a new text about river 4")], embedder, IndexConfig())

@@ -261,7 +261,7 @@ class PassageIndex:
         bm25 = None
         if manifest.bm25:
             try:
-                bm25 = BM25Index.load(files / "bm25")
+                bm25 = BM25Index.load(files / "bm25", mmap=mmap)
             except (OSError, ValueError) as exc:
                 raise IndexStoreError(f"{files / 'bm25'} is missing or damaged ({_first_line(exc)}); "
                                       f"{rebuild}") from exc

@@ -34,5 +34,6 @@ class BM25Index:
         np.save(folder / "size.npy", np.array([self.size]))
 
     @classmethod
-    def load(cls, folder: Path) -> BM25Index:
-        return cls(bm25s.BM25.load(str(folder)), int(np.load(folder / "size.npy")[0]))
+    def load(cls, folder: Path, *, mmap: bool = False) -> BM25Index:
+        """``mmap``: the score matrix stays on disk (bm25s memory-maps its arrays), read as queries touch it."""
+        return cls(bm25s.BM25.load(str(folder), mmap=mmap), int(np.load(folder / "size.npy")[0]))
