@@ -2,7 +2,7 @@
 
 Synthetic passages (60 words, 80% of them from one of 100 topics' vocabularies, seeded) embedded by the hashing embedder at 384
 dimensions (MiniLM's), so that embedding time does not hide the index's cost. Every measurement runs in a process
-of its own, since peak RSS is a per-process high-water mark: one ingest per index type (the library call that
+of its own, since peak RSS is a per-process high-water mark: one ingest per index type (the streaming build that
 `tanglerag index` makes), then one load per type and load mode, which times the load, reads RSS after it, searches
 200 queries (p50 / p99 of one query) and scores recall@10 against exact search on the same vectors.
 
@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -31,18 +32,16 @@ FIELDS = ["index_type", "mmap", "ingest_s", "ingest_peak_rss_mb", "index_disk_mb
           "search_p50_ms", "search_p99_ms", "recall_at_10"]
 
 
-def passages(n: int, seed: int = SEED) -> list[dict]:
+def passages(n: int, seed: int = SEED) -> Iterator[dict]:
     """Passages about one of TOPICS topics each: most words from the topic's own slice of the vocabulary, the rest
     from anywhere, so that vectors cluster as real passages' do (uniformly random words would not, and no
     clustering index could do well on them)."""
     rng, per_topic = random.Random(seed), VOCAB // TOPICS
-    rows = []
     for i in range(n):
         topic = rng.randrange(TOPICS)
         words = [f"w{topic * per_topic + rng.randrange(per_topic)}" if rng.random() < 0.8 else f"w{rng.randrange(VOCAB)}"
                  for _ in range(WORDS)]
-        rows.append({"id": f"s{i}", "text": " ".join(words)})
-    return rows
+        yield {"id": f"s{i}", "text": " ".join(words)}
 
 
 def _rss_mb() -> float:
@@ -56,13 +55,13 @@ def _peak_mb() -> float:
 
 def ingest(folder: Path, index_type: str, n: int) -> dict:
     from tanglerag.config import IndexConfig
-    from tanglerag.index.passage_index import store_passages
+    from tanglerag.index.streaming import build_streaming
     from tanglerag.testing import HashEmbedder
     from tanglerag.types import Passage
 
-    start = time.perf_counter()
-    store_passages(folder, [Passage(**row) for row in passages(n)], HashEmbedder(f"hash-{DIM}", DIM),
-                   IndexConfig(index_type=index_type))
+    start = time.perf_counter()  # the streaming build that `tanglerag index` makes
+    build_streaming(folder, (Passage(**row) for row in passages(n)), HashEmbedder(f"hash-{DIM}", DIM),
+                    IndexConfig(index_type=index_type))
     disk = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 2**20
     return {"ingest_s": time.perf_counter() - start, "ingest_peak_rss_mb": _peak_mb(), "index_disk_mb": disk}
 

@@ -132,15 +132,21 @@ def text_document(name: str, data: bytes, *, doc_id: str | None = None) -> Passa
 def chunk_passages(passages: Iterable[Passage], source: str, *, chunk_size: int = 200,
                    chunk_overlap: int = 40) -> list[Passage]:
     """Chunk long passages; refuse an empty result or a repeated id (naming ``source``)."""
-    chunks = [chunk for passage in passages for chunk in _chunked(passage, chunk_size, chunk_overlap)]
-    if not chunks:
-        raise IngestError(f"corpus {source} holds no passages")
+    return list(stream_chunks(passages, source, chunk_size=chunk_size, chunk_overlap=chunk_overlap))
+
+
+def stream_chunks(passages: Iterable[Passage], source: str, *, chunk_size: int = 200,
+                  chunk_overlap: int = 40) -> Iterator[Passage]:
+    """``chunk_passages`` as a stream: a repeated id stops it when met; an empty corpus once it ends."""
     seen: set[str] = set()
-    for p in chunks:
-        if p.id in seen:
-            raise IngestError(f"corpus {source}: duplicate passage id {p.id!r}")
-        seen.add(p.id)
-    return chunks
+    for passage in passages:
+        for chunk in _chunked(passage, chunk_size, chunk_overlap):
+            if chunk.id in seen:
+                raise IngestError(f"corpus {source}: duplicate passage id {chunk.id!r}")
+            seen.add(chunk.id)
+            yield chunk
+    if not seen:
+        raise IngestError(f"corpus {source} holds no passages")
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -165,6 +171,12 @@ def read_text_folder(folder: Path) -> Iterator[Passage]:
 
 def load_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 40, skip_bad: bool = False) -> list[Passage]:
     """Load and chunk a corpus; raise IngestError if it holds nothing."""
+    return list(stream_corpus(source, chunk_size=chunk_size, chunk_overlap=chunk_overlap, skip_bad=skip_bad))
+
+
+def stream_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 40,
+                  skip_bad: bool = False) -> Iterator[Passage]:
+    """The corpus's chunks one by one, read as they are needed (a corpus file need not fit in memory)."""
     if not source.exists():
         raise IngestError(f"corpus not found: {source}")
     if source.is_dir():
@@ -175,4 +187,4 @@ def load_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 40,
         raw = iter([text_document(str(source), source.read_bytes())])
     else:
         raise IngestError(f"unsupported corpus {source}: give a .jsonl file or a folder of .txt/.md files")
-    return chunk_passages(raw, str(source), chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    return stream_chunks(raw, str(source), chunk_size=chunk_size, chunk_overlap=chunk_overlap)

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, console, load_settings
+from tanglerag.config import IndexConfig
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import InputError
 from tanglerag.index.passage_index import PassageIndex, remove_documents, store_passages
-from tanglerag.ingest import load_corpus
+from tanglerag.index.streaming import build_streaming
+from tanglerag.ingest import stream_corpus
 from tanglerag.runtime import Runtime
+from tanglerag.types import Passage
 
 app = typer.Typer()
 
@@ -40,8 +46,12 @@ def index(
         raise InputError("give a corpus to index (or --remove IDS to take documents out of --out)")
     if replace and not add:
         raise InputError("--replace only applies with --add (without --add the index is built anew)")
-    passages = load_corpus(corpus, chunk_size=settings.index.chunk_words, chunk_overlap=settings.index.chunk_overlap,
-                           skip_bad=skip_bad)
+    read = functools.partial(stream_corpus, corpus, chunk_size=settings.index.chunk_words,
+                             chunk_overlap=settings.index.chunk_overlap, skip_bad=skip_bad)
+    if not add:
+        _summary(out, _streamed(out, read, Runtime(settings).embedder, settings.index))
+        return
+    passages = list(read())
 
     def keeps_settings(existing: PassageIndex) -> None:
         if index_type and index_type != existing.config.index_type or bm25 and existing.bm25 is None:
@@ -49,12 +59,29 @@ def index(
                              f"{' with BM25' if existing.bm25 else ''}; --add keeps its settings: "
                              "drop --index-type/--bm25, or rebuild without --add")
 
-    idx, changes = store_passages(out, passages, Runtime(settings).embedder, settings.index, add=add,
+    idx, changes = store_passages(out, passages, Runtime(settings).embedder, settings.index, add=True,
                                   replace=replace, show_progress=True, check=keeps_settings)
-    if add:
-        replaced = f"; replaced {', '.join(changes.replaced)}" if changes.replaced else ""
-        console.print(f"added {changes.added} new passages ({changes.unchanged} already present{replaced})")
+    replaced = f"; replaced {', '.join(changes.replaced)}" if changes.replaced else ""
+    console.print(f"added {changes.added} new passages ({changes.unchanged} already present{replaced})")
     _summary(out, idx)
+
+
+def _streamed(out: Path, read: Callable[[], Iterator[Passage]], embedder: TextEmbedder,
+              config: IndexConfig) -> PassageIndex:
+    """A new index from the corpus read twice: a counting pass (cheap, no model; a bad corpus is refused before
+    any embedding) gives the progress bar its total, then the stream is embedded and written batch by batch."""
+    total = sum(1 for _ in read())
+    columns = (TextColumn("indexing"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]} passages/s"), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("index", total=total, rate="-")
+
+        def advance(n: int) -> None:
+            bar.advance(task, n)
+            speed = bar.tasks[0].speed
+            bar.update(task, rate=f"{speed:.0f}" if speed else "-")
+
+        return build_streaming(out, read(), embedder, config, progress=advance)
 
 
 def _remove(out: Path, ids: str, corpus: Path | None, embedder: TextEmbedder) -> None:

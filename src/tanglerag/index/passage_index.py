@@ -16,7 +16,8 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -193,36 +194,20 @@ class PassageIndex:
                              bm25=self.bm25 is not None, config=self.config)
 
     def save(self, folder: Path) -> None:
-        folder = folder.resolve()
-        check_index_target(folder)
-        with reporting_disk_full(folder):
-            folder.mkdir(parents=True, exist_ok=True)
-            data = Path(tempfile.mkdtemp(prefix="data-", dir=folder))
-            try:
-                self._write_version(data)
-                manifest = self.manifest().model_copy(update={"data": data.name})
-                atomic_write_text(folder / "manifest.json", manifest.model_dump_json(indent=2))
-            except BaseException:
-                shutil.rmtree(data, ignore_errors=True)
-                raise
+        data = write_version(folder, self._write_version)
         if isinstance(self.passages, PassageStore):  # read from the version just written; the old one is swept
             old, self.passages = self.passages, PassageStore(data / PASSAGES_FILE)
             old.close()
-        _remove_unreferenced(folder, data.name)
-        self.folder = folder
+        self.folder = folder.resolve()
 
-    def _write_version(self, data: Path) -> None:
+    def _write_version(self, data: Path) -> IndexManifest:
         PassageStore.write(data / PASSAGES_FILE, self.passages)
-        try:
+        with faiss_disk_errors():
             self._write_dense(data / "dense.faiss")
-        except RuntimeError as exc:  # faiss reports a failed write as a RuntimeError carrying strerror
-            if "No space left" in str(exc):
-                raise OSError(errno.ENOSPC, "No space left on device") from exc
-            raise
         if self.bm25 is not None:
             (data / "bm25").mkdir()
             self.bm25.save(data / "bm25")
-        _fsync_tree(data)
+        return self.manifest()
 
     def _write_dense(self, path: Path) -> None:
         """The graph is saved without CDIT's cuts: the trim log re-applies them on load, so undo is complete."""
@@ -362,6 +347,37 @@ def check_index_target(folder: Path) -> None:
         return
     raise IndexStoreError(f"{folder} exists and is not a tanglerag index; refusing to write an index into it "
                           "(choose a new or empty folder)")
+
+
+def write_version(folder: Path, fill: Callable[[Path], IndexManifest]) -> Path:
+    """Write a complete new version of the index in ``folder``: ``fill`` writes its files into a fresh ``data-*``
+    sub-folder and returns its manifest, which then replaces the old one atomically; the old version is swept.
+    A kill at any moment leaves the manifest naming a complete version. Returns the new version's folder."""
+    folder = folder.resolve()
+    check_index_target(folder)
+    with reporting_disk_full(folder):
+        folder.mkdir(parents=True, exist_ok=True)
+        data = Path(tempfile.mkdtemp(prefix="data-", dir=folder))
+        try:
+            manifest = fill(data).model_copy(update={"data": data.name})
+            _fsync_tree(data)
+            atomic_write_text(folder / "manifest.json", manifest.model_dump_json(indent=2))
+        except BaseException:
+            shutil.rmtree(data, ignore_errors=True)
+            raise
+    _remove_unreferenced(folder, data.name)
+    return data
+
+
+@contextmanager
+def faiss_disk_errors() -> Iterator[None]:
+    """faiss reports a failed write as a RuntimeError carrying strerror; a full disk becomes the OSError it is."""
+    try:
+        yield
+    except RuntimeError as exc:
+        if "No space left" in str(exc):
+            raise OSError(errno.ENOSPC, "No space left on device") from exc
+        raise
 
 
 def _fsync_tree(folder: Path) -> None:

@@ -11,7 +11,7 @@ import errno
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import overload
@@ -78,21 +78,45 @@ class PassageStore(Sequence[Passage]):
     @staticmethod
     def write(path: Path, passages: Iterable[Passage]) -> None:
         """Write ``passages`` in order into a new file at ``path``, streaming them in batches."""
-        db = sqlite3.connect(path)
+        with StoreWriter(path) as writer:
+            for chunk in batched(passages, BATCH):
+                writer.append(chunk)
+
+
+class StoreWriter:
+    """Appends passages to a new store file batch by batch (a corpus need not fit in memory); the id index is
+    built and everything committed on a clean exit."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path)
+        self.count = 0
+        self._sqlite(lambda: self._db.execute("CREATE TABLE passages (pos INTEGER PRIMARY KEY, id TEXT NOT NULL, "
+                                              "title TEXT NOT NULL, text TEXT NOT NULL, metadata TEXT NOT NULL)"))
+
+    def append(self, passages: Sequence[Passage]) -> None:
+        rows = [(self.count + i, p.id, p.title, p.text, json.dumps(p.metadata)) for i, p in enumerate(passages)]
+        self._sqlite(lambda: self._db.executemany("INSERT INTO passages VALUES (?, ?, ?, ?, ?)", rows))
+        self.count += len(rows)
+
+    def __enter__(self) -> StoreWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         try:
-            db.execute("CREATE TABLE passages (pos INTEGER PRIMARY KEY, id TEXT NOT NULL, title TEXT NOT NULL, "
-                       "text TEXT NOT NULL, metadata TEXT NOT NULL)")
-            rows = ((pos, p.id, p.title, p.text, json.dumps(p.metadata)) for pos, p in enumerate(passages))
-            for chunk in batched(rows, BATCH):
-                db.executemany("INSERT INTO passages VALUES (?, ?, ?, ?, ?)", chunk)
-            db.execute("CREATE INDEX passages_id ON passages (id)")
-            db.commit()
+            if kind is None:
+                self._sqlite(lambda: self._db.execute("CREATE INDEX passages_id ON passages (id)"))
+                self._sqlite(self._db.commit)
+        finally:
+            self._db.close()
+
+    @staticmethod
+    def _sqlite(action: Callable[[], object]) -> None:
+        try:
+            action()
         except sqlite3.OperationalError as exc:  # SQLite names a full disk in its own error, not the OS's
             if exc.sqlite_errorcode == sqlite3.SQLITE_FULL:
                 raise OSError(errno.ENOSPC, "No space left on device") from exc
             raise
-        finally:
-            db.close()
 
 
 def batched(items: Iterable, size: int) -> Iterator[tuple]:

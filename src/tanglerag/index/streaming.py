@@ -1,0 +1,75 @@
+"""Build an index from a stream of passages: each batch is embedded and written into the new version as it comes,
+so memory holds one batch of passages, never the corpus (the vectors are held, as the faiss index needs them; IVF
+types keep them until the end to train on the whole corpus). Crash-safe like every save: until the manifest names
+the new version, the old one is the index."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+from tanglerag.config import IndexConfig
+from tanglerag.embeddings import TextEmbedder
+from tanglerag.errors import IndexStoreError
+from tanglerag.index.dense import build_dense
+from tanglerag.index.manifest import IndexManifest
+from tanglerag.index.passage_index import PassageIndex, embed_text, faiss_disk_errors, index_lock, write_version
+from tanglerag.index.passage_store import FILE as PASSAGES_FILE
+from tanglerag.index.passage_store import PassageStore, StoreWriter, batched
+from tanglerag.index.sparse import BM25Index
+from tanglerag.types import Passage
+
+BATCH = 1024
+"""Passages embedded and written at a time."""
+
+
+def build_streaming(folder: Path, passages: Iterable[Passage], embedder: TextEmbedder, config: IndexConfig, *,
+                    batch_size: int = BATCH, progress: Callable[[int], None] | None = None) -> PassageIndex:
+    """A new index in ``folder`` (replacing the one there) from ``passages``, read once; ``progress`` hears how
+    many passages each batch held."""
+    with index_lock(folder):
+        write_version(folder, lambda data: _fill(data, passages, embedder, config, batch_size, progress))
+    return PassageIndex.load(folder, embedder)
+
+
+def _fill(data: Path, passages: Iterable[Passage], embedder: TextEmbedder, config: IndexConfig, batch_size: int,
+          progress: Callable[[int], None] | None) -> IndexManifest:
+    trained = config.index_type in ("ivf", "ivfpq")
+    dense: faiss.Index | None = None
+    pending: list[np.ndarray] = []
+    with StoreWriter(data / PASSAGES_FILE) as store:
+        for chunk in batched(passages, batch_size):
+            vectors = embedder.embed([embed_text(p) for p in chunk])
+            store.append(chunk)
+            if trained:
+                pending.append(vectors)
+            else:
+                dense = dense or build_dense(np.zeros((0, vectors.shape[1]), dtype="float32"), config)
+                dense.add(vectors)
+            if progress is not None:
+                progress(len(chunk))
+        count = store.count
+    if trained and pending:
+        dense = build_dense(np.vstack(pending), config)
+    if dense is None:
+        raise IndexStoreError("cannot build an index from an empty corpus")
+    with faiss_disk_errors():
+        faiss.write_index(dense, str(data / "dense.faiss"))
+    if config.bm25:
+        _write_bm25(data)
+    return IndexManifest(embedding_model=embedder.model_name, dimension=dense.d, index_type=config.index_type,
+                         count=count, bm25=config.bm25, config=config)
+
+
+def _write_bm25(data: Path) -> None:
+    """BM25 statistics are corpus-wide, so its index is built from the finished store (bm25s needs every text)."""
+    store = PassageStore(data / PASSAGES_FILE)
+    try:
+        bm25 = BM25Index.build([embed_text(p) for p in store])
+    finally:
+        store.close()
+    (data / "bm25").mkdir()
+    bm25.save(data / "bm25")
