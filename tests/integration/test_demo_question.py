@@ -16,7 +16,7 @@ from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 from tanglerag.types import Question
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 ROOT = Path(__file__).parents[2]
 DEMO = (ROOT / "scripts/demo.sh").read_text()
 

@@ -55,6 +55,7 @@ def test_says_unknown_when_passages_lack_the_answer(setup):
     assert answer.citations == []
 
 
+@pytest.mark.slow
 def test_corg_extract_mode_builds_a_full_graph_and_cites_its_sources(setup):
     llm, builder, examples = setup
     example = examples["What sport is Bobby Carpenter associated with?"]
@@ -99,6 +100,7 @@ def test_a_prompt_longer_than_the_window_names_the_setting_to_raise(setup):
         llm.complete([Message(role="user", content="radio " * 3000)], llm.params(max_tokens=4))
 
 
+@pytest.mark.slow
 def test_a_batched_judgment_has_room_for_a_verdict_on_every_passage(setup):
     from tanglerag.methods.registry import make_method
     from tanglerag.testing import HashEmbedder
@@ -115,6 +117,7 @@ def test_a_batched_judgment_has_room_for_a_verdict_on_every_passage(setup):
     assert None not in verdicts, verdicts  # a cut-off reply would leave the last passages unread
 
 
+@pytest.mark.slow
 def test_constrained_relations_always_parse_on_the_users_mercury_notes(setup):
     """The case that motivated structured outputs: four short notes on four different "Mercury"s, where the text
     prompt's replies parsed for none of the six pairs; under the schema every pair gets a relation."""
@@ -135,6 +138,7 @@ def test_constrained_relations_always_parse_on_the_users_mercury_notes(setup):
     assert all(call.constrained for call in tracker.calls)
 
 
+@pytest.mark.slow
 def test_madam_rag_debates_the_two_answer_sample_question(setup):
     """MADAM-RAG on the demo's two-answer question (Brahms and Mozart), its own six documents, two rounds at most:
     every agent's reply reads, and each kept answer cites documents whose agents gave it."""

@@ -14,7 +14,7 @@ from tanglerag.cli import app
 from tanglerag.llm.model_files import resolve_gguf
 from tanglerag.settings import Settings
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 runner = CliRunner()
 
 

@@ -13,7 +13,7 @@ from tanglerag.eval.runner import EvalRunner
 from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 BASE = ["llm.cache=false", "retrieval.top_k=2", "methods.passage_words=40", "llm.max_tokens=32", "llm.n_ctx=2048"]
 
 

@@ -16,7 +16,7 @@ from tanglerag.runtime import Runtime
 from tanglerag.service.app import create_app
 from tanglerag.settings import Settings
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 SAMPLE = Path(__file__).parents[2] / "src/tanglerag/sample_data/sample_corpus.jsonl"
 
 
