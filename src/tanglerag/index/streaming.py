@@ -47,7 +47,8 @@ def _fill(data: Path, passages: Iterable[Passage], embedder: TextEmbedder, confi
             if trained:
                 pending.append(vectors)
             else:
-                dense = dense or build_dense(np.zeros((0, vectors.shape[1]), dtype="float32"), config)
+                if dense is None:
+                    dense = build_dense(np.zeros((0, vectors.shape[1]), dtype="float32"), config)
                 dense.add(vectors)
             if progress is not None:
                 progress(len(chunk))
