@@ -4,7 +4,8 @@ Saving is crash-safe: each save writes a complete new version into a sub-folder 
 (``data-<id>/``), then atomically replaces ``manifest.json``, which names the version to read. A kill
 at any moment leaves the manifest pointing at a complete version, old or new; versions no manifest
 points at are removed by the next save. A folder that is not a tanglerag index is never written into.
-Writers of one folder take turns through ``index_lock``.
+Writers of one folder take turns through ``index_lock``. A version holds ``passages.sqlite3`` (the passage store,
+read on demand once loaded), ``dense.faiss`` and, with BM25, ``bm25/``.
 """
 
 from __future__ import annotations
