@@ -70,7 +70,7 @@ def probe(folder: Path, mmap: bool, truth: Path) -> dict:
     from tanglerag.index.passage_index import PassageIndex
     from tanglerag.testing import HashEmbedder
 
-    queries = [row["text"] for row in passages(QUERIES, seed=SEED + 1)]
+    queries = _queries()
     start = time.perf_counter()
     index = PassageIndex.load(folder, HashEmbedder(f"hash-{DIM}", DIM), mmap=mmap)
     loaded, rss = time.perf_counter() - start, _rss_mb()
@@ -82,6 +82,10 @@ def probe(folder: Path, mmap: bool, truth: Path) -> dict:
         found.append(len({h.passage.id for h in hits} & set(relevant)) / 10)
     return {"load_s": loaded, "rss_after_load_mb": rss, "search_p50_ms": float(np.percentile(times, 50)),
             "search_p99_ms": float(np.percentile(times, 99)), "recall_at_10": float(np.mean(found))}
+
+
+def _queries() -> list[str]:
+    return [row["text"] for row in passages(QUERIES, seed=SEED + 1)]
 
 
 def _in_child(*args: str) -> dict:
@@ -107,7 +111,7 @@ def _exact_truth(flat: Path, out: Path) -> None:
     from tanglerag.testing import HashEmbedder
 
     index = PassageIndex.load(flat, HashEmbedder(f"hash-{DIM}", DIM))
-    queries = [row["text"] for row in passages(QUERIES, seed=SEED + 1)]
+    queries = _queries()
     out.write_text(json.dumps([[h.passage.id for h in index.search(q, 10)] for q in queries]))
 
 

@@ -262,9 +262,7 @@ def _read_passages(files: Path, format_version: int, rebuild: str) -> Sequence[P
     path = files / (PASSAGES_FILE if format_version >= 3 else "passages.jsonl")
     try:
         if format_version >= 3:
-            if not path.is_file():
-                raise FileNotFoundError(f"no {path.name}")
-            return PassageStore(path)
+            return PassageStore(path)  # a missing file fails to open as a DatabaseError
         return [Passage.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
     except (OSError, ValueError, sqlite3.DatabaseError) as exc:
         raise IndexStoreError(f"{path} is missing or damaged ({_first_line(exc)}); {rebuild}") from exc

@@ -11,7 +11,8 @@ import errno
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from typing import overload
@@ -90,12 +91,14 @@ class StoreWriter:
     def __init__(self, path: Path) -> None:
         self._db = sqlite3.connect(path)
         self.count = 0
-        self._sqlite(lambda: self._db.execute("CREATE TABLE passages (pos INTEGER PRIMARY KEY, id TEXT NOT NULL, "
-                                              "title TEXT NOT NULL, text TEXT NOT NULL, metadata TEXT NOT NULL)"))
+        with _full_disk_as_oserror():
+            self._db.execute("CREATE TABLE passages (pos INTEGER PRIMARY KEY, id TEXT NOT NULL, title TEXT NOT NULL, "
+                             "text TEXT NOT NULL, metadata TEXT NOT NULL)")
 
     def append(self, passages: Sequence[Passage]) -> None:
         rows = [(self.count + i, p.id, p.title, p.text, json.dumps(p.metadata)) for i, p in enumerate(passages)]
-        self._sqlite(lambda: self._db.executemany("INSERT INTO passages VALUES (?, ?, ?, ?, ?)", rows))
+        with _full_disk_as_oserror():
+            self._db.executemany("INSERT INTO passages VALUES (?, ?, ?, ?, ?)", rows)
         self.count += len(rows)
 
     def __enter__(self) -> StoreWriter:
@@ -104,19 +107,22 @@ class StoreWriter:
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         try:
             if kind is None:
-                self._sqlite(lambda: self._db.execute("CREATE INDEX passages_id ON passages (id)"))
-                self._sqlite(self._db.commit)
+                with _full_disk_as_oserror():
+                    self._db.execute("CREATE INDEX passages_id ON passages (id)")
+                    self._db.commit()
         finally:
             self._db.close()
 
-    @staticmethod
-    def _sqlite(action: Callable[[], object]) -> None:
-        try:
-            action()
-        except sqlite3.OperationalError as exc:  # SQLite names a full disk in its own error, not the OS's
-            if exc.sqlite_errorcode == sqlite3.SQLITE_FULL:
-                raise OSError(errno.ENOSPC, "No space left on device") from exc
-            raise
+
+@contextmanager
+def _full_disk_as_oserror() -> Iterator[None]:
+    """SQLite names a full disk in its own error; callers report the OSError (``fileio.reporting_disk_full``)."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        if exc.sqlite_errorcode == sqlite3.SQLITE_FULL:
+            raise OSError(errno.ENOSPC, "No space left on device") from exc
+        raise
 
 
 def batched(items: Iterable, size: int) -> Iterator[tuple]:
