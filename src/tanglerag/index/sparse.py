@@ -1,11 +1,17 @@
-"""BM25 over passage texts (bm25s). Rebuilt on add: BM25 statistics are corpus-wide."""
+"""BM25 over passage texts (bm25s). Rebuilt on add: BM25 statistics are corpus-wide.
+
+bm25s is imported where it is used: with numba and scipy it costs ~0.5 s at start-up, which every CLI command and
+worker process would pay even when no index of theirs has a BM25 part."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import bm25s
 import numpy as np
+
+if TYPE_CHECKING:
+    import bm25s
 
 
 class BM25Index:
@@ -15,6 +21,8 @@ class BM25Index:
 
     @classmethod
     def build(cls, texts: list[str]) -> BM25Index:
+        import bm25s
+
         model = bm25s.BM25()
         model.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
         return cls(model, len(texts))
@@ -23,6 +31,8 @@ class BM25Index:
         k = min(k, self.size)
         if k == 0:
             return []
+        import bm25s
+
         tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
         if not tokens.vocab:  # a query of stopwords only matches nothing
             return []
@@ -36,4 +46,6 @@ class BM25Index:
     @classmethod
     def load(cls, folder: Path, *, mmap: bool = False) -> BM25Index:
         """``mmap``: the score matrix stays on disk (bm25s memory-maps its arrays), read as queries touch it."""
+        import bm25s
+
         return cls(bm25s.BM25.load(str(folder), mmap=mmap), int(np.load(folder / "size.npy")[0]))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Protocol
 
-import bm25s
 import numpy as np
 
 from tanglerag.embeddings import TextEmbedder
@@ -80,13 +79,18 @@ class BM25Scorer:
 
 
 class _BM25:
+    """bm25s is imported on first use, as in ``index.sparse`` (it costs start-up time to everyone else)."""
+
     def __init__(self, texts: list[str]) -> None:
+        import bm25s
+
+        self._bm25s = bm25s
         self.size = len(texts)
         self.model = bm25s.BM25()
         self.model.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
 
     def scores(self, query: str) -> np.ndarray:
-        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)[0]
+        tokens = self._bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)[0]
         if not tokens:
             return np.zeros(self.size, dtype="float32")
         return np.asarray(self.model.get_scores(tokens), dtype="float32")
