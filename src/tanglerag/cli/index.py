@@ -5,22 +5,23 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, console, load_settings
-from tanglerag.config import IndexConfig
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import InputError
-from tanglerag.index.passage_index import PassageIndex, remove_documents, store_passages
+from tanglerag.index.extend import add_streaming
+from tanglerag.index.passage_index import PassageIndex, remove_documents
 from tanglerag.index.streaming import build_streaming
 from tanglerag.ingest import stream_corpus
 from tanglerag.runtime import Runtime
 from tanglerag.types import Passage
 
 app = typer.Typer()
+T = TypeVar("T")
 
 
 @app.command()
@@ -48,10 +49,11 @@ def index(
         raise InputError("--replace only applies with --add (without --add the index is built anew)")
     read = functools.partial(stream_corpus, corpus, chunk_size=settings.index.chunk_words,
                              chunk_overlap=settings.index.chunk_overlap, skip_bad=skip_bad)
+    embedder = Runtime(settings).embedder
     if not add:
-        _summary(out, _streamed(out, read, Runtime(settings).embedder, settings.index))
+        _summary(out, _with_progress(read, lambda advance: build_streaming(out, read(), embedder, settings.index,
+                                                                           progress=advance)))
         return
-    passages = list(read())
 
     def keeps_settings(existing: PassageIndex) -> None:
         if index_type and index_type != existing.config.index_type or bm25 and existing.bm25 is None:
@@ -59,17 +61,16 @@ def index(
                              f"{' with BM25' if existing.bm25 else ''}; --add keeps its settings: "
                              "drop --index-type/--bm25, or rebuild without --add")
 
-    idx, changes = store_passages(out, passages, Runtime(settings).embedder, settings.index, add=True,
-                                  replace=replace, show_progress=True, check=keeps_settings)
+    idx, changes = _with_progress(read, lambda advance: add_streaming(
+        out, read, embedder, settings.index, replace=replace, progress=advance, check=keeps_settings))
     replaced = f"; replaced {', '.join(changes.replaced)}" if changes.replaced else ""
     console.print(f"added {changes.added} new passages ({changes.unchanged} already present{replaced})")
     _summary(out, idx)
 
 
-def _streamed(out: Path, read: Callable[[], Iterator[Passage]], embedder: TextEmbedder,
-              config: IndexConfig) -> PassageIndex:
-    """A new index from the corpus read twice: a counting pass (cheap, no model; a bad corpus is refused before
-    any embedding) gives the progress bar its total, then the stream is embedded and written batch by batch."""
+def _with_progress(read: Callable[[], Iterator[Passage]], write: Callable[[Callable[[int], None]], T]) -> T:
+    """Run ``write`` with a progress bar over the corpus: a counting pass first (cheap, no model; a bad corpus is
+    refused before any embedding) gives the bar its total; ``write`` reports each batch it has read."""
     total = sum(1 for _ in read())
     columns = (TextColumn("indexing"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[rate]} passages/s"), TimeRemainingColumn())
@@ -81,7 +82,7 @@ def _streamed(out: Path, read: Callable[[], Iterator[Passage]], embedder: TextEm
             speed = bar.tasks[0].speed
             bar.update(task, rate=f"{speed:.0f}" if speed else "-")
 
-        return build_streaming(out, read(), embedder, config, progress=advance)
+        return write(advance)
 
 
 def _remove(out: Path, ids: str, corpus: Path | None, embedder: TextEmbedder) -> None:

@@ -182,11 +182,15 @@ class PassageIndex:
         missing = [pid for pid in passage_ids if pid not in positions]
         if missing:
             raise IndexStoreError(f"passages not in this index: {', '.join(missing[:5])}")
-        if not passage_ids:
+        return self.vectors_at([positions[pid] for pid in passage_ids])
+
+    def vectors_at(self, positions: Sequence[int]) -> np.ndarray:
+        """The stored vectors at these index positions, one row each, in the given order."""
+        if not positions:
             return np.zeros((0, self.dense.d), dtype="float32")
         if isinstance(self.dense, faiss.IndexIVF) and self.dense.direct_map.type == faiss.DirectMap.NoMap:  # type: ignore[attr-defined]  # SWIG attribute
             self.dense.make_direct_map()  # IVF lists do not map ids to vectors until asked; built once
-        return np.stack([self.dense.reconstruct(positions[pid]) for pid in passage_ids]).astype("float32")
+        return np.stack([self.dense.reconstruct(int(i)) for i in positions]).astype("float32")
 
     # -- persistence ----------------------------------------------------------------------
     def manifest(self) -> IndexManifest:
@@ -204,13 +208,13 @@ class PassageIndex:
     def _write_version(self, data: Path) -> IndexManifest:
         PassageStore.write(data / PASSAGES_FILE, self.passages)
         with faiss_disk_errors():
-            self._write_dense(data / "dense.faiss")
+            self.write_dense(data / "dense.faiss")
         if self.bm25 is not None:
             (data / "bm25").mkdir()
             self.bm25.save(data / "bm25")
         return self.manifest()
 
-    def _write_dense(self, path: Path) -> None:
+    def write_dense(self, path: Path) -> None:
         """The graph is saved without CDIT's cuts: the trim log re-applies them on load, so undo is complete."""
         if not self._cuts:
             faiss.write_index(self.dense, str(path))

@@ -17,6 +17,7 @@ from itertools import islice
 from pathlib import Path
 from typing import overload
 
+from tanglerag.index.documents import document_id
 from tanglerag.types import Passage
 
 FILE = "passages.sqlite3"
@@ -73,6 +74,17 @@ class PassageStore(Sequence[Passage]):
                 found.update(self._db.execute(f"SELECT id, pos FROM passages WHERE id IN ({marks})", chunk).fetchall())
         return found
 
+    def documents(self, doc_ids: Iterable[str]) -> list[Passage]:
+        """Every stored passage of these documents: the passage under the document's own id and its chunks
+        ``ID#n`` (a range of the id index, so a lookup per document, not a scan)."""
+        found: list[Passage] = []
+        for doc in dict.fromkeys(doc_ids):
+            with self._lock:
+                rows = self._db.execute("SELECT id, title, text, metadata FROM passages WHERE id = ? OR "
+                                        "(id >= ? AND id < ?) ORDER BY pos", (doc, f"{doc}#", f"{doc}$")).fetchall()
+            found += [p for p in map(_passage, rows) if document_id(p) == doc]
+        return found
+
     def close(self) -> None:
         self._db.close()
 
@@ -94,6 +106,19 @@ class StoreWriter:
         with _full_disk_as_oserror():
             self._db.execute("CREATE TABLE passages (pos INTEGER PRIMARY KEY, id TEXT NOT NULL, title TEXT NOT NULL, "
                              "text TEXT NOT NULL, metadata TEXT NOT NULL)")
+
+    def copy_from(self, path: Path, skip: set[str]) -> None:
+        """Append every passage of the store at ``path`` but those in ``skip``, in order, inside SQLite (no row
+        becomes a Python object: a copy of millions costs seconds, not gigabytes)."""
+        with _full_disk_as_oserror():
+            self._db.execute("CREATE TEMP TABLE skipped (id TEXT PRIMARY KEY)")
+            self._db.executemany("INSERT OR IGNORE INTO skipped VALUES (?)", [(i,) for i in skip])
+            self._db.execute("ATTACH DATABASE ? AS source", (str(path),))
+            self._db.execute("INSERT INTO passages SELECT ? + row_number() OVER (ORDER BY pos) - 1, id, title, text, "
+                             "metadata FROM source.passages WHERE id NOT IN (SELECT id FROM skipped)", (self.count,))
+            self._db.commit()
+            self._db.execute("DETACH DATABASE source")
+        self.count = int(self._db.execute("SELECT count(*) FROM passages").fetchone()[0])
 
     def append(self, passages: Sequence[Passage]) -> None:
         rows = [(self.count + i, p.id, p.title, p.text, json.dumps(p.metadata)) for i, p in enumerate(passages)]

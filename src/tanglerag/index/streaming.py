@@ -31,11 +31,11 @@ def build_streaming(folder: Path, passages: Iterable[Passage], embedder: TextEmb
     """A new index in ``folder`` (replacing the one there) from ``passages``, read once; ``progress`` hears how
     many passages each batch held."""
     with index_lock(folder):
-        write_version(folder, lambda data: _fill(data, passages, embedder, config, batch_size, progress))
+        write_version(folder, lambda data: fill_version(data, passages, embedder, config, batch_size, progress))
     return PassageIndex.load(folder, embedder)
 
 
-def _fill(data: Path, passages: Iterable[Passage], embedder: TextEmbedder, config: IndexConfig, batch_size: int,
+def fill_version(data: Path, passages: Iterable[Passage], embedder: TextEmbedder, config: IndexConfig, batch_size: int,
           progress: Callable[[int], None] | None) -> IndexManifest:
     trained = config.index_type in ("ivf", "ivfpq")
     dense: faiss.Index | None = None
@@ -60,12 +60,12 @@ def _fill(data: Path, passages: Iterable[Passage], embedder: TextEmbedder, confi
     with faiss_disk_errors():
         faiss.write_index(dense, str(data / "dense.faiss"))
     if config.bm25:
-        _write_bm25(data)
+        write_bm25(data)
     return IndexManifest(embedding_model=embedder.model_name, dimension=dense.d, index_type=config.index_type,
                          count=count, bm25=config.bm25, config=config)
 
 
-def _write_bm25(data: Path) -> None:
+def write_bm25(data: Path) -> None:
     """BM25 statistics are corpus-wide, so its index is built from the finished store (bm25s needs every text)."""
     store = PassageStore(data / PASSAGES_FILE)
     try:
