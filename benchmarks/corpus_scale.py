@@ -6,7 +6,14 @@ of its own, since peak RSS is a per-process high-water mark: one ingest per inde
 `tanglerag index` makes), then one load per type and load mode, which times the load, reads RSS after it, searches
 200 queries (p50 / p99 of one query) and scores recall@10 against exact search on the same vectors.
 
-Usage: .venv/bin/python benchmarks/corpus_scale.py --passages 100000 [--json] [--write docs/benchmarks.md]
+`--embedder minilm` embeds the same passages with the real all-MiniLM-L6-v2 into a flat index instead: the
+embedding rate a user's ingest runs at on this machine. `--save DIR` keeps each run's rows as JSON, and
+`--project N` fits each index type's costs linearly on the two largest hashing runs saved there and extrapolates
+them to N passages.
+
+Usage: .venv/bin/python benchmarks/corpus_scale.py --passages 100000 [--embedder hash|minilm] [--json]
+         [--write docs/benchmarks.md] [--save docs/results/corpus_scale]
+       .venv/bin/python benchmarks/corpus_scale.py --project 21000000 --save docs/results/corpus_scale --write ...
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from run_io import table_head, write_section
 DIM, WORDS, VOCAB, TOPICS, QUERIES, SEED = 384, 60, 5000, 100, 200, 7
 TYPES = [("flat", False), ("flat", True), ("hnsw", False), ("ivf", False), ("ivf", True), ("ivfpq", False),
          ("ivfpq", True)]
-FIELDS = ["index_type", "mmap", "ingest_s", "ingest_peak_rss_mb", "index_disk_mb", "load_s", "rss_after_load_mb",
+FIELDS = ["index_type", "mmap", "ingest_s", "ingest_passages_s", "ingest_peak_rss_mb", "index_disk_mb", "load_s", "rss_after_load_mb",
           "search_p50_ms", "search_p99_ms", "recall_at_10"]
 
 
@@ -53,26 +60,33 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def ingest(folder: Path, index_type: str, n: int) -> dict:
+def _embedder(name: str):
+    from tanglerag.embeddings import Embedder
+    from tanglerag.testing import HashEmbedder
+
+    return Embedder() if name == "minilm" else HashEmbedder(f"hash-{DIM}", DIM)
+
+
+def ingest(folder: Path, index_type: str, n: int, embedder: str) -> dict:
     from tanglerag.config import IndexConfig
     from tanglerag.index.streaming import build_streaming
-    from tanglerag.testing import HashEmbedder
     from tanglerag.types import Passage
 
     start = time.perf_counter()  # the streaming build that `tanglerag index` makes
-    build_streaming(folder, (Passage(**row) for row in passages(n)), HashEmbedder(f"hash-{DIM}", DIM),
+    build_streaming(folder, (Passage(**row) for row in passages(n)), _embedder(embedder),
                     IndexConfig(index_type=index_type))
     disk = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 2**20
     return {"ingest_s": time.perf_counter() - start, "ingest_peak_rss_mb": _peak_mb(), "index_disk_mb": disk}
 
 
-def probe(folder: Path, mmap: bool, truth: Path) -> dict:
+def probe(folder: Path, mmap: bool, truth: Path, embedder: str) -> dict:
     from tanglerag.index.passage_index import PassageIndex
-    from tanglerag.testing import HashEmbedder
 
     queries = _queries()
+    index_embedder = _embedder(embedder)
+    index_embedder.embed(queries[:1])  # the model's load is not the index's
     start = time.perf_counter()
-    index = PassageIndex.load(folder, HashEmbedder(f"hash-{DIM}", DIM), mmap=mmap)
+    index = PassageIndex.load(folder, index_embedder, mmap=mmap)
     loaded, rss = time.perf_counter() - start, _rss_mb()
     exact, found, times = json.loads(truth.read_text()), [], []
     for query, relevant in zip(queries, exact, strict=True):
@@ -93,31 +107,32 @@ def _in_child(*args: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def measure(n: int, work: Path) -> list[dict]:
+def measure(n: int, work: Path, embedder: str) -> list[dict]:
+    types = TYPES if embedder == "hash" else [("flat", False)]
     ingested = {}
-    for index_type in dict(TYPES):  # a type the corpus is too small for (ivfpq's training) is left out, saying why
+    for index_type in dict(types):  # a type the corpus is too small for (ivfpq's training) is left out, saying why
         try:
-            ingested[index_type] = _in_child("ingest", str(work / index_type), index_type, str(n))
+            ingested[index_type] = _in_child("ingest", str(work / index_type), index_type, str(n), embedder)
         except subprocess.CalledProcessError as exc:
             print(f"{index_type} left out: {exc.stderr.strip().splitlines()[-1]}", file=sys.stderr)
     truth = work / "truth.json"
-    _exact_truth(work / "flat", truth)
+    _exact_truth(work / "flat", truth, embedder)
     rows = []
-    for index_type, mmap in TYPES:
+    for index_type, mmap in types:
         if index_type not in ingested:
             continue
         row = {"index_type": index_type, "mmap": mmap, **ingested[index_type]}
-        rows.append(row | _in_child("probe", str(work / index_type), str(mmap), str(truth)))
+        row["ingest_passages_s"] = n / row["ingest_s"]
+        rows.append(row | _in_child("probe", str(work / index_type), str(mmap), str(truth), embedder))
         print(_line(rows[-1]), file=sys.stderr)
     return rows
 
 
-def _exact_truth(flat: Path, out: Path) -> None:
+def _exact_truth(flat: Path, out: Path, embedder: str) -> None:
     """Exact top-10 of every query over the flat index (brute force on the same vectors)."""
     from tanglerag.index.passage_index import PassageIndex
-    from tanglerag.testing import HashEmbedder
 
-    index = PassageIndex.load(flat, HashEmbedder(f"hash-{DIM}", DIM))
+    index = PassageIndex.load(flat, _embedder(embedder))
     queries = _queries()
     out.write_text(json.dumps([[h.passage.id for h in index.search(q, 10)] for q in queries]))
 
@@ -126,32 +141,71 @@ def _line(row: dict) -> str:
     return " | ".join(f"{row[f]:.3g}" if isinstance(row[f], float) else str(row[f]) for f in FIELDS)
 
 
-def table(rows: list[dict], n: int) -> str:
-    lines = [f"## Corpus scale (`benchmarks/corpus_scale.py --passages {n}`, one run)",
-             (f"{n:,} synthetic passages (hashing embedder, {DIM} dimensions), {QUERIES} queries, top-10, recall "
+def table(rows: list[dict], n: int, embedder: str) -> str:
+    how = (f"hashing embedder, {DIM} dimensions" if embedder == "hash" else
+           "embedded by all-MiniLM-L6-v2 on this machine's CPU, batch 32")
+    lines = [f"## Corpus scale (`benchmarks/corpus_scale.py --passages {n} --embedder {embedder}`, one run)",
+             (f"{n:,} synthetic passages of {WORDS} words ({how}), {QUERIES} queries, top-10, recall "
              "against exact search on the same vectors; each ingest and each load in a process of its own."), "",
              *table_head(f"| {' | '.join(FIELDS)} |"), *(f"| {_line(r)} |" for r in rows)]
+    return "\n".join(lines)
+
+
+PROJECTED = ["ingest_s", "ingest_peak_rss_mb", "index_disk_mb", "rss_after_load_mb"]
+
+
+def projection(saved: Path, n: int) -> str:
+    """Each type's costs at ``n`` passages, on the line through its two largest measured sizes (the costs here
+    grow linearly with the corpus but for HNSW's build and IVF's training, which grow faster: a lower bound)."""
+    runs = sorted((int(f.stem.split("-")[1]), json.loads(f.read_text())) for f in saved.glob("hash-*.json"))
+    (n1, rows1), (n2, rows2) = runs[-2:]
+    lines = [f"## Projection to {n:,} passages (`benchmarks/corpus_scale.py --project {n}`)",
+             (f"Straight lines through the hashing runs at {n1:,} and {n2:,} passages (384-d vectors, synthetic text); "
+              "ingest time is a lower bound where the build grows faster than the corpus (HNSW's graph, IVF's "
+              "training). RAM is what the machine needs: the larger of the ingest peak and the loaded index."), "",
+             *table_head("| index_type | mmap | ingest_h | ingest_peak_rss_gb | index_disk_gb | rss_after_load_gb |"
+                         " RAM needed (GB) | fits 24 GiB |")]
+    before = {(r["index_type"], r["mmap"]): r for r in rows1}
+    for row in rows2:
+        first = before.get((row["index_type"], row["mmap"]))
+        if first is None:
+            continue
+        at = {f: first[f] + (row[f] - first[f]) * (n - n1) / (n2 - n1) for f in PROJECTED}
+        ram = max(at["ingest_peak_rss_mb"], at["rss_after_load_mb"]) / 1024
+        lines.append(f"| {row['index_type']} | {row['mmap']} | {at['ingest_s'] / 3600:.1f} | "
+                     f"{at['ingest_peak_rss_mb'] / 1024:.1f} | {at['index_disk_mb'] / 1024:.1f} | "
+                     f"{at['rss_after_load_mb'] / 1024:.1f} | {ram:.1f} | {'yes' if ram < 24 * 1.074 else 'no'} |")
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--passages", type=int, default=100_000)
+    parser.add_argument("--embedder", choices=["hash", "minilm"], default="hash")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--write", type=Path)
+    parser.add_argument("--save", type=Path)
+    parser.add_argument("--project", type=int)
     parser.add_argument("--child", nargs="+")
     args = parser.parse_args()
     if args.child:
         kind, folder, *rest = args.child
-        result = ingest(Path(folder), rest[0], int(rest[1])) if kind == "ingest" else \
-            probe(Path(folder), rest[0] == "True", Path(rest[1]))
+        result = ingest(Path(folder), rest[0], int(rest[1]), rest[2]) if kind == "ingest" else \
+            probe(Path(folder), rest[0] == "True", Path(rest[1]), rest[2])
         print(json.dumps(result))
         return
-    with tempfile.TemporaryDirectory(prefix="corpus-scale-") as work:
-        rows = measure(args.passages, Path(work))
-    print(json.dumps(rows, indent=2) if args.json else table(rows, args.passages))
+    if args.project:
+        text, name = projection(args.save, args.project), "corpus_scale_projection"
+    else:
+        with tempfile.TemporaryDirectory(prefix="corpus-scale-") as work:
+            rows = measure(args.passages, Path(work), args.embedder)
+        if args.save:
+            args.save.mkdir(parents=True, exist_ok=True)
+            (args.save / f"{args.embedder}-{args.passages}.json").write_text(json.dumps(rows, indent=2) + "\n")
+        text, name = table(rows, args.passages, args.embedder), f"corpus_scale_{args.embedder}_{args.passages}"
+        print(json.dumps(rows, indent=2) if args.json else text)
     if args.write:
-        write_section(args.write, "corpus_scale", table(rows, args.passages))
+        write_section(args.write, name, text)
 
 
 if __name__ == "__main__":
