@@ -5,13 +5,26 @@ worker process would pay even when no index of theirs has a BM25 part."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 if TYPE_CHECKING:
     import bm25s
+
+
+def import_bm25s() -> ModuleType:
+    """bm25s, imported on first use. Its import sets its own logger to DEBUG, which would print its notes to every
+    CLI user; the level its logger had before (the CLI's WARNING, or unset) is put back."""
+    logger = logging.getLogger("bm25s")
+    level = logger.level
+    import bm25s
+
+    logger.setLevel(level)
+    return bm25s
 
 
 class BM25Index:
@@ -21,8 +34,7 @@ class BM25Index:
 
     @classmethod
     def build(cls, texts: list[str]) -> BM25Index:
-        import bm25s
-
+        bm25s = import_bm25s()
         model = bm25s.BM25()
         model.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
         return cls(model, len(texts))
@@ -31,9 +43,7 @@ class BM25Index:
         k = min(k, self.size)
         if k == 0:
             return []
-        import bm25s
-
-        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
+        tokens = import_bm25s().tokenize([query], stopwords="en", show_progress=False)
         if not tokens.vocab:  # a query of stopwords only matches nothing
             return []
         ids, scores = self._model.retrieve(tokens, k=k, show_progress=False)
@@ -46,6 +56,4 @@ class BM25Index:
     @classmethod
     def load(cls, folder: Path, *, mmap: bool = False) -> BM25Index:
         """``mmap``: the score matrix stays on disk (bm25s memory-maps its arrays), read as queries touch it."""
-        import bm25s
-
-        return cls(bm25s.BM25.load(str(folder), mmap=mmap), int(np.load(folder / "size.npy")[0]))
+        return cls(import_bm25s().BM25.load(str(folder), mmap=mmap), int(np.load(folder / "size.npy")[0]))

@@ -11,6 +11,7 @@ from typing import Protocol
 import numpy as np
 
 from tanglerag.embeddings import TextEmbedder
+from tanglerag.index.sparse import import_bm25s
 
 
 class PairScorer(Protocol):
@@ -82,9 +83,7 @@ class _BM25:
     """bm25s is imported on first use, as in ``index.sparse`` (it costs start-up time to everyone else)."""
 
     def __init__(self, texts: list[str]) -> None:
-        import bm25s
-
-        self._bm25s = bm25s
+        bm25s = self._bm25s = import_bm25s()
         self.size = len(texts)
         self.model = bm25s.BM25()
         self.model.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
