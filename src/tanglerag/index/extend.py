@@ -25,7 +25,7 @@ from tanglerag.index.manifest import IndexManifest
 from tanglerag.index.passage_index import PassageIndex, embed_text, faiss_disk_errors, index_lock, write_version
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
 from tanglerag.index.passage_store import PassageStore, StoreWriter
-from tanglerag.index.streaming import BATCH, fill_version, write_bm25
+from tanglerag.index.streaming import BATCH, write_bm25, write_new_version
 from tanglerag.types import Passage
 
 Progress = Callable[[int], None]
@@ -65,7 +65,7 @@ def add_streaming(folder: Path, read: Callable[[], Iterator[Passage]], embedder:
     passage store existed are added to in memory, as before."""
     with index_lock(folder):
         if not (folder / "manifest.json").exists():
-            write_version(folder, lambda data: fill_version(data, read(), embedder, config, batch_size, progress))
+            write_new_version(folder, read(), embedder, config, batch_size, progress)
             index = PassageIndex.load(folder, embedder)
             return index, DocumentChanges(added=len(index.passages))
         changes = _extend_saved(folder, read, embedder, replace, batch_size, progress, check)

@@ -31,11 +31,17 @@ def build_streaming(folder: Path, passages: Iterable[Passage], embedder: TextEmb
     """A new index in ``folder`` (replacing the one there) from ``passages``, read once; ``progress`` hears how
     many passages each batch held."""
     with index_lock(folder):
-        write_version(folder, lambda data: fill_version(data, passages, embedder, config, batch_size, progress))
+        write_new_version(folder, passages, embedder, config, batch_size, progress)
     return PassageIndex.load(folder, embedder)
 
 
-def fill_version(data: Path, passages: Iterable[Passage], embedder: TextEmbedder, config: IndexConfig, batch_size: int,
+def write_new_version(folder: Path, passages: Iterable[Passage], embedder: TextEmbedder, config: IndexConfig,
+                      batch_size: int, progress: Callable[[int], None] | None) -> None:
+    """The streamed build itself, for a caller that already holds ``index_lock(folder)``."""
+    write_version(folder, lambda data: _fill(data, passages, embedder, config, batch_size, progress))
+
+
+def _fill(data: Path, passages: Iterable[Passage], embedder: TextEmbedder, config: IndexConfig, batch_size: int,
           progress: Callable[[int], None] | None) -> IndexManifest:
     trained = config.index_type in ("ivf", "ivfpq")
     dense: faiss.Index | None = None
