@@ -1,9 +1,11 @@
 from __future__ import annotations
 
-import torch
+import pytest
 
 from tanglerag.config import EmbeddingConfig
 from tanglerag.embeddings import Embedder
+
+pytestmark = pytest.mark.xdist_group("torch")  # the tests that load torch (MiniLM, a reader) share a worker: one ~8 s import
 
 
 def test_auto_device_takes_the_gpu_when_torch_has_one_and_the_cpu_otherwise():
@@ -11,6 +13,8 @@ def test_auto_device_takes_the_gpu_when_torch_has_one_and_the_cpu_otherwise():
     assert embedder.device is None  # sentence-transformers then picks CUDA / MPS / CPU itself
     vectors = embedder.embed(["Bonn was the capital of West Germany."])
     assert vectors.shape == (1, 384)
+    import torch  # here, not at the top: every pytest-xdist worker collects this module, few run it
+
     expected = "cuda" if torch.cuda.is_available() else "cpu"
     assert embedder._load().device.type == expected
 
@@ -26,3 +30,11 @@ def test_runtimes_built_one_after_another_share_one_loaded_model():
     second.embed(["two"])
     assert first._load() is second._load() and first._lock is second._lock
     assert Embedder(EmbeddingConfig(device="cpu"))._load() is not first._load()  # another device, another copy
+
+
+def test_the_minilm_tests_share_one_worker(request):
+    """Under ``--dist loadgroup`` this module's group reaches pytest-xdist (it names the group in the node id);
+    with pytest 9.2 and xdist 3.8 the group was dropped without a word and every worker loaded MiniLM."""
+    if not getattr(request.config.option, "loadgroup", False):
+        pytest.skip("not run by pytest-xdist with --dist loadgroup")
+    assert request.node.nodeid.endswith("@torch")

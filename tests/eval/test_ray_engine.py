@@ -21,7 +21,11 @@ SETS = ["retrieval.top_k=2", "eval.engine=ray", "eval.ray_actors=2", "eval.ray_b
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    """Ray runs its workers at nice 15 by default, so beside the other pytest-xdist worker the actors starved (27 s
+    for this test against 5 s at the normal priority); the raylet reads RAY_worker_niceness when it starts."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("RAY_worker_niceness", "0")
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
 

@@ -106,6 +106,7 @@ def test_verdict_parsing():
     assert parse_verdict_lines("1: True\n[2] - False\nthree: True", 3) == [True, False, None]
 
 
+@pytest.mark.xdist_group("spacy")  # loads the spaCy pipeline: shares the worker of the other spaCy tests
 def test_the_spacy_judge_needs_no_llm_call(llm_factory):
     method, backend = cdit(llm_factory, ["cdit.judge=spacy", "cdit.spacy_threshold=0.95"])
     answer = method.answer(Q, as_retrieved(DOCS))

@@ -16,6 +16,8 @@ from tanglerag.tracking import record_step
 from tanglerag.types import Question, RetrievedPassage
 from tests.service.conftest import client_for, make_runtime
 
+pytestmark = pytest.mark.xdist_group("torch")  # the tests that load torch (MiniLM, a reader) share a worker: one ~8 s import
+
 runner = CliRunner()
 
 

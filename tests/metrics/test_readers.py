@@ -4,6 +4,8 @@ import pytest
 
 from tanglerag.metrics.readers import HFReader, ReaderError, build_reader
 
+pytestmark = pytest.mark.xdist_group("torch")  # the tests that load torch (MiniLM, a reader) share a worker: one ~8 s import
+
 
 @pytest.fixture(scope="module")
 def tiny_qa_model(tmp_path_factory):

@@ -5,6 +5,8 @@ import pytest
 from tanglerag.methods.cdit.cmd_parse import SpacyJudge
 from tanglerag.testing import HashEmbedder
 
+pytestmark = pytest.mark.xdist_group("spacy")  # the tests that load the spaCy pipeline share a worker: one load
+
 
 @pytest.fixture(scope="module")
 def judge():
