@@ -1,10 +1,12 @@
 """Probe CDIT's judges alone against RAMDocs' document labels: which documents does each judge call inconsistent?
 
-For a seeded sample of RAMDocs dev questions and each question's own documents, it runs the spaCy judge (no LLM)
-and, with --llm, the LLM judge (per passage), and prints per judge and CMD: the share of correct / misinformation /
-noise documents judged inconsistent, precision and recall of "inconsistent" as a detector of misinfo + noise,
-unreadable verdicts, agreement between the two judges, and seconds per question.
-Usage: python benchmarks/cdit_judge_probe.py [--sample 30] [--seed 7] [--llm] [--cmd phi1,phi1+phi2] [--out FILE.md]
+For a seeded sample of RAMDocs dev questions and each question's own documents, it runs CDIT's own judge step
+(`CditMethod.judge`, so `--set` reaches it: `llm.structured`, `cdit.batched`, ...) with the spaCy judge (no LLM)
+and, with --llm, the LLM judge, and prints per judge and CMD: the share of correct / misinformation / noise
+documents judged inconsistent, precision and recall of "inconsistent" as a detector of misinfo + noise, unreadable
+verdicts, agreement between the two judges, and per question the seconds, LLM tokens and constrained calls.
+Usage: python benchmarks/cdit_judge_probe.py [--sample 30] [--seed 7] [--llm] [--cmd phi1,phi1+phi2]
+         [--set llm.structured=on ...] [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -14,14 +16,55 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from tanglerag.datasets.base import QAExample
 from tanglerag.datasets.registry import load_dataset
-from tanglerag.embeddings import Embedder
-from tanglerag.llm.client import Request
 from tanglerag.llm.factory import build_llm
-from tanglerag.methods.cdit.cmd_parse import SpacyJudge
-from tanglerag.methods.cdit.prompts import judge_messages, parse_verdict
+from tanglerag.methods.base import Resources
+from tanglerag.methods.cdit.method import CditMethod
+from tanglerag.methods.registry import make_method
 from tanglerag.settings import Settings
-from tanglerag.text import clip_words
+from tanglerag.tracking import track
+from tanglerag.types import RetrievedPassage
+
+HEAD = [("| judge | cmd | correct judged inconsistent | misinfo | noise | P | R | unreadable | s/question | "
+        "prompt tok/q | completion tok/q | constrained calls |"), "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+
+def judged(examples: list[QAExample], settings: Settings, llm) -> tuple[list[bool | None], dict]:
+    """Every document's verdict, and the cost of reaching them."""
+    method = make_method("cdit", Resources.for_llm(llm, settings))  # the registry knows its answering method
+    assert isinstance(method, CditMethod)
+    verdicts: list[bool | None] = []
+    cost: Counter = Counter()
+    start = time.perf_counter()
+    for ex in examples:
+        hits = [RetrievedPassage(passage=p, score=1.0, rank=i + 1) for i, p in enumerate(ex.passages)]
+        with track() as tracker:
+            verdicts += method.judge(ex.question, hits)
+        cost["prompt"] += sum(c.prompt_tokens for c in tracker.calls)
+        cost["completion"] += sum(c.completion_tokens for c in tracker.calls)
+        cost["constrained"] += sum(c.constrained for c in tracker.calls)
+        cost["calls"] += len(tracker.calls)
+    cost["seconds"] = time.perf_counter() - start
+    return verdicts, cost
+
+
+def row(name: str, cmd: str, examples: list[QAExample], verdicts: list[bool | None], cost: dict) -> str:
+    flagged: Counter = Counter()
+    totals: Counter = Counter()
+    kinds = [p.metadata.get("type", "") for ex in examples for p in ex.passages]
+    for kind, verdict in zip(kinds, verdicts, strict=True):
+        totals[kind] += 1
+        flagged[kind] += verdict is False
+        flagged["unreadable"] += verdict is None
+    bad, n = flagged["misinfo"] + flagged["noise"], len(examples)
+    share = {k: flagged[k] / totals[k] if totals[k] else 0.0 for k in ("correct", "misinfo", "noise")}
+    precision = bad / (bad + flagged["correct"]) if bad + flagged["correct"] else 0.0
+    recall = bad / (totals["misinfo"] + totals["noise"]) if totals["misinfo"] + totals["noise"] else 0.0
+    return (f"| {name} | {cmd} | {100 * share['correct']:.0f}% (n={totals['correct']}) | "
+            f"{100 * share['misinfo']:.0f}% (n={totals['misinfo']}) | {100 * share['noise']:.0f}% (n={totals['noise']}) | "
+            f"{100 * precision:.0f}% | {100 * recall:.0f}% | {flagged['unreadable']} | {cost['seconds'] / n:.2f} | "
+            f"{cost['prompt'] / n:.0f} | {cost['completion'] / n:.0f} | {cost['constrained']} of {cost['calls']} |")
 
 
 def main() -> None:
@@ -29,57 +72,28 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--cmd", default="phi1,phi1+phi2")
-    parser.add_argument("--llm", action="store_true", help="also run the LLM judge (one call per document)")
+    parser.add_argument("--llm", action="store_true", help="also run the LLM judge")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], help="a setting, as in the CLI")
     parser.add_argument("--out", type=Path, default=None, help="also write the table as markdown here")
     args = parser.parse_args()
-    settings = Settings.load()
+    base = Settings.load(overrides=args.overrides)
+    llm = build_llm(base.llm, base.cache_dir)
     _, examples = load_dataset("ramdocs", sample=args.sample, seed=args.seed)
-    words = settings.methods.passage_words
-    judges = {"spacy": SpacyJudge(Embedder(settings.embedding), settings.cdit.spacy_threshold)}
-    llm = build_llm(settings.llm, settings.cache_dir) if args.llm else None
+    sets = "".join(f" --set {s}" for s in args.overrides)
     lines = [(f"# CDIT judges against RAMDocs' document labels\n\n`benchmarks/cdit_judge_probe.py --sample {args.sample} "
-             f"--seed {args.seed}{' --llm' if llm else ''}`: each question's own documents, clipped to {words} words; "
-             f"model `{settings.llm.model if llm else '-'}`. P / R: \"inconsistent\" as a detector of misinformation "
-             "and noise documents.\n"),
-             "| judge | cmd | correct judged inconsistent | misinfo | noise | P | R | unreadable | s/question |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    verdicts: dict[tuple[str, str], list[bool | None]] = {}
+             f"--seed {args.seed}{' --llm' if args.llm else ''}{sets}`: each question's own documents, clipped to "
+             f"{base.methods.passage_words} words; model `{base.llm.model if args.llm else '-'}`. P / R: "
+             "\"inconsistent\" as a detector of misinformation and noise documents.\n"), *HEAD]
     for cmd in args.cmd.split(","):
-        for name in ["spacy", *(["llm"] if llm else [])]:
-            flagged: Counter = Counter()
-            totals: Counter = Counter()
-            found: list[bool | None] = []
-            start = time.perf_counter()
-            for ex in examples:
-                texts = [clip_words(p.text, words) for p in ex.passages]
-                if name == "spacy":
-                    out = judges["spacy"].judge(cmd, ex.question, texts)
-                else:
-                    replies = llm.complete_many([Request(judge_messages(cmd, ex.question, t),
-                                                         llm.params(max_tokens=settings.cdit.judge_tokens))
-                                                 for t in texts])
-                    out = [parse_verdict(r.text) for r in replies]
-                for passage, verdict in zip(ex.passages, out, strict=True):
-                    kind = passage.metadata.get("type", "")
-                    totals[kind] += 1
-                    flagged[kind] += verdict is False
-                    flagged["unreadable"] += verdict is None
-                found += out
-            seconds = (time.perf_counter() - start) / len(examples)
-            verdicts[(name, cmd)] = found
-            bad = flagged["misinfo"] + flagged["noise"]
-            all_flagged = bad + flagged["correct"]
-            share = {k: flagged[k] / totals[k] if totals[k] else 0.0 for k in ("correct", "misinfo", "noise")}
-            precision = bad / all_flagged if all_flagged else 0.0
-            recall = bad / (totals["misinfo"] + totals["noise"]) if totals["misinfo"] + totals["noise"] else 0.0
-            lines.append(f"| {name} | {cmd} | {100 * share['correct']:.0f}% (n={totals['correct']}) | "
-                         f"{100 * share['misinfo']:.0f}% (n={totals['misinfo']}) | "
-                         f"{100 * share['noise']:.0f}% (n={totals['noise']}) | {100 * precision:.0f}% | "
-                         f"{100 * recall:.0f}% | {flagged['unreadable']} | {seconds:.2f} |")
-        if llm:
-            a, b = verdicts[("spacy", cmd)], verdicts[("llm", cmd)]
-            same = sum((x is False) == (y is False) for x, y in zip(a, b, strict=True))
-            lines.append(f"\nspaCy and LLM judges agree (discard or keep) on {same} of {len(a)} documents with {cmd}.\n")
+        verdicts = {}
+        for name in ["spacy", *(["llm"] if args.llm else [])]:
+            settings = Settings.load(overrides=[*args.overrides, f"cdit.cmd={cmd}", f"cdit.judge={name}"])
+            verdicts[name], cost = judged(examples, settings, llm)
+            lines.append(row(name, cmd, examples, verdicts[name], cost))
+        if args.llm:
+            same = sum((x is False) == (y is False) for x, y in zip(verdicts["spacy"], verdicts["llm"], strict=True))
+            lines.append(f"\nspaCy and LLM judges agree (discard or keep) on {same} of {len(verdicts['llm'])} "
+                         f"documents with {cmd}.\n")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:

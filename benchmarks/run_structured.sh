@@ -6,6 +6,8 @@
 #   diva-MODE  Diva, ASQA dev, a seeded sample of N questions (settings of run_diva.sh, main run)
 #   pf-MODE    post-fusion, Concat+PF and PF+Concat, RAMDocs dev, the first 3N/2 questions (run_post_fusion.sh, gold
 #              ensure)
+#   cdit-MODE  CDIT's LLM judge (phi1, one call per document) against RAMDocs' document labels, a seeded sample of
+#              3N/2 questions (benchmarks/cdit_judge_probe.py; its calls are cached, so a re-run is quick)
 # MODE is off, on or repair (text first; JSON only for a reply the parser cannot read in full).
 # env N (default 20) sizes the samples.
 # Usage: benchmarks/run_structured.sh [RUN ...]   (default: all, cheapest first); then
@@ -13,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${N:-20}"
-RUNS=("${@:-corg-repair corg-off corg-on diva-repair diva-off diva-on pf-off pf-on}")
+RUNS=("${@:-corg-repair corg-off corg-on diva-repair diva-off diva-on pf-off pf-on cdit-off cdit-on}")
 eval_run() {  # NAME MODE DATASET METHODS extra flags...
   local name="$1" mode="$2" dataset="$3" methods="$4"; shift 4
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset "$dataset" --methods "$methods" "$@" \
@@ -28,6 +30,9 @@ for name in ${RUNS[*]}; do
     diva-*) eval_run "$name" "$mode" asqa diva --sample "$N" --scope pooled ;;
     pf-*) eval_run "$name" "$mode" ramdocs post-fusion,concat+pf,pf+concat --limit $((3 * N / 2)) --top-k 5 --scope own \
             --set methods.concat_prompt=post_fusion --gold ensure ;;
+    cdit-*) mkdir -p docs/results/structured
+            HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/cdit_judge_probe.py --llm --cmd phi1 --sample $((3 * N / 2)) \
+              --set "llm.structured=$mode" --out "docs/results/structured/cdit-judge-$mode.md" > /dev/null ;;
     *) echo "unknown run: $name" >&2; exit 2 ;;
   esac
 done

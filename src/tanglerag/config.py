@@ -105,7 +105,7 @@ class IndexConfig(Section):
     hnsw_ef_construction: PositiveInt = 80
     hnsw_ef_search: PositiveInt = 64
     ivf_nlist: NonNegativeInt = 0  # 0: pick ~4*sqrt(n) at build time
-    ivf_nprobe: PositiveInt = 8
+    ivf_nprobe: NonNegativeInt = Field(0, description="lists an IVF search probes; 0: 1% of the lists, at least 8")
     pq_m: NonNegativeInt = Field(0, description="ivfpq: sub-quantizers per vector; 0 picks dimension/8 (48 bytes "
                                                 "a vector for 384 dimensions, 32x smaller than float32)")
     pq_nbits: int = Field(8, ge=4, le=12, description="ivfpq: bits per sub-quantizer code")

@@ -26,13 +26,14 @@ def _corpus(n: int) -> list[Passage]:
             for i in range(n)]
 
 
-@pytest.mark.parametrize("index_type", ["flat", "ivf"])
-def test_a_streamed_index_equals_the_one_built_in_memory(tmp_path, index_type):
-    config, corpus, seen = IndexConfig(index_type=index_type, bm25=True), _corpus(500), []
+@pytest.mark.parametrize("settings", [{"index_type": "flat"}, {"index_type": "ivf"},
+                                      {"index_type": "ivf", "ivf_nlist": 2}])  # trained on 128 of the 500
+def test_a_streamed_index_equals_the_one_built_in_memory(tmp_path, settings):
+    config, corpus, seen = IndexConfig(**settings, bm25=True), _corpus(500), []
     streamed = build_streaming(tmp_path / "s", iter(corpus), EMBEDDER, config, batch_size=64, progress=seen.append)
     built = PassageIndex.build(corpus, EMBEDDER, config)
     assert seen == [64] * 7 + [52] and read_manifest(tmp_path / "s").count == 500
-    assert list(streamed.passages) == corpus
+    assert list(streamed.passages) == corpus and not list(tmp_path.rglob("*.spool"))
     assert streamed.vectors(["p0", "p499"]).tolist() == built.vectors(["p0", "p499"]).tolist()
     for query in QUERIES:
         for mode in ("dense", "bm25"):

@@ -13,45 +13,78 @@ from tanglerag.errors import InputError
 
 TRAINING_POINTS = 39
 """faiss wants about this many training points per centroid (IVF lists, PQ codes)."""
+SAMPLE_PER_LIST = 64
+"""IVF trains on this many vectors per list, a sample (faiss would take up to 256): at 1M passages k-means then
+reads 256k vectors, not all of them, and a streamed build holds the sample rather than the corpus."""
+MIN_NPROBE, NPROBE_SHARE = 8, 0.01
+"""Lists an IVF search probes unless index.ivf_nprobe is set: 1% of them, at least 8 (see ivf_nprobe)."""
 
 
 def build_dense(vectors: np.ndarray, config: IndexConfig) -> faiss.Index:
     """Create (and train, for IVF and IVF-PQ) an index of the configured type holding ``vectors``."""
-    dim = vectors.shape[1]
-    if config.index_type == "flat":
-        index: faiss.Index = faiss.IndexFlatIP(dim)
-    elif config.index_type == "hnsw":
-        index = faiss.IndexHNSWFlat(dim, config.hnsw_m, faiss.METRIC_INNER_PRODUCT)
-        index.hnsw.efConstruction = config.hnsw_ef_construction
+    if config.index_type in ("ivf", "ivfpq"):
+        index = trained_ivf(vectors[training_rows(len(vectors), config)], len(vectors), config)
     else:
-        index = _trained_ivf(vectors, config)
+        index = empty_dense(vectors.shape[1], config)
     index.add(vectors)
     configure_search(index, config)
     return index
 
 
-def _trained_ivf(vectors: np.ndarray, config: IndexConfig) -> faiss.Index:
-    n, dim = vectors.shape
+def empty_dense(dim: int, config: IndexConfig) -> faiss.Index:
+    """A flat or HNSW index, which needs no training and takes vectors as they come."""
+    if config.index_type == "flat":
+        return faiss.IndexFlatIP(dim)
+    index = faiss.IndexHNSWFlat(dim, config.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = config.hnsw_ef_construction
+    return index
+
+
+def training_rows(n: int, config: IndexConfig) -> np.ndarray:
+    """Sorted positions of the vectors an IVF index of ``n`` trains on: a seeded uniform sample of
+    SAMPLE_PER_LIST per list (and what IVF-PQ's codes need), or all of them when that is not fewer."""
+    size = SAMPLE_PER_LIST * ivf_nlist(n, config.ivf_nlist)
+    if config.index_type == "ivfpq":
+        size = max(size, pq_training_points(config))
+    if size >= n:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(0).choice(n, size, replace=False))
+
+
+def trained_ivf(sample: np.ndarray, n: int, config: IndexConfig) -> faiss.Index:
+    """An empty IVF or IVF-PQ index sized for ``n`` vectors, its lists (and codes) trained on ``sample``."""
+    dim = sample.shape[1]
     quantizer = faiss.IndexFlatIP(dim)
     nlist = ivf_nlist(n, config.ivf_nlist)
     if config.index_type == "ivf":
         index: faiss.Index = faiss.IndexIVFFlat(quantizer, dim, nlist, faiss.METRIC_INNER_PRODUCT)
     else:
-        m, needed = pq_m(dim, config.pq_m), TRAINING_POINTS * 2 ** config.pq_nbits
-        if n < needed:
-            raise InputError(f"index_type ivfpq with pq_nbits={config.pq_nbits} needs at least {needed} passages to "
-                             f"train its codes, the corpus has {n}; use flat or ivf, or lower index.pq_nbits")
-        index = faiss.IndexIVFPQ(quantizer, dim, nlist, m, config.pq_nbits, faiss.METRIC_INNER_PRODUCT)
+        if n < pq_training_points(config):
+            raise InputError(f"index_type ivfpq with pq_nbits={config.pq_nbits} needs at least "
+                             f"{pq_training_points(config)} passages to train its codes, the corpus has {n}; "
+                             "use flat or ivf, or lower index.pq_nbits")
+        index = faiss.IndexIVFPQ(quantizer, dim, nlist, pq_m(dim, config.pq_m), config.pq_nbits,
+                                 faiss.METRIC_INNER_PRODUCT)
         if config.pq_refine:
             index = faiss.IndexRefineFlat(index)
-    index.train(vectors)
+    index.train(sample)
     return index
+
+
+def pq_training_points(config: IndexConfig) -> int:
+    return TRAINING_POINTS * 2 ** config.pq_nbits
 
 
 def ivf_nlist(n: int, requested: int) -> int:
     """~4*sqrt(n) lists unless set, capped so that every list has its training points."""
     wanted = requested or int(4 * math.sqrt(max(n, 1)))
     return max(1, min(wanted, n // TRAINING_POINTS or 1))
+
+
+def ivf_nprobe(nlist: int, requested: int) -> int:
+    """Lists searched per query: the setting, or a share of the lists that keeps recall as the corpus grows
+    (a fixed 8 of 4,000 lists at 1M passages found 72% of the exact top 10)."""
+    return min(nlist, requested or max(MIN_NPROBE, math.ceil(nlist * NPROBE_SHARE)))
 
 
 def pq_m(dim: int, requested: int) -> int:
@@ -76,4 +109,4 @@ def configure_search(index: faiss.Index, config: IndexConfig) -> None:
         if isinstance(index, faiss.IndexRefine):
             index.k_factor = float(max(1, config.pq_refine))
         ivf = faiss.extract_index_ivf(index)
-        ivf.nprobe = min(config.ivf_nprobe, ivf.nlist)
+        ivf.nprobe = ivf_nprobe(ivf.nlist, config.ivf_nprobe)

@@ -1,6 +1,6 @@
 """Build an index from a stream of passages: each batch is embedded and written into the new version as it comes,
 so memory holds one batch of passages, never the corpus (the vectors are held, as the faiss index needs them; IVF
-types keep them until the end to train on the whole corpus). Crash-safe like every save: until the manifest names
+types park them on disk until the end, then train on a sample of the whole corpus). Crash-safe like every save: until the manifest names
 the new version, the old one is the index."""
 
 from __future__ import annotations
@@ -9,17 +9,17 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import faiss
-import numpy as np
 
 from tanglerag.config import IndexConfig
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import IndexStoreError
-from tanglerag.index.dense import build_dense
+from tanglerag.index.dense import configure_search, empty_dense, trained_ivf, training_rows
 from tanglerag.index.manifest import IndexManifest
 from tanglerag.index.passage_index import PassageIndex, embed_text, faiss_disk_errors, index_lock, write_version
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
 from tanglerag.index.passage_store import PassageStore, StoreWriter, batched
 from tanglerag.index.sparse import BM25Index
+from tanglerag.index.spool import VectorSpool
 from tanglerag.types import Passage
 
 BATCH = 1024
@@ -45,22 +45,25 @@ def _fill(data: Path, passages: Iterable[Passage], embedder: TextEmbedder, confi
           progress: Callable[[int], None] | None) -> IndexManifest:
     trained = config.index_type in ("ivf", "ivfpq")
     dense: faiss.Index | None = None
-    pending: list[np.ndarray] = []
-    with StoreWriter(data / PASSAGES_FILE) as store:
-        for chunk in batched(passages, batch_size):
-            vectors = embedder.embed([embed_text(p) for p in chunk])
-            store.append(chunk)
-            if trained:
-                pending.append(vectors)
-            else:
-                if dense is None:
-                    dense = build_dense(np.zeros((0, vectors.shape[1]), dtype="float32"), config)
-                dense.add(vectors)
-            if progress is not None:
-                progress(len(chunk))
-        count = store.count
-    if trained and pending:
-        dense = build_dense(np.vstack(pending), config)
+    spool = VectorSpool(data / "vectors.spool")
+    try:
+        with StoreWriter(data / PASSAGES_FILE) as store:
+            for chunk in batched(passages, batch_size):
+                vectors = embedder.embed([embed_text(p) for p in chunk])
+                store.append(chunk)
+                if trained:
+                    spool.append(vectors)
+                else:
+                    if dense is None:
+                        dense = _untrained(vectors.shape[1], config)
+                    dense.add(vectors)
+                if progress is not None:
+                    progress(len(chunk))
+            count = store.count
+        if trained and spool.count:
+            dense = _trained_from(spool, config)
+    finally:
+        spool.remove()
     if dense is None:
         raise IndexStoreError("cannot build an index from an empty corpus")
     with faiss_disk_errors():
@@ -69,6 +72,22 @@ def _fill(data: Path, passages: Iterable[Passage], embedder: TextEmbedder, confi
         write_bm25(data)
     return IndexManifest(embedding_model=embedder.model_name, dimension=dense.d, index_type=config.index_type,
                          count=count, bm25=config.bm25, config=config)
+
+
+def _untrained(dim: int, config: IndexConfig) -> faiss.Index:
+    index = empty_dense(dim, config)
+    configure_search(index, config)
+    return index
+
+
+def _trained_from(spool: VectorSpool, config: IndexConfig) -> faiss.Index:
+    """Train on a sample read back from the spool, then add every vector block by block: memory holds the
+    index, the sample and one block, never a second copy of the corpus's vectors."""
+    index = trained_ivf(spool.rows(training_rows(spool.count, config)), spool.count, config)
+    for block in spool.blocks():
+        index.add(block)
+    configure_search(index, config)
+    return index
 
 
 def write_bm25(data: Path) -> None:
