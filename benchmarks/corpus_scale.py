@@ -6,8 +6,9 @@ of its own, since peak RSS is a per-process high-water mark: one ingest per inde
 `tanglerag index` makes), then one load per type and load mode, which times the load, reads RSS after it, searches
 200 queries (p50 / p99 of one query) and scores recall@10 against exact search on the same vectors.
 
-`--embedder minilm` embeds the same passages with the real all-MiniLM-L6-v2 into a flat index instead: the
-embedding rate a user's ingest runs at on this machine. `--save DIR` keeps each run's rows as JSON, and
+`--embedder minilm` embeds passages of the same shape, their words English words of MiniLM's own vocabulary,
+with the real all-MiniLM-L6-v2 into a flat index instead: the embedding rate a user's ingest runs at on this
+machine. `--save DIR` keeps each run's rows as JSON, and
 `--project N` fits each index type's costs linearly on the two largest hashing runs saved there and extrapolates
 them to N passages.
 
@@ -39,16 +40,26 @@ FIELDS = ["index_type", "mmap", "ingest_s", "ingest_passages_s", "ingest_peak_rs
           "search_p50_ms", "search_p99_ms", "recall_at_10"]
 
 
-def passages(n: int, seed: int = SEED) -> Iterator[dict]:
+def passages(n: int, seed: int = SEED, vocabulary: list[str] | None = None) -> Iterator[dict]:
     """Passages about one of TOPICS topics each: most words from the topic's own slice of the vocabulary, the rest
     from anywhere, so that vectors cluster as real passages' do (uniformly random words would not, and no
-    clustering index could do well on them)."""
+    clustering index could do well on them). Words are "w<number>" unless a ``vocabulary`` of VOCAB words is given."""
     rng, per_topic = random.Random(seed), VOCAB // TOPICS
+    name = vocabulary.__getitem__ if vocabulary else "w{}".format
     for i in range(n):
         topic = rng.randrange(TOPICS)
-        words = [f"w{topic * per_topic + rng.randrange(per_topic)}" if rng.random() < 0.8 else f"w{rng.randrange(VOCAB)}"
+        words = [name(topic * per_topic + rng.randrange(per_topic)) if rng.random() < 0.8 else name(rng.randrange(VOCAB))
                  for _ in range(WORDS)]
         yield {"id": f"s{i}", "text": " ".join(words)}
+
+
+def _vocabulary(embedder) -> list[str] | None:
+    """For MiniLM, VOCAB English words of its own vocabulary (one wordpiece each): "w1234" would cost it three
+    tokens a word, and the embedding rate would be the rate of text no corpus has."""
+    if not hasattr(embedder, "_load"):
+        return None
+    vocab = embedder._load().tokenizer.vocab
+    return sorted(w for w in vocab if w.isalpha() and w.isascii() and len(w) > 3)[:VOCAB]
 
 
 def _rss_mb() -> float:
@@ -72,9 +83,10 @@ def ingest(folder: Path, index_type: str, n: int, embedder: str) -> dict:
     from tanglerag.index.streaming import build_streaming
     from tanglerag.types import Passage
 
+    model = _embedder(embedder)
+    rows = passages(n, vocabulary=_vocabulary(model))
     start = time.perf_counter()  # the streaming build that `tanglerag index` makes
-    build_streaming(folder, (Passage(**row) for row in passages(n)), _embedder(embedder),
-                    IndexConfig(index_type=index_type))
+    build_streaming(folder, (Passage(**row) for row in rows), model, IndexConfig(index_type=index_type))
     disk = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 2**20
     return {"ingest_s": time.perf_counter() - start, "ingest_peak_rss_mb": _peak_mb(), "index_disk_mb": disk}
 
@@ -82,8 +94,8 @@ def ingest(folder: Path, index_type: str, n: int, embedder: str) -> dict:
 def probe(folder: Path, mmap: bool, truth: Path, embedder: str) -> dict:
     from tanglerag.index.passage_index import PassageIndex
 
-    queries = _queries()
     index_embedder = _embedder(embedder)
+    queries = _queries(index_embedder)
     index_embedder.embed(queries[:1])  # the model's load is not the index's
     start = time.perf_counter()
     index = PassageIndex.load(folder, index_embedder, mmap=mmap)
@@ -98,8 +110,8 @@ def probe(folder: Path, mmap: bool, truth: Path, embedder: str) -> dict:
             "search_p99_ms": float(np.percentile(times, 99)), "recall_at_10": float(np.mean(found))}
 
 
-def _queries() -> list[str]:
-    return [row["text"] for row in passages(QUERIES, seed=SEED + 1)]
+def _queries(embedder) -> list[str]:
+    return [row["text"] for row in passages(QUERIES, seed=SEED + 1, vocabulary=_vocabulary(embedder))]
 
 
 def _in_child(*args: str) -> dict:
@@ -132,8 +144,9 @@ def _exact_truth(flat: Path, out: Path, embedder: str) -> None:
     """Exact top-10 of every query over the flat index (brute force on the same vectors)."""
     from tanglerag.index.passage_index import PassageIndex
 
-    index = PassageIndex.load(flat, _embedder(embedder))
-    queries = _queries()
+    model = _embedder(embedder)
+    index = PassageIndex.load(flat, model)
+    queries = _queries(model)
     out.write_text(json.dumps([[h.passage.id for h in index.search(q, 10)] for q in queries]))
 
 

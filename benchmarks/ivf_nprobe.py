@@ -3,8 +3,8 @@
 
 The vectors of `corpus_scale.py` (synthetic topical passages, hashing embedder, 384 dimensions), built the way
 `tanglerag index` builds them (`build_dense`: ~4*sqrt(n) lists trained on a sample), then searched with several
-nprobe values: recall@10 against exact search and the p50 of one query, per index type (ivf, ivfpq with its
-exact re-ranking). One process, one run; vectors are cached under --work so a second size or a re-run skips
+nprobe values (and, for ivfpq, several re-ranking depths, `index.pq_refine`): recall@10 against exact search and
+the p50 of one query, per index type. One process, one run; vectors are cached under --work so a second size or a re-run skips
 embedding.
 
 Usage: .venv/bin/python benchmarks/ivf_nprobe.py --passages 50000 1000000 [--work /tmp/ivf-nprobe]
@@ -27,7 +27,10 @@ from tanglerag.index.dense import build_dense, ivf_nlist, ivf_nprobe
 from tanglerag.testing import HashEmbedder
 
 PROBES = [8, 16, 32, 64, 128]
+REFINES = [4, 8, 16, 32]
+"""ivfpq's exact re-ranking: k x this many code-ranked candidates (index.pq_refine), swept at the default nprobe."""
 EMBEDDER = HashEmbedder(f"hash-{DIM}", DIM)
+DEFAULTS = IndexConfig()
 
 
 def vectors(n: int, work: Path) -> np.ndarray:
@@ -57,10 +60,16 @@ def sweep(n: int, work: Path) -> list[dict]:
         index = build_dense(data, IndexConfig(index_type=index_type))
         built = time.perf_counter() - start
         ivf = faiss.extract_index_ivf(index)
-        for nprobe in sorted({*PROBES, ivf_nprobe(ivf.nlist, 0)}):
+        chosen = ivf_nprobe(ivf.nlist, 0), DEFAULTS.pq_refine if index_type == "ivfpq" else 0
+        tried = [(p, chosen[1]) for p in sorted({*PROBES, chosen[0]})]
+        if index_type == "ivfpq":
+            tried += [(chosen[0], k) for k in sorted({*REFINES, chosen[1]}) if k != chosen[1]]
+        for nprobe, refine in tried:
             ivf.nprobe = nprobe
+            if refine:
+                index.k_factor = float(refine)
             rows.append({"passages": n, "index_type": index_type, "nlist": ivf.nlist, "nprobe": nprobe,
-                         "default": nprobe == ivf_nprobe(ivf.nlist, 0), "build_s": built,
+                         "pq_refine": refine, "default": (nprobe, refine) == chosen, "build_s": built,
                          **_searched(index, queries, truth)})
             print(rows[-1], flush=True)
         del index
@@ -82,12 +91,13 @@ def table(rows: list[dict], sizes: list[int]) -> str:
     lines = [f"## IVF lists probed (`benchmarks/ivf_nprobe.py --passages {' '.join(map(str, sizes))}`, one run)",
              (f"The corpus_scale vectors (hashing embedder, {DIM} d), built as `tanglerag index` builds them "
               f"(lists per size: {nlists}; trained on a sample); {QUERIES} queries, recall@10 against exact "
-              "search. ivfpq re-ranks with exact vectors (pq_refine 4). **bold**: the default nprobe."), "",
-             *table_head("| passages | index_type | nprobe | recall@10 | search p50 ms | build s |")]
+              "search. ivfpq re-ranks k x pq_refine candidates with their exact vectors. **bold**: the defaults."), "",
+             *table_head("| passages | index_type | nprobe | pq_refine | recall@10 | search p50 ms | build s |")]
     for r in rows:
         mark = "**" if r["default"] else ""
         lines.append(f"| {r['passages']:,} | {r['index_type']} | {mark}{r['nprobe']}{mark} | "
-                     f"{r['recall_at_10']:.3f} | {r['search_p50_ms']:.2f} | {r['build_s']:.0f} |")
+                     f"{mark}{r['pq_refine'] or '-'}{mark} | {r['recall_at_10']:.3f} | {r['search_p50_ms']:.2f} | "
+                     f"{r['build_s']:.0f} |")
     return "\n".join(lines)
 
 

@@ -70,4 +70,4 @@ def test_ivfpq_keeps_exact_vectors_for_its_re_ranking_unless_told_not_to(tmp_pat
     size = {name: sum(p.stat().st_size for p in (tmp_path / name).rglob("dense.faiss")) for name in ("refined", "codes")}
     assert size["codes"] * 3 < size["refined"]  # 8 bytes of codes a passage against 256 bytes of float32 besides
     refined = PassageIndex.load(tmp_path / "refined", EMBEDDER, mmap=True)
-    assert refined.dense.k_factor == 4 and refined.vectors(["p3"]).tolist() == [EMBEDDER.embed([corpus[3].text])[0].tolist()]
+    assert refined.dense.k_factor == PQ.pq_refine and refined.vectors(["p3"]).tolist() == [EMBEDDER.embed([corpus[3].text])[0].tolist()]
