@@ -178,7 +178,8 @@ HNSW (M=32, efConstruction=80) recall against search effort, same data:
 |---|---|---|
 {ef_rows}
 
-Defaults: HNSW efSearch 64, IVF nlist = 4*sqrt(n) with nprobe 8 (`index.*` settings).
+Defaults: HNSW efSearch 64; IVF nlist = 4*sqrt(n) trained on a sample of 64 vectors a list, nprobe 1% of the
+lists, at least 8 (`index.*` settings; benchmarks/ivf_nprobe.py, section "IVF lists probed", shows why).
 Query embedding (one question, MiniLM): p50 {idx['query_embedding']['p50_ms']:.1f} ms,
 p95 {idx['query_embedding']['p95_ms']:.1f} ms — it dominates retrieval latency for both index types.
 HNSW search is {idx['flat']['p50_ms'] / idx['hnsw']['p50_ms']:.0f}x faster than flat at p50 and costs
