@@ -84,6 +84,14 @@ def test_a_run_still_being_written_is_read_from_its_checkpoint_without_touching_
     assert checkpoint.read_bytes() == before
 
 
+def test_a_run_stopped_before_its_first_question_has_nothing_to_read(tmp_path):
+    folder = tmp_path / "stopped"
+    folder.mkdir()
+    (folder / "run.json").write_text("{}")  # what `eval --out` writes before it answers anything
+    with pytest.raises(UnknownRun, match="has no answered question yet"):
+        read_run("stopped", folder)
+
+
 def test_runs_from_before_tangles_and_passages_were_kept_get_them_from_their_dataset(tmp_path):
     folder = write_run(tmp_path / "old")
     rows = [json.loads(line) for line in (folder / "predictions.jsonl").read_text().splitlines()]

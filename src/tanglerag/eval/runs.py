@@ -214,9 +214,11 @@ def read_run(name: str, folder: Path) -> Run:
     finished = (folder / PREDICTIONS_FILE).is_file()
     if finished:
         predictions = _read_predictions(folder / PREDICTIONS_FILE)
-    else:
+    elif (folder / CHECKPOINT_FILE).is_file():
         results, _ = read_checkpoint(folder / CHECKPOINT_FILE)
         predictions = [p for r in results for p in r.predictions]
+    else:  # started, stopped before its first question: run.json only
+        predictions = []
     if not predictions:
         raise UnknownRun(f"run {name!r} has no answered question yet")
     info = RunInfo(name=name, dataset=_dataset_name(folder), finished=finished)
