@@ -1,14 +1,15 @@
 """Build an index from a stream of passages: each batch is embedded and written into the new version as it comes,
 so memory holds one batch of passages, never the corpus (the vectors are held, as the faiss index needs them; IVF
-types park them on disk until the end, then train on a sample of the whole corpus). Crash-safe like every save: until the manifest names
-the new version, the old one is the index."""
+types park them on disk until the end, then train on a sample of the whole corpus). Crash-safe like every save:
+until the manifest names the new version, the old one is the index."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import faiss
+import numpy as np
 
 from tanglerag.config import IndexConfig
 from tanglerag.embeddings import TextEmbedder
@@ -43,27 +44,9 @@ def write_new_version(folder: Path, passages: Iterable[Passage], embedder: TextE
 
 def _fill(data: Path, passages: Iterable[Passage], embedder: TextEmbedder, config: IndexConfig, batch_size: int,
           progress: Callable[[int], None] | None) -> IndexManifest:
-    trained = config.index_type in ("ivf", "ivfpq")
-    dense: faiss.Index | None = None
-    spool = VectorSpool(data / "vectors.spool")
-    try:
-        with StoreWriter(data / PASSAGES_FILE) as store:
-            for chunk in batched(passages, batch_size):
-                vectors = embedder.embed([embed_text(p) for p in chunk])
-                store.append(chunk)
-                if trained:
-                    spool.append(vectors)
-                else:
-                    if dense is None:
-                        dense = _untrained(vectors.shape[1], config)
-                    dense.add(vectors)
-                if progress is not None:
-                    progress(len(chunk))
-            count = store.count
-        if trained and spool.count:
-            dense = _trained_from(spool, config)
-    finally:
-        spool.remove()
+    with StoreWriter(data / PASSAGES_FILE) as store:
+        dense = _dense_from(_embedded(store, passages, embedder, batch_size, progress), config, data)
+        count = store.count
     if dense is None:
         raise IndexStoreError("cannot build an index from an empty corpus")
     with faiss_disk_errors():
@@ -72,6 +55,35 @@ def _fill(data: Path, passages: Iterable[Passage], embedder: TextEmbedder, confi
         write_bm25(data)
     return IndexManifest(embedding_model=embedder.model_name, dimension=dense.d, index_type=config.index_type,
                          count=count, bm25=config.bm25, config=config)
+
+
+def _embedded(store: StoreWriter, passages: Iterable[Passage], embedder: TextEmbedder, batch_size: int,
+              progress: Callable[[int], None] | None) -> Iterator[np.ndarray]:
+    """Each batch's vectors, once its passages are in the store."""
+    for chunk in batched(passages, batch_size):
+        vectors = embedder.embed([embed_text(p) for p in chunk])
+        store.append(chunk)
+        if progress is not None:
+            progress(len(chunk))
+        yield vectors
+
+
+def _dense_from(batches: Iterator[np.ndarray], config: IndexConfig, data: Path) -> faiss.Index | None:
+    """Flat and HNSW take each batch as it comes; IVF types spool them to disk, then train (None: no batch)."""
+    if config.index_type not in ("ivf", "ivfpq"):
+        dense = None
+        for vectors in batches:
+            if dense is None:
+                dense = _untrained(vectors.shape[1], config)
+            dense.add(vectors)
+        return dense
+    spool = VectorSpool(data / "vectors.spool")
+    try:
+        for vectors in batches:
+            spool.append(vectors)
+        return _trained_from(spool, config) if spool.count else None
+    finally:
+        spool.remove()
 
 
 def _untrained(dim: int, config: IndexConfig) -> faiss.Index:
