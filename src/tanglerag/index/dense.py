@@ -27,16 +27,16 @@ def build_dense(vectors: np.ndarray, config: IndexConfig) -> faiss.Index:
     else:
         index = empty_dense(vectors.shape[1], config)
     index.add(vectors)
-    configure_search(index, config)
     return index
 
 
 def empty_dense(dim: int, config: IndexConfig) -> faiss.Index:
-    """A flat or HNSW index, which needs no training and takes vectors as they come."""
+    """A flat or HNSW index, which needs no training and takes vectors as they come, set up to search."""
     if config.index_type == "flat":
         return faiss.IndexFlatIP(dim)
     index = faiss.IndexHNSWFlat(dim, config.hnsw_m, faiss.METRIC_INNER_PRODUCT)
     index.hnsw.efConstruction = config.hnsw_ef_construction
+    configure_search(index, config)
     return index
 
 
@@ -52,7 +52,8 @@ def training_rows(n: int, config: IndexConfig) -> np.ndarray:
 
 
 def trained_ivf(sample: np.ndarray, n: int, config: IndexConfig) -> faiss.Index:
-    """An empty IVF or IVF-PQ index sized for ``n`` vectors, its lists (and codes) trained on ``sample``."""
+    """An empty IVF or IVF-PQ index sized for ``n`` vectors, its lists (and codes) trained on ``sample``, set up to
+    search."""
     dim = sample.shape[1]
     quantizer = faiss.IndexFlatIP(dim)
     nlist = ivf_nlist(n, config.ivf_nlist)
@@ -68,6 +69,7 @@ def trained_ivf(sample: np.ndarray, n: int, config: IndexConfig) -> faiss.Index:
         if config.pq_refine:
             index = faiss.IndexRefineFlat(index)
     index.train(sample)
+    configure_search(index, config)
     return index
 
 

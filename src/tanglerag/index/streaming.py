@@ -14,7 +14,7 @@ import numpy as np
 from tanglerag.config import IndexConfig
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import IndexStoreError
-from tanglerag.index.dense import configure_search, empty_dense, trained_ivf, training_rows
+from tanglerag.index.dense import empty_dense, trained_ivf, training_rows
 from tanglerag.index.manifest import IndexManifest
 from tanglerag.index.passage_index import PassageIndex, embed_text, faiss_disk_errors, index_lock, write_version
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
@@ -74,7 +74,7 @@ def _dense_from(batches: Iterator[np.ndarray], config: IndexConfig, data: Path) 
         dense = None
         for vectors in batches:
             if dense is None:
-                dense = _untrained(vectors.shape[1], config)
+                dense = empty_dense(vectors.shape[1], config)
             dense.add(vectors)
         return dense
     spool = VectorSpool(data / "vectors.spool")
@@ -86,19 +86,12 @@ def _dense_from(batches: Iterator[np.ndarray], config: IndexConfig, data: Path) 
         spool.remove()
 
 
-def _untrained(dim: int, config: IndexConfig) -> faiss.Index:
-    index = empty_dense(dim, config)
-    configure_search(index, config)
-    return index
-
-
 def _trained_from(spool: VectorSpool, config: IndexConfig) -> faiss.Index:
     """Train on a sample read back from the spool, then add every vector block by block: memory holds the
     index, the sample and one block, never a second copy of the corpus's vectors."""
     index = trained_ivf(spool.rows(training_rows(spool.count, config)), spool.count, config)
     for block in spool.blocks():
         index.add(block)
-    configure_search(index, config)
     return index
 
 
