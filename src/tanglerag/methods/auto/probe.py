@@ -1,12 +1,13 @@
 """The tangle probe: cheap signals from the passages first, one batched LLM call only when they do not decide.
 
-Cheap signals: how many passages, the top score's lead, near-duplicate pairs (word-set overlap), distinct titles,
-the named entities the passages name (spaCy: how many, how many in several passages, how many passages name one of
-the question's), and, when the index has BM25, how much its top k agrees with dense search's. They are recorded for
-``tanglerag diagnose``; they decide the plain cases (no passage: low-coverage; one passage, or copies of one:
-clean). Otherwise one call reads each passage's answer and the descriptor that tells its entity apart from others
-with the same name (COrg's extraction, batched): one answer is clean; different answers with different descriptors are ambiguous; different
-answers for the same (or no) descriptor conflict; both at once is mixed; no answer at all is low-coverage.
+Cheap signals: how many passages, the top score's lead, near-duplicate pairs (word-set overlap), distinct titles, the
+named entities the passages name (spaCy: how many, how many in several passages, how many passages name one of the
+question's), and, when the index has BM25, how much its top k agrees with dense search's. They are recorded for
+``tanglerag diagnose``; they decide the plain cases (no passage: low-coverage; one passage, or copies of one: clean).
+Otherwise one call reads each passage's answer and the descriptor that tells its entity apart from others with the
+same name (COrg's extraction, batched): one answer is clean; different answers with different descriptors are
+ambiguous; different answers for the same (or no) descriptor conflict; both at once is mixed; no answer at all is
+low-coverage.
 """
 
 from __future__ import annotations
