@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from itertools import islice
 from pathlib import Path
 
 import faiss
@@ -38,14 +39,9 @@ def vectors(n: int, work: Path) -> np.ndarray:
     if not cached.exists():
         work.mkdir(parents=True, exist_ok=True)
         rows = (row["text"] for row in passages(n))
-        blocks = [EMBEDDER.embed(list(_take(rows, 50_000))) for _ in range(0, n, 50_000)]
+        blocks = [EMBEDDER.embed(list(islice(rows, 50_000))) for _ in range(0, n, 50_000)]
         np.save(cached, np.vstack(blocks))
     return np.load(cached)
-
-
-def _take(rows, k):
-    for _, row in zip(range(k), rows, strict=False):
-        yield row
 
 
 def sweep(n: int, work: Path) -> list[dict]:
