@@ -13,7 +13,7 @@ machine. `--save DIR` keeps each run's rows as JSON, and
 them to N passages.
 
 Usage: .venv/bin/python benchmarks/corpus_scale.py --passages 100000 [--embedder hash|minilm] [--json]
-         [--write docs/benchmarks.md] [--save docs/results/corpus_scale]
+         [--write docs/benchmarks.md] [--save docs/results/corpus_scale] [--types ivf ...]
        .venv/bin/python benchmarks/corpus_scale.py --project 21000000 --save docs/results/corpus_scale --write ...
 """
 
@@ -119,8 +119,10 @@ def _in_child(*args: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def measure(n: int, work: Path, embedder: str) -> list[dict]:
+def measure(n: int, work: Path, embedder: str, only: list[str] | None = None) -> list[dict]:
     types = TYPES if embedder == "hash" else [("flat", False)]
+    if only:  # flat is always built: its exact search is the truth recall is scored against
+        types = [(t, mmap) for t, mmap in types if t in only or t == "flat"]
     ingested = {}
     for index_type in dict(types):  # a type the corpus is too small for (ivfpq's training) is left out, saying why
         try:
@@ -140,6 +142,13 @@ def measure(n: int, work: Path, embedder: str) -> list[dict]:
     return rows
 
 
+def merged(saved: Path, rows: list[dict]) -> list[dict]:
+    """A re-measure of some types (``--types``) over the saved run: its rows replace theirs, the others stay."""
+    fresh = {(r["index_type"], r["mmap"]): r for r in rows}
+    kept = {(r["index_type"], r["mmap"]): r for r in json.loads(saved.read_text())}
+    return [row for key in TYPES if (row := fresh.get(key) or kept.get(key))]
+
+
 def _exact_truth(flat: Path, out: Path, embedder: str) -> None:
     """Exact top-10 of every query over the flat index (brute force on the same vectors)."""
     from tanglerag.index.passage_index import PassageIndex
@@ -154,12 +163,16 @@ def _line(row: dict) -> str:
     return " | ".join(f"{row[f]:.3g}" if isinstance(row[f], float) else str(row[f]) for f in FIELDS)
 
 
-def table(rows: list[dict], n: int, embedder: str) -> str:
+def table(rows: list[dict], n: int, embedder: str, types: list[str] | None = None) -> str:
     how = (f"hashing embedder, {DIM} dimensions" if embedder == "hash" else
            "embedded by all-MiniLM-L6-v2 on this machine's CPU, batch 32")
-    lines = [f"## Corpus scale (`benchmarks/corpus_scale.py --passages {n} --embedder {embedder}`, one run)",
+    again = (f" Rows of {', '.join(sorted({'flat', *types}))} from the latest run (`--types {' '.join(types)}`), the "
+             "others from the run before it." if types else "")
+    runs = "two runs" if types else "one run"
+    lines = [f"## Corpus scale (`benchmarks/corpus_scale.py --passages {n} --embedder {embedder}`, {runs})",
              (f"{n:,} synthetic passages of {WORDS} words ({how}), {QUERIES} queries, top-10, recall "
-             "against exact search on the same vectors; each ingest and each load in a process of its own."), "",
+             f"against exact search on the same vectors; each ingest and each load in a process of its own.{again}"),
+             "",
              *table_head(f"| {' | '.join(FIELDS)} |"), *(f"| {_line(r)} |" for r in rows)]
     return "\n".join(lines)
 
@@ -199,6 +212,9 @@ def main() -> None:
     parser.add_argument("--write", type=Path)
     parser.add_argument("--save", type=Path)
     parser.add_argument("--project", type=int)
+    parser.add_argument("--types", nargs="+", choices=sorted(dict(TYPES)),
+                        help="measure these index types only (and flat, for the exact truth); with --save, the "
+                             "saved run's other rows are kept")
     parser.add_argument("--child", nargs="+")
     args = parser.parse_args()
     if args.child:
@@ -211,11 +227,14 @@ def main() -> None:
         text, name = projection(args.save, args.project), "corpus_scale_projection"
     else:
         with tempfile.TemporaryDirectory(prefix="corpus-scale-") as work:
-            rows = measure(args.passages, Path(work), args.embedder)
+            rows = measure(args.passages, Path(work), args.embedder, args.types)
         if args.save:
             args.save.mkdir(parents=True, exist_ok=True)
-            (args.save / f"{args.embedder}-{args.passages}.json").write_text(json.dumps(rows, indent=2) + "\n")
-        text, name = table(rows, args.passages, args.embedder), f"corpus_scale_{args.embedder}_{args.passages}"
+            saved = args.save / f"{args.embedder}-{args.passages}.json"
+            rows = merged(saved, rows) if args.types and saved.exists() else rows
+            saved.write_text(json.dumps(rows, indent=2) + "\n")
+        text = table(rows, args.passages, args.embedder, args.types)
+        name = f"corpus_scale_{args.embedder}_{args.passages}"
         print(json.dumps(rows, indent=2) if args.json else text)
     if args.write:
         write_section(args.write, name, text)

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tanglerag.config import EmbeddingConfig
-from tanglerag.embeddings import Embedder
+from tanglerag.embeddings import Embedder, encode_overlapped
 
 pytestmark = pytest.mark.xdist_group("torch")  # the tests that load torch (MiniLM, a reader) share a worker: one ~8 s import
 
@@ -30,6 +31,15 @@ def test_runtimes_built_one_after_another_share_one_loaded_model():
     second.embed(["two"])
     assert first._load() is second._load() and first._lock is second._lock
     assert Embedder(EmbeddingConfig(device="cpu"))._load() is not first._load()  # another device, another copy
+
+
+def test_tokenizing_beside_the_model_gives_encodes_vectors_in_the_texts_order():
+    texts = [f"Passage {i}: " + "the river floods the mill " * (i % 4) + f"in year {1900 + i}." for i in range(17)]
+    model = Embedder()._load()
+    plain = model.encode(texts, batch_size=4, normalize_embeddings=True, convert_to_numpy=True)
+    overlapped = encode_overlapped(model, texts, 4, normalize=True)  # five batches, tokenized one ahead
+    assert overlapped.shape == (17, 384) and np.allclose(overlapped, plain, atol=1e-5)
+    assert not np.allclose(overlapped[0], overlapped[1], atol=1e-3)  # rows are not all one vector
 
 
 def test_the_minilm_tests_share_one_worker(request):

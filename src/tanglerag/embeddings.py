@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 import numpy as np
@@ -93,15 +94,48 @@ class Embedder:
 
     @property
     def dimension(self) -> int:
-        model = self._load()
-        get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        return int(get_dim())
+        return _dimension(self._load())
 
     def embed(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype="float32")
         model = self._load()
         with self._lock:
-            vectors = model.encode(texts, batch_size=self.config.batch_size, show_progress_bar=show_progress,
-                                   normalize_embeddings=self.config.normalize, convert_to_numpy=True)
+            if str(model.device) != "cpu":  # on a GPU the tokenizer is the limit: it runs beside the model
+                vectors = encode_overlapped(model, texts, self.config.batch_size, self.config.normalize)
+            else:
+                vectors = model.encode(texts, batch_size=self.config.batch_size, show_progress_bar=show_progress,
+                                       normalize_embeddings=self.config.normalize, convert_to_numpy=True)
         return np.ascontiguousarray(vectors, dtype="float32")
+
+
+def encode_overlapped(model: Any, texts: list[str], batch_size: int, normalize: bool) -> np.ndarray:
+    """``model.encode`` with the tokenizing taken off the model's path: a thread tokenizes batch k+1 while the model
+    embeds batch k. On an H100 the forward pass of MiniLM runs at 65-72k passages/s and the tokenizer in one process
+    at 6k/s, so plain ``encode``, which does one then the other, is held to the tokenizer's pace; on a CPU the model is
+    the slow part and this gains nothing (``embed`` uses it on accelerators only). Like ``encode``: longest texts first,
+    so that a batch pads little, and the vectors back in the texts' order."""
+    import torch
+    from sentence_transformers.util import batch_to_device
+
+    tokenize = getattr(model, "preprocess", None) or model.tokenize  # sentence-transformers 6 renamed it
+    order = np.argsort([-len(text) for text in texts], kind="stable")
+    batches = [[texts[i] for i in order[start:start + batch_size]] for start in range(0, len(texts), batch_size)]
+    out = np.empty((len(texts), _dimension(model)), dtype="float32")
+    with ThreadPoolExecutor(max_workers=1) as tokenizer, torch.inference_mode():
+        ahead = tokenizer.submit(tokenize, batches[0])
+        for k in range(len(batches)):
+            features = ahead.result()
+            if k + 1 < len(batches):
+                ahead = tokenizer.submit(tokenize, batches[k + 1])
+            vectors = model(batch_to_device(features, model.device))["sentence_embedding"]
+            if normalize:
+                vectors = torch.nn.functional.normalize(vectors, p=2, dim=1)
+            out[order[k * batch_size:k * batch_size + len(batches[k])]] = vectors.float().cpu().numpy()
+    return out
+
+
+def _dimension(model: Any) -> int:
+    """The model's vector size, by the name of this sentence-transformers version (6.x renamed the method)."""
+    get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    return int(get_dim())

@@ -1,9 +1,11 @@
-"""IVF sizing: a seeded training sample of the corpus, and the lists a search probes growing with the lists."""
+"""IVF sizing: a seeded training sample of the corpus, lists allocated at their final size, and the lists a search
+probes growing with the lists."""
 
+import faiss
 import numpy as np
 
 from tanglerag.config import IndexConfig
-from tanglerag.index.dense import SAMPLE_PER_LIST, build_dense, ivf_nprobe, training_rows
+from tanglerag.index.dense import SAMPLE_PER_LIST, add_presized, build_dense, ivf_nprobe, trained_ivf, training_rows
 
 
 def test_ivf_trains_on_a_seeded_sample_once_the_corpus_outgrows_it():
@@ -23,3 +25,21 @@ def test_nprobe_is_a_share_of_the_lists_unless_set():
     vectors = np.random.default_rng(2).random((2_000, 8), dtype="float32")
     index = build_dense(vectors, IndexConfig(index_type="ivf", ivf_nlist=20))
     assert index.nprobe == 8 and index.ntotal == 2_000
+
+
+def test_presized_lists_hold_what_index_add_puts_in_them():
+    vectors = np.random.default_rng(3).random((3_000, 8), dtype="float32")
+    config = IndexConfig(index_type="ivf", ivf_nlist=16)
+    grown, presized = (trained_ivf(vectors[:1_000], 3_000, config) for _ in range(2))
+    grown.add(vectors)
+    add_presized(presized, lambda: (vectors[start:start + 700] for start in range(0, 3_000, 700)))
+    assert presized.ntotal == 3_000
+    for list_no in range(16):
+        size = grown.invlists.list_size(list_no)
+        assert presized.invlists.list_size(list_no) == size
+        assert np.array_equal(faiss.rev_swig_ptr(presized.invlists.get_ids(list_no), size),
+                              faiss.rev_swig_ptr(grown.invlists.get_ids(list_no), size))
+        codes = size * grown.invlists.code_size
+        assert np.array_equal(faiss.rev_swig_ptr(presized.invlists.get_codes(list_no), codes),
+                              faiss.rev_swig_ptr(grown.invlists.get_codes(list_no), codes))
+    assert np.array_equal(presized.search(vectors[:20], 5)[1], grown.search(vectors[:20], 5)[1])

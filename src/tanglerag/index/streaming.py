@@ -14,7 +14,7 @@ import numpy as np
 from tanglerag.config import IndexConfig
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import IndexStoreError
-from tanglerag.index.dense import empty_dense, trained_ivf, training_rows
+from tanglerag.index.dense import add_to_trained, empty_dense, trained_ivf, training_rows
 from tanglerag.index.manifest import IndexManifest
 from tanglerag.index.passage_index import PassageIndex, embed_text, faiss_disk_errors, index_lock, write_version
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
@@ -90,8 +90,7 @@ def _trained_from(spool: VectorSpool, config: IndexConfig) -> faiss.Index:
     """Train on a sample read back from the spool, then add every vector block by block: memory holds the
     index, the sample and one block, never a second copy of the corpus's vectors."""
     index = trained_ivf(spool.rows(training_rows(spool.count, config)), spool.count, config)
-    for block in spool.blocks():
-        index.add(block)
+    add_to_trained(index, spool.blocks, config)
     return index
 
 
