@@ -10,10 +10,18 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
-from run_io import frontier_plot, load, paired_text, table_head
-
-from tanglerag.metrics.bootstrap import bootstrap_ci
+from run_io import (
+    frontier_plot,
+    frontier_points,
+    group_table,
+    load,
+    mean_percent,
+    on_common_questions,
+    paired_text,
+    table_head,
+    usage_means,
+    write_report,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 ORDER = ("concat", "separate", "corg", "corg-answer-each", "madam-rag", "astute-rag")
@@ -32,14 +40,7 @@ def predictions(runs: Path) -> dict[str, dict[str, dict]]:
     _, per_q = load(runs / "main")
     if (runs / "answer-each" / "results.json").exists():
         per_q["corg-answer-each"] = load(runs / "answer-each")[1]["corg"]
-    per_q = {m: per_q[m] for m in ORDER if m in per_q}
-    common = set.intersection(*(set(rows) for rows in per_q.values()))
-    return {m: {i: r for i, r in rows.items() if i in common} for m, rows in per_q.items()}
-
-
-def mean(rows: list[dict], metric: str) -> float | None:
-    values = [r["metrics"].get(metric) for r in rows if r["metrics"].get(metric) is not None]
-    return 100 * float(np.mean(values)) if values else None
+    return on_common_questions({m: per_q[m] for m in ORDER if m in per_q})
 
 
 def main_table(per_q: dict[str, dict[str, dict]]) -> list[str]:
@@ -48,37 +49,22 @@ def main_table(per_q: dict[str, dict[str, dict]]) -> list[str]:
     out = table_head(head)
     for method, rows in per_q.items():
         values = list(rows.values())
-        cells = [f"{v:.1f}" if (v := mean(values, m)) is not None else "-" for m in METRICS]
+        cells = [f"{v:.1f}" if (v := mean_percent(values, m)) is not None else "-" for m in METRICS]
         versus = ("-" if method == "madam-rag" or "madam-rag" not in per_q
                   else paired_text({method: rows, "madam-rag": per_q["madam-rag"]}, method, "madam-rag",
                                    "ramdocs_strict"))
-        calls = np.mean([r["usage"]["llm_calls"] + r["usage"]["cached_calls"] for r in values])
-        prompt = np.mean([r["usage"]["prompt_tokens"] for r in values])
-        seconds = np.mean([r["usage"]["model_seconds"] for r in values])
+        calls, prompt, seconds = usage_means(values)
         out.append(f"| {method} | " + " | ".join(cells) + f" | {versus} | {calls:.2f} | {prompt:,.0f} | {seconds:.1f} |")
     return out
 
 
 def kind_table(per_q: dict[str, dict[str, dict]]) -> list[str]:
-    methods = list(per_q)
-    out = table_head("| questions | n | " + " | ".join(methods) + " |")
-    any_rows = next(iter(per_q.values()))
-    for kind, test in KINDS.items():
-        ids = [i for i, r in any_rows.items() if test(r.get("tangles", []))]
-        if ids:
-            cells = [f"{mean([per_q[m][i] for i in ids], 'ramdocs_strict'):.1f}" for m in methods]
-            out.append(f"| {kind} | {len(ids)} | " + " | ".join(cells) + " |")
-    return out
+    kinds = {kind: (lambda row, test=test: test(row.get("tangles", []))) for kind, test in KINDS.items()}
+    return group_table(per_q, kinds, "ramdocs_strict", "questions")
 
 
 def plot(per_q: dict[str, dict[str, dict]], path: Path) -> None:
-    points = []
-    for method, rows in per_q.items():
-        values = [r["metrics"]["ramdocs_strict"] for r in rows.values()]
-        low, high = bootstrap_ci(values, 2000, seed=0)
-        calls = float(np.mean([r["usage"]["llm_calls"] + r["usage"]["cached_calls"] for r in rows.values()]))
-        points.append((method, calls, 100 * float(np.mean(values)), 100 * low, 100 * high))
-    frontier_plot(path, points, "LLM calls per question", "RAMDocs strict score (%)",
+    frontier_plot(path, frontier_points(per_q, "ramdocs_strict"), "LLM calls per question", "RAMDocs strict score (%)",
                   f"RAMDocs dev, {len(next(iter(per_q.values())))} questions, Qwen2.5-Coder-1.5B")
 
 
@@ -102,11 +88,7 @@ def main() -> None:
              "## Published (RAMDocs test, 500 questions, strict exact match, the MADAM-RAG paper)", "",
              *table_head("| model | MADAM-RAG | prompt-based | Astute RAG |"),
              *[f"| {model} | {a} | {b} | {c} |" for model, a, b, c in PUBLISHED], ""]
-    discussion = ROOT / "benchmarks/peers_discussion.md"
-    if discussion.exists():
-        lines += [discussion.read_text().strip(), ""]
-    (ROOT / "docs/results/peers.md").write_text("\n".join(lines))
-    print("\n".join(lines))
+    write_report("peers", lines)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -92,6 +93,53 @@ def table_head(header: str) -> list[str]:
     return [header, "|" + "---|" * (header.count("|") - 1)]
 
 
+def on_common_questions(per_q: dict[str, dict[str, dict]]) -> dict[str, dict[str, dict]]:
+    """Every method on the questions all of them answered (a run taken in pieces may be uneven)."""
+    ids = set.intersection(*(set(rows) for rows in per_q.values()))
+    return {m: {i: r for i, r in rows.items() if i in ids} for m, rows in per_q.items()}
+
+
+def mean_percent(rows: list[dict], metric: str) -> float | None:
+    """A metric's mean in % over the rows that have it (None when none does)."""
+    values = [r["metrics"].get(metric) for r in rows if r["metrics"].get(metric) is not None]
+    return 100 * float(np.mean(values)) if values else None
+
+
+def usage_means(rows: list[dict]) -> tuple[float, float, float]:
+    """LLM calls (cached ones too: what the method costs), prompt tokens and model seconds per question."""
+    return (float(np.mean([r["usage"]["llm_calls"] + r["usage"]["cached_calls"] for r in rows])),
+            float(np.mean([r["usage"]["prompt_tokens"] for r in rows])),
+            float(np.mean([r["usage"]["model_seconds"] for r in rows])))
+
+
+def group_table(per_q: dict[str, dict[str, dict]], groups: dict[str, Callable[[dict], bool]], metric: str,
+                label: str) -> list[str]:
+    """One row per group of questions (a prediction row's test): its size and each method's mean ``metric``."""
+    methods = list(per_q)
+    out = table_head(f"| {label} | n | " + " | ".join(methods) + " |")
+    anyone = next(iter(per_q.values()))
+    for name, belongs in groups.items():
+        ids = [i for i, r in anyone.items() if belongs(r)]
+        if ids:
+            cells = [f"{mean_percent([per_q[m][i] for i in ids], metric):.1f}" for m in methods]
+            out.append(f"| {name} | {len(ids)} | " + " | ".join(cells) + " |")
+    return out
+
+
+def frontier_points(per_q: dict[str, dict[str, dict]], metric: str) -> list[tuple[str, float, float, float, float]]:
+    """For ``frontier_plot``: each method's LLM calls per question (cached ones too: what the method costs) and its
+    mean ``metric`` in % with a 95% bootstrap CI."""
+    from tanglerag.metrics.bootstrap import bootstrap_ci
+
+    points = []
+    for method, rows in per_q.items():
+        values = [r["metrics"][metric] for r in rows.values()]
+        low, high = bootstrap_ci(values, 2000, seed=0)
+        points.append((method, usage_means(list(rows.values()))[0], 100 * float(np.mean(values)), 100 * low,
+                       100 * high))
+    return points
+
+
 def frontier_plot(path: Path, points: list[tuple[str, float, float, float, float]], xlabel: str, ylabel: str,
                   title: str) -> None:
     """A cost-quality scatter for a report: each (label, cost, score, CI low, CI high) as a point with its
@@ -112,3 +160,13 @@ def frontier_plot(path: Path, points: list[tuple[str, float, float, float, float
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def write_report(name: str, lines: list[str]) -> None:
+    """docs/results/NAME.md: the generated ``lines``, then the hand-written benchmarks/NAME_discussion.md when there
+    is one (the numbers are regenerated, the reading of them is not); printed too."""
+    root = Path(__file__).resolve().parent.parent
+    discussion = root / f"benchmarks/{name}_discussion.md"
+    text = "\n".join(lines + ([discussion.read_text().strip(), ""] if discussion.exists() else []))
+    (root / f"docs/results/{name}.md").write_text(text)
+    print(text)
