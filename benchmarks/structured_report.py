@@ -12,7 +12,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from run_io import table_head
+from run_io import table_head, write_report
 
 from tanglerag.errors import TangleragError
 from tanglerag.eval.records import Prediction
@@ -117,12 +117,7 @@ def main() -> None:
     for prefix in FAMILIES:
         lines += family_section(prefix)
     lines += cdit_section()
-    discussion = ROOT / "benchmarks/structured_discussion.md"
-    if discussion.exists():
-        lines += [discussion.read_text().strip(), ""]
-    out = ROOT / "docs/results/structured.md"
-    out.write_text("\n".join(lines))
-    print(out.read_text())
+    write_report("structured", lines)
 
 
 if __name__ == "__main__":

@@ -88,6 +88,9 @@ class LLMConfig(Section):
         "decisions (relations, verdicts, parts) as JSON under an output schema: on, off, auto (on until the "
         "backend refuses a schema, then text prompts), or repair (text prompts; a reply the parser cannot read "
         "in full is asked again as JSON)"))
+    structured_stages: dict[str, StructuredSetting] = Field(default_factory=dict, description=(
+        "llm.structured for the decisions of one stage (organize, judge, verify, probe, ...: the stages "
+        "`ask --json` reports usage by), over the setting for all; e.g. --set llm.structured_stages.organize=on"))
 
 
 class EmbeddingConfig(Section):

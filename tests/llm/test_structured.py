@@ -14,7 +14,7 @@ from tanglerag.llm.client import LLM
 from tanglerag.llm.openai_compat import OpenAICompatBackend
 from tanglerag.llm.structured import Decision
 from tanglerag.testing import CannedBackend
-from tanglerag.tracking import track
+from tanglerag.tracking import stage, track
 
 
 class Verdict(BaseModel):
@@ -60,6 +60,18 @@ def test_auto_falls_back_to_text_for_good_when_the_backend_refuses_schemas():
         llm.decide(_decision("Is Oslo in Norway?"))
     assert all(p.json_schema is None for _, p in backend.requests)  # the refused call never reached it
     assert [c.constrained for c in tracker.calls] == [False, False, False]
+
+
+def test_a_stage_can_have_its_own_mode_over_the_one_for_all():
+    backend = CannedBackend([("JSON", '{"relevant": true}')], default="no", structured=True)
+    llm = LLM(backend, structured="off", structured_stages={"judge": "on"})
+    with track() as tracker:
+        with stage("judge"):
+            assert llm.decide(_decision()) == Verdict(relevant=True)
+        with stage("verify"):
+            assert llm.decide(_decision()) == Verdict(relevant=False)
+    assert [c.constrained for c in tracker.calls] == [True, False]
+    assert llm.decide(_decision("Is Rome in Spain?")) == Verdict(relevant=False)  # untracked: the mode for all
 
 
 def test_on_with_a_backend_that_refuses_schemas_says_what_to_change():

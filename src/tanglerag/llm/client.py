@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
@@ -39,12 +40,14 @@ class LLM:
     """
 
     def __init__(self, backend: LLMBackend, cache: CallCache | None = None, *, use_cache: bool = True,
-                 defaults: GenerationParams | None = None, structured: StructuredMode = "off") -> None:
+                 defaults: GenerationParams | None = None, structured: StructuredMode = "off",
+                 structured_stages: Mapping[str, StructuredMode] | None = None) -> None:
         self.backend = backend
         self.cache = cache if cache is not None else CallCache(None)
         self.use_cache = use_cache
         self.defaults = defaults if defaults is not None else GenerationParams()
         self.structured = structured
+        self.structured_stages = dict(structured_stages or {})
         self._schemas_refused = False  # auto: the backend refused an output schema once, so text from then on
 
     def warm_up(self) -> None:
@@ -101,28 +104,36 @@ class LLM:
     def decide_many(self, decisions: list[Decision[T]], params: GenerationParams | None = None) -> list[T | None]:
         """Several decisions as one batch (``complete_many``); ``params`` are the sampling settings, each
         decision brings its own token budget."""
-        params = params or self.defaults
-        if self.structured in ("on", "auto"):
-            constrained = self._decide_json(decisions, params)
+        params, mode = params or self.defaults, self.structured_mode()
+        if mode in ("on", "auto"):
+            constrained = self._decide_json(decisions, params, mode)
             if constrained is not None:
                 return constrained
         replies = self.complete_many([Request(d.text_messages, d.text_params(params)) for d in decisions])
         read = [d.parse_text(reply.text) for d, reply in zip(decisions, replies, strict=True)]
-        if self.structured == "repair":
+        if mode == "repair":
             broken = [i for i, (d, reply) in enumerate(zip(decisions, read, strict=True)) if not d.is_whole(reply)]
-            repaired = self._decide_json([decisions[i] for i in broken], params) if broken else None
+            repaired = self._decide_json([decisions[i] for i in broken], params, mode) if broken else None
             for i, reply in zip(broken, repaired or [], strict=False):
                 read[i] = reply if reply is not None else read[i]
         return read
 
-    def _decide_json(self, decisions: list[Decision[T]], params: GenerationParams) -> list[T | None] | None:
+    def structured_mode(self) -> StructuredMode:
+        """``llm.structured`` for the decisions of the stage in progress: its own setting, or the one for all."""
+        tracker = current_tracker()
+        if tracker is None or not self.structured_stages:
+            return self.structured
+        return self.structured_stages.get(tracker.current_stage, self.structured)
+
+    def _decide_json(self, decisions: list[Decision[T]], params: GenerationParams,
+                     mode: StructuredMode) -> list[T | None] | None:
         """The decisions asked under their schemas; None when the backend takes no schema (so text it is)."""
         if self._schemas_refused:
             return None
         try:
             replies = self.complete_many([Request(d.json_messages, d.json_params(params)) for d in decisions])
         except StructuredOutputUnsupported as exc:
-            if self.structured == "on":
+            if mode == "on":
                 raise StructuredOutputUnsupported(f"{exc} (llm.structured=on needs a backend that takes an "
                                                   "output schema; auto and repair fall back to text prompts)") from exc
             log.warning("the %s backend takes no output schema: text prompts from now on (%s)",
