@@ -89,6 +89,18 @@ def test_a_run_with_other_settings_is_refused_and_nothing_is_lost(tmp_path):
     assert report.n == 3
 
 
+def test_a_run_written_before_a_setting_existed_resumes_while_that_setting_keeps_its_default(tmp_path):
+    _canned_run(tmp_path)
+    run_file = tmp_path / "run" / "run.json"
+    older = json.loads(run_file.read_text())
+    del older["settings"]["llm"]["structured_stages"]  # as a run written before the setting was added
+    run_file.write_text(json.dumps(older))
+    report, _ = _canned_run(tmp_path)
+    assert report.n == 3
+    with pytest.raises(InputError, match=r"other settings \(settings\.llm\.structured_stages\)"):
+        _canned_run(tmp_path, "llm.structured_stages.generate=on")
+
+
 def test_a_line_torn_by_a_kill_is_dropped_and_that_question_answered_again(tmp_path):
     _canned_run(tmp_path)
     path = tmp_path / "run" / "checkpoint.jsonl"

@@ -87,7 +87,7 @@ class Checkpoint:
         except (OSError, ValueError) as exc:
             raise InputError(f"{run_file} is missing or damaged ({exc}), so the answers in {self.path} cannot be "
                              "matched to settings: give another --out, or delete that file to start over") from exc
-        differ = _differences(stored, self.identity)
+        differ = _differences(stored, self.identity, {"settings": _default_settings()})
         if differ:
             raise InputError(f"{self.folder} holds a run with other settings ({', '.join(differ[:4])}): give "
                              f"another --out, or delete {self.path} to start over")
@@ -120,9 +120,18 @@ def read_checkpoint(path: Path) -> tuple[list[QuestionResult], int | None]:
     return results, None
 
 
-def _differences(stored: Any, current: Any, path: str = "") -> list[str]:
-    """Dotted paths where two identities differ."""
+def _default_settings() -> dict[str, Any]:
+    return Settings().model_dump(mode="json")
+
+
+def _differences(stored: Any, current: Any, default: Any, path: str = "") -> list[str]:
+    """Dotted paths where two identities differ. A setting the stored run does not name (tanglerag gained it after
+    the run was written) differs only when it is set to other than its default: a new setting's default keeps the
+    old behaviour, so an unfinished run resumes across an upgrade."""
     if isinstance(stored, dict) and isinstance(current, dict):
+        default = default if isinstance(default, dict) else {}
         return [d for key in sorted(set(stored) | set(current))
-                for d in _differences(stored.get(key), current.get(key), f"{path}.{key}" if path else key)]
+                if key in stored or key not in default or current.get(key) != default[key]
+                for d in _differences(stored.get(key), current.get(key), default.get(key),
+                                      f"{path}.{key}" if path else key)]
     return [] if stored == current else [path or "identity"]
