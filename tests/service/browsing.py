@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = os.environ.get("TANGLERAG_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+BROWSER_GROUP = pytest.mark.xdist_group("browser")
+"""The browser tests share a worker: each module's chromium and server start once there, rather than on every worker
+that happens to draw one of their tests."""
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no chromium found: install Debian's 'chromium' package "
                                                               "(scripts/test.sh does) or set TANGLERAG_CHROMIUM")
 SHOTS = os.environ.get("TANGLERAG_SCREENSHOTS")  # a folder: save a screenshot of each view there

@@ -42,8 +42,9 @@ class Blocking:
 
 def make_runtime(tmp_path: Path, *, with_index: bool = True, overrides: list[str] | None = None,
                  backend: CannedBackend | None = None) -> Runtime:
+    # auto's entity signals load spaCy (3-4 s a worker), which is beside the point of the service's tests
     settings = Settings.load(overrides=[f"personal.store_dir={tmp_path / 'users'}", "retrieval.top_k=3",
-                                        *(overrides or [])])
+                                        "auto.entity_signals=false", *(overrides or [])])
     embedder = HashEmbedder()
     index_dir = tmp_path / "index"
     if with_index:
@@ -75,7 +76,9 @@ def bearer(key: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def browser():
-    """Debian's chromium driven by Playwright, one per test module (tests/service/browsing.py finds it)."""
+    """Debian's chromium driven by Playwright, one per test module (tests/service/browsing.py finds it). Not one per
+    session: Playwright's sync API keeps an event loop running in this thread while it is open, and every later test
+    of the worker that calls asyncio.run() would fail."""
     from playwright.sync_api import sync_playwright
 
     from tests.service.browsing import CHROMIUM

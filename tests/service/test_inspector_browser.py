@@ -9,10 +9,10 @@ import pytest
 
 from tanglerag.testing import CannedBackend
 from tanglerag.types import Passage
-from tests.service.browsing import needs_chromium, serving, shot
+from tests.service.browsing import BROWSER_GROUP, needs_chromium, serving, shot
 from tests.service.conftest import make_runtime
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, BROWSER_GROUP]
 
 TANGLED = [
     Passage(id="paris-fr", title="Paris", text="Paris is the capital of France, on the Seine."),

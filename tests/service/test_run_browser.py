@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from tests.eval.run_folders import write_run
-from tests.service.browsing import needs_chromium, serving, shot
+from tests.service.browsing import BROWSER_GROUP, needs_chromium, serving, shot
 from tests.service.conftest import make_runtime
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, BROWSER_GROUP]
 
 
 @pytest.fixture(scope="module")
