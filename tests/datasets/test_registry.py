@@ -64,14 +64,16 @@ def test_generic_qa_variants(tmp_path):
     path = tmp_path / "nq.jsonl"
     rows = [{"question": "q1", "answers": ["a", "b"], "ctxs": [{"title": "T", "text": "x", "id": "w1"}]},
             {"question": "q2", "answer": "c", "passages": ["plain text passage"], "tangles": ["same-name"]},
-            {"question": "q3", "answers": ["d"]}]
+            {"question": "q3", "answers": ["d"], "wrong_answers": ["e"], "source": "mine",
+             "passages": [{"text": "y", "type": "noise"}]}]
     path.write_text("\n".join(json.dumps(r) for r in rows))
     name, examples = load_dataset(str(path))
     assert name == "nq"
     assert examples[0].passages[0].id == "w1" and examples[0].passages[0].title == "T"
     assert examples[1].answers == ["c"] and examples[1].passages[0].text == "plain text passage"
-    assert examples[2].passages == []
     assert examples[0].tangles == [] and examples[1].tangles == ["same-name"]
+    assert examples[2].metadata == {"wrong_answers": ["e"], "source": "mine"} and examples[0].metadata == {}
+    assert examples[2].passages[0].metadata == {"type": "noise"}  # what noise_cited reads
 
 
 def test_errors_name_the_problem(tmp_path):

@@ -1,4 +1,4 @@
-"""RAMDocs' strict score and what leaks through, on hand-made records."""
+"""RAMDocs' strict score, what leaks through, and the auto report's one score, on hand-made records."""
 
 from tanglerag.datasets.base import QAExample
 from tanglerag.metrics.registry import compute
@@ -40,3 +40,12 @@ def test_answers_match_whole_words_and_labels_absent_mean_not_applicable():
     bare = QAExample(id="b", question="q", answers=["Paris"])
     assert scores("Paris", example=bare) == {"ramdocs_strict": 1.0, "answer_recall": 1.0, "misinfo_leak": None,
                                              "noise_cited": None}
+
+
+def test_the_tangle_score_is_recall_unless_a_wrong_answer_leaks():
+    def tangle(text: str, example: QAExample = EXAMPLE) -> float | None:
+        return compute(["tangle_score"], Answer(question="q", method="m", text=text), example)["tangle_score"]
+
+    assert tangle("1963 [1]") == 0.5 and tangle("1963\n1956") == 1.0
+    assert tangle("1963\n1956\n1998") == 0.0  # every gold answer, and the misinformation too
+    assert tangle("Paris", QAExample(id="b", question="q", answers=["Paris"])) == 1.0  # no wrong answers known

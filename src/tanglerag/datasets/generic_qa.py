@@ -3,7 +3,8 @@
 Accepts the common variants users bring from NQ / TriviaQA / SQuAD pipelines:
 ``answers`` or ``answer`` (string or list), ``passages`` or ``ctxs`` (DPR style), each
 passage a string or an object with ``text`` and optional ``id`` / ``title``; an optional ``tangles`` names
-what makes the question tangled (see ``QAExample.tangles``).
+what makes the question tangled (see ``QAExample.tangles``). Any other key of a record (``wrong_answers``, a
+``source``) is kept in the example's metadata, where metrics such as ``misinfo_leak`` read it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records, 
 from tanglerag.types import Passage, record_id
 
 FORMAT = "qa"
+_READ = {"id", "question", "answers", "answer", "passages", "ctxs", "tangles"}
 
 
 def looks_like(record: dict[str, Any]) -> bool:
@@ -36,7 +38,9 @@ def load(path: Path) -> list[QAExample]:
         passages = [_passage(p, f"{qid}-p{j}", path, line_no) for j, p in enumerate(raw_passages)]
         tangles = (string_list(record["tangles"], "tangles", path, line_no, allow_single=True)
                    if "tangles" in record else [])
-        examples.append(QAExample(id=qid, question=question, answers=answers, passages=passages, tangles=tangles))
+        metadata = {k: v for k, v in record.items() if k not in _READ}
+        examples.append(QAExample(id=qid, question=question, answers=answers, passages=passages, tangles=tangles,
+                                  metadata=metadata))
     return examples
 
 

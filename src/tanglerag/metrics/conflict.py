@@ -60,6 +60,16 @@ def misinfo_leak(answer: Answer, example: QAExample) -> float | None:
     return float(any(_contains(response, w) for w in wrong))
 
 
+@register("tangle_score")
+def tangle_score(answer: Answer, example: QAExample) -> float | None:
+    """One score for questions of every kind (the auto report's): the share of gold answers the response contains,
+    0 when it also contains a known wrong answer, so repeating misinformation costs as much as answering nothing."""
+    recall = answer_recall(answer, example)
+    if recall is None:
+        return None
+    return 0.0 if misinfo_leak(answer, example) else recall
+
+
 @register("noise_cited")
 def noise_cited(answer: Answer, example: QAExample) -> float | None:
     """1 when the response cites a document labelled noise; None when the question has none."""

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Issue 29: auto beside every method it routes to, on the mixed dev suite (benchmarks/mixed_suite.py: K questions per
+# class and source, each with its own passages, classes from the datasets' labels), embedded model, greedy. One
+# eval with a checkpoint after every question and every LLM call cached, so an interrupted run resumes.
+# Usage: benchmarks/run_auto.sh [K [--set key=value ...]]   (env HEAD=N answers only the first N questions now, so a
+#   long run can be taken in pieces; METHODS overrides the list). Then:
+#   .venv/bin/python benchmarks/auto_report.py
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source benchmarks/run_folder.sh
+K="${1:-10}"
+shift || true
+METHODS="${METHODS:-auto,concat,corg,post-fusion,diva}"
+METRICS="tangle_score,answer_recall,misinfo_leak,ramdocs_strict,noise_cited,ans,unk,cited"
+SUITE="runs/auto/mixed-$K.jsonl"
+[[ -f "$SUITE" ]] || HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/mixed_suite.py --per-class "$K" --out "$SUITE"
+HEAD="${HEAD:-$(wc -l < "$SUITE")}"
+resume_run runs/auto/main docs/results/auto
+HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset "$SUITE" --methods "$METHODS" --metrics "$METRICS" \
+  --head "$HEAD" --top-k 10 --scope own "$@" --out runs/auto/main --json > /dev/null
+keep_run runs/auto/main docs/results/auto
