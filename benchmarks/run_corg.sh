@@ -14,6 +14,7 @@
 # Then:  .venv/bin/python benchmarks/corg_report.py --runs docs/results/corg [--fresh docs/results/corg_fresh]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source benchmarks/run_folder.sh
 N="${1:-50}"
 shift || true
 EXTRA=("$@")
@@ -23,10 +24,10 @@ METHODS="${METHODS:-base,retrieve,summarize,corg,random,kmeans,separate}"
 run() {  # NAME METHODS extra flags...
   local name="$1" methods="$2"; shift 2
   [[ " $RUNS " == *" $name "* ]] || return 0
+  resume_run "runs/$OUT/$name" "docs/results/$OUT/$name"
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --methods "$methods" --sample "$N" --top-k 10 \
     --scope own "$@" "${EXTRA[@]}" --out "runs/$OUT/$name" --json > /dev/null
-  mkdir -p "docs/results/$OUT/$name"
-  cp "runs/$OUT/$name"/{results.json,results.md,predictions.jsonl} "docs/results/$OUT/$name/"
+  keep_run "runs/$OUT/$name" "docs/results/$OUT/$name"
 }
 # Base, Retrieve and Summarize first: with COrg's graph calls they share each question's context prefix
 run pairwise "$METHODS" --set corg.graph=pairwise

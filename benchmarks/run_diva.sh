@@ -9,15 +9,16 @@
 # Usage: benchmarks/run_diva.sh [N_QUESTIONS [RUN ...]]   (default 50, all runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source benchmarks/run_folder.sh
 N="${1:-50}"
 shift || true
 RUNS=("${@:-main oracle each demos}")
 run() {  # NAME METHODS extra flags...
   local name="$1" methods="$2"; shift 2
+  resume_run "runs/diva/$name" "docs/results/diva/$name"
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset asqa --methods "$methods" --sample "$N" --scope pooled "$@" \
     --out "runs/diva/$name" --json > /dev/null
-  mkdir -p "docs/results/diva/$name"
-  cp "runs/diva/$name"/{results.json,results.md,predictions.jsonl} "docs/results/diva/$name/"
+  keep_run "runs/diva/$name" "docs/results/diva/$name"
 }
 for name in ${RUNS[*]}; do
   case "$name" in

@@ -9,6 +9,7 @@
 #   .venv/bin/python benchmarks/peers_report.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source benchmarks/run_folder.sh
 N="${1:-100}"
 shift || true
 EXTRA=("$@")
@@ -18,11 +19,11 @@ METRICS="ramdocs_strict,answer_recall,d_f1,misinfo_leak,noise_cited,ans,unk,cite
 run() {  # NAME METHODS extra flags...
   local name="$1" methods="$2"; shift 2
   [[ " $RUNS " == *" $name "* ]] || return 0
+  resume_run "runs/peers/$name" "docs/results/peers/$name"
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --methods "$methods" --metrics "$METRICS" \
     --sample "$N" --head "$HEAD" --top-k 10 --scope own --set corg.graph=pairwise "$@" "${EXTRA[@]}" \
     --out "runs/peers/$name" --json > /dev/null
-  mkdir -p "docs/results/peers/$name"
-  cp "runs/peers/$name"/{results.json,results.md,predictions.jsonl} "docs/results/peers/$name/"
+  keep_run "runs/peers/$name" "docs/results/peers/$name"
 }
 run main concat,separate,corg,madam-rag,astute-rag
 run answer-each corg --set corg.answer_each=true

@@ -5,14 +5,15 @@
 # Then:  .venv/bin/python benchmarks/post_fusion_report.py --runs docs/results/post_fusion
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source benchmarks/run_folder.sh
 N="${1:-60}"
 METHODS="concat,post-fusion,pruning,summary,concat+pf,pf+concat"
 run() {  # NAME, extra flags...
   local name="$1"; shift
+  resume_run "runs/post_fusion/$name" "docs/results/post_fusion/$name"
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --methods "$METHODS" --limit "$N" --top-k 5 \
     --scope own --set methods.concat_prompt=post_fusion "$@" --out "runs/post_fusion/$name" --json > /dev/null
-  mkdir -p "docs/results/post_fusion/$name"
-  cp "runs/post_fusion/$name"/{results.json,results.md,predictions.jsonl} "docs/results/post_fusion/$name/"
+  keep_run "runs/post_fusion/$name" "docs/results/post_fusion/$name"
   rm -f "docs/results/post_fusion/$name/timing.json"  # the first runs' model time, from before the cache kept it
 }
 run gold-ensure --gold ensure

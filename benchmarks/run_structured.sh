@@ -14,14 +14,15 @@
 #   .venv/bin/python benchmarks/structured_report.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source benchmarks/run_folder.sh
 N="${N:-20}"
 RUNS=("${@:-corg-repair corg-off corg-on diva-repair diva-off diva-on pf-off pf-on cdit-off cdit-on}")
 eval_run() {  # NAME MODE DATASET METHODS extra flags...
   local name="$1" mode="$2" dataset="$3" methods="$4"; shift 4
+  resume_run "runs/structured/$name" "docs/results/structured/$name"
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset "$dataset" --methods "$methods" "$@" \
     --set "llm.structured=$mode" --out "runs/structured/$name" --json > /dev/null
-  mkdir -p "docs/results/structured/$name"
-  cp "runs/structured/$name"/{results.json,results.md,predictions.jsonl} "docs/results/structured/$name/"
+  keep_run "runs/structured/$name" "docs/results/structured/$name"
 }
 for name in ${RUNS[*]}; do
   mode="${name#*-}"
