@@ -58,6 +58,30 @@ def test_one_probe_call_reads_the_tangle_and_the_route_answers(llm_factory, line
     assert answer.trace.calls[0].stage == "probe" and len(answer.trace.calls) > 1  # the route's calls follow
 
 
+@pytest.mark.parametrize(("lines", "text"), [
+    ("[1] 1963 | basketball player\n[2] 1956 | scientist\n[3] 1963 | basketball player",
+     "1963 (basketball player) [1][3]\n1956 (scientist) [2]"),  # ambiguous: one line per entity
+    ("[1] 1998 | basketball player\n[2] 1963 | basketball player\n[3] 1963 | none",
+     "1963 (basketball player) [2][3]"),  # conflicting: the vote, with the passage that names no one beside it
+    ("[1] 1998 | none\n[2] 1963 | none\n[3] unknown | none", "1998 [1]"),  # a tie goes to the better-ranked
+    ("[1] unknown | none\n[2] unknown | none", "unknown"),
+])
+def test_the_probe_route_answers_from_the_probes_reading_with_no_other_call(llm_factory, lines, text):
+    routes = [f"auto.routes.{tangle}=probe" for tangle in ("clean", "ambiguous", "conflicting", "mixed",
+                                                           "low-coverage")]
+    answer = run(llm_factory, probe_reply(lines), DOCS, *routes)
+    assert answer.text == text and answer.usage.total.llm_calls == 1
+    step = answer.trace.find(AutoStep)
+    assert step.route == "probe" and step.passages[0].number == 1
+    assert step.passages[0].answer == lines.split("\n")[0][4:].split(" |")[0]
+
+
+def test_the_probe_route_makes_the_call_when_cheap_signals_decided(llm_factory):
+    answer = run(llm_factory, probe_reply("[1] 1963 | basketball player"), DOCS[:1], "auto.routes.clean=probe")
+    assert answer.text == "1963 (basketball player) [1]" and answer.citations == ["d0"]
+    assert answer.usage.stages["probe"].llm_calls == 1 and answer.usage.total.llm_calls == 1
+
+
 def test_a_reply_that_leaves_passages_out_counts_them_as_not_answering():
     readings = {1: PassageReading(answer="1963", descriptor="player")}
     assert classify(readings, {"passages": 3}).tangle == "clean"

@@ -25,7 +25,8 @@ class AutoConfig(Section):
     """``auto``: a probe of the retrieved passages, then one of the methods by the tangle it found."""
 
     routes: dict[Tangle, str] = Field(default_factory=_default_routes, description=(
-        "the method each tangle is answered with (every tangle needs one; any registered method name)"))
+        "the method each tangle is answered with (every tangle needs one): any registered method name, or probe: "
+        "answer from the probe's own per-passage reading, with no further call"))
     duplicate_overlap: float = Field(0.8, gt=0, le=1, description=(
         "word-set overlap (Jaccard) above which two passages count as near-duplicates"))
     entity_signals: bool = Field(True, description=(

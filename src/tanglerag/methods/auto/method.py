@@ -1,7 +1,8 @@
 """``auto``: probe the passages for the question's tangle, then answer with the method ``auto.routes`` names for it.
 
 The probe costs at most one LLM call (stage ``probe``); the chosen method's own steps and calls follow in the same
-trace, so the answer shows both why a method was chosen and how that method answered.
+trace, so the answer shows both why a method was chosen and how that method answered. The route ``probe`` answers
+from the probe's own reading instead (``answer.py``), so that question costs the one call only.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from typing import ClassVar, get_args
 
 from tanglerag.errors import ConfigError
 from tanglerag.methods import base
+from tanglerag.methods.auto.answer import PROBE_ROUTE, answer_from_readings
 from tanglerag.methods.auto.config import Tangle
-from tanglerag.methods.auto.probe import probe
-from tanglerag.methods.auto.steps import AutoStep
+from tanglerag.methods.auto.probe import probe, read_passages
+from tanglerag.methods.auto.steps import AutoStep, ProbedPassage
 from tanglerag.methods.base import MULTI_ANSWER_METRICS, Method, MethodOutput, Resources, make_method
 from tanglerag.tracking import record_step, stage
 from tanglerag.types import Question, RetrievedPassage
@@ -29,7 +31,8 @@ class AutoMethod(Method):
         super().__init__(resources)
         routes = self.settings.auto.routes
         missing = [t for t in get_args(Tangle) if t not in routes]
-        unknown = sorted({m for m in routes.values() if m not in base.METHODS or m == self.name})
+        unknown = sorted({m for m in routes.values()
+                          if (m not in base.METHODS and m != PROBE_ROUTE) or m == self.name})
         if missing or unknown:
             raise ConfigError("auto.routes " + "; ".join(
                 ([f"has no method for {', '.join(missing)}"] if missing else [])
@@ -41,8 +44,14 @@ class AutoMethod(Method):
             reading = probe(self.llm, question.text, passages, overlap=cfg.duplicate_overlap,
                             words=self.settings.methods.passage_words, tokens=cfg.probe_tokens,
                             entities=cfg.entity_signals, index=self.resources.index)
-        route = cfg.routes[reading.tangle]  # type: ignore[index]
-        record_step(AutoStep(signals=reading.signals, tangle=reading.tangle, route=route, why=reading.why))
+            route = cfg.routes[reading.tangle]  # type: ignore[index]
+            if route == PROBE_ROUTE and reading.passages is None and passages:  # decided without the call: make it
+                reading.passages = read_passages(self.llm, question.text, passages,
+                                                 words=self.settings.methods.passage_words, tokens=cfg.probe_tokens)
+        record_step(AutoStep(signals=reading.signals, tangle=reading.tangle, route=route, why=reading.why,
+                             passages=ProbedPassage.listed(reading.passages or {})))
+        if route == PROBE_ROUTE:
+            return answer_from_readings(reading.passages or {}, passages)
         return make_method(route, self.resources).run(question, passages)
 
 

@@ -27,16 +27,17 @@ from tanglerag.text import clip_words, is_unknown, normalize_answer
 from tanglerag.types import RetrievedPassage
 
 
+class PassageReading(BaseModel):
+    answer: str = Field(max_length=80)
+    descriptor: str = Field(max_length=80)
+
+
 @dataclass
 class Reading:
     tangle: str
     why: str
     signals: dict[str, float | int | str] = field(default_factory=dict)
-
-
-class PassageReading(BaseModel):
-    answer: str = Field(max_length=80)
-    descriptor: str = Field(max_length=80)
+    passages: dict[int, PassageReading] | None = None  # each passage's answer and descriptor, when the call was made
 
 
 PROBE_SYSTEM = (
@@ -114,31 +115,42 @@ def probe_decision(question: str, passages: list[RetrievedPassage], words: int |
                     messages(PROBE_TEXT.format(last=len(numbers))), budget, read)
 
 
+def gives_answer(reading: PassageReading) -> bool:
+    return bool(reading.answer.strip()) and not is_unknown(reading.answer)
+
+
+def named_descriptor(reading: PassageReading) -> str:
+    """The descriptor, normalized; empty when the passage names none."""
+    descriptor = normalize_answer(reading.descriptor)
+    return descriptor if descriptor and not is_unknown(descriptor) and descriptor != "none" else ""
+
+
 def classify(readings: dict[int, PassageReading], signals: dict[str, float | int | str]) -> Reading:
     """The tangle from each passage's answer and descriptor (passages the reply left out count as not answering)."""
-    answering = {n: r for n, r in readings.items() if r.answer.strip() and not is_unknown(r.answer)}
+    answering = {n: r for n, r in readings.items() if gives_answer(r)}
     answers = {normalize_answer(r.answer) for r in answering.values()}
     signals = {**signals, "answering_passages": len(answering), "distinct_answers": len(answers)}
     if not answering:
-        return Reading("low-coverage", "no passage answers the question", signals)
+        return Reading("low-coverage", "no passage answers the question", signals, readings)
     if len(answers) == 1:
-        return Reading("clean", f"{len(answering)} answering passage(s) agree", signals)
+        return Reading("clean", f"{len(answering)} answering passage(s) agree", signals, readings)
     entities = conflicts = 0
     for a, b in combinations(answering.values(), 2):
         if normalize_answer(a.answer) == normalize_answer(b.answer):
             continue
-        da, db = (normalize_answer(r.descriptor) for r in (a, b))
-        named = all(d and not is_unknown(d) and d != "none" for d in (da, db))
-        if named and da != db:
+        da, db = named_descriptor(a), named_descriptor(b)
+        if da and db and da != db:
             entities += 1
         else:
             conflicts += 1
     signals |= {"pairs_about_different_entities": entities, "pairs_in_conflict": conflicts}
     if entities and conflicts:
-        return Reading("mixed", f"{len(answers)} answers, some for different entities, some in conflict", signals)
+        return Reading("mixed", f"{len(answers)} answers, some for different entities, some in conflict", signals,
+                       readings)
     if entities:
-        return Reading("ambiguous", f"{len(answers)} answers for entities told apart by their descriptors", signals)
-    return Reading("conflicting", f"{len(answers)} answers for the same entity", signals)
+        return Reading("ambiguous", f"{len(answers)} answers for entities told apart by their descriptors", signals,
+                       readings)
+    return Reading("conflicting", f"{len(answers)} answers for the same entity", signals, readings)
 
 
 def probe(llm: LLM, question: str, passages: list[RetrievedPassage], *, overlap: float, words: int | None,
@@ -149,6 +161,13 @@ def probe(llm: LLM, question: str, passages: list[RetrievedPassage], *, overlap:
     cheap = decide_cheaply(signals)
     if cheap is not None:
         return cheap
+    found = read_passages(llm, question, passages, words=words, tokens=tokens)
+    return classify(found, {**signals, "unread_passages": len(passages) - len(found)})
+
+
+def read_passages(llm: LLM, question: str, passages: list[RetrievedPassage], *, words: int | None,
+                  tokens: int) -> dict[int, PassageReading]:
+    """The probe's one call: each passage's answer and descriptor, by passage number (a text reply may leave some
+    out)."""
     numbers = list(range(1, len(passages) + 1))
-    found = numbered_values(llm.decide(probe_decision(question, passages, words, tokens)), "passage", numbers)
-    return classify(found, {**signals, "unread_passages": len(numbers) - len(found)})
+    return numbered_values(llm.decide(probe_decision(question, passages, words, tokens)), "passage", numbers)

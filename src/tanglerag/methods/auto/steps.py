@@ -2,11 +2,29 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from collections.abc import Mapping
+from typing import ClassVar, Literal, Protocol
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from tanglerag.trace import TraceStep
+
+
+class _Read(Protocol):
+    answer: str
+    descriptor: str
+
+
+class ProbedPassage(BaseModel):
+    """What the probe's call read in one passage (numbered as shown to the model, from 1)."""
+
+    number: int
+    answer: str
+    descriptor: str
+
+    @classmethod
+    def listed(cls, readings: Mapping[int, _Read]) -> list[ProbedPassage]:
+        return [cls(number=n, answer=r.answer, descriptor=r.descriptor) for n, r in sorted(readings.items())]
 
 
 class AutoStep(TraceStep):
@@ -16,10 +34,12 @@ class AutoStep(TraceStep):
     tangle: str
     route: str
     why: str
+    passages: list[ProbedPassage] = Field(default_factory=list)
 
     def lines(self) -> list[str]:
         signals = ", ".join(f"{name} {value}" for name, value in self.signals.items())
-        return [f"auto: tangle {self.tangle} -> {self.route}", f"  why: {self.why}", f"  signals: {signals}"]
+        return [f"auto: tangle {self.tangle} -> {self.route}", f"  why: {self.why}", f"  signals: {signals}",
+                *(f"  [{p.number}] {p.answer} | {p.descriptor}" for p in self.passages)]
 
     def headline(self) -> str | None:
         return f"tangle: {self.tangle} — {self.why} -> {self.route}"
