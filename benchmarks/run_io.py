@@ -170,3 +170,10 @@ def write_report(name: str, lines: list[str]) -> None:
     text = "\n".join(lines + ([discussion.read_text().strip(), ""] if discussion.exists() else []))
     (root / f"docs/results/{name}.md").write_text(text)
     print(text)
+
+
+def methods_frontier(path: Path, per_q: dict[str, dict[str, dict]], metric: str, ylabel: str, suite: str) -> None:
+    """A report's cost-quality plot: each method's ``metric`` with its CI against its LLM calls per question."""
+    n = len(next(iter(per_q.values())))
+    frontier_plot(path, frontier_points(per_q, metric), "LLM calls per question", ylabel,
+                  f"{suite}, {n} questions, Qwen2.5-Coder-1.5B")
