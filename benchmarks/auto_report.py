@@ -119,7 +119,12 @@ def main() -> None:
              "Scores in %. **tangle score**, the one score every source shares: the share of gold answers the "
              "response contains, 0 when it also contains a known wrong answer (RAMDocs' misinformation answers, "
              "conflictQA's opposite yes/no). Paired 95% bootstrap CIs of auto minus each method; LLM calls include "
-             "cached ones (what a method costs) and, for auto, its probe's.")
+             "cached ones (what a method costs) and, for auto, its probe's. **auto** is the routing table before this "
+             "report (`benchmarks/auto_routes_v1.yaml`: clean concat, ambiguous corg, conflicting post-fusion, "
+             "low-coverage diva, mixed corg); **auto/tuned** the one `tanglerag diagnose` chose from the first 24 "
+             "questions (`benchmarks/auto_routes_dev24.yaml`), now the default; **auto/probe** answers every tangle "
+             "from the probe's own per-passage reading (the `probe` route, one call in all). Both answered from the "
+             "cache of the main run: the same probe calls, the same routed methods' calls.")
     lines = ["# auto on the mixed dev suite", "", intro, "", *main_table(per_q), "",
              f"## The {len(later)} questions after the first {args.tuned_on}", "",
              (f"auto/tuned's routes were chosen on the first {args.tuned_on} questions of the suite "

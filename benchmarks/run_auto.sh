@@ -4,7 +4,8 @@
 # eval with a checkpoint after every question and every LLM call cached, so an interrupted run resumes.
 # Usage: benchmarks/run_auto.sh [K [--set key=value ...]]   (env HEAD=N answers only the first N questions now, so a
 #   long run can be taken in pieces; METHODS overrides the list; RUN names the run, default main: e.g.
-#   RUN=probe METHODS=auto benchmarks/run_auto.sh 10 --set auto.routes.clean=probe ...). Then:
+#   RUN=probe METHODS=auto benchmarks/run_auto.sh 10 --set auto.routes.clean=probe ...; main was answered under
+#   the routes of benchmarks/auto_routes_v1.yaml, so extending it takes -c benchmarks/auto_routes_v1.yaml). Then:
 #   .venv/bin/python benchmarks/auto_report.py
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -28,8 +28,9 @@ def probe_reply(lines: str, answer: str = "1963 [1]"):
 
 
 def run(llm_factory, backend, docs, *overrides):
-    settings = Settings.load(overrides=["auto.routes.ambiguous=separate", "auto.routes.conflicting=concat",
-                                        "auto.routes.mixed=separate", "auto.entity_signals=false", *overrides])
+    settings = Settings.load(overrides=["auto.routes.clean=concat", "auto.routes.ambiguous=separate",
+                                        "auto.routes.conflicting=concat", "auto.routes.mixed=separate",
+                                        "auto.entity_signals=false", *overrides])
     return make_method("auto", resources(llm_factory(backend, persistent=False), settings)).answer(Q, as_retrieved(docs))
 
 
@@ -56,6 +57,9 @@ def test_one_probe_call_reads_the_tangle_and_the_route_answers(llm_factory, line
     assert (step.tangle, step.route) == (tangle, route), step.why
     assert answer.usage.stages["probe"].llm_calls == 1 and step.signals["passages"] == 3
     assert answer.trace.calls[0].stage == "probe" and len(answer.trace.calls) > 1  # the route's calls follow
+    assert step.headline() == f"tangle: {tangle} — {step.why} -> {route}"  # the line `ask` prints
+    assert step.lines()[3:] == [f"  [{p.number}] {p.answer} | {p.descriptor}" for p in step.passages]
+    assert len(step.passages) == len([line for line in lines.splitlines() if line])
 
 
 @pytest.mark.parametrize(("lines", "text"), [
@@ -88,7 +92,8 @@ def test_a_reply_that_leaves_passages_out_counts_them_as_not_answering():
 
 
 def test_routes_merge_over_the_defaults_and_a_bad_route_is_a_config_error(llm_factory):
-    assert Settings.load(overrides=["auto.routes.clean=corg"]).auto.routes["conflicting"] == "post-fusion"
+    assert Settings.load(overrides=["auto.routes.clean=separate"]).auto.routes == {**Settings().auto.routes,
+                                                                                  "clean": "separate"}
     with pytest.raises(ConfigError, match="names nosuch, not a method auto can route to"):
         run(llm_factory, CannedBackend(), DOCS, "auto.routes.clean=nosuch")
     with pytest.raises(ConfigError, match="auto"):

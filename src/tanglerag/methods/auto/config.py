@@ -14,11 +14,11 @@ one entity, answers that disagree; low-coverage: no passage answers; mixed: ambi
 
 
 def _default_routes() -> dict[Tangle, str]:
-    # from our dev reports: concat is cheapest where passages agree; COrg keeps one answer per entity
-    # (docs/results/corg.md); the post-fusion vote outvotes a misinformed passage (docs/results/post_fusion.md); Diva
-    # retrieves again for readings the first retrieval missed (docs/results/diva.md)
-    return {"clean": "concat", "ambiguous": "corg", "conflicting": "post-fusion", "low-coverage": "diva",
-            "mixed": "corg"}
+    # chosen by `tanglerag diagnose` on the first 24 questions of the mixed dev suite and checked on the other 36
+    # (docs/results/auto.md): there, with the embedded 1.5B model, COrg's one-line-per-answer output recovered most
+    # where the probe read one answer (several of those questions had more) or a mix, and concat where it read
+    # entities or a conflict; no question it read as low-coverage was answered by any method, Diva kept
+    return {"clean": "corg", "ambiguous": "concat", "conflicting": "concat", "low-coverage": "diva", "mixed": "corg"}
 
 
 class AutoConfig(Section):
