@@ -101,6 +101,17 @@ def test_a_run_written_before_a_setting_existed_resumes_while_that_setting_keeps
         _canned_run(tmp_path, "llm.structured_stages.generate=on")
 
 
+def test_settings_of_methods_the_run_does_not_have_do_not_stop_it_resuming(tmp_path):
+    _canned_run(tmp_path, "auto.routes.clean=corg")
+    older = tmp_path / "run" / "run.json"
+    assert "auto" not in json.loads(older.read_text())["settings"]
+    report, _ = _canned_run(tmp_path, "auto.routes.clean=separate", "madam.rounds=1")  # concat reads neither
+    assert report.n == 3
+    stored = json.loads(older.read_text())  # written before such sections were left out: they are ignored too
+    older.write_text(json.dumps({**stored, "settings": {**stored["settings"], "auto": {"routes": {"clean": "x"}}}}))
+    assert _canned_run(tmp_path)[0].n == 3
+
+
 def test_a_line_torn_by_a_kill_is_dropped_and_that_question_answered_again(tmp_path):
     _canned_run(tmp_path)
     path = tmp_path / "run" / "checkpoint.jsonl"

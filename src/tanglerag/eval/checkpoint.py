@@ -21,6 +21,7 @@ from tanglerag.datasets.base import QAExample
 from tanglerag.errors import InputError
 from tanglerag.eval.records import QuestionResult
 from tanglerag.fileio import atomic_write_text, reporting_disk_full
+from tanglerag.methods.base import method_class
 from tanglerag.settings import Settings
 
 CHECKPOINT_FILE = "checkpoint.jsonl"
@@ -29,12 +30,22 @@ RUN_FILE = "run.json"
 _HOW_IT_RUNS = {"eval": {"concurrency", "engine", "ray_address", "ray_actors", "ray_batch_size", "fail_fast"},
                 "llm": {"concurrency", "parallel", "timeout_s", "max_retries", "backoff_s", "n_threads", "cache"}}
 _NOT_ANSWERS = {"cache_dir", "service"}
+# sections only their own family's methods read: a run without one of them does not depend on them (auto may route to
+# any method, so a run with auto depends on all). corg's is not here: the D-F1 reader is ``corg.reader``.
+_FAMILY_SECTIONS = {"diva", "cdit", "madam", "astute", "auto"}
+
+
+def _unread_sections(methods: list[str]) -> set[str]:
+    families = {module.split(".")[2] for m in methods
+                if (module := method_class(m).__module__).startswith("tanglerag.methods.")}
+    return set() if "auto" in families else _FAMILY_SECTIONS - families
 
 
 def run_identity(dataset: str, methods: list[str], metrics: list[str], pool: list[QAExample],
                  settings: Settings) -> dict[str, Any]:
     """What a question's predictions depend on: a checkpoint is reused only for the same identity."""
-    dump = {key: value for key, value in settings.model_dump(mode="json").items() if key not in _NOT_ANSWERS}
+    unread = _NOT_ANSWERS | _unread_sections(methods)
+    dump = {key: value for key, value in settings.model_dump(mode="json").items() if key not in unread}
     for section, fields in _HOW_IT_RUNS.items():
         dump[section] = {k: v for k, v in dump[section].items() if k not in fields}
     pool_ids = hashlib.sha256("\n".join(ex.id for ex in pool).encode()).hexdigest()
@@ -87,6 +98,9 @@ class Checkpoint:
         except (OSError, ValueError) as exc:
             raise InputError(f"{run_file} is missing or damaged ({exc}), so the answers in {self.path} cannot be "
                              "matched to settings: give another --out, or delete that file to start over") from exc
+        sections = stored.get("settings", {})  # a run written before unread sections were left out names them all
+        stored["settings"] = {k: v for k, v in sections.items() if k in self.identity["settings"]
+                              or k not in _FAMILY_SECTIONS}
         differ = _differences(stored, self.identity, {"settings": _default_settings()})
         if differ:
             raise InputError(f"{self.folder} holds a run with other settings ({', '.join(differ[:4])}): give "
