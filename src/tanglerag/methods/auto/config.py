@@ -17,7 +17,7 @@ def _default_routes() -> dict[Tangle, str]:
     # chosen by `tanglerag diagnose` on the first 24 questions of the mixed dev suite and checked on the other 36
     # (docs/results/auto.md): there, with the embedded 1.5B model, COrg's one-line-per-answer output recovered most
     # where the probe read one answer (several of those questions had more) or a mix, and concat where it read
-    # entities or a conflict; no question it read as low-coverage was answered by any method, Diva kept
+    # entities or a conflict; what it read as low-coverage (one tuning question) gave no method the lead: Diva stays
     return {"clean": "corg", "ambiguous": "concat", "conflicting": "concat", "low-coverage": "diva", "mixed": "corg"}
 
 
