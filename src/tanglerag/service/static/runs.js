@@ -65,7 +65,13 @@ async function loadGrid() {
   for (const name of Object.keys(CONTROLS)) if (control(name).value) params.set(name, control(name).value);
   setStatus(`reading ${run}...`);
   const asked = ++latest;
-  const grid = await api(`/v1/runs/${runPath(run)}/grid?${params}`);
+  let grid;
+  try {
+    grid = await api(`/v1/runs/${runPath(run)}/grid?${params}`);
+  } catch (error) {
+    if (asked === latest) throw error;
+    return;  // an older request's error is as stale as its grid would be
+  }
   if (asked !== latest) return;
   fillChoices(grid);
   renderGrid(grid);
