@@ -16,7 +16,7 @@ from pathlib import Path
 from corpus_scale import _vocabulary, passages
 from run_io import table_head, write_section
 
-from tanglerag.embeddings import Embedder, encode_overlapped
+from tanglerag.embeddings import Embedder, encode_overlapped, tokenizer_of
 
 
 def rates(n: int, batch: int) -> tuple[str, dict[str, float]]:
@@ -26,7 +26,7 @@ def rates(n: int, batch: int) -> tuple[str, dict[str, float]]:
     model.encode(texts[:batch], batch_size=batch)  # first-call set-up is not the rate
     timed = {}
     start = time.perf_counter()
-    tokenize = getattr(model, "preprocess", None) or model.tokenize
+    tokenize = tokenizer_of(model)
     for s in range(0, n, batch):
         tokenize(texts[s:s + batch])
     timed["tokenizer alone"] = n / (time.perf_counter() - start)

@@ -118,7 +118,7 @@ def encode_overlapped(model: Any, texts: list[str], batch_size: int, normalize: 
     import torch
     from sentence_transformers.util import batch_to_device
 
-    tokenize = getattr(model, "preprocess", None) or model.tokenize  # sentence-transformers 6 renamed it
+    tokenize = tokenizer_of(model)
     order = np.argsort([-len(text) for text in texts], kind="stable")
     batches = [[texts[i] for i in order[start:start + batch_size]] for start in range(0, len(texts), batch_size)]
     out = np.empty((len(texts), _dimension(model)), dtype="float32")
@@ -133,6 +133,12 @@ def encode_overlapped(model: Any, texts: list[str], batch_size: int, normalize: 
                 vectors = torch.nn.functional.normalize(vectors, p=2, dim=1)
             out[order[k * batch_size:k * batch_size + len(batches[k])]] = vectors.float().cpu().numpy()
     return out
+
+
+def tokenizer_of(model: Any) -> Any:
+    """The model's texts-to-features function, by the name of this sentence-transformers version (6.x renamed it
+    ``preprocess``)."""
+    return getattr(model, "preprocess", None) or model.tokenize
 
 
 def _dimension(model: Any) -> int:
