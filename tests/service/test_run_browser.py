@@ -90,3 +90,21 @@ def test_a_score_opens_that_method_beside_the_other(page):
     assert page.get_attribute("#col-0", "data-method") == "pruning"
     assert page.get_attribute("#col-1", "data-method") == "concat"
     assert page.locator("#col-0 .calls details.call").count() == 1
+
+
+def test_an_older_grid_request_failing_late_does_not_overwrite_the_newest_grid(page):
+    """Filters change faster than grids come back: a slow request's error that arrives after a newer grid is stale,
+    like its grid would be, so the status stays the newest grid's."""
+    held = []
+    page.route("**/grid?*", lambda route: held.append(route) if "show=wrong" in route.request.url
+               else route.continue_())
+    page.select_option("#show", "wrong")
+    page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('reading')")
+    page.select_option("#show", "all")
+    page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('4 of 4')")
+    assert len(held) == 1
+    with page.expect_response("**/grid?*show=wrong*"):
+        held[0].fulfill(status=422, json={"error": "a stale complaint"})
+    page.evaluate("() => new Promise(requestAnimationFrame)")  # the page's handler has run once the frame is drawn
+    assert page.inner_text("#status").startswith("4 of 4") and "error" not in page.get_attribute("#status", "class")
+    assert rows(page) == ["ramdocs-0000", "ramdocs-0001", "ramdocs-0002", "ramdocs-0003"]
