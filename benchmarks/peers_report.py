@@ -16,6 +16,7 @@ from run_io import (
     mean_percent,
     methods_frontier,
     on_common_questions,
+    paired_diff,
     paired_text,
     table_head,
     usage_means,
@@ -62,6 +63,29 @@ def kind_table(per_q: dict[str, dict[str, dict]]) -> list[str]:
     return group_table(per_q, kinds, "ramdocs_strict", "questions")
 
 
+def goal_lines(per_q: dict[str, dict[str, dict]]) -> list[str]:
+    """The issue's goal, checked for each COrg variant: at least MADAM-RAG's strict score at no more than half its
+    LLM calls, with a lower misinformation leak (on the questions that have a known wrong answer)."""
+    madam = per_q.get("madam-rag")
+    if madam is None:
+        return []
+    out = table_head("| variant | strict vs madam-rag [95% CI] | calls / madam-rag's | misinfo leak vs madam-rag "
+                     "| goal |")
+    madam_calls = usage_means(list(madam.values()))[0]
+    for variant in (m for m in per_q if m.startswith("corg")):
+        rows = per_q[variant]
+        strict = paired_text({variant: rows, "madam-rag": madam}, variant, "madam-rag", "ramdocs_strict")
+        ratio = usage_means(list(rows.values()))[0] / madam_calls
+        leaked = [i for i in rows if rows[i]["metrics"].get("misinfo_leak") is not None]
+        leak = (mean_percent([rows[i] for i in leaked], "misinfo_leak") or 0.0) - \
+            (mean_percent([madam[i] for i in leaked], "misinfo_leak") or 0.0)
+        strict_gap = 100 * paired_diff({variant: rows, "madam-rag": madam}, variant, "madam-rag", "ramdocs_strict")[0]
+        missed = [what for what, ok in (("strict", strict_gap >= 0), ("calls", ratio <= 0.5), ("leak", leak < 0))
+                  if not ok]
+        out.append(f"| {variant} | {strict} | {ratio:.2f} | {leak:+.1f} points (n={len(leaked)}) "
+                   f"| {'reached' if not missed else 'missed on ' + ', '.join(missed)} |")
+    return out
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -81,6 +105,8 @@ def main() -> None:
     lines = ["# Peers on RAMDocs dev: COrg beside MADAM-RAG and Astute RAG", "", intro, "",
              *main_table(per_q), "", "## Strict score by kind of question", "", *kind_table(per_q), "",
              "![strict score against LLM calls per question](peers_frontier.png)", "",
+             "## The goal: COrg at least MADAM-RAG's strict score, at most half its calls, a lower misinformation leak",
+             "", *goal_lines(per_q), "",
              "## Published (RAMDocs test, 500 questions, strict exact match, the MADAM-RAG paper)", "",
              *table_head("| model | MADAM-RAG | prompt-based | Astute RAG |"),
              *[f"| {model} | {a} | {b} | {c} |" for model, a, b, c in PUBLISHED], ""]
