@@ -84,6 +84,28 @@ def test_a_reply_that_is_not_the_schemas_json_is_unreadable():
     assert _llm(backend, "on").decide(_decision()) is None
 
 
+class Named(BaseModel):
+    name: str
+    sources: list[int]
+
+
+class Names(BaseModel):
+    names: list[Named]
+
+
+def test_a_reply_cut_off_by_its_budget_is_read_as_far_as_it_was_decoded():
+    """As a text parser reads a cut-off line: the answer string so far, and the list items decoded whole."""
+    short = Decision(Named, [], 8, [], 8, lambda text: None)
+    assert short.read_json('{"name": "Sangharsh, Kasoor, Raaz", "sources": [1, 2') == Named(
+        name="Sangharsh, Kasoor, Raaz", sources=[1, 2])
+    assert short.read_json('{"name": "Sangharsh, Kas') is None  # a required key never reached: unreadable
+    names = Decision(Names, [], 8, [], 8, lambda text: None)
+    cut = '{"names": [{"name": "Mozart", "sources": [1]}, {"name": "Brahms", "sources": [2]}, {"name": "Ha'
+    assert names.read_json(cut) == Names(names=[Named(name="Mozart", sources=[1]), Named(name="Brahms", sources=[2])])
+    assert names.read_json('{"names": [{"name": "Ha') == Names(names=[])
+    assert names.read_json('{"nam') is None
+
+
 def test_the_schema_is_part_of_the_cache_key_and_absent_leaves_old_keys_alone():
     messages = [Message(role="user", content="hi")]
     plain = GenerationParams()

@@ -18,10 +18,12 @@ from functools import cache
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, create_model
+from pydantic_core import from_json
 
 from tanglerag.llm.base import GenerationParams, Message
 
 T = TypeVar("T", bound=BaseModel)
+MAX_DROPPED = 4  # rounds of dropping incomplete list items before a cut-off reply counts as unreadable
 
 
 @dataclass(frozen=True)
@@ -53,11 +55,43 @@ class Decision(Generic[T]):
         return needed <= reply.model_fields_set
 
     def read_json(self, text: str) -> T | None:
-        """None when the reply is not the schema's JSON (e.g. cut off by the token budget)."""
+        """The schema's reply; one cut off by the token budget is read as far as it was decoded (a text parser
+        reads a cut-off line too). None when what was decoded does not make a reply."""
         try:
             return self.reply.model_validate_json(text)
         except ValidationError:
+            pass
+        try:
+            decoded = from_json(text, allow_partial="trailing-strings")
+        except ValueError:
             return None
+        return _validated_prefix(self.reply, decoded)
+
+
+def _validated_prefix(model: type[T], decoded: Any) -> T | None:
+    """``decoded`` as ``model`` once the list items it left incomplete (a required key missing) are dropped."""
+    for _ in range(MAX_DROPPED):
+        try:
+            return model.model_validate(decoded)
+        except ValidationError as exc:
+            if not _drop_list_items(decoded, [error["loc"] for error in exc.errors()]):
+                return None
+    return None
+
+
+def _drop_list_items(decoded: Any, locations: list[tuple[int | str, ...]]) -> bool:
+    """Remove the innermost list item named in each error location; False when no location names one."""
+    items = set()
+    for loc in locations:
+        last = max((i for i, key in enumerate(loc) if isinstance(key, int)), default=None)
+        if last is not None:
+            items.add(loc[:last + 1])
+    for loc in sorted(items, key=lambda loc: loc[-1], reverse=True):  # later items first: indexes stay right
+        container = decoded
+        for key in loc[:-1]:
+            container = container[key]
+        del container[loc[-1]]
+    return bool(items)
 
 
 @cache
