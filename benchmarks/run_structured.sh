@@ -8,7 +8,8 @@
 #              ensure)
 #   cdit-MODE  CDIT's LLM judge (phi1, one call per document) against RAMDocs' document labels, a seeded sample of
 #              3N/2 questions (benchmarks/cdit_judge_probe.py; its calls are cached, so a re-run is quick)
-# MODE is off, on or repair (text first; JSON only for a reply the parser cannot read in full).
+# MODE is off, on or repair (text first; JSON only for a reply the parser cannot read in full), or a stage's name:
+# that stage on, every other stage off (llm.structured_stages), e.g. pf-distill, corg-generate, diva-verify.
 # env N (default 20) sizes the samples.
 # Usage: benchmarks/run_structured.sh [RUN ...]   (default: all, cheapest first); then
 #   .venv/bin/python benchmarks/structured_report.py
@@ -19,9 +20,11 @@ N="${N:-20}"
 RUNS=("${@:-corg-repair corg-off corg-on diva-repair diva-off diva-on pf-off pf-on cdit-off cdit-on}")
 eval_run() {  # NAME MODE DATASET METHODS extra flags...
   local name="$1" mode="$2" dataset="$3" methods="$4"; shift 4
+  local modes=(--set "llm.structured=$mode")
+  case "$mode" in off|on|repair) ;; *) modes=(--set llm.structured=off --set "llm.structured_stages.$mode=on") ;; esac
   resume_run "runs/structured/$name" "docs/results/structured/$name"
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset "$dataset" --methods "$methods" "$@" \
-    --set "llm.structured=$mode" --out "runs/structured/$name" --json > /dev/null
+    "${modes[@]}" --out "runs/structured/$name" --json > /dev/null
   keep_run "runs/structured/$name" "docs/results/structured/$name"
 }
 for name in ${RUNS[*]}; do

@@ -67,9 +67,20 @@ def row(mode: str, rows: list[Prediction], metrics: tuple[str, ...], finished: b
             f"| {usage['completion_tokens']:,.0f} | {usage['model_seconds']:.1f} |")
 
 
+def modes_of(prefix: str) -> list[str]:
+    """The family's runs by mode: off, repair, on, then the one-stage runs (``pf-distill``: that stage on)."""
+    names = {folder.name.removeprefix(f"{prefix}-") for base in ("docs/results/structured", "runs/structured")
+             for folder in (ROOT / base).glob(f"{prefix}-*") if folder.is_dir()}
+    return [m for m in MODES if m in names] + sorted(names - set(MODES))
+
+
+def mode_label(mode: str) -> str:
+    return mode if mode in MODES else f"`{mode}` on, rest off"
+
+
 def family_section(prefix: str) -> list[str]:
     title, metrics = FAMILIES[prefix]
-    runs = {mode: load(f"{prefix}-{mode}") for mode in MODES}
+    runs = {mode: load(f"{prefix}-{mode}") for mode in modes_of(prefix)}
     present = {mode: run for mode, run in runs.items() if run is not None}
     if not present:
         return []
@@ -83,7 +94,7 @@ def family_section(prefix: str) -> list[str]:
         out += [f"`{method}`", "", *table_head(head)]
         for mode, (preds, finished) in present.items():
             rows = [p for p in preds if (p.id, p.method) in common and p.method == method]
-            out.append(row(mode, rows, metrics, finished))
+            out.append(row(mode_label(mode), rows, metrics, finished))
         out.append("")
     return out
 
@@ -109,7 +120,8 @@ def main() -> None:
              "`docs/results/structured/`). Embedded Qwen2.5-Coder-1.5B (Q4_K_M), greedy; each family compares its "
              "modes on the questions all of them answered. `off`: text prompts and parsers (the default before "
              "this issue); `on`: every decision as JSON under its schema; `repair`: text first, JSON only for a "
-             "reply the parser could not read in full. Metrics in %; tokens and model seconds per question, all "
+             "reply the parser could not read in full; \"`stage` on, rest off\": that stage's decisions as JSON, "
+             "the others as text (`llm.structured_stages`). Metrics in %; tokens and model seconds per question, all "
              "calls (the D-F1 reader excepted: it is evaluation, not the method). \"unreadable decisions\": "
              "COrg's judged context pairs, Diva's ambiguity, interpretation and verification decisions left "
              "unread; the other steps' parsers are lenient and count none.")
