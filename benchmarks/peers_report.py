@@ -24,7 +24,10 @@ from run_io import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-ORDER = ("concat", "separate", "corg", "corg-answer-each", "madam-rag", "astute-rag")
+ORDER = ("concat", "separate", "corg", "corg-answer-each", "corg-support", "corg-answer-each-support", "madam-rag",
+         "astute-rag")
+VARIANTS = {"answer-each": "corg-answer-each", "support": "corg-support",
+            "answer-each-support": "corg-answer-each-support"}  # run folder: COrg variant it holds
 METRICS = ("ramdocs_strict", "answer_recall", "d_f1", "misinfo_leak", "noise_cited")
 LABELS = {"ramdocs_strict": "strict", "answer_recall": "recall", "d_f1": "D-F1", "misinfo_leak": "misinfo leak",
           "noise_cited": "noise cited"}
@@ -38,8 +41,9 @@ PUBLISHED = [  # RAMDocs test, 500 questions, the MADAM-RAG paper's strict exact
 def predictions(runs: Path) -> dict[str, dict[str, dict]]:
     """Per method, per question id, on the questions every method answered."""
     _, per_q = load(runs / "main")
-    if (runs / "answer-each" / "results.json").exists():
-        per_q["corg-answer-each"] = load(runs / "answer-each")[1]["corg"]
+    for folder, variant in VARIANTS.items():
+        if (runs / folder / "results.json").exists():
+            per_q[variant] = load(runs / folder)[1]["corg"]
     return on_common_questions({m: per_q[m] for m in ORDER if m in per_q})
 
 

@@ -119,6 +119,16 @@ def test_open_the_context_graph(page):
     shot(page, "inspector-graph")
 
 
+def test_conflicting_answers_view_says_what_lost_to_what(page):
+    """corg.conflicts=support's step (the canned server runs COrg as published, so the step is rendered directly)."""
+    step = {"kind": "corg_conflicts", "overruled": [{"answer": "film", "citations": ["d2"], "support": 1,
+                                                     "kept_answer": "novel", "kept_support": 2}]}
+    text = page.evaluate("step => renderStep(step, 0, {}).innerText", step)
+    assert "Conflicting answers" in text and "film" in text and "1: d2" in text and "novel (2)" in text
+    step["overruled"] = []
+    assert "no answer contradicted" in page.evaluate("step => renderStep(step, 0, {}).innerText", step)
+
+
 def test_compare_two_methods_side_by_side(page):
     ask(page, "What is Paris?", "concat", compare="post-fusion")
     columns = page.locator("section.column")

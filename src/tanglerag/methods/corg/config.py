@@ -17,6 +17,9 @@ class CorgConfig(Section):
     plural: Annotated[Literal["rule", "llm"], RaisesCost(("rule", "llm"))] = Field("rule", description="how a group's question is put in plural form")
     answer_each: Annotated[bool, RAISES_COST] = Field(False, description="answer every kept context in its own call (for models that give "
                                                  "one answer per call); groups still label the parts")
+    conflicts: Literal["keep", "support"] = Field(
+        "keep", description="keep: every group's answer (the paper); support: of two different answers from contexts "
+                            "the graph labels counterfactual, only the one more contexts back (no extra call)")
     answer_tokens: TokenBudget = Field(96, description="budget for a multi-answer reply (one line per answer)")
     retrieve_top: TopK = Field(5, description="contexts the 'retrieve' baseline keeps (the paper's 5)")
     summary_tokens: TokenBudget = 160

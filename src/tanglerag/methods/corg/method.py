@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from tanglerag.methods.base import MULTI_ANSWER_METRICS, Method, MethodOutput
+from tanglerag.methods.corg.conflicts import overrule
 from tanglerag.methods.corg.constructor import GraphConstructor
 from tanglerag.methods.corg.multi_answer import ask_group
 from tanglerag.methods.corg.plural import plural_by_llm, plural_by_rule
@@ -89,6 +90,9 @@ class CorgMethod(MultiAnswerMethod):
         for part in parts:
             assert part.group is not None  # answer_groups numbers every part
             part.group = owner[part.group]
+        if self.settings.corg.conflicts == "support":
+            parts, step = overrule(merge_parts(parts), organized, passages)
+            record_step(step)
         return self.finish(passages, parts)
 
     def _group_questions(self, question: str, groups: list[list[int]]) -> list[str]:

@@ -26,6 +26,7 @@ class Dropped:
 class Organized:
     groups: list[list[int]]
     dropped: list[Dropped] = field(default_factory=list)
+    conflicts: list[tuple[int, int]] = field(default_factory=list)  # kept contexts labelled counterfactual
 
 
 def _descriptor_less(graph: ContextGraph, i: int, j: int) -> int:
@@ -60,12 +61,12 @@ def organize(graph: ContextGraph) -> Organized:
         for extra in sorted(component)[1:]:  # keep the best-ranked copy
             kept.discard(extra)
             dropped.append(Dropped(extra, "duplicate", min(component)))
-    conflicts = nx.Graph()
-    conflicts.add_edges_from((i, j) for i, j in graph.pairs(Relation.COUNTERFACTUAL) if i in kept and j in kept)
+    conflicting = [(i, j) for i, j in graph.pairs(Relation.COUNTERFACTUAL) if i in kept and j in kept]
+    conflicts = nx.Graph(conflicting)
     colors = nx.greedy_color(conflicts, strategy="largest_first") if conflicts.number_of_nodes() else {}
     groups: list[list[int]] = [[] for _ in range(max(colors.values(), default=0) + 1)]
     for node in sorted(colors):
         groups[colors[node]].append(node)
     for node in sorted(kept - set(colors)):
         min(groups, key=len).append(node)  # fill the smallest group first: an even spread
-    return Organized(groups=[sorted(g) for g in groups if g], dropped=dropped)
+    return Organized(groups=[sorted(g) for g in groups if g], dropped=dropped, conflicts=conflicting)

@@ -74,6 +74,28 @@ class GroupsStep(TraceStep):
         return out
 
 
+class OverruledAnswer(BaseModel):
+    answer: str
+    citations: list[str]
+    support: int  # contexts backing it: those it cites and their dropped duplicates
+    kept_answer: str  # the better-backed answer it contradicts
+    kept_support: int
+
+
+class ConflictsStep(TraceStep):
+    """``corg.conflicts=support``: answers dropped because a contradicting answer had more contexts behind it."""
+
+    kind: Literal["corg_conflicts"] = "corg_conflicts"
+    title: ClassVar[str] = "Conflicting answers"
+    overruled: list[OverruledAnswer] = Field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        out = [f"conflicting answers: {len(self.overruled)} overruled"]
+        out += [f"  {o.answer} ({o.support} contexts: {', '.join(o.citations)}) lost to {o.kept_answer} "
+                f"({o.kept_support})" for o in self.overruled]
+        return out
+
+
 class ContextRankingStep(TraceStep):
     """The Retrieve baseline: the LLM's ranking of the contexts and the ones it kept."""
 

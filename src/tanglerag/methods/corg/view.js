@@ -61,3 +61,8 @@ registerStepView("groups", "Groups and dropped contexts", step => el("div", {},
       step.dropped.map(d => el("tr", {}, el("td", {}, d.passage_id), el("td", {}, d.reason), el("td", {}, d.kept_instead || "")))) : el("p", {}, "no context dropped")));
 registerStepView("context_ranking", "Context ranking");
 registerStepView("summary", "Summary");
+registerStepView("corg_conflicts", "Conflicting answers", step => step.overruled.length
+  ? el("table", {}, el("tr", {}, el("th", {}, "overruled"), el("th", {}, "contexts"), el("th", {}, "lost to")),
+      step.overruled.map(o => el("tr", {}, el("td", {}, o.answer), el("td", {}, `${o.support}: ${o.citations.join(", ")}`),
+        el("td", {}, `${o.kept_answer} (${o.kept_support})`))))
+  : el("p", {}, "no answer contradicted a better-backed one"));
