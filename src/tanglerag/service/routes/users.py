@@ -23,7 +23,8 @@ async def list_contexts(user: UserPath, who: CallerDep, state: State) -> Context
     return ContextList(user=user, contexts=contexts)
 
 
-@router.post("/v1/users/{user}/contexts", response_model=list[UserContext], status_code=201)
+@router.post("/v1/users/{user}/contexts", response_model=list[UserContext], status_code=201,
+             responses=error_responses(400))  # a body that is not JSON
 async def add_contexts(user: UserPath, body: NewContexts, who: CallerDep, state: State) -> list[UserContext]:
     """Add statements about the user; each gets an id."""
     acting_as(user, who)
