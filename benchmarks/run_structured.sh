@@ -20,7 +20,7 @@ N="${N:-20}"
 RUNS=("${@:-corg-repair corg-off corg-on diva-repair diva-off diva-on pf-off pf-on cdit-off cdit-on}")
 eval_run() {  # NAME MODE DATASET METHODS extra flags...
   local name="$1" mode="$2" dataset="$3" methods="$4"; shift 4
-  local modes=(--set "llm.structured=$mode")
+  local modes=(--set "llm.structured=$mode" --set "llm.structured_stages={}")  # this mode for every stage
   case "$mode" in off|on|repair) ;; *) modes=(--set llm.structured=off --set "llm.structured_stages.$mode=on") ;; esac
   resume_run "runs/structured/$name" "docs/results/structured/$name"
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset "$dataset" --methods "$methods" "$@" \

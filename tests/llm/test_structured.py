@@ -13,6 +13,7 @@ from tanglerag.llm.cache import cache_key
 from tanglerag.llm.client import LLM
 from tanglerag.llm.openai_compat import OpenAICompatBackend
 from tanglerag.llm.structured import Decision
+from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
 from tanglerag.tracking import stage, track
 
@@ -72,6 +73,20 @@ def test_a_stage_can_have_its_own_mode_over_the_one_for_all():
             assert llm.decide(_decision()) == Verdict(relevant=False)
     assert [c.constrained for c in tracker.calls] == [True, False]
     assert llm.decide(_decision("Is Rome in Spain?")) == Verdict(relevant=False)  # untracked: the mode for all
+
+
+@pytest.mark.parametrize("takes_schemas", [True, False])
+def test_by_default_only_the_measured_stage_asks_for_json_and_falls_back_to_text(takes_schemas):
+    """PF+Concat's distilling call measured better as JSON (docs/results/structured.md); the rest stay text, and a
+    backend that takes no schema gets text at that stage too, without an error."""
+    cfg = Settings().llm
+    backend = CannedBackend([("JSON", '{"relevant": true}')], default="yes", structured=takes_schemas)
+    llm = LLM(backend, structured=cfg.structured, structured_stages=cfg.structured_stages)
+    with track() as tracker:
+        for name in ("distill", "post_fusion", "organize"):
+            with stage(name):
+                assert llm.decide(_decision()) == Verdict(relevant=True)
+    assert [c.constrained for c in tracker.calls] == [takes_schemas, False, False]
 
 
 def test_on_with_a_backend_that_refuses_schemas_says_what_to_change():
