@@ -72,8 +72,8 @@ def test_a_killed_run_resumes_with_the_rest_only(tmp_path):
     assert _lines(out / "checkpoint.jsonl") == 6
 
 
-def _canned_run(tmp_path, *sets: str, reply: str = "3,559 people [1]"):
-    _, examples = load_dataset("ramdocs-sample", limit=3)
+def _canned_run(tmp_path, *sets: str, reply: str = "3,559 people [1]", limit: int = 3):
+    _, examples = load_dataset("ramdocs-sample", limit=limit)
     runtime = Runtime(Settings.load(overrides=["retrieval.top_k=2", *sets]), llm=canned_llm(default=reply),
                       embedder=HashEmbedder())
     return EvalRunner(runtime).run("ramdocs-sample", examples, ["concat"], out=tmp_path / "run")
@@ -87,6 +87,18 @@ def test_a_run_with_other_settings_is_refused_and_nothing_is_lost(tmp_path):
     assert (tmp_path / "run" / "checkpoint.jsonl").read_bytes() == stored
     report, _ = _canned_run(tmp_path, "eval.concurrency=3", "llm.timeout_s=5")  # how it runs may change
     assert report.n == 3
+
+
+def test_a_run_on_own_passages_grows_and_keeps_its_answers_while_a_pooled_one_is_refused(tmp_path):
+    _canned_run(tmp_path, limit=2)
+    answered = (tmp_path / "run" / "checkpoint.jsonl").read_text()
+    report, predictions = _canned_run(tmp_path, reply="unknown", limit=4)  # more questions: only new ones asked
+    assert report.n == 4 and (tmp_path / "run" / "checkpoint.jsonl").read_text().startswith(answered)
+    assert [p.answer.startswith("3,559") for p in predictions] == [True, True, False, False]
+    pooled = tmp_path / "pooled"
+    _canned_run(pooled, "eval.passage_scope=pooled", limit=2)
+    with pytest.raises(InputError, match=r"other settings \(pool\)"):  # every question's passages are retrieved from
+        _canned_run(pooled, "eval.passage_scope=pooled", limit=4)
 
 
 def test_a_run_written_before_a_setting_existed_resumes_while_that_setting_keeps_its_default(tmp_path):

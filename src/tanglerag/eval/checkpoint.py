@@ -43,13 +43,17 @@ def _unread_sections(methods: list[str]) -> set[str]:
 
 def run_identity(dataset: str, methods: list[str], metrics: list[str], pool: list[QAExample],
                  settings: Settings) -> dict[str, Any]:
-    """What a question's predictions depend on: a checkpoint is reused only for the same identity."""
+    """What a question's predictions depend on: a checkpoint is reused only for the same identity. The pool of
+    questions is part of it only when passages are retrieved from all of theirs (``eval.passage_scope=pooled``):
+    with each question's own passages a run can grow (``--limit 30`` then ``--limit 60``) and keep its answers."""
     unread = _NOT_ANSWERS | _unread_sections(methods)
     dump = {key: value for key, value in settings.model_dump(mode="json").items() if key not in unread}
     for section, fields in _HOW_IT_RUNS.items():
         dump[section] = {k: v for k, v in dump[section].items() if k not in fields}
-    pool_ids = hashlib.sha256("\n".join(ex.id for ex in pool).encode()).hexdigest()
-    return {"dataset": dataset, "methods": methods, "metrics": metrics, "pool": pool_ids, "settings": dump}
+    identity = {"dataset": dataset, "methods": methods, "metrics": metrics, "settings": dump}
+    if settings.eval.passage_scope == "pooled":
+        identity["pool"] = hashlib.sha256("\n".join(ex.id for ex in pool).encode()).hexdigest()
+    return identity
 
 
 class Checkpoint:
@@ -98,6 +102,8 @@ class Checkpoint:
         except (OSError, ValueError) as exc:
             raise InputError(f"{run_file} is missing or damaged ({exc}), so the answers in {self.path} cannot be "
                              "matched to settings: give another --out, or delete that file to start over") from exc
+        if "pool" not in self.identity:
+            stored.pop("pool", None)  # written when every run named its pool
         sections = stored.get("settings", {})  # a run written before unread sections were left out names them all
         stored["settings"] = {k: v for k, v in sections.items() if k in self.identity["settings"]
                               or k not in _FAMILY_SECTIONS}
