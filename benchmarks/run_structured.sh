@@ -2,21 +2,23 @@
 # Issue 31: text prompts against structured outputs (llm.structured), same questions, same embedded model, greedy.
 # Each run is an `eval` with a checkpoint and every LLM call cached, so an interrupted run resumes where it stopped.
 # A repair run makes every call of the off run plus the repairs, so off runs after it from the cache.
-#   corg-MODE  COrg, pairwise graph, RAMDocs dev, a seeded sample of N questions (settings of run_corg.sh)
-#   diva-MODE  Diva, ASQA dev, a seeded sample of N questions (settings of run_diva.sh, main run)
-#   pf-MODE    post-fusion, Concat+PF and PF+Concat, RAMDocs dev, the first 3N/2 questions (run_post_fusion.sh, gold
-#              ensure)
+#   corg-MODE  COrg, pairwise graph, RAMDocs dev, the first CORG_N (50) of run_peers.sh's seeded sample of 100 (same
+#              settings, so the off run reads the peers run's cached calls)
+#   diva-MODE  Diva, ASQA dev, a seeded sample of DIVA_N (30) questions (settings of run_diva.sh, main run)
+#   pf-MODE    post-fusion, Concat+PF and PF+Concat, RAMDocs dev, the first PF_N (60) questions (run_post_fusion.sh,
+#              gold ensure)
 #   cdit-MODE  CDIT's LLM judge (phi1, one call per document) against RAMDocs' document labels, a seeded sample of
-#              3N/2 questions (benchmarks/cdit_judge_probe.py; its calls are cached, so a re-run is quick)
+#              CDIT_N (30) questions (benchmarks/cdit_judge_probe.py; its calls are cached, so a re-run is quick)
+# Runs on each question's own passages grow: a larger CORG_N or PF_N answers only the questions added. Diva's
+# passages are pooled, so another DIVA_N is another run: its stored folders are refused until removed.
 # MODE is off, on or repair (text first; JSON only for a reply the parser cannot read in full), or a stage's name:
 # that stage on, every other stage off (llm.structured_stages), e.g. pf-distill, corg-generate, diva-verify.
-# env N (default 20) sizes the samples.
 # Usage: benchmarks/run_structured.sh [RUN ...]   (default: all, cheapest first); then
 #   .venv/bin/python benchmarks/structured_report.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/run_folder.sh
-N="${N:-20}"
+CORG_N="${CORG_N:-50}" DIVA_N="${DIVA_N:-30}" PF_N="${PF_N:-60}" CDIT_N="${CDIT_N:-30}"
 RUNS=("${@:-corg-repair corg-off corg-on diva-repair diva-off diva-on pf-off pf-on cdit-off cdit-on}")
 eval_run() {  # NAME MODE DATASET METHODS extra flags...
   local name="$1" mode="$2" dataset="$3" methods="$4"; shift 4
@@ -30,12 +32,12 @@ eval_run() {  # NAME MODE DATASET METHODS extra flags...
 for name in ${RUNS[*]}; do
   mode="${name#*-}"
   case "$name" in
-    corg-*) eval_run "$name" "$mode" ramdocs corg --sample "$N" --top-k 10 --scope own --set corg.graph=pairwise ;;
-    diva-*) eval_run "$name" "$mode" asqa diva --sample "$N" --scope pooled ;;
-    pf-*) eval_run "$name" "$mode" ramdocs post-fusion,concat+pf,pf+concat --limit $((3 * N / 2)) --top-k 5 --scope own \
+    corg-*) eval_run "$name" "$mode" ramdocs corg --sample 100 --head "$CORG_N" --top-k 10 --scope own --set corg.graph=pairwise ;;
+    diva-*) eval_run "$name" "$mode" asqa diva --sample "$DIVA_N" --scope pooled ;;
+    pf-*) eval_run "$name" "$mode" ramdocs post-fusion,concat+pf,pf+concat --limit "$PF_N" --top-k 5 --scope own \
             --set methods.concat_prompt=post_fusion --gold ensure ;;
     cdit-*) mkdir -p docs/results/structured
-            HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/cdit_judge_probe.py --llm --cmd phi1 --sample $((3 * N / 2)) \
+            HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/cdit_judge_probe.py --llm --cmd phi1 --sample "$CDIT_N" \
               --set "llm.structured=$mode" --out "docs/results/structured/cdit-judge-$mode.md" > /dev/null ;;
     *) echo "unknown run: $name" >&2; exit 2 ;;
   esac
