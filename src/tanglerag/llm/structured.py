@@ -88,9 +88,12 @@ def _drop_list_items(decoded: Any, locations: list[tuple[int | str, ...]]) -> bo
             items.add(loc[:last + 1])
     for loc in sorted(items, key=lambda loc: loc[-1], reverse=True):  # later items first: indexes stay right
         container = decoded
-        for key in loc[:-1]:
-            container = container[key]
-        del container[loc[-1]]
+        try:
+            for key in loc[:-1]:
+                container = container[key]
+            del container[loc[-1]]
+        except (LookupError, TypeError):
+            pass  # inside an item already dropped
     return bool(items)
 
 
