@@ -84,3 +84,24 @@ def test_unreadable_consolidation_keeps_each_source_apart_and_no_memory_when_ask
     assert step.internal == [] and step.unreadable == 1 and len(step.rounds[0]) == len(DOCS)
     assert not any(m[0].content.startswith("You write what you know") for m, _ in backend.requests)
     assert answer.citations == ["brahms", "weather"]  # groups 1 and 3 chosen: now the 1st and 3rd documents alone
+
+
+def test_group_blocks_the_small_model_writes_are_read_and_a_quoted_passage_gives_no_sources():
+    """Two of the shapes Qwen2.5-1.5B wrote on RAMDocs instead of one line per group (17 of 41 questions read as
+    blocks; the rest copied the passages out and are still unreadable)."""
+    from tanglerag.methods.astute.method import read_group_lines
+
+    headed = ("Group 1: [1] (retrieved) and [4] (retrieved)\nWhat the group states: Powell plays football.\n"
+              "Its answer: Football\n[1][4] | consistent\n\nGroup 2: [2] (retrieved)\nWhat the group states: he "
+              "boxed.\nIts answer: boxing\n[2] | conflict\n\nThere are no conflicts between any of the groups.")
+    listed = ("Group 1: \n- What the group states: Big Girl is a documentary.\n- Its answer: documentary\n"
+              "- [source numbers]: [1]\n- conflict or consistent: consistent\n"
+              "Group 2: \n- Its answer: short film\n- [source numbers]: [2]\n- conflict or consistent: conflict")
+    quoted = "Group 1: [1] (retrieved) Census [ 11 ] of 2010 [3] people\nGroup 2: [2] (retrieved) Demographics"
+    read = {name: read_group_lines(text, 4) for name, text in [("headed", headed), ("listed", listed),
+                                                                ("quoted", quoted)]}
+    assert [(g.statement, g.answer, g.sources, g.conflict) for g in read["headed"].groups] == [
+        ("Powell plays football.", "Football", [1, 4], False), ("he boxed.", "boxing", [2], True)]
+    assert [(g.statement, g.answer, g.sources, g.conflict) for g in read["listed"].groups] == [
+        ("Big Girl is a documentary.", "documentary", [1], False), ("short film", "short film", [2], True)]
+    assert read["quoted"] is None  # passages copied out: no answer, so no group

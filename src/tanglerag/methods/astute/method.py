@@ -68,7 +68,7 @@ def read_recall_lines(text: str, limit: int) -> Recalled:
 
 
 def read_group_lines(text: str, sources: int) -> Consolidated | None:
-    """``statement | answer | [n] | conflict`` lines; None when there is none."""
+    """``statement | answer | [n] | conflict`` lines, or else ``Group N:`` blocks; None when there is neither."""
     groups = []
     for line in text.splitlines():
         fields = [f.strip() for f in line.split("|")]
@@ -77,7 +77,44 @@ def read_group_lines(text: str, sources: int) -> Consolidated | None:
             continue
         groups.append(Group.model_construct(statement=strip_citations(fields[0]), answer=strip_citations(fields[1]),
                                             sources=numbers, conflict="conflict" in line.lower().split("|")[-1]))
+    groups = groups or read_group_blocks(text, sources)
     return Consolidated.model_construct(groups=groups[:MAX_GROUPS]) if groups else None
+
+
+_GROUP_HEAD = re.compile(r"^\W*group\s*\d+\b", re.IGNORECASE)
+_LABELLED = re.compile(r"^[\s*•-]*(?P<label>[^:|]{1,40}?)\s*:\s*(?P<value>.*)$")
+
+
+def read_group_blocks(text: str, sources: int) -> list[Group]:
+    """``Group N:`` blocks, the shape the 1.5B model writes for most questions instead of one line per group: a
+    head line (often naming the sources), labelled lines for what the group states and its answer, a line of
+    source numbers, a consistent / conflict word. Only the head, lines labelled as sources and lines that start
+    with a number in brackets give sources (a block may quote a passage, with numbers of its own); a block
+    without an answer or a source is not a group."""
+    blocks: list[list[str]] = []
+    for line in text.splitlines():
+        if _GROUP_HEAD.match(line):
+            blocks.append([line])
+        elif blocks:
+            blocks[-1].append(line)
+    groups = []
+    for head, *rest in blocks:
+        found = {"statement": "", "answer": ""}
+        numbers, conflict = cited_numbers(head), False
+        for line in rest:
+            labelled = _LABELLED.match(line)
+            label = labelled["label"].lower() if labelled else ""
+            key = "answer" if "answer" in label else "statement" if "state" in label else None
+            if key and labelled:
+                found[key] = found[key] or strip_citations(labelled["value"]).strip()
+            if "source" in label or line.lstrip(" -*•").startswith("["):
+                numbers += cited_numbers(line)
+            conflict |= re.split(r"[:|]", line)[-1].strip().lower().startswith("conflict")
+        numbers = [n for n in dict.fromkeys(numbers) if 1 <= n <= sources]
+        if found["answer"] and numbers:
+            groups.append(Group.model_construct(statement=found["statement"] or found["answer"],
+                                                answer=found["answer"], sources=numbers, conflict=conflict))
+    return groups
 
 
 def read_choice_lines(text: str, groups: int) -> Choice:
