@@ -25,9 +25,10 @@ from run_io import (
 
 ROOT = Path(__file__).resolve().parent.parent
 ORDER = ("concat", "separate", "corg", "corg-answer-each", "corg-support", "corg-answer-each-support", "madam-rag",
-         "astute-rag")
-VARIANTS = {"answer-each": "corg-answer-each", "support": "corg-support",
-            "answer-each-support": "corg-answer-each-support"}  # run folder: COrg variant it holds
+         "astute-rag", "astute-rag-repair")
+VARIANTS = {"answer-each": ("corg", "corg-answer-each"), "support": ("corg", "corg-support"),
+            "answer-each-support": ("corg", "corg-answer-each-support"),
+            "astute-repair": ("astute-rag", "astute-rag-repair")}  # run folder: (method it ran, name in the report)
 METRICS = ("ramdocs_strict", "answer_recall", "d_f1", "misinfo_leak", "noise_cited")
 LABELS = {"ramdocs_strict": "strict", "answer_recall": "recall", "d_f1": "D-F1", "misinfo_leak": "misinfo leak",
           "noise_cited": "noise cited"}
@@ -41,9 +42,9 @@ PUBLISHED = [  # RAMDocs test, 500 questions, the MADAM-RAG paper's strict exact
 def predictions(runs: Path) -> dict[str, dict[str, dict]]:
     """Per method, per question id, on the questions every method answered."""
     _, per_q = load(runs / "main")
-    for folder, variant in VARIANTS.items():
+    for folder, (method, variant) in VARIANTS.items():
         if (runs / folder / "results.json").exists():
-            per_q[variant] = load(runs / folder)[1]["corg"]
+            per_q[variant] = load(runs / folder)[1][method]
     return on_common_questions({m: per_q[m] for m in ORDER if m in per_q})
 
 
