@@ -48,7 +48,7 @@ def test_the_answer_of_the_context_outnumbered_by_a_duplicated_one_is_overruled(
     else:
         assert [(o.answer, o.citations, o.support, o.kept_answer, o.kept_support) for o in step.overruled] == [
             ("film", ["d2"], 1, "novel", 2)]  # novel: d0 and its dropped duplicate d1
-        assert "film (1 contexts: d2) lost to novel (2)" in "\n".join(step.lines())
+        assert "film (backed by 1: d2) lost to novel (backed by 2)" in "\n".join(step.lines())
 
 
 def test_a_tie_keeps_both_and_only_contradicting_parts_compete():

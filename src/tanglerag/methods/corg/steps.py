@@ -91,8 +91,8 @@ class ConflictsStep(TraceStep):
 
     def lines(self) -> list[str]:
         out = [f"conflicting answers: {len(self.overruled)} overruled"]
-        out += [f"  {o.answer} ({o.support} contexts: {', '.join(o.citations)}) lost to {o.kept_answer} "
-                f"({o.kept_support})" for o in self.overruled]
+        out += [f"  {o.answer} (backed by {o.support}: {', '.join(o.citations)}) lost to {o.kept_answer} "
+                f"(backed by {o.kept_support})" for o in self.overruled]
         return out
 
 
