@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 
 from run_io import (
+    diff_text,
     group_table,
     load,
     mean_percent,
@@ -79,15 +80,14 @@ def goal_lines(per_q: dict[str, dict[str, dict]]) -> list[str]:
     madam_calls = usage_means(list(madam.values()))[0]
     for variant in (m for m in per_q if m.startswith("corg")):
         rows = per_q[variant]
-        strict = paired_text({variant: rows, "madam-rag": madam}, variant, "madam-rag", "ramdocs_strict")
+        strict = paired_diff({variant: rows, "madam-rag": madam}, variant, "madam-rag", "ramdocs_strict")
         ratio = usage_means(list(rows.values()))[0] / madam_calls
         leaked = [i for i in rows if rows[i]["metrics"].get("misinfo_leak") is not None]
         leak = (mean_percent([rows[i] for i in leaked], "misinfo_leak") or 0.0) - \
             (mean_percent([madam[i] for i in leaked], "misinfo_leak") or 0.0)
-        strict_gap = 100 * paired_diff({variant: rows, "madam-rag": madam}, variant, "madam-rag", "ramdocs_strict")[0]
-        missed = [what for what, ok in (("strict", strict_gap >= 0), ("calls", ratio <= 0.5), ("leak", leak < 0))
+        missed = [what for what, ok in (("strict", strict[0] >= 0), ("calls", ratio <= 0.5), ("leak", leak < 0))
                   if not ok]
-        out.append(f"| {variant} | {strict} | {ratio:.2f} | {leak:+.1f} points (n={len(leaked)}) "
+        out.append(f"| {variant} | {diff_text(strict)} | {ratio:.2f} | {leak:+.1f} points (n={len(leaked)}) "
                    f"| {'reached' if not missed else 'missed on ' + ', '.join(missed)} |")
     return out
 

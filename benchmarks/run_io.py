@@ -66,7 +66,12 @@ def paired_diff(per_q: dict, a: str, b: str, metric: str, samples: int = 2000, s
 
 def paired_text(per_q: dict, a: str, b: str, metric: str, unit: str = " points") -> str:
     """``paired_diff`` as report text, in points: "+1.8 points [-1.6, +5.9]"."""
-    d, lo, hi = (100 * v for v in paired_diff(per_q, a, b, metric)[:3])
+    return diff_text(paired_diff(per_q, a, b, metric), unit)
+
+
+def diff_text(diff: tuple, unit: str = " points") -> str:
+    """A ``paired_diff`` result already computed, as ``paired_text`` writes it."""
+    d, lo, hi = (100 * v for v in diff[:3])
     return f"{d:+.1f}{unit} [{lo:+.1f}, {hi:+.1f}]"
 
 
