@@ -8,6 +8,7 @@ Usage: .venv/bin/python benchmarks/peers_report.py [--runs docs/results/peers]
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from pathlib import Path
 
 from run_io import (
@@ -35,6 +36,7 @@ LABELS = {"ramdocs_strict": "strict", "answer_recall": "recall", "d_f1": "D-F1",
           "noise_cited": "noise cited"}
 KINDS = {"one answer": lambda t: "ambiguous" not in t, "several answers": lambda t: "ambiguous" in t,
          "with misinformation": lambda t: "misinformation" in t, "with noise": lambda t: "noise" in t}
+EXAMPLE_DESCRIPTORS = ("the basketball player", "the scientist")  # madam/prompts.py's worked example
 PUBLISHED = [  # RAMDocs test, 500 questions, the MADAM-RAG paper's strict exact match
     ("Llama-3.3-70B-Instruct", 34.4, 32.6, 31.8), ("Qwen2.5-72B-Instruct", 26.4, 20.6, 20.8),
     ("GPT-4o-mini", 28.0, 25.0, 13.0)]
@@ -92,6 +94,50 @@ def goal_lines(per_q: dict[str, dict[str, dict]]) -> list[str]:
     return out
 
 
+def step(row: dict, kind: str) -> dict | None:
+    """A prediction's trace step of that kind (None when the method recorded none)."""
+    return next((s for s in row.get("trace", {}).get("steps", []) if s.get("kind") == kind), None)
+
+
+def madam_line(rows: list[dict]) -> str:
+    """How MADAM-RAG's debates went: rounds run, why they ended, unreadable agents, unknown finals, and final
+    answers that carry the aggregator's worked example (its descriptors "the basketball player" / "the scientist")."""
+    debates = [d for r in rows if (d := step(r, "debate"))]
+    rounds = Counter(len(d["rounds"]) for d in debates)
+    settled = sum(d["stopped"].startswith("no agent") for d in debates)
+    agents = [a for d in debates for rnd in d["rounds"] for a in rnd["agents"]]
+    unreadable = sum(a["unreadable"] for a in agents)
+    unknown = sum(r["answer"].strip() == "unknown" for r in rows)
+    copied = sum(any(p.get("descriptor") in EXAMPLE_DESCRIPTORS for p in r.get("parts", [])) for r in rows)
+    ran = ", ".join(f"{n} round{'s' * (n > 1)} in {rounds[n]}" for n in sorted(rounds))
+    return (f"- MADAM-RAG ({len(debates)} questions): agent rounds run: {ran} (a round whose agents all keep their "
+            f"answers ends the debate without a new aggregation): {settled} ended that way, {len(debates) - settled} "
+            f"at the round limit; {unreadable} of {len(agents)} agent replies unreadable; {unknown} final answers "
+            f"unknown; {copied} final answers carry the worked example's descriptors.")
+
+
+def astute_line(name: str, rows: list[dict]) -> str:
+    """How Astute RAG went: did the model write a memory passage, did consolidation give groups answers (an
+    unreadable or passage-copying reply leaves one answerless group per source), and did the choice take a group
+    that memory backs."""
+    steps = [s for r in rows if (s := step(r, "astute"))]
+    memory = sum(bool(s["internal"]) for s in steps)
+    last = [s["rounds"][-1] if s["rounds"] else [] for s in steps]
+    grouped = sum(any(g["answer"] for g in groups) for groups in last)
+    chose_memory = sum(any(n <= len(groups) and any(src.startswith("memory-") for src in groups[n - 1]["sources"])
+                           for n in s["chosen_groups"]) for s, groups in zip(steps, last, strict=True))
+    memory_only = sum(any(not p["citations"] for p in s["chosen"]) for s in steps)
+    return (f"- {name} ({len(steps)} questions): a memory passage written in {memory}; consolidation gave its groups "
+            f"answers in {grouped} (the rest fell back to one answerless group per source); the choice took a group "
+            f"with the memory passage in {chose_memory}, an answer backed by memory alone in {memory_only}.")
+
+
+def diagnostics(per_q: dict[str, dict[str, dict]]) -> list[str]:
+    out = [madam_line(list(per_q["madam-rag"].values()))] if "madam-rag" in per_q else []
+    return out + [astute_line(name, list(per_q[name].values())) for name in ("astute-rag", "astute-rag-repair")
+                  if name in per_q]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=Path, default=ROOT / "docs/results/peers")
@@ -112,6 +158,7 @@ def main() -> None:
              "![strict score against LLM calls per question](peers_frontier.png)", "",
              "## The goal: COrg at least MADAM-RAG's strict score, at most half its calls, a lower misinformation leak",
              "", *goal_lines(per_q), "",
+             "## How the peers ran (from their traces)", "", *diagnostics(per_q), "",
              "## Published (RAMDocs test, 500 questions, strict exact match, the MADAM-RAG paper)", "",
              *table_head("| model | MADAM-RAG | prompt-based | Astute RAG |"),
              *[f"| {model} | {a} | {b} | {c} |" for model, a, b, c in PUBLISHED], ""]
