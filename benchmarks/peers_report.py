@@ -132,8 +132,23 @@ def astute_line(name: str, rows: list[dict]) -> str:
             f"with the memory passage in {chose_memory}, an answer backed by memory alone in {memory_only}.")
 
 
+def corg_line(rows: list[dict]) -> str:
+    """What COrg's graph called each pair of a correct and a misinformation document (RAMDocs' labels): the
+    support rule (corg.conflicts=support) acts only on pairs it calls counterfactual."""
+    labels: Counter[str] = Counter()
+    for row in rows:
+        kinds = {p["passage"]["id"]: p["passage"]["metadata"].get("type") for p in row.get("passages", [])}
+        graph = step(row, "corg_graph") or {"edges": []}
+        labels.update(e["relation"] for e in graph["edges"]
+                      if {kinds.get(e["source"]), kinds.get(e["target"])} == {"correct", "misinfo"})
+    shares = ", ".join(f"{name} {count}" for name, count in labels.most_common())
+    return (f"- COrg's graph on the {sum(labels.values())} pairs of a correct and a misinformation document: "
+            f"{shares} (only a counterfactual pair lets `corg.conflicts=support` drop the worse-backed answer).")
+
+
 def diagnostics(per_q: dict[str, dict[str, dict]]) -> list[str]:
-    out = [madam_line(list(per_q["madam-rag"].values()))] if "madam-rag" in per_q else []
+    out = [corg_line(list(per_q["corg"].values()))] if "corg" in per_q else []
+    out += [madam_line(list(per_q["madam-rag"].values()))] if "madam-rag" in per_q else []
     return out + [astute_line(name, list(per_q[name].values())) for name in ("astute-rag", "astute-rag-repair")
                   if name in per_q]
 
