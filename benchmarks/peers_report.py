@@ -132,23 +132,37 @@ def astute_line(name: str, rows: list[dict]) -> str:
             f"with the memory passage in {chose_memory}, an answer backed by memory alone in {memory_only}.")
 
 
-def corg_line(rows: list[dict]) -> str:
-    """What COrg's graph called each pair of a correct and a misinformation document (RAMDocs' labels): the
-    support rule (corg.conflicts=support) acts only on pairs it calls counterfactual."""
-    labels: Counter[str] = Counter()
+RELATIONS = ("ambiguous", "counterfactual", "distracting", "duplicated", "none")
+
+
+def pair_kind(a: dict, b: dict) -> str:
+    """A document pair by RAMDocs' labels; two correct ones are about the same entity when they give one answer."""
+    kind = " / ".join(sorted((a.get("type", "?"), b.get("type", "?"))))
+    if a.get("type") == b.get("type") == "correct":
+        kind += ", same answer" if a["answer"].lower() == b["answer"].lower() else ", different answers"
+    return kind
+
+
+def graph_table(rows: list[dict]) -> list[str]:
+    """What COrg's graph called each kind of document pair. Two correct documents with different answers are
+    different entities (ambiguous); a correct and a misinformation one conflict (counterfactual): the support rule
+    (corg.conflicts=support) acts only on pairs the graph calls counterfactual."""
+    labels: dict[str, Counter[str]] = {}
     for row in rows:
-        kinds = {p["passage"]["id"]: p["passage"]["metadata"].get("type") for p in row.get("passages", [])}
-        graph = step(row, "corg_graph") or {"edges": []}
-        labels.update(e["relation"] for e in graph["edges"]
-                      if {kinds.get(e["source"]), kinds.get(e["target"])} == {"correct", "misinfo"})
-    shares = ", ".join(f"{name} {count}" for name, count in labels.most_common())
-    return (f"- COrg's graph on the {sum(labels.values())} pairs of a correct and a misinformation document: "
-            f"{shares} (only a counterfactual pair lets `corg.conflicts=support` drop the worse-backed answer).")
+        meta = {p["passage"]["id"]: p["passage"]["metadata"] for p in row.get("passages", [])}
+        for edge in (step(row, "corg_graph") or {"edges": []})["edges"]:
+            if edge["source"] in meta and edge["target"] in meta:
+                kind = pair_kind(meta[edge["source"]], meta[edge["target"]])
+                labels.setdefault(kind, Counter())[edge["relation"]] += 1
+    out = table_head("| document pair (RAMDocs labels) | pairs | " + " | ".join(RELATIONS) + " |")
+    for kind, counts in sorted(labels.items()):
+        total = sum(counts.values())
+        out.append(f"| {kind} | {total} | " + " | ".join(f"{100 * counts[r] / total:.0f}%" for r in RELATIONS) + " |")
+    return out
 
 
 def diagnostics(per_q: dict[str, dict[str, dict]]) -> list[str]:
-    out = [corg_line(list(per_q["corg"].values()))] if "corg" in per_q else []
-    out += [madam_line(list(per_q["madam-rag"].values()))] if "madam-rag" in per_q else []
+    out = [madam_line(list(per_q["madam-rag"].values()))] if "madam-rag" in per_q else []
     return out + [astute_line(name, list(per_q[name].values())) for name in ("astute-rag", "astute-rag-repair")
                   if name in per_q]
 
@@ -174,6 +188,8 @@ def main() -> None:
              "## The goal: COrg at least MADAM-RAG's strict score, at most half its calls, a lower misinformation leak",
              "", *goal_lines(per_q), "",
              "## How the peers ran (from their traces)", "", *diagnostics(per_q), "",
+             "What COrg's relation graph called each kind of document pair (share of the pairs of that kind):", "",
+             *graph_table(list(per_q["corg"].values())), "",
              "## Published (RAMDocs test, 500 questions, strict exact match, the MADAM-RAG paper)", "",
              *table_head("| model | MADAM-RAG | prompt-based | Astute RAG |"),
              *[f"| {model} | {a} | {b} | {c} |" for model, a, b, c in PUBLISHED], ""]
