@@ -2,8 +2,9 @@
 # Issue 31: text prompts against structured outputs (llm.structured), same questions, same embedded model, greedy.
 # Each run is an `eval` with a checkpoint and every LLM call cached, so an interrupted run resumes where it stopped.
 # A repair run makes every call of the off run plus the repairs, so off runs after it from the cache.
-#   corg-MODE  COrg, pairwise graph, RAMDocs dev, the first CORG_N (50) of run_peers.sh's seeded sample of 100 (same
-#              settings, so the off run reads the peers run's cached calls)
+#   corg-MODE  COrg, pairwise graph, RAMDocs dev, the first CORG_N (100: all) of run_peers.sh's seeded sample of 100
+#              (same settings, so the off run reads the peers run's cached calls). The sample keeps dev's order, 40
+#              one-answer questions then 60 two-answer ones, so a smaller CORG_N is mostly one-answer questions
 #   diva-MODE  Diva, ASQA dev, a seeded sample of DIVA_N (30) questions (settings of run_diva.sh, main run)
 #   pf-MODE    post-fusion, Concat+PF and PF+Concat, RAMDocs dev, the first PF_N (60) questions (run_post_fusion.sh,
 #              gold ensure)
@@ -18,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/run_folder.sh
-CORG_N="${CORG_N:-50}" DIVA_N="${DIVA_N:-30}" PF_N="${PF_N:-60}" CDIT_N="${CDIT_N:-30}"
+CORG_N="${CORG_N:-100}" DIVA_N="${DIVA_N:-30}" PF_N="${PF_N:-60}" CDIT_N="${CDIT_N:-30}"
 RUNS=("${@:-corg-repair corg-off corg-on diva-repair diva-off diva-on pf-off pf-on cdit-off cdit-on}")
 eval_run() {  # NAME MODE DATASET METHODS extra flags...
   local name="$1" mode="$2" dataset="$3" methods="$4"; shift 4
