@@ -26,10 +26,10 @@ from run_io import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-ORDER = ("concat", "separate", "corg", "corg-answer-each", "corg-support", "corg-answer-each-support", "madam-rag",
+ORDER = ("concat", "separate", "corg", "corg-answer-each", "corg-support", "corg-answer-each-support", "madam-rag-1-round", "madam-rag",
          "astute-rag", "astute-rag-repair")
 VARIANTS = {"answer-each": ("corg", "corg-answer-each"), "support": ("corg", "corg-support"),
-            "answer-each-support": ("corg", "corg-answer-each-support"),
+            "answer-each-support": ("corg", "corg-answer-each-support"), "madam-1": ("madam-rag", "madam-rag-1-round"),
             "astute-repair": ("astute-rag", "astute-rag-repair")}  # run folder: (method it ran, name in the report)
 METRICS = ("ramdocs_strict", "answer_recall", "d_f1", "misinfo_leak", "noise_cited")
 LABELS = {"ramdocs_strict": "strict", "answer_recall": "recall", "d_f1": "D-F1", "misinfo_leak": "misinfo leak",

@@ -6,6 +6,8 @@
 #   answer-each  COrg answering each kept context in its own call
 #   support, answer-each-support  the two with corg.conflicts=support (an answer contradicted by a better-backed
 #                one is dropped; no extra call, so these run from the cache of the two above)
+#   madam-1      MADAM-RAG after its first round (madam.rounds=1: the agents alone, then the aggregator), from the
+#                cache of main: what the debate rounds add
 #   astute-repair  Astute RAG with its consolidation repaired under the schema (llm.structured_stages.consolidate=
 #                repair): the 1.5B model copies the passages out instead of grouping them for most questions
 # Usage: benchmarks/run_peers.sh [N [--set key=value ...]]   (env HEAD=K answers only the first K of the sample now,
@@ -18,7 +20,7 @@ N="${1:-100}"
 shift || true
 EXTRA=("$@")
 HEAD="${HEAD:-$N}"
-RUNS="${RUNS:-main answer-each support answer-each-support astute-repair}"
+RUNS="${RUNS:-main answer-each support answer-each-support madam-1 astute-repair}"
 METRICS="ramdocs_strict,answer_recall,d_f1,misinfo_leak,noise_cited,ans,unk,cited"
 run() {  # NAME METHODS extra flags...
   local name="$1" methods="$2"; shift 2
@@ -33,4 +35,5 @@ run main concat,separate,corg,madam-rag,astute-rag
 run answer-each corg --set corg.answer_each=true
 run support corg --set corg.conflicts=support
 run answer-each-support corg --set corg.answer_each=true --set corg.conflicts=support
+run madam-1 madam-rag --set madam.rounds=1
 run astute-repair astute-rag --set llm.structured_stages.consolidate=repair
