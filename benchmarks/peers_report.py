@@ -99,10 +99,23 @@ def step(row: dict, kind: str) -> dict | None:
     return next((s for s in row.get("trace", {}).get("steps", []) if s.get("kind") == kind), None)
 
 
+def answering(rows: list[dict], debates: list[dict], kind: str) -> str:
+    """How many agents holding a ``kind`` document (RAMDocs' label) gave an answer in the first and the last round."""
+    first = last = total = 0
+    for row, debate in zip(rows, debates, strict=True):
+        kinds = {p["passage"]["id"]: p["passage"]["metadata"].get("type") for p in row.get("passages", [])}
+        for a, b in zip(debate["rounds"][0]["agents"], debate["rounds"][-1]["agents"], strict=True):
+            if kinds.get(a["passage_id"]) == kind:
+                total, first, last = total + 1, first + (a["answer"] != "unknown"), last + (b["answer"] != "unknown")
+    return f"{kind} {first} -> {last} of {total}"
+
+
 def madam_line(rows: list[dict]) -> str:
-    """How MADAM-RAG's debates went: rounds run, why they ended, unreadable agents, unknown finals, and final
-    answers that carry the aggregator's worked example (its descriptors "the basketball player" / "the scientist")."""
-    debates = [d for r in rows if (d := step(r, "debate"))]
+    """How MADAM-RAG's debates went: rounds run, why they ended, who answered in the first and the last round,
+    unreadable agents, unknown finals, and final answers that carry the aggregator's worked example (its
+    descriptors "the basketball player" / "the scientist")."""
+    rows = [r for r in rows if step(r, "debate")]
+    debates = [step(r, "debate") or {} for r in rows]
     rounds = Counter(len(d["rounds"]) for d in debates)
     settled = sum(d["stopped"].startswith("no agent") for d in debates)
     agents = [a for d in debates for rnd in d["rounds"] for a in rnd["agents"]]
@@ -110,10 +123,12 @@ def madam_line(rows: list[dict]) -> str:
     unknown = sum(r["answer"].strip() == "unknown" for r in rows)
     copied = sum(any(p.get("descriptor") in EXAMPLE_DESCRIPTORS for p in r.get("parts", [])) for r in rows)
     ran = ", ".join(f"{n} round{'s' * (n > 1)} in {rounds[n]}" for n in sorted(rounds))
+    moved = "; ".join(answering(rows, debates, kind) for kind in ("correct", "misinfo", "noise"))
     return (f"- MADAM-RAG ({len(debates)} questions): agent rounds run: {ran} (a round whose agents all keep their "
             f"answers ends the debate without a new aggregation): {settled} ended that way, {len(debates) - settled} "
-            f"at the round limit; {unreadable} of {len(agents)} agent replies unreadable; {unknown} final answers "
-            f"unknown; {copied} final answers carry the worked example's descriptors.")
+            f"at the round limit. Agents that gave an answer, first round -> last, by their document's label: "
+            f"{moved}. {unreadable} of {len(agents)} agent replies unreadable; {unknown} final answers unknown; "
+            f"{copied} final answers carry the worked example's descriptors.")
 
 
 def astute_line(name: str, rows: list[dict]) -> str:
