@@ -1,7 +1,8 @@
 """Issue 28's report: our methods beside MADAM-RAG and Astute RAG on RAMDocs dev, with the cost-quality frontier.
 
-Reads `benchmarks/run_peers.sh` runs (docs/results/peers/{main,answer-each}) and writes docs/results/peers.md and
-the frontier plot docs/results/peers_frontier.png (strict score with its 95% CI against LLM calls per question).
+Reads `benchmarks/run_peers.sh` runs (docs/results/peers/main and the variants' folders, VARIANTS) and writes
+docs/results/peers.md (tables, the goal, how the peers ran from their traces) and the frontier plot
+docs/results/peers_frontier.png (strict score with its 95% CI against LLM calls per question).
 Usage: .venv/bin/python benchmarks/peers_report.py [--runs docs/results/peers]
 """
 
@@ -26,8 +27,8 @@ from run_io import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-ORDER = ("concat", "separate", "corg", "corg-answer-each", "corg-support", "corg-answer-each-support", "madam-rag-1-round", "madam-rag",
-         "astute-rag", "astute-rag-repair")
+ORDER = ("concat", "separate", "corg", "corg-answer-each", "corg-support", "corg-answer-each-support",
+         "madam-rag-1-round", "madam-rag", "astute-rag", "astute-rag-repair")
 VARIANTS = {"answer-each": ("corg", "corg-answer-each"), "support": ("corg", "corg-support"),
             "answer-each-support": ("corg", "corg-answer-each-support"), "madam-1": ("madam-rag", "madam-rag-1-round"),
             "astute-repair": ("astute-rag", "astute-rag-repair")}  # run folder: (method it ran, name in the report)
@@ -114,8 +115,8 @@ def madam_line(rows: list[dict]) -> str:
     """How MADAM-RAG's debates went: rounds run, why they ended, who answered in the first and the last round,
     unreadable agents, unknown finals, and final answers that carry the aggregator's worked example (its
     descriptors "the basketball player" / "the scientist")."""
-    rows = [r for r in rows if step(r, "debate")]
-    debates = [step(r, "debate") or {} for r in rows]
+    pairs = [(r, d) for r in rows if (d := step(r, "debate"))]
+    rows, debates = [r for r, _ in pairs], [d for _, d in pairs]
     rounds = Counter(len(d["rounds"]) for d in debates)
     settled = sum(d["stopped"].startswith("no agent") for d in debates)
     agents = [a for d in debates for rnd in d["rounds"] for a in rnd["agents"]]
