@@ -43,13 +43,19 @@ PUBLISHED = [  # RAMDocs test, 500 questions, the MADAM-RAG paper's strict exact
     ("GPT-4o-mini", 28.0, 25.0, 13.0)]
 
 
-def predictions(runs: Path) -> dict[str, dict[str, dict]]:
-    """Per method, per question id, on the questions every method answered."""
+def predictions(runs: Path) -> tuple[dict[str, dict[str, dict]], list[str]]:
+    """Per method, per question id, on the questions every method answered; and the variants left out because
+    they have not yet answered every question of the main run (a variant still running would shrink the tables)."""
     _, per_q = load(runs / "main")
+    partial = []
     for folder, (method, variant) in VARIANTS.items():
         if (runs / folder / "results.json").exists():
-            per_q[variant] = load(runs / folder)[1][method]
-    return on_common_questions({m: per_q[m] for m in ORDER if m in per_q})
+            rows = load(runs / folder)[1][method]
+            if set(per_q[method]) <= set(rows):
+                per_q[variant] = rows
+            else:
+                partial.append(f"{variant} ({len(rows)} of {len(per_q[method])} questions so far)")
+    return on_common_questions({m: per_q[m] for m in ORDER if m in per_q}), partial
 
 
 def main_table(per_q: dict[str, dict[str, dict]]) -> list[str]:
@@ -187,7 +193,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=Path, default=ROOT / "docs/results/peers")
     args = parser.parse_args()
-    per_q = predictions(args.runs)
+    per_q, partial = predictions(args.runs)
     n = len(next(iter(per_q.values())))
     methods_frontier(ROOT / "docs/results/peers_frontier.png", per_q, "ramdocs_strict", "RAMDocs strict score (%)",
                      "RAMDocs dev")
@@ -196,8 +202,11 @@ def main() -> None:
              "question's own documents (at most 10). Scores in %. **strict** is the MADAM-RAG paper's score: right "
              "only when the response contains every gold answer and no wrong one (SQuAD-normalised, matched as whole "
              "words; `metrics/conflict.py`); **recall** the share of gold answers present; **misinfo leak** a wrong "
-             "(misinformation) answer present; **noise cited** a noise document cited. Paired 95% bootstrap CIs "
+             "(misinformation) answer present, over the questions that list one; **noise cited** a noise document cited, "
+             "over the questions that have one. Paired 95% bootstrap CIs "
              "against madam-rag; LLM calls include cached ones (what the method costs).")
+    if partial:
+        intro += " Left out until they have answered every question: " + "; ".join(partial) + "."
     lines = ["# Peers on RAMDocs dev: COrg beside MADAM-RAG and Astute RAG", "", intro, "",
              *main_table(per_q), "", "## Strict score by kind of question", "", *kind_table(per_q), "",
              "![strict score against LLM calls per question](peers_frontier.png)", "",
