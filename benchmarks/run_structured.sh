@@ -3,8 +3,8 @@
 # Each run is an `eval` with a checkpoint and every LLM call cached, so an interrupted run resumes where it stopped.
 # A repair run makes every call of the off run plus the repairs, so off runs after it from the cache.
 #   corg-MODE  COrg, pairwise graph, RAMDocs dev, the first CORG_N (100: all) of run_peers.sh's seeded sample of 100
-#              (same settings, so the off run reads the peers run's cached calls). The sample keeps dev's order, 40
-#              one-answer questions then 60 two-answer ones, so a smaller CORG_N is mostly one-answer questions
+#              (same settings, so the off run reads the peers run's cached calls). The sample keeps dev's order, 36
+#              one-answer questions then 64 two-answer ones, so a smaller CORG_N is mostly one-answer questions
 #   diva-MODE  Diva, ASQA dev, a seeded sample of DIVA_N (30) questions (settings of run_diva.sh, main run)
 #   pf-MODE    post-fusion, Concat+PF and PF+Concat, RAMDocs dev, the first PF_N (60) questions (run_post_fusion.sh,
 #              gold ensure)
