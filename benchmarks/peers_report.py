@@ -21,6 +21,7 @@ from run_io import (
     on_common_questions,
     paired_diff,
     paired_text,
+    step,
     table_head,
     usage_means,
     write_report,
@@ -101,18 +102,18 @@ def goal_lines(per_q: dict[str, dict[str, dict]]) -> list[str]:
     return out
 
 
-def step(row: dict, kind: str) -> dict | None:
-    """A prediction's trace step of that kind (None when the method recorded none)."""
-    return next((s for s in row.get("trace", {}).get("steps", []) if s.get("kind") == kind), None)
+def document_labels(row: dict) -> dict[str, dict]:
+    """RAMDocs' label of each document a prediction was given (its type and answer), by passage id."""
+    return {p["passage"]["id"]: p["passage"]["metadata"] for p in row.get("passages", [])}
 
 
 def answering(rows: list[dict], debates: list[dict], kind: str) -> str:
     """How many agents holding a ``kind`` document (RAMDocs' label) gave an answer in the first and the last round."""
     first = last = total = 0
     for row, debate in zip(rows, debates, strict=True):
-        kinds = {p["passage"]["id"]: p["passage"]["metadata"].get("type") for p in row.get("passages", [])}
+        labels = document_labels(row)
         for a, b in zip(debate["rounds"][0]["agents"], debate["rounds"][-1]["agents"], strict=True):
-            if kinds.get(a["passage_id"]) == kind:
+            if labels.get(a["passage_id"], {}).get("type") == kind:
                 total, first, last = total + 1, first + (a["answer"] != "unknown"), last + (b["answer"] != "unknown")
     return f"{kind} {first} -> {last} of {total}"
 
@@ -171,7 +172,7 @@ def graph_table(rows: list[dict]) -> list[str]:
     (corg.conflicts=support) acts only on pairs the graph calls counterfactual."""
     labels: dict[str, Counter[str]] = {}
     for row in rows:
-        meta = {p["passage"]["id"]: p["passage"]["metadata"] for p in row.get("passages", [])}
+        meta = document_labels(row)
         for edge in (step(row, "corg_graph") or {"edges": []})["edges"]:
             if edge["source"] in meta and edge["target"] in meta:
                 kind = pair_kind(meta[edge["source"]], meta[edge["target"]])
