@@ -12,7 +12,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from run_io import table_head, write_report
+from run_io import diff_text, paired_diff, table_head, write_report
 
 from tanglerag.errors import TangleragError
 from tanglerag.eval.records import Prediction
@@ -52,9 +52,20 @@ def unreadable(p: Prediction) -> tuple[int, int]:
     return left, taken
 
 
-def row(mode: str, rows: list[Prediction], metrics: tuple[str, ...], finished: bool) -> str:
+def against_text(rows: list[Prediction], text_rows: list[Prediction] | None, metric: str) -> str:
+    """The metric's mean, then (for a mode other than text) its paired difference from the text run on the same
+    questions with a 95% bootstrap CI, so a gain or loss can be told from noise."""
+    mean = f"{100 * sum(p.metrics.get(metric) or 0.0 for p in rows) / len(rows):.1f}"
+    if text_rows is None:
+        return mean
+    per_q = {name: {p.id: {"metrics": {metric: p.metrics.get(metric) or 0.0}} for p in preds}
+             for name, preds in (("mode", rows), ("off", text_rows))}
+    return f"{mean} ({diff_text(paired_diff(per_q, 'mode', 'off', metric), '')})"
+
+
+def row(mode: str, rows: list[Prediction], metrics: tuple[str, ...], finished: bool,
+        text_rows: list[Prediction] | None) -> str:
     n = len(rows)
-    mean = {m: 100 * sum(p.metrics.get(m) or 0.0 for p in rows) / n for m in metrics}
     left, taken = (sum(x) for x in zip(*(unreadable(p) for p in rows), strict=True))
     calls = [c for p in rows for c in p.trace.calls]
     constrained = sum(c.constrained for c in calls)
@@ -62,7 +73,8 @@ def row(mode: str, rows: list[Prediction], metrics: tuple[str, ...], finished: b
                                                                      "model_seconds")}
     grades = Counter(s.grade for p in rows for s in p.trace.steps if s.kind == "diva" and s.grade)
     grade_text = " / ".join(str(grades.get(g, 0)) for g in ("Useful", "PartialUseful", "Useless")) if grades else "-"
-    return (f"| {mode}{'' if finished else ' (partial run)'} | " + " | ".join(f"{mean[m]:.1f}" for m in metrics)
+    return (f"| {mode}{'' if finished else ' (partial run)'} | "
+            + " | ".join(against_text(rows, text_rows, m) for m in metrics)
             + f" | {left} of {taken} | {constrained} of {len(calls)} | {grade_text} | {usage['prompt_tokens']:,.0f} "
             f"| {usage['completion_tokens']:,.0f} | {usage['model_seconds']:.1f} |")
 
@@ -92,9 +104,11 @@ def family_section(prefix: str) -> list[str]:
             "| model s/q |")
     for method in sorted({m for _, m in common}):
         out += [f"`{method}`", "", *table_head(head)]
-        for mode, (preds, finished) in present.items():
-            rows = [p for p in preds if (p.id, p.method) in common and p.method == method]
-            out.append(row(mode_label(mode), rows, metrics, finished))
+        chosen = {mode: [p for p in preds if (p.id, p.method) in common and p.method == method]
+                  for mode, (preds, _) in present.items()}
+        for mode, (_, finished) in present.items():
+            text_rows = chosen.get("off") if mode != "off" else None
+            out.append(row(mode_label(mode), chosen[mode], metrics, finished, text_rows))
         out.append("")
     return out
 
@@ -122,7 +136,9 @@ def main() -> None:
              "this issue); `on`: every decision as JSON under its schema; `repair`: text first, JSON only for a "
              "reply the parser could not read in full; \"`stage` on, rest off\": that stage's decisions as JSON, "
              "the others as text (`llm.structured_stages`). Metrics in %; tokens and model seconds per question, all "
-             "calls (the D-F1 reader excepted: it is evaluation, not the method). \"unreadable decisions\": "
+             "calls (the D-F1 reader excepted: it is evaluation, not the method). A mode's metric is followed by its "
+             "paired difference from `off` on the same questions, in points, with a 95% bootstrap CI. "
+             "\"unreadable decisions\": "
              "COrg's judged context pairs, Diva's ambiguity, interpretation and verification decisions left "
              "unread; the other steps' parsers are lenient and count none.")
     lines = ["# Structured outputs (issue 31): text prompts vs JSON under a schema", "", intro, ""]
