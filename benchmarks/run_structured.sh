@@ -12,8 +12,9 @@
 #              CDIT_N (30) questions (benchmarks/cdit_judge_probe.py; its calls are cached, so a re-run is quick)
 # Runs on each question's own passages grow: a larger CORG_N or PF_N answers only the questions added. Diva's
 # passages are pooled, so another DIVA_N is another run: its stored folders are refused until removed.
-# MODE is off, on or repair (text first; JSON only for a reply the parser cannot read in full), or a stage's name:
-# that stage on, every other stage off (llm.structured_stages), e.g. pf-distill, corg-generate, diva-verify.
+# MODE is off, on or repair (text first; JSON only for a reply the parser cannot read in full), default (the shipped
+# llm.structured and llm.structured_stages), or a stage's name: that stage on, every other stage off
+# (llm.structured_stages), e.g. pf-distill, corg-generate, diva-verify.
 # Usage: benchmarks/run_structured.sh [RUN ...]   (default: all, cheapest first); then
 #   .venv/bin/python benchmarks/structured_report.py
 set -euo pipefail
@@ -24,7 +25,7 @@ RUNS=("${@:-corg-repair corg-off corg-on diva-repair diva-off diva-on pf-off pf-
 eval_run() {  # NAME MODE DATASET METHODS extra flags...
   local name="$1" mode="$2" dataset="$3" methods="$4"; shift 4
   local modes=(--set "llm.structured=$mode" --set "llm.structured_stages={}")  # this mode for every stage
-  case "$mode" in off|on|repair) ;; *) modes=(--set llm.structured=off --set "llm.structured_stages.$mode=on") ;; esac
+  case "$mode" in off|on|repair) ;; default) modes=() ;; *) modes=(--set llm.structured=off --set "llm.structured_stages.$mode=on") ;; esac
   resume_run "runs/structured/$name" "docs/results/structured/$name"
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset "$dataset" --methods "$methods" "$@" \
     "${modes[@]}" --out "runs/structured/$name" --json > /dev/null

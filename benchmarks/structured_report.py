@@ -19,7 +19,7 @@ from tanglerag.eval.records import Prediction
 from tanglerag.eval.runs import read_run
 
 ROOT = Path(__file__).resolve().parent.parent
-MODES = ("off", "repair", "on")
+MODES = ("off", "repair", "on", "default")
 LABELS = {"ans": "Ans", "d_f1": "D-F1", "dr": "DR", "rouge_l": "ROUGE-L", "em": "EM", "f1": "F1"}
 FAMILIES = {  # run prefix: (title, metrics shown)
     "corg": ("COrg, pairwise graph, RAMDocs dev", ("ans", "d_f1")),
@@ -80,7 +80,7 @@ def row(mode: str, rows: list[Prediction], metrics: tuple[str, ...], finished: b
 
 
 def modes_of(prefix: str) -> list[str]:
-    """The family's runs by mode: off, repair, on, then the one-stage runs (``pf-distill``: that stage on)."""
+    """The family's runs by mode: off, repair, on, default, then the one-stage runs (``pf-distill``: that stage on)."""
     names = {folder.name.removeprefix(f"{prefix}-") for base in ("docs/results/structured", "runs/structured")
              for folder in (ROOT / base).glob(f"{prefix}-*") if folder.is_dir()}
     return [m for m in MODES if m in names] + sorted(names - set(MODES))
@@ -134,8 +134,9 @@ def main() -> None:
              "`docs/results/structured/`). Embedded Qwen2.5-Coder-1.5B (Q4_K_M), greedy; each family compares its "
              "modes on the questions all of them answered. `off`: text prompts and parsers (the default before "
              "this issue); `on`: every decision as JSON under its schema; `repair`: text first, JSON only for a "
-             "reply the parser could not read in full; \"`stage` on, rest off\": that stage's decisions as JSON, "
-             "the others as text (`llm.structured_stages`). Metrics in %; tokens and model seconds per question, all "
+             "reply the parser could not read in full; `default`: the shipped per-step modes "
+             "(`llm.structured_stages`: each step in the mode that measured best below); \"`stage` on, rest off\": "
+             "that stage's decisions as JSON, the others as text. Metrics in %; tokens and model seconds per question, all "
              "calls (the D-F1 reader excepted: it is evaluation, not the method). A mode's metric is followed by its "
              "paired difference from `off` on the same questions, in points, with a 95% bootstrap CI. "
              "\"unreadable decisions\": "

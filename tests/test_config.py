@@ -61,7 +61,10 @@ def test_structured_outputs_take_on_and_off_though_yaml_reads_them_as_booleans()
         ["on", "off", "auto"]
     with pytest.raises(ConfigError, match="llm.structured"):
         Settings.load(overrides=["llm.structured=maybe"])
-    assert Settings().llm.structured_stages == {"distill": "auto"}  # the one stage measured better as JSON
+    assert Settings().llm.structured_stages == {"distill": "auto", "corg": {"generate": "auto", "organize": "repair"},
+                                                "diva": "auto"}  # the steps measured better with JSON
+    by_method = Settings.load(overrides=["llm.structured_stages.corg.generate=on", "llm.structured_stages.diva=off"])
+    assert by_method.llm.structured_stages == {"corg": {"generate": "on"}, "diva": "off"}
     staged = Settings.load(overrides=["llm.structured_stages.organize=on", "llm.structured_stages.judge=repair"])
     assert staged.llm.structured_stages == {"organize": "on", "judge": "repair"} and staged.llm.structured == "off"
     assert Settings.load(overrides=["llm.structured_stages={}"]).llm.structured_stages == {}

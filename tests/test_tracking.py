@@ -1,11 +1,13 @@
 
 import pytest
 
+from tanglerag.llm.client import LLM
 from tanglerag.methods.registry import METHODS, make_method
+from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend, canned_llm
 from tanglerag.trace import Message
-from tanglerag.tracking import Tracker, current_tracker, record_step, stage, track
-from tanglerag.types import Question
+from tanglerag.tracking import Tracker, current_method, current_tracker, record_step, stage, track
+from tanglerag.types import Answer, Question
 from tests.conftest import as_retrieved, resources
 
 
@@ -78,6 +80,31 @@ def test_usage_and_trace_calls_agree_for_every_method(llm_factory, passages, nam
             assert len(in_stage) == usage.llm_calls + usage.cached_calls
             assert sum(not c.cached for c in in_stage) == usage.llm_calls
     assert all(c.cached for c in answer.trace.calls)  # the second run was served by the cache
+
+
+MADRID = '{"answers": [{"answer": "Madrid", "about": "Spain", "contexts": [3]}]}'
+
+
+def test_a_method_answers_under_its_own_name_so_its_stages_can_have_their_own_settings(passages):
+    """COrg's multi-answer call and concat's answer share the stage ``generate``; by default only COrg's asks for
+    JSON (``llm.structured_stages``), and inside a method another delegates to, that method's name holds."""
+    cfg = Settings().llm
+    assert current_method() is None
+
+    def answer(name: str, stages: dict) -> tuple[Answer, dict[str, set[bool]]]:
+        backend = CannedBackend([("under the rule", '{"match": true}'), ("JSON", MADRID)], default="Madrid [1]",
+                                structured=True)
+        llm = LLM(backend, structured=cfg.structured, structured_stages=stages)
+        answer = make_method(name, resources(llm)).answer(Question(text="What is the capital of Spain?"),
+                                                          as_retrieved(passages))
+        calls = answer.trace.calls
+        return answer, {c.stage: {d.constrained for d in calls if d.stage == c.stage} for c in calls}
+
+    corg, constrained = answer("corg", cfg.structured_stages)
+    assert constrained["generate"] == {True} and [(p.answer, p.descriptor) for p in corg.parts] == [("Madrid", "Spain")]
+    assert answer("concat", cfg.structured_stages)[1] == {"generate": {False}}
+    assert answer("cdit", {"cdit": "on"})[1] == {"judge": {True}, "generate": {False}}  # its answerer is concat
+    assert current_method() is None  # the name ends with the answer
 
 
 def test_docstring_examples_run():

@@ -7,6 +7,7 @@ sections beside their code (``methods/<family>/config.py``); ``tanglerag.setting
 
 from __future__ import annotations
 
+import copy
 import os
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -62,12 +63,18 @@ StructuredMode = Literal["auto", "on", "off", "repair"]
 StructuredSetting = Annotated[StructuredMode,
                       BeforeValidator(lambda v: {True: "on", False: "off"}.get(v, v) if isinstance(v, bool) else v)]
 """YAML reads a bare on / off as true / false: both spellings mean the word."""
-MEASURED_STAGE_MODES: dict[str, StructuredMode] = {"distill": "auto"}
-"""Stages whose decisions measured better as JSON than as text with the embedded model (docs/results/structured.md):
-PF+Concat's distilling call (EM 56.7 against 36.7 on 30 RAMDocs questions). ``auto``: text on a server that takes
-no schema. The rest stay text: CDIT's judge, post-fusion's vote and COrg's graph measured worse as JSON; COrg's
-multi-answer call gained alone (D-F1 +5.6 on 100 questions) but its stage, ``generate``, is also concat's single
-answer, which measured worse; Diva's gain was measured with all its stages as JSON at once."""
+StructuredModes = dict[str, StructuredMode | dict[str, StructuredMode]]
+"""``llm.structured_stages``: a stage's mode (``organize: on``), a method's for all its stages (``diva: auto``), or
+a method's per stage (``corg: {generate: auto}``, where methods share a stage's name). The most specific wins: the
+method's stage, the stage, the method, then ``llm.structured``."""
+MEASURED_STAGE_MODES: StructuredModes = {"distill": "auto", "corg": {"generate": "auto", "organize": "repair"},
+                                         "diva": "auto"}
+"""The modes that measured better than text with the embedded model (docs/results/structured.md), ``auto`` so a
+server that takes no schema gets text: PF+Concat's distilling call (EM 56.7 against 36.7 on 30 RAMDocs questions);
+COrg's multi-answer call (D-F1 38.5 against 32.9 on 100) with its graph as text, asked again as JSON where a
+relation cannot be read (the all-JSON graph kept fewer contexts apart and lost answers); Diva's every stage (D-F1
+25.1 against 18.3 on 30 ASQA questions). The rest stay text: CDIT's judge, post-fusion's vote and concat's single
+answer measured worse as JSON."""
 
 
 class LLMConfig(Section):
@@ -94,11 +101,13 @@ class LLMConfig(Section):
         "decisions (relations, verdicts, parts) as JSON under an output schema: on, off, auto (on until the "
         "backend refuses a schema, then text prompts), or repair (text prompts; a reply the parser cannot read "
         "in full is asked again as JSON)"))
-    structured_stages: dict[str, StructuredSetting] = Field(default_factory=lambda: dict(MEASURED_STAGE_MODES),
-                                                            description=(
-        "llm.structured for the decisions of one stage (organize, judge, verify, probe, ...: the stages "
-        "`ask --json` reports usage by), over the setting for all; e.g. --set llm.structured_stages.organize=on. "
-        "Setting it replaces the measured defaults (distill: auto); llm.structured_stages={} sets none"))
+    structured_stages: dict[str, StructuredSetting | dict[str, StructuredSetting]] = Field(
+        default_factory=lambda: copy.deepcopy(MEASURED_STAGE_MODES), description=(
+            "llm.structured for the decisions of one stage (organize, judge, verify, probe, ...: the stages "
+            "`ask --json` reports usage by), of one method (diva), or of one method's stage (corg.generate), over "
+            "the setting for all; e.g. --set llm.structured_stages.organize=on. Setting it replaces the measured "
+            "defaults (distill: auto, corg: {generate: auto, organize: repair}, diva: auto); "
+            "llm.structured_stages={} sets none"))
 
 
 class EmbeddingConfig(Section):

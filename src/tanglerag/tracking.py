@@ -27,6 +27,7 @@ from tanglerag.trace import LLMCall, Message, Step, Trace, TraceStep
 from tanglerag.types import StageUsage, Usage
 
 _ACTIVE: ContextVar[Tracker | None] = ContextVar("tanglerag_tracker", default=None)
+_METHOD: ContextVar[str | None] = ContextVar("tanglerag_method", default=None)
 
 
 class ProgressEvent(BaseModel):
@@ -150,6 +151,21 @@ def stage(name: str) -> Iterator[None]:
         return
     with tracker.stage(name):
         yield
+
+
+@contextmanager
+def answering_as(method: str) -> Iterator[None]:
+    """Name the method answering inside the block (a method another one delegates to names itself inside), so a
+    setting can differ by method where methods share a stage's name (``llm.structured_stages.corg.generate``)."""
+    token = _METHOD.set(method)
+    try:
+        yield
+    finally:
+        _METHOD.reset(token)
+
+
+def current_method() -> str | None:
+    return _METHOD.get()
 
 
 def record_step(step: TraceStep) -> None:

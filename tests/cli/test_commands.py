@@ -165,7 +165,10 @@ def test_ask_corg_json_has_parts_and_eval_scores_ambiguity(tmp_path, corpus):
             return "\n".join(f"[{n}] - distracting" for n in (2, 3) if f"[{n}]," in prompt or f"[{n}], one" in prompt)
         if "Text:" in prompt:  # the D-F1 reader
             return "unknown"
-        return "Rome | Italy | [3]\nParis | France | [1]"
+        if "response_format" in body:  # COrg's multi-answer call asks for JSON by default
+            return json.dumps({"answers": [{"answer": "Rome", "about": "Italy", "contexts": [3]},
+                                           {"answer": "Paris", "about": "France", "contexts": [1]}]})
+        return "Rome | Italy | [3]\nParis | France | [1]"  # its baselines' call, as text
 
     with fake_openai_server(reply) as server:
         llm = ["--set", "llm.backend=openai", "--set", f"llm.base_url={server['base_url']}",
@@ -177,6 +180,7 @@ def test_ask_corg_json_has_parts_and_eval_scores_ambiguity(tmp_path, corpus):
         assert {p["answer"]: p["descriptor"] for p in out["parts"]} == {"Rome": "Italy", "Paris": "France"}
         assert all(p["citations"] and p["group"] == 0 for p in out["parts"])
         assert set(out["usage_by_stage"]) >= {"organize", "rerank", "generate"}
+        assert [c["constrained"] for c in out["trace"]["calls"] if c["stage"] == "generate"] == [True]
         steps = {s["kind"]: s for s in out["trace"]["steps"]}
         ids = [p["id"] for p in out["passages"]]
         assert {(e["source"], e["target"]) for e in steps["corg_graph"]["edges"]} == {
@@ -256,7 +260,8 @@ def test_diva_ask_prints_the_grade_and_eval_scores_long_answers(tmp_path, corpus
 
     with fake_openai_server(reply) as server:
         llm = ["--set", "llm.backend=openai", "--set", f"llm.base_url={server['base_url']}",
-               "--set", f"cache_dir={tmp_path}"]
+               "--set", f"cache_dir={tmp_path}",
+               "--set", "llm.structured_stages={}"]  # text replies scripted above (JSON: tests/methods/test_diva.py)
         asked = runner.invoke(app, ["ask", "What is the capital?", "--index", str(tmp_path / "idx"),
                                     "--method", "diva", "--top-k", "2", *llm])
         assert asked.exit_code == 0, asked.output

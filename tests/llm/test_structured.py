@@ -15,7 +15,7 @@ from tanglerag.llm.openai_compat import OpenAICompatBackend
 from tanglerag.llm.structured import Decision
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
-from tanglerag.tracking import stage, track
+from tanglerag.tracking import answering_as, stage, track
 
 
 class Verdict(BaseModel):
@@ -75,18 +75,43 @@ def test_a_stage_can_have_its_own_mode_over_the_one_for_all():
     assert llm.decide(_decision("Is Rome in Spain?")) == Verdict(relevant=False)  # untracked: the mode for all
 
 
-@pytest.mark.parametrize("takes_schemas", [True, False])
-def test_by_default_only_the_measured_stage_asks_for_json_and_falls_back_to_text(takes_schemas):
-    """PF+Concat's distilling call measured better as JSON (docs/results/structured.md); the rest stay text, and a
-    backend that takes no schema gets text at that stage too, without an error."""
-    cfg = Settings().llm
-    backend = CannedBackend([("JSON", '{"relevant": true}')], default="yes", structured=takes_schemas)
-    llm = LLM(backend, structured=cfg.structured, structured_stages=cfg.structured_stages)
+def test_a_methods_setting_for_a_stage_wins_over_the_stages_and_the_methods_own():
+    """Most specific first: the method's stage, the stage, the method for all its stages, then the one for all."""
+    backend = CannedBackend([("JSON", '{"relevant": true}')], default="no", structured=True)
+    llm = LLM(backend, structured="on", structured_stages={"corg": {"generate": "on"}, "generate": "off",
+                                                           "diva": "off", "verify": "on"})
+    asked = [("corg", "generate"), ("concat", "generate"), ("diva", "verify"), ("diva", "interpret"),
+             ("astute", "interpret")]
     with track() as tracker:
-        for name in ("distill", "post_fusion", "organize"):
-            with stage(name):
-                assert llm.decide(_decision()) == Verdict(relevant=True)
-    assert [c.constrained for c in tracker.calls] == [takes_schemas, False, False]
+        for method, name in asked:
+            with answering_as(method), stage(name):
+                llm.decide(_decision())
+    assert [c.constrained for c in tracker.calls] == [True, False, True, False, True]
+
+
+@pytest.mark.parametrize("takes_schemas", [True, False])
+def test_by_default_only_the_measured_steps_ask_for_json_and_fall_back_to_text(takes_schemas):
+    """Measured better as JSON (docs/results/structured.md): PF+Concat's distilling call, COrg's multi-answer call
+    (not concat's answer, which shares its stage), Diva's every stage, and COrg's graph where its text is unreadable.
+    A backend that takes no schema gets text there too, without an error."""
+    cfg = Settings().llm
+    backend = CannedBackend([("JSON", '{"relevant": true}'), ("Is Rome", "maybe")], default="yes",
+                            structured=takes_schemas)
+    llm = LLM(backend, structured=cfg.structured, structured_stages=cfg.structured_stages)
+    asked = [("pf+concat", "distill", "Is Paris in France?"), ("corg", "generate", "Is Paris in France?"),
+             ("concat", "generate", "Is Paris in France?"), ("diva", "verify", "Is Paris in France?"),
+             ("corg", "organize", "Is Paris in France?"), ("corg", "organize", "Is Rome in France?"),
+             ("post-fusion", "post_fusion", "Is Paris in France?")]
+    with track() as tracker:
+        read = []
+        for method, name, question in asked:
+            with answering_as(method), stage(name):
+                read.append(llm.decide(_decision(question)))
+    json_read = Verdict(relevant=True) if takes_schemas else None  # the unreadable text stays unread without JSON
+    assert read == [Verdict(relevant=True)] * 5 + [json_read, Verdict(relevant=True)]
+    repaired = [True] if takes_schemas else []  # organize's unreadable reply asked again as JSON
+    assert [c.constrained for c in tracker.calls] == [takes_schemas, takes_schemas, False, takes_schemas, False,
+                                                      False, *repaired, False]
 
 
 def test_on_with_a_backend_that_refuses_schemas_says_what_to_change():

@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
 
 from pydantic import BaseModel
 
-from tanglerag.config import StructuredMode
+from tanglerag.config import StructuredMode, StructuredModes
 from tanglerag.errors import LLMError, QuestionCancelled, StructuredOutputUnsupported
 from tanglerag.llm.base import Completion, GenerationParams, LLMBackend, Message
 from tanglerag.llm.cache import CallCache, cache_key
 from tanglerag.llm.structured import Decision
-from tanglerag.tracking import current_tracker
+from tanglerag.tracking import current_method, current_tracker
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -41,7 +40,7 @@ class LLM:
 
     def __init__(self, backend: LLMBackend, cache: CallCache | None = None, *, use_cache: bool = True,
                  defaults: GenerationParams | None = None, structured: StructuredMode = "off",
-                 structured_stages: Mapping[str, StructuredMode] | None = None) -> None:
+                 structured_stages: StructuredModes | None = None) -> None:
         self.backend = backend
         self.cache = cache if cache is not None else CallCache(None)
         self.use_cache = use_cache
@@ -119,11 +118,17 @@ class LLM:
         return read
 
     def structured_mode(self) -> StructuredMode:
-        """``llm.structured`` for the decisions of the stage in progress: its own setting, or the one for all."""
+        """``llm.structured`` for the decisions in progress: the answering method's setting for the stage in
+        progress, the stage's, the method's for all its stages, or the one for all (``StructuredModes``)."""
         tracker = current_tracker()
         if tracker is None or not self.structured_stages:
             return self.structured
-        return self.structured_stages.get(tracker.current_stage, self.structured)
+        by_method = self.structured_stages.get(current_method() or "", {})
+        by_stage = by_method.get(tracker.current_stage) if isinstance(by_method, dict) else None
+        for mode in (by_stage, self.structured_stages.get(tracker.current_stage), by_method):
+            if isinstance(mode, str):
+                return mode
+        return self.structured
 
     def _decide_json(self, decisions: list[Decision[T]], params: GenerationParams,
                      mode: StructuredMode) -> list[T | None] | None:

@@ -27,7 +27,7 @@ from tanglerag.llm.client import LLM
 from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import Retriever
 from tanglerag.text import UNKNOWN
-from tanglerag.tracking import current_tracker, track
+from tanglerag.tracking import answering_as, current_tracker, track
 from tanglerag.types import Answer, AnswerPart, Question, RetrievedPassage
 
 SINGLE_ANSWER_METRICS = ("em", "f1", "unk", "nm", "misled", "cited")
@@ -94,13 +94,19 @@ class Method:
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         raise NotImplementedError
 
+    def run_named(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        """``run`` under this method's name, also where another method delegates to this one: settings by method
+        (``llm.structured_stages.corg``) follow the method that takes each decision."""
+        with answering_as(self.name):
+            return self.run(question, passages)
+
     def answer(self, question: Question, passages: list[RetrievedPassage]) -> Answer:
         tracker = current_tracker()
         if tracker is None:
             with track() as tracker:
-                result = self.run(question, passages)
+                result = self.run_named(question, passages)
         else:
-            result = self.run(question, passages)
+            result = self.run_named(question, passages)
         return Answer(question=question.text, method=self.name, text=UNKNOWN if result.unknown else result.text,
                       citations=[] if result.unknown else result.citations,
                       passages=passages if result.passages is None else result.passages, parts=result.parts,

@@ -52,7 +52,7 @@ class AutoMethod(Method):
                              passages=ProbedPassage.listed(reading.passages or {})))
         if route == PROBE_ROUTE:
             return answer_from_readings(reading.passages or {}, passages)
-        return make_method(route, self.resources).run(question, passages)
+        return make_method(route, self.resources).run_named(question, passages)
 
 
 METHODS = (AutoMethod,)

@@ -124,7 +124,7 @@ class CditMethod(Method):
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         kept = self.filter(question, passages)
-        result = self.inner.run(question, kept)
+        result = self.inner.run_named(question, kept)
         if result.passages is None:
             result.passages = kept
         return result

@@ -81,7 +81,7 @@ class ConcatPostFusionMethod(_PostFusionBase):
     calls: ClassVar[str] = "1; + 1 per passage when it says unknown"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        first = ConcatMethod(self.resources).run(question, passages)
+        first = ConcatMethod(self.resources).run_named(question, passages)
         record_step(FallbackStep(fired=first.unknown))
         return self.voted(question, passages) if first.unknown else first
 
