@@ -61,8 +61,8 @@ def test_structured_outputs_take_on_and_off_though_yaml_reads_them_as_booleans()
         ["on", "off", "auto"]
     with pytest.raises(ConfigError, match="llm.structured"):
         Settings.load(overrides=["llm.structured=maybe"])
-    assert Settings().llm.structured_stages == {"distill": "auto", "corg": {"generate": "auto", "organize": "repair"},
-                                                "diva": "auto"}  # the steps measured better with JSON
+    assert Settings().llm.structured_stages == {"pf+concat": "auto", "diva": "auto",  # measured better with JSON
+                                                "corg": {"generate": "auto", "organize": "repair"}}
     by_method = Settings.load(overrides=["llm.structured_stages.corg.generate=on", "llm.structured_stages.diva=off"])
     assert by_method.llm.structured_stages == {"corg": {"generate": "on"}, "diva": "off"}
     staged = Settings.load(overrides=["llm.structured_stages.organize=on", "llm.structured_stages.judge=repair"])

@@ -67,14 +67,15 @@ StructuredModes = dict[str, StructuredMode | dict[str, StructuredMode]]
 """``llm.structured_stages``: a stage's mode (``organize: on``), a method's for all its stages (``diva: auto``), or
 a method's per stage (``corg: {generate: auto}``, where methods share a stage's name). The most specific wins: the
 method's stage, the stage, the method, then ``llm.structured``."""
-MEASURED_STAGE_MODES: StructuredModes = {"distill": "auto", "corg": {"generate": "auto", "organize": "repair"},
+MEASURED_STAGE_MODES: StructuredModes = {"pf+concat": "auto", "corg": {"generate": "auto", "organize": "repair"},
                                          "diva": "auto"}
 """The modes that measured better than text with the embedded model (docs/results/structured.md), ``auto`` so a
-server that takes no schema gets text: PF+Concat's distilling call (EM 56.7 against 36.7 on 30 RAMDocs questions);
-COrg's multi-answer call (D-F1 38.5 against 32.9 on 100) with its graph as text, asked again as JSON where a
-relation cannot be read (the all-JSON graph kept fewer contexts apart and lost answers); Diva's every stage (D-F1
-25.1 against 18.3 on 30 ASQA questions). The rest stay text: CDIT's judge, post-fusion's vote and concat's single
-answer measured worse as JSON."""
+server that takes no schema gets text: PF+Concat's every call (EM 58.3 against 45.0 on 60 RAMDocs questions; its
+distilling call alone 55.0); COrg's multi-answer call (D-F1 37.4 against 32.9 on 100, with the next) and its graph
+as text, asked again as JSON where a relation cannot be read (0 of 500 unread against 31 of 506; the all-JSON
+graph kept fewer contexts apart and lost answers); Diva's every stage (D-F1 25.1 against 18.3 on 30 ASQA
+questions). The rest stay text: CDIT's judge, post-fusion's vote and concat's single answer measured worse as JSON
+or no better."""
 
 
 class LLMConfig(Section):
@@ -106,7 +107,7 @@ class LLMConfig(Section):
             "llm.structured for the decisions of one stage (organize, judge, verify, probe, ...: the stages "
             "`ask --json` reports usage by), of one method (diva), or of one method's stage (corg.generate), over "
             "the setting for all; e.g. --set llm.structured_stages.organize=on. Setting it replaces the measured "
-            "defaults (distill: auto, corg: {generate: auto, organize: repair}, diva: auto); "
+            "defaults (pf+concat: auto, corg: {generate: auto, organize: repair}, diva: auto); "
             "llm.structured_stages={} sets none"))
 
 

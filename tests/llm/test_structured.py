@@ -91,9 +91,9 @@ def test_a_methods_setting_for_a_stage_wins_over_the_stages_and_the_methods_own(
 
 @pytest.mark.parametrize("takes_schemas", [True, False])
 def test_by_default_only_the_measured_steps_ask_for_json_and_fall_back_to_text(takes_schemas):
-    """Measured better as JSON (docs/results/structured.md): PF+Concat's distilling call, COrg's multi-answer call
-    (not concat's answer, which shares its stage), Diva's every stage, and COrg's graph where its text is unreadable.
-    A backend that takes no schema gets text there too, without an error."""
+    """Measured better as JSON (docs/results/structured.md): PF+Concat's calls (not post-fusion's, which share their
+    stage), COrg's multi-answer call (not concat's answer, which shares its stage), Diva's every stage, and COrg's
+    graph where its text is unreadable. A backend that takes no schema gets text there too, without an error."""
     cfg = Settings().llm
     backend = CannedBackend([("JSON", '{"relevant": true}'), ("Is Rome", "maybe")], default="yes",
                             structured=takes_schemas)
@@ -101,17 +101,17 @@ def test_by_default_only_the_measured_steps_ask_for_json_and_fall_back_to_text(t
     asked = [("pf+concat", "distill", "Is Paris in France?"), ("corg", "generate", "Is Paris in France?"),
              ("concat", "generate", "Is Paris in France?"), ("diva", "verify", "Is Paris in France?"),
              ("corg", "organize", "Is Paris in France?"), ("corg", "organize", "Is Rome in France?"),
-             ("post-fusion", "post_fusion", "Is Paris in France?")]
+             ("post-fusion", "post_fusion", "Is Paris in France?"), ("pf+concat", "post_fusion", "Is Paris in France?")]
     with track() as tracker:
         read = []
         for method, name, question in asked:
             with answering_as(method), stage(name):
                 read.append(llm.decide(_decision(question)))
     json_read = Verdict(relevant=True) if takes_schemas else None  # the unreadable text stays unread without JSON
-    assert read == [Verdict(relevant=True)] * 5 + [json_read, Verdict(relevant=True)]
+    assert read == [Verdict(relevant=True)] * 5 + [json_read] + [Verdict(relevant=True)] * 2
     repaired = [True] if takes_schemas else []  # organize's unreadable reply asked again as JSON
     assert [c.constrained for c in tracker.calls] == [takes_schemas, takes_schemas, False, takes_schemas, False,
-                                                      False, *repaired, False]
+                                                      False, *repaired, False, takes_schemas]
 
 
 def test_on_with_a_backend_that_refuses_schemas_says_what_to_change():
