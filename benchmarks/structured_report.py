@@ -8,6 +8,7 @@ Usage: .venv/bin/python benchmarks/structured_report.py
 
 from __future__ import annotations
 
+import math
 import sys
 from collections import Counter
 from pathlib import Path
@@ -23,7 +24,7 @@ MODES = ("off", "repair", "on", "default")
 LABELS = {"ans": "Ans", "d_f1": "D-F1", "dr": "DR", "rouge_l": "ROUGE-L", "em": "EM", "f1": "F1"}
 FAMILIES = {  # run prefix: (title, metrics shown)
     "corg": ("COrg, pairwise graph, RAMDocs dev", ("ans", "d_f1")),
-    "diva": ("Diva, ASQA dev", ("d_f1", "rouge_l")),  # DR is a run-level metric, sqrt(ROUGE-L x D-F1)
+    "diva": ("Diva, ASQA dev", ("d_f1", "rouge_l")),  # and DR, a run-level metric (dr_cells)
     "pf": ("Post-fusion and its fallbacks, RAMDocs dev (gold passage ensured)", ("em", "f1")),
 }
 
@@ -63,6 +64,18 @@ def against_text(rows: list[Prediction], text_rows: list[Prediction] | None, met
     return f"{mean} ({diff_text(paired_diff(per_q, 'mode', 'off', metric), '')})"
 
 
+def shows_dr(metrics: tuple[str, ...]) -> bool:
+    return {"rouge_l", "d_f1"} <= set(metrics)
+
+
+def dr_cells(rows: list[Prediction], metrics: tuple[str, ...]) -> list[str]:
+    """DR, sqrt(ROUGE-L x D-F1) of the run's means (a run-level metric: no paired CI), where both are shown."""
+    if not shows_dr(metrics):
+        return []
+    means = [sum(p.metrics.get(m) or 0.0 for p in rows) / len(rows) for m in ("rouge_l", "d_f1")]
+    return [f"{100 * math.sqrt(means[0] * means[1]):.1f}"]
+
+
 def row(mode: str, rows: list[Prediction], metrics: tuple[str, ...], finished: bool,
         text_rows: list[Prediction] | None) -> str:
     n = len(rows)
@@ -74,7 +87,7 @@ def row(mode: str, rows: list[Prediction], metrics: tuple[str, ...], finished: b
     grades = Counter(s.grade for p in rows for s in p.trace.steps if s.kind == "diva" and s.grade)
     grade_text = " / ".join(str(grades.get(g, 0)) for g in ("Useful", "PartialUseful", "Useless")) if grades else "-"
     return (f"| {mode}{'' if finished else ' (partial run)'} | "
-            + " | ".join(against_text(rows, text_rows, m) for m in metrics)
+            + " | ".join([*(against_text(rows, text_rows, m) for m in metrics), *dr_cells(rows, metrics)])
             + f" | {left} of {taken} | {constrained} of {len(calls)} | {grade_text} | {usage['prompt_tokens']:,.0f} "
             f"| {usage['completion_tokens']:,.0f} | {usage['model_seconds']:.1f} |")
 
@@ -99,7 +112,7 @@ def family_section(prefix: str) -> list[str]:
     common = set.intersection(*({(p.id, p.method) for p in preds} for preds, _ in present.values()))
     questions = len({qid for qid, _ in common})
     out = [f"### {title}: {questions} questions answered in every mode shown", ""]
-    head = ("| llm.structured | " + " | ".join(LABELS[m] for m in metrics)
+    head = ("| llm.structured | " + " | ".join([*(LABELS[m] for m in metrics), *(["DR"] if shows_dr(metrics) else [])])
             + " | unreadable decisions | constrained calls | grades U / P / X | prompt tok/q | completion tok/q "
             "| model s/q |")
     for method in sorted({m for _, m in common}):
