@@ -10,6 +10,8 @@
 #                cache of main: what the debate rounds add
 #   astute-repair  Astute RAG with its consolidation repaired under the schema (llm.structured_stages.consolidate=
 #                repair): the 1.5B model copies the passages out instead of grouping them for most questions
+# The stored runs were answered under the defaults of their time (each folder's run.json): a run resumed under other
+# settings is refused, so pass theirs, e.g. --set "llm.structured_stages={distill: auto}" for main.
 # Usage: benchmarks/run_peers.sh [N [--set key=value ...]]   (env HEAD=K answers only the first K of the sample now,
 #   so a long run can be taken in pieces; RUNS="main" picks runs). Then:
 #   .venv/bin/python benchmarks/peers_report.py
