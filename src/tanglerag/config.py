@@ -67,8 +67,8 @@ StructuredModes = dict[str, StructuredMode | dict[str, StructuredMode]]
 """``llm.structured_stages``: a stage's mode (``organize: on``), a method's for all its stages (``diva: auto``), or
 a method's per stage (``corg: {generate: auto}``, where methods share a stage's name). The most specific wins: the
 method's stage, the stage, the method, then ``llm.structured``."""
-MEASURED_STAGE_MODES: StructuredModes = {"pf+concat": "auto", "corg": {"generate": "auto", "organize": "repair"},
-                                         "diva": "auto"}
+MEASURED_STRUCTURED_MODES: StructuredModes = {"pf+concat": "auto", "diva": "auto",
+                                              "corg": {"generate": "auto", "organize": "repair"}}
 """The modes that measured better than text with the embedded model (docs/results/structured.md), ``auto`` so a
 server that takes no schema gets text: PF+Concat's every call (EM 58.3 against 45.0 on 60 RAMDocs questions; its
 distilling call alone 55.0); COrg's multi-answer call (D-F1 37.4 against 32.9 on 100, with the next) and its graph
@@ -103,7 +103,7 @@ class LLMConfig(Section):
         "backend refuses a schema, then text prompts), or repair (text prompts; a reply the parser cannot read "
         "in full is asked again as JSON)"))
     structured_stages: dict[str, StructuredSetting | dict[str, StructuredSetting]] = Field(
-        default_factory=lambda: copy.deepcopy(MEASURED_STAGE_MODES), description=(
+        default_factory=lambda: copy.deepcopy(MEASURED_STRUCTURED_MODES), description=(
             "llm.structured for the decisions of one stage (organize, judge, verify, probe, ...: the stages "
             "`ask --json` reports usage by), of one method (diva), or of one method's stage (corg.generate), over "
             "the setting for all; e.g. --set llm.structured_stages.organize=on. Setting it replaces the measured "
