@@ -2,7 +2,7 @@
 
 import pytest
 
-from tanglerag.errors import IndexStoreError
+from tanglerag.errors import ConfigError, IndexStoreError
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.methods.pcas.retriever import PersonalRetriever
 from tanglerag.methods.pcas.steps import PersonalContextStep
@@ -76,3 +76,15 @@ def test_answering_needs_an_index(tmp_path, llm_factory):
     runtime = Runtime(Settings(), llm=llm_factory(CannedBackend()), embedder=HashEmbedder())
     with pytest.raises(IndexStoreError, match="needs an index"):
         runtime.pipeline("concat")
+
+
+@pytest.mark.parametrize(("override", "refused"), [
+    ("llm.structured_stages.organise=on", "organise: neither a stage nor a method"),
+    ("llm.structured_stages.corgg.generate=on", "corgg: no method has this name"),
+    ("llm.structured_stages.corg.generat=on", "corg.generat: no stage has this name")])
+def test_a_structured_mode_keyed_by_an_unknown_stage_or_method_is_refused_not_ignored(override, refused):
+    with pytest.raises(ConfigError, match=refused):
+        Runtime(Settings.load(overrides=[override]))
+    mixed = ["llm.structured_stages.judge=on", "llm.structured_stages.madam-rag=repair",
+             "llm.structured_stages.corg.organize=on"]
+    assert Runtime(Settings.load(overrides=mixed)).settings.llm.structured_stages["corg"] == {"organize": "on"}

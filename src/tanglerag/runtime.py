@@ -18,7 +18,7 @@ from tanglerag.errors import IndexStoreError
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.llm.client import LLM
 from tanglerag.llm.factory import build_llm
-from tanglerag.methods.base import Method, Resources
+from tanglerag.methods.base import Method, Resources, check_structured_modes
 from tanglerag.methods.pcas.retriever import PersonalRetriever
 from tanglerag.methods.pcas.store import UserContextStore
 from tanglerag.methods.registry import make_method
@@ -33,6 +33,7 @@ class Runtime:
     def __init__(self, settings: Settings, *, index_dir: Path | None = None, llm: LLM | None = None,
                  embedder: TextEmbedder | None = None) -> None:
         """``llm`` / ``embedder`` replace the configured ones (tests, or a process that already has them)."""
+        check_structured_modes(settings.llm.structured_stages)
         self.settings = settings
         self.index_dir = index_dir
         self._llm = llm

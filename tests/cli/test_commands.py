@@ -219,7 +219,9 @@ def test_user_errors_are_one_line_and_bugs_keep_their_traceback(tmp_path, corpus
     for args, message in [(["ask", "q?", "--index", "x", "--top-k", "0"], "top_k"),
                           (["ask", "q?", "--index", "x", "--top-k", "-1"], "top_k"),
                           (["eval", "--dataset", "ramdocs-sample", "--limit", "0"], "--limit must be at least 1"),
-                          (["eval", "--dataset", "ramdocs-sample", "--limit", "-1"], "--limit must be at least 1")]:
+                          (["eval", "--dataset", "ramdocs-sample", "--limit", "-1"], "--limit must be at least 1"),
+                          (["eval", "--dataset", "ramdocs-sample", "--set", "llm.structured_stages.corg.generat=on"],
+                           "llm.structured_stages.corg.generat: no stage has this name")]:
         refused = runner.invoke(app, args)
         assert refused.exit_code == 2 and message in refused.output, args
 

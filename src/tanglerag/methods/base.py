@@ -20,14 +20,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from tanglerag.config import StructuredModes
 from tanglerag.embeddings import Embedder, TextEmbedder
-from tanglerag.errors import InputError
+from tanglerag.errors import ConfigError, InputError
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.llm.client import LLM
 from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import Retriever
 from tanglerag.text import UNKNOWN
-from tanglerag.tracking import answering_as, current_tracker, track
+from tanglerag.tracking import STAGES, answering_as, current_tracker, track
 from tanglerag.types import Answer, AnswerPart, Question, RetrievedPassage
 
 SINGLE_ANSWER_METRICS = ("em", "f1", "unk", "nm", "misled", "cited")
@@ -123,6 +124,21 @@ def register_methods(*classes: type[Method]) -> None:
         if METHODS.get(cls.name, cls) is not cls:
             raise ValueError(f"two methods are named {cls.name!r}: {METHODS[cls.name].__qualname__} and {cls.__qualname__}")
         METHODS[cls.name] = cls
+
+
+def check_structured_modes(modes: StructuredModes) -> None:
+    """Refuse an ``llm.structured_stages`` key that names no stage and no method: it would be silently ignored."""
+    stages, methods = f"stages: {', '.join(sorted(STAGES))}", f"methods: {', '.join(sorted(METHODS))}"
+    for key, value in modes.items():
+        if isinstance(value, dict):
+            if key not in METHODS:
+                raise ConfigError(f"llm.structured_stages.{key}: no method has this name (modes per stage go under "
+                                  f"a method's name); {methods}")
+            unknown = sorted(value.keys() - STAGES)
+            if unknown:
+                raise ConfigError(f"llm.structured_stages.{key}.{unknown[0]}: no stage has this name; {stages}")
+        elif key not in STAGES and key not in METHODS:
+            raise ConfigError(f"llm.structured_stages.{key}: neither a stage nor a method; {stages}; {methods}")
 
 
 def method_class(name: str) -> type[Method]:
