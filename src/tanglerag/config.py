@@ -8,6 +8,7 @@ sections beside their code (``methods/<family>/config.py``); ``tanglerag.setting
 from __future__ import annotations
 
 import copy
+import json
 import os
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -63,7 +64,7 @@ StructuredMode = Literal["auto", "on", "off", "repair"]
 StructuredSetting = Annotated[StructuredMode,
                       BeforeValidator(lambda v: {True: "on", False: "off"}.get(v, v) if isinstance(v, bool) else v)]
 """YAML reads a bare on / off as true / false: both spellings mean the word."""
-StructuredModes = dict[str, StructuredMode | dict[str, StructuredMode]]
+StructuredModes = dict[str, StructuredSetting | dict[str, StructuredSetting]]
 """``llm.structured_stages``: a stage's mode (``organize: on``), a method's for all its stages (``diva: auto``), or
 a method's per stage (``corg: {generate: auto}``, where methods share a stage's name). The most specific wins: the
 method's stage, the stage, the method, then ``llm.structured``."""
@@ -102,13 +103,12 @@ class LLMConfig(Section):
         "decisions (relations, verdicts, parts) as JSON under an output schema: on, off, auto (on until the "
         "backend refuses a schema, then text prompts), or repair (text prompts; a reply the parser cannot read "
         "in full is asked again as JSON)"))
-    structured_stages: dict[str, StructuredSetting | dict[str, StructuredSetting]] = Field(
+    structured_stages: StructuredModes = Field(
         default_factory=lambda: copy.deepcopy(MEASURED_STRUCTURED_MODES), description=(
             "llm.structured for the decisions of one stage (organize, judge, verify, probe, ...: the stages "
             "`ask --json` reports usage by), of one method (diva), or of one method's stage (corg.generate), over "
             "the setting for all; e.g. --set llm.structured_stages.organize=on. Setting it replaces the measured "
-            "defaults (pf+concat: auto, corg: {generate: auto, organize: repair}, diva: auto); "
-            "llm.structured_stages={} sets none"))
+            f"defaults ({json.dumps(MEASURED_STRUCTURED_MODES)}); llm.structured_stages={{}} sets none"))
 
 
 class EmbeddingConfig(Section):
