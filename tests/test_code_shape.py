@@ -6,7 +6,8 @@ import re
 from pathlib import Path
 
 import tanglerag
-from tanglerag.tracking import STAGES
+from tanglerag.family import families, known_stages
+from tanglerag.tracking import CORE_STAGES
 
 ROOT = Path(tanglerag.__file__).parent
 LIMIT = 80
@@ -19,6 +20,15 @@ def test_no_function_over_the_limit():
     assert long == []
 
 
+def _marked(folder: Path) -> set[str]:
+    return {name for path in folder.rglob("*.py") for name in re.findall(r'\bstage\("(\w+)"\)', path.read_text())}
+
+
 def test_the_stage_list_names_every_stage_the_package_marks():
-    marked = {name for path in ROOT.rglob("*.py") for name in re.findall(r'\bstage\("(\w+)"\)', path.read_text())}
-    assert marked == STAGES
+    assert _marked(ROOT) == known_stages()
+
+
+def test_each_family_declares_the_stages_its_folder_marks():
+    undeclared = {family.name: _marked(ROOT / "methods" / family.name) - family.stages - CORE_STAGES
+                  for family in families()}
+    assert {name: stages for name, stages in undeclared.items() if stages} == {}

@@ -5,12 +5,12 @@ import pytest
 from tanglerag.errors import ConfigError, IndexStoreError
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.methods.pcas.retriever import PersonalRetriever
-from tanglerag.methods.pcas.steps import PersonalContextStep
 from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import IndexRetriever
 from tanglerag.testing import CannedBackend, HashEmbedder
 from tanglerag.types import Question
+from tanglerag.users import PersonalContextStep
 
 
 class CountingEmbedder(HashEmbedder):

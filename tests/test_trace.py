@@ -10,11 +10,11 @@ from tanglerag.methods.corg.steps import (
     GraphNode,
     GroupsStep,
 )
-from tanglerag.methods.pcas.steps import PersonalContextStep
 from tanglerag.methods.post_fusion.steps import AnswerPoolStep, DistillStep, FallbackStep, PoolAnswer, RationaleStep
 from tanglerag.stages.vote import VoteCount
 from tanglerag.trace import LLMCall, Message, Trace
 from tanglerag.types import Answer
+from tanglerag.users import PersonalContextStep
 
 
 def full_trace() -> Trace:

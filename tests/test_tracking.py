@@ -2,7 +2,7 @@
 import pytest
 
 from tanglerag.llm.client import LLM
-from tanglerag.methods.registry import METHODS, make_method
+from tanglerag.methods.base import make_method, method_classes
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend, canned_llm
 from tanglerag.trace import Message
@@ -61,7 +61,7 @@ def test_the_client_charges_every_completion_cached_or_not():
     assert len(tracker.calls) == 2
 
 
-@pytest.mark.parametrize("name", sorted(METHODS))
+@pytest.mark.parametrize("name", sorted(method_classes()))
 def test_usage_and_trace_calls_agree_for_every_method(llm_factory, passages, name):
     """Every call in the trace is in the usage and vice versa, per stage, on a first and a cached run."""
     llm = llm_factory(CannedBackend(default="Madrid [1]"))

@@ -2,13 +2,12 @@
 
 Every component takes its own section, so a component's config can be serialized next to its
 outputs (the index manifest, eval results) and reloaded exactly. Method families keep their own
-sections beside their code (``methods/<family>/config.py``); ``tanglerag.settings`` assembles the root.
+sections beside their code (``methods/<family>/config.py``) and declare them in their ``Family``;
+``tanglerag.settings`` assembles the root from the registered families.
 """
 
 from __future__ import annotations
 
-import copy
-import json
 import os
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -68,17 +67,6 @@ StructuredModes = dict[str, StructuredSetting | dict[str, StructuredSetting]]
 """``llm.structured_stages``: a stage's mode (``organize: on``), a method's for all its stages (``diva: auto``), or
 a method's per stage (``corg: {generate: auto}``, where methods share a stage's name). The most specific wins: the
 method's stage, the stage, the method, then ``llm.structured``."""
-MEASURED_STRUCTURED_MODES: StructuredModes = {"pf+concat": "auto", "diva": "auto",
-                                              "corg": {"generate": "auto", "organize": "repair"}}
-"""The modes that measured better than text with the embedded model (docs/results/structured.md), ``auto`` so a
-server that takes no schema gets text: PF+Concat's every call (EM 58.3 against 45.0 on 60 RAMDocs questions; its
-distilling call alone 55.0); COrg's multi-answer call (D-F1 37.4 against 32.9 on 100, with the next) and its graph
-as text, asked again as JSON where a relation cannot be read (0 of 500 unread against 31 of 506; the all-JSON
-graph kept fewer contexts apart and lost answers); Diva's every stage (D-F1 25.1 against 18.3 on 30 ASQA
-questions). The rest stay text: CDIT's judge, post-fusion's vote and concat's single answer measured worse as JSON
-or no better."""
-
-
 class LLMConfig(Section):
     backend: Literal["llamacpp", "openai"] = "llamacpp"
     model: str = Field(
@@ -103,12 +91,12 @@ class LLMConfig(Section):
         "decisions (relations, verdicts, parts) as JSON under an output schema: on, off, auto (on until the "
         "backend refuses a schema, then text prompts), or repair (text prompts; a reply the parser cannot read "
         "in full is asked again as JSON)"))
-    structured_stages: StructuredModes = Field(
-        default_factory=lambda: copy.deepcopy(MEASURED_STRUCTURED_MODES), description=(
-            "llm.structured for the decisions of one stage (organize, judge, verify, probe, ...: the stages "
-            "`ask --json` reports usage by), of one method (diva), or of one method's stage (corg.generate), over "
-            "the setting for all; e.g. --set llm.structured_stages.organize=on. Setting it replaces the measured "
-            f"defaults ({json.dumps(MEASURED_STRUCTURED_MODES)}); llm.structured_stages={{}} sets none"))
+    structured_stages: StructuredModes = Field(default_factory=dict, description=(
+        "llm.structured for the decisions of one stage (organize, judge, verify, probe, ...: the stages "
+        "`ask --json` reports usage by), of one method (diva), or of one method's stage (corg.generate), over "
+        "the setting for all; e.g. --set llm.structured_stages.organize=on. Default: what each method family "
+        "measured better (each family declares its own, `Family.structured`); setting it replaces them, and "
+        "llm.structured_stages={} sets none"))
 
 
 class EmbeddingConfig(Section):
@@ -168,6 +156,8 @@ class EvalConfig(Section):
         "natural", description="ensure: put a gold passage in the top-k; exclude: drop gold passages")
     gold_position: Literal["retrieval", "top", "bottom"] = "retrieval"
     closed_book_filter: bool = Field(False, description="drop questions the LLM answers right with no passages")
+    reader: str = Field("llm", description="the D-F1 reader: 'llm' (the configured LLM) or a HF extractive QA "
+                                           "model, e.g. deepset/roberta-base-squad2 (was corg.reader)")
     bootstrap_samples: int = Field(1000, strict=True, ge=1, le=100_000)
     seed: StrictInt = 0
     concurrency: int | None = Field(None, strict=True, ge=1, le=1024, description=(
@@ -178,6 +168,16 @@ class EvalConfig(Section):
     ray_address: str | None = Field(None, description="a Ray cluster to join (default: start a local instance)")
     ray_actors: int = Field(2, strict=True, ge=1, le=1024, description="actors, each with its own model and index")
     ray_batch_size: int = Field(4, strict=True, ge=1, le=10_000, description="questions sent to an actor at once")
+
+
+class PersonalConfig(Section):
+    """Per-user context store, and how retrieval pairs a user's statements with passages (PCAS, paper 002)."""
+
+    store_dir: Path = Field(default_factory=lambda: Path(os.environ.get("TANGLERAG_HOME", "~/.tanglerag"))
+                            .expanduser() / "users")
+    beam: TopK = Field(10, description="K: documents retrieved by the question before pairing")
+    lam: float = Field(0.6, ge=0.0, le=1.0, description="weight of s(d,q) against s(d,c); 0.6 was best for "
+                                                    "MiniLM on ORCA-ShARC dev (docs/results/pcas.md)")
 
 
 class ServiceConfig(Section):

@@ -15,13 +15,12 @@ from pathlib import Path
 
 from tanglerag.embeddings import Embedder, TextEmbedder
 from tanglerag.errors import IndexStoreError
+from tanglerag.family import check_structured_modes, retriever_factory
 from tanglerag.index.passage_index import PassageIndex
+from tanglerag.index.user_contexts import UserContextStore
 from tanglerag.llm.client import LLM
 from tanglerag.llm.factory import build_llm
-from tanglerag.methods.base import Method, Resources, check_structured_modes
-from tanglerag.methods.pcas.retriever import PersonalRetriever
-from tanglerag.methods.pcas.store import UserContextStore
-from tanglerag.methods.registry import make_method
+from tanglerag.methods.base import Method, Resources, make_method
 from tanglerag.metrics.readers import build_reader
 from tanglerag.metrics.registry import Reader
 from tanglerag.pipeline import RAGPipeline
@@ -58,13 +57,13 @@ class Runtime:
         return UserContextStore(self.settings.personal.store_dir, self.embedder)
 
     def retriever(self, personal: bool = False) -> Retriever | None:
-        """Index search, or PCAS joint retrieval when questions carry a user (``personal``); None without an index."""
+        """Index search, or the ``personal`` retriever a family offers (PCAS's joint ranking of passages and the
+        user's statements) when questions carry a user; None without an index."""
         if self.index is None:
             return None
         if personal:
-            cfg = self.settings.personal
-            return PersonalRetriever(self.index, self.context_store, top_k=self.settings.retrieval.top_k,
-                                     beam=cfg.beam, lam=cfg.lam)
+            retriever: Retriever = retriever_factory("personal")(self.index, self.context_store, self.settings)
+            return retriever
         return IndexRetriever(self.index, self.settings.retrieval)
 
     def resources(self, personal: bool = False, index: PassageIndex | None = None) -> Resources:
@@ -84,8 +83,8 @@ class Runtime:
         return RAGPipeline(resources.retriever, make_method(method, resources), self.settings.retrieval.top_k)
 
     def reader(self) -> Reader:
-        """The D-F1 reader: the configured LLM, or a Hugging Face extractive QA model (``corg.reader``)."""
-        return build_reader(self.settings.corg.reader, self.llm)
+        """The D-F1 reader: the configured LLM, or a Hugging Face extractive QA model (``eval.reader``)."""
+        return build_reader(self.settings.eval.reader, self.llm)
 
     def with_settings(self, settings: Settings) -> Runtime:
         """A runtime for other method settings that shares what this one already loaded (LLM, embedder, index).

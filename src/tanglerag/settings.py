@@ -1,16 +1,20 @@
-"""The root settings: the core sections and one section per method family that has knobs.
+"""The root settings: the core sections, plus one section for each registered method family that has settings.
 
-A method family keeps its section's class beside its code; this module only assembles them, so it sits
-at the methods layer. A new family with settings adds one field here.
+Why assembled: the families are known only once they are registered (entry points, or ``register_family``), so
+the full model is built from them on first use and rebuilt when a family is added. ``Settings(...)`` and
+``Settings.model_validate(...)`` give an instance of that assembled model, a subclass of ``Settings``: the core
+sections are typed attributes, and a family reads its own section with ``settings.section(CorgConfig)``.
+Validation errors keep their full location (``corg.answer_tokens``), and the JSON schema lists every section.
 """
 
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import Field
+from pydantic import Field, create_model, model_validator
 
 from tanglerag.config import (
     EmbeddingConfig,
@@ -18,18 +22,17 @@ from tanglerag.config import (
     IndexConfig,
     LLMConfig,
     MethodsConfig,
+    PersonalConfig,
     RetrievalConfig,
     Section,
     ServiceConfig,
     load_config,
 )
-from tanglerag.methods.astute.config import AstuteConfig
-from tanglerag.methods.auto.config import AutoConfig
-from tanglerag.methods.cdit.config import CditConfig
-from tanglerag.methods.corg.config import CorgConfig
-from tanglerag.methods.diva.config import DivaConfig
-from tanglerag.methods.madam.config import MadamConfig
-from tanglerag.methods.pcas.config import PersonalConfig
+from tanglerag.errors import ConfigError
+from tanglerag.family import FAMILIES, sections, structured_defaults
+
+S = TypeVar("S", bound=Section)
+_ASSEMBLED = "AssembledSettings"
 
 
 class Settings(Section):
@@ -43,16 +46,76 @@ class Settings(Section):
     methods: MethodsConfig = Field(default_factory=MethodsConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
     personal: PersonalConfig = Field(default_factory=PersonalConfig)
-    corg: CorgConfig = Field(default_factory=CorgConfig)
-    diva: DivaConfig = Field(default_factory=DivaConfig)
-    cdit: CditConfig = Field(default_factory=CditConfig)
-    madam: MadamConfig = Field(default_factory=MadamConfig)
-    astute: AstuteConfig = Field(default_factory=AstuteConfig)
-    auto: AutoConfig = Field(default_factory=AutoConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Settings:
+        return super().__new__(assembled() if cls is Settings else cls)
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> Settings:
+        target = assembled() if cls is Settings else cls
+        return super(Settings, target).model_validate(obj, **kwargs)
 
     @classmethod
     def load(cls, path: Path | None = None, overrides: list[str] | None = None,
              values: dict[str, Any] | None = None) -> Settings:
         """YAML (optional), then ``a.b=value`` overrides, then typed ``values`` (see ``config.load_config``)."""
-        return load_config(cls, path, overrides, values)
+        return load_config(assembled(), path, overrides, values)
+
+    def section(self, kind: type[S]) -> S:
+        """A family's section, typed: ``settings.section(CorgConfig).answer_tokens``."""
+        for name, cls in sections().items():
+            if cls is kind:
+                value = getattr(self, name)
+                assert isinstance(value, kind)
+                return value
+        raise ConfigError(f"no registered family has the settings section {kind.__name__}")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        return _with_structured_defaults(upgrade(data)) if isinstance(data, dict) else data
+
+
+def upgrade(data: dict[str, Any]) -> dict[str, Any]:
+    """Settings as written by an earlier release, in today's shape (run folders keep theirs): the D-F1 reader moved
+    from ``corg.reader`` to ``eval.reader``."""
+    data = dict(data)
+    corg = data.get("corg")
+    if isinstance(corg, dict) and "reader" in corg:
+        data["corg"] = {k: v for k, v in corg.items() if k != "reader"}
+        evaluation = data.get("eval")
+        if isinstance(evaluation, dict) or evaluation is None:
+            data["eval"] = {"reader": corg["reader"], **(evaluation or {})}
+    return data
+
+
+def _with_structured_defaults(data: dict[str, Any]) -> dict[str, Any]:
+    """``llm.structured_stages``' default is what the registered families measured better (``Family.structured``)."""
+    llm = data.get("llm")
+    if llm is None or isinstance(llm, dict) and "structured_stages" not in llm:
+        data["llm"] = {**(llm or {}), "structured_stages": structured_defaults()}
+    elif isinstance(llm, LLMConfig) and "structured_stages" not in llm.model_fields_set:
+        data["llm"] = llm.model_copy(update={"structured_stages": structured_defaults()})
+    return data
+
+
+def assembled() -> type[Settings]:
+    """The settings model with every registered family's section (rebuilt when a family is registered)."""
+    FAMILIES.load()
+    return _assemble(FAMILIES.version, tuple(sections().items()))
+
+
+@lru_cache(maxsize=8)
+def _assemble(version: int, family_sections: tuple[tuple[str, type[Section]], ...]) -> type[Settings]:
+    fields: dict[str, Any] = {name: (cls, Field(default_factory=cls)) for name, cls in family_sections}
+    model: type[Settings] = create_model(_ASSEMBLED, __base__=Settings, __module__=__name__, **fields)
+    return model
+
+
+def __getattr__(name: str) -> Any:
+    """Pickle finds an assembled settings object's class by name here (Ray sends settings to its actors)."""
+    if name == _ASSEMBLED:
+        return assembled()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+

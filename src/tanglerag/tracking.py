@@ -27,11 +27,9 @@ from tanglerag.trace import LLMCall, Message, Step, Trace, TraceStep
 from tanglerag.types import StageUsage, Usage
 
 _ACTIVE: ContextVar[Tracker | None] = ContextVar("tanglerag_tracker", default=None)
-STAGES = frozenset({
-    "retrieve", "rerank", "generate", "summarize", "organize", "post_fusion", "distill", "probe", "judge",
-    "determine", "trim", "debate", "aggregate", "recall", "consolidate", "interpret", "verify", "clarify"})
-"""The stages the package's methods mark, as ``ask --json`` reports usage by; a setting keyed by stage
-(``llm.structured_stages``) is checked against them, so a misspelt one is refused rather than ignored."""
+CORE_STAGES = frozenset({"retrieve"})
+"""The stages the general layers mark (the pipeline's retrieval); each family declares its own (``Family.stages``),
+and a setting keyed by stage (``llm.structured_stages``) is checked against them all."""
 _METHOD: ContextVar[str | None] = ContextVar("tanglerag_method", default=None)
 
 

@@ -103,7 +103,7 @@ def test_a_prompt_longer_than_the_window_names_the_setting_to_raise(setup):
 
 @pytest.mark.slow
 def test_a_batched_judgment_has_room_for_a_verdict_on_every_passage(setup):
-    from tanglerag.methods.registry import make_method
+    from tanglerag.methods.base import make_method
     from tanglerag.testing import HashEmbedder
     from tanglerag.types import Passage
     from tests.conftest import as_retrieved
@@ -143,8 +143,8 @@ def test_constrained_relations_always_parse_on_the_users_mercury_notes(setup):
 def test_madam_rag_debates_the_two_answer_sample_question(setup):
     """MADAM-RAG on the demo's two-answer question (Brahms and Mozart), its own six documents, two rounds at most:
     every agent's reply reads, and each kept answer cites documents whose agents gave it."""
+    from tanglerag.methods.base import make_method
     from tanglerag.methods.madam.steps import DebateStep
-    from tanglerag.methods.registry import make_method
     from tanglerag.types import RetrievedPassage
 
     llm, _, examples = setup

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from tanglerag.methods.astute.steps import AstuteStep
-from tanglerag.methods.registry import make_method
+from tanglerag.methods.base import make_method
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
 from tanglerag.types import Passage, Question

@@ -8,7 +8,7 @@ from tanglerag.errors import ConfigError
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.methods.auto.probe import PassageReading, classify, entity_signals, ranking_signals
 from tanglerag.methods.auto.steps import AutoStep
-from tanglerag.methods.registry import make_method
+from tanglerag.methods.base import make_method
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend, HashEmbedder
 from tanglerag.types import Passage, Question

@@ -4,10 +4,9 @@ from tanglerag.config import IndexConfig
 from tanglerag.errors import ConfigError
 from tanglerag.index.passage_index import PassageIndex, store_passages
 from tanglerag.index.trim import TrimLog, pair
-from tanglerag.methods.base import Resources
+from tanglerag.methods.base import Resources, make_method
 from tanglerag.methods.cdit.prompts import parse_verdict, parse_verdict_lines
 from tanglerag.methods.cdit.steps import CditStep
-from tanglerag.methods.registry import make_method
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend, HashEmbedder
 from tanglerag.types import Passage, Question

@@ -2,6 +2,7 @@ import re
 
 import pytest
 
+from tanglerag.methods.base import make_method
 from tanglerag.methods.corg.baselines import (
     KMeansMethod,
     OneCallBaseline,
@@ -13,7 +14,6 @@ from tanglerag.methods.corg.baselines import (
 )
 from tanglerag.methods.corg.method import CorgMethod
 from tanglerag.methods.corg.steps import ContextGraphStep, ContextRankingStep, ContextSummaryStep, GroupsStep
-from tanglerag.methods.registry import make_method
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
 from tanglerag.types import Passage, Question, RetrievedPassage

@@ -5,12 +5,11 @@ import pytest
 
 from tanglerag.errors import InputError
 from tanglerag.index.passage_index import PassageIndex
-from tanglerag.methods.base import Resources
+from tanglerag.methods.base import Resources, make_method
 from tanglerag.methods.diva.demos import DemoPool
 from tanglerag.methods.diva.methods import grade
 from tanglerag.methods.diva.prompts import parse_interpretations, parse_long_answer, parse_yes_no_lines
 from tanglerag.methods.diva.steps import ClarificationTreeStep, DivaStep
-from tanglerag.methods.registry import make_method
 from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import IndexRetriever
 from tanglerag.testing import CannedBackend, HashEmbedder

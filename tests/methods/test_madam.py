@@ -5,9 +5,9 @@ import json
 
 import pytest
 
+from tanglerag.methods.base import make_method
 from tanglerag.methods.madam.method import MadamRagMethod
 from tanglerag.methods.madam.steps import DebateStep
-from tanglerag.methods.registry import make_method
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
 from tanglerag.types import Passage, Question

@@ -1,19 +1,23 @@
-"""The recipe in the README, proved: a method and its trace step defined here, in a test module, registered with
-one call, run through ``ask``, ``eval``, ``trace show`` and the service without touching any file of the package."""
+"""The recipe in the README, proved: a family from outside the package (``tests/methods/toy_plugin``: a method, a trace
+step, a settings section with a per-request option, a stage and an inspector view), registered with one call or
+through an entry point, works in ``ask``, ``eval``, ``trace show``, settings and the service without touching any
+file of the package."""
 
 from __future__ import annotations
 
 import json
-from typing import ClassVar, Literal
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from tanglerag.cli import app
-from tanglerag.methods.base import METHODS, Method, MethodOutput, register_methods
-from tanglerag.trace import TraceStep
-from tanglerag.tracking import record_step
-from tanglerag.types import Question, RetrievedPassage
+from tanglerag.family import FAMILIES, register_family
+from tests.methods.toy_plugin import FAMILY, ToyConfig
 from tests.service.conftest import client_for, make_runtime
 
 pytestmark = pytest.mark.xdist_group("torch")  # the tests that load torch (MiniLM, a reader) share a worker: one ~8 s import
@@ -21,46 +25,11 @@ pytestmark = pytest.mark.xdist_group("torch")  # the tests that load torch (Mini
 runner = CliRunner()
 
 
-class TitleVoteStep(TraceStep):
-    """Which titles the passages carry and how many passages carry each."""
-
-    kind: Literal["toy_title_vote"] = "toy_title_vote"
-    title: ClassVar[str] = "Title vote"
-    counts: dict[str, int]
-
-    def lines(self) -> list[str]:
-        return ["title vote", *(f"  {title}: {n}" for title, n in self.counts.items())]
-
-    def headline(self) -> str | None:
-        return f"toy: {len(self.counts)} distinct titles"
-
-
-class TitleVoteMethod(Method):
-    """Answers with the title most passages share (ties: the best-ranked), citing every passage that carries it."""
-
-    name: ClassVar[str] = "toy-title-vote"
-    paper: ClassVar[str] = "baseline"
-    description: ClassVar[str] = "the most common passage title (a plug-in example; no LLM)"
-    calls: ClassVar[str] = "0"
-
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        counts: dict[str, int] = {}
-        for hit in passages:
-            counts[hit.passage.title or hit.passage.id] = counts.get(hit.passage.title or hit.passage.id, 0) + 1
-        record_step(TitleVoteStep(counts=counts))
-        if not counts:
-            return MethodOutput.abstain()
-        best = max(counts, key=lambda t: counts[t])  # dicts keep retrieval order: ties go to the best-ranked
-        cited = [h.passage.id for h in passages if (h.passage.title or h.passage.id) == best]
-        numbers = " ".join(f"[{i}]" for i, h in enumerate(passages, 1) if h.passage.id in cited)
-        return MethodOutput(f"{best} {numbers}", cited)
-
-
 @pytest.fixture(scope="module", autouse=True)
 def registered():
-    register_methods(TitleVoteMethod)
+    register_family(FAMILY)
     yield
-    METHODS.pop(TitleVoteMethod.name)
+    FAMILIES.remove(FAMILY.name)
 
 
 @pytest.fixture
@@ -117,3 +86,52 @@ def test_the_service_lists_and_runs_the_plugin_method(tmp_path):
         assert reply.status_code == 200, reply.text
         body = reply.json()
         assert body["trace"]["steps"][0]["kind"] == "toy_title_vote" and body["citations"]
+
+
+def test_the_family_has_its_settings_section_and_its_stage(tmp_path, corpus):
+    from tanglerag.settings import Settings
+
+    assert Settings.load(overrides=["toy.min_count=3"]).section(ToyConfig).min_count == 3
+    common = ["--set", f"cache_dir={tmp_path / 'cache'}"]
+    assert runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx"), *common]).exit_code == 0
+    ask = ["ask", "What is Mercury?", "--index", str(tmp_path / "idx"), "--method", "toy-title-vote", "--top-k", "3",
+           "--json", *common]
+    answered = json.loads(runner.invoke(app, [*ask, "--set", "llm.structured_stages.tally=on"]).stdout)
+    assert answered["answer"].startswith("Mercury") and "tally" in answered["usage_by_stage"]
+    abstained = runner.invoke(app, [*ask, "--set", "toy.min_count=3"])  # two passages carry Mercury: not enough
+    assert abstained.exit_code == 0, abstained.output
+    assert json.loads(abstained.stdout)["answer"] == "unknown"
+
+
+PLUGIN_CHECK = textwrap.dedent('''
+    import json, sys
+    from pathlib import Path
+    from tanglerag.family import FAMILIES
+    from tests.service.conftest import client_for, make_runtime
+
+    assert "toy" in FAMILIES  # found through the entry point: nothing registered it by hand
+    with client_for(make_runtime(Path(sys.argv[1]))) as client:
+        schema = client.get("/openapi.json").json()["components"]["schemas"]["Options"]["properties"]
+        asked = {"question": "What is the capital of France?", "method": "toy-title-vote"}
+        plain = client.post("/v1/ask", json=asked).json()
+        strict = client.post("/v1/ask", json={**asked, "options": {"toy.min_count": 3}}).json()
+        print(json.dumps({"option": "toy.min_count" in schema, "plain": plain["answer"], "strict": strict["answer"],
+                          "stages": sorted(plain["usage_by_stage"]), "view": "toy view" in client.get("/views.js").text,
+                          "methods": [m["name"] for m in client.get("/v1/methods").json()]}))
+''')
+
+
+def test_an_installed_plugin_registers_through_its_entry_point(tmp_path):
+    # an installed distribution, as pip leaves one: its code and a dist-info naming the entry point
+    site = tmp_path / "site"
+    (site / "toy_plugin-0.1.dist-info").mkdir(parents=True)
+    (site / "toy_plugin-0.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-plugin\nVersion: 0.1\n")
+    (site / "toy_plugin-0.1.dist-info" / "entry_points.txt").write_text(
+        "[tanglerag.families]\ntoy = tests.methods.toy_plugin:FAMILY\n")
+    env = {"PYTHONPATH": f"{site}:{Path.cwd()}", "HF_HUB_OFFLINE": "1", "PATH": os.environ["PATH"]}
+    done = subprocess.run([sys.executable, "-c", PLUGIN_CHECK, str(tmp_path)], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["option"] and seen["view"] and "toy-title-vote" in seen["methods"]
+    assert seen["strict"] == "unknown" and seen["plain"] != "unknown" and "tally" in seen["stages"]

@@ -14,10 +14,10 @@ from tanglerag.cli import app
 from tanglerag.config import IndexConfig
 from tanglerag.errors import ConfigError, ContextStoreError, DiskFullError
 from tanglerag.index.passage_index import PassageIndex, store_passages
+from tanglerag.index.user_contexts import UserContextStore
 from tanglerag.llm.base import GenerationParams
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.openai_compat import OpenAICompatBackend
-from tanglerag.methods.pcas.store import UserContextStore
 from tanglerag.service.auth import ApiKeys
 from tanglerag.settings import Settings
 from tanglerag.testing import HashEmbedder, fake_openai_server

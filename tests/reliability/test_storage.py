@@ -16,7 +16,7 @@ from tanglerag.cli import app
 from tanglerag.config import IndexConfig
 from tanglerag.errors import IndexStoreError
 from tanglerag.index.passage_index import PassageIndex, store_passages
-from tanglerag.methods.pcas.store import UserContextStore
+from tanglerag.index.user_contexts import UserContextStore
 from tanglerag.testing import HashEmbedder
 from tanglerag.types import Passage
 from tests.index.legacy import as_format_2
@@ -124,7 +124,7 @@ WRITER = textwrap.dedent("""
     from pathlib import Path
     from tanglerag.config import IndexConfig
     from tanglerag.index.passage_index import store_passages
-    from tanglerag.methods.pcas.store import UserContextStore
+    from tanglerag.index.user_contexts import UserContextStore
     from tanglerag.testing import HashEmbedder
     from tanglerag.types import Passage
 

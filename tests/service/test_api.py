@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from tanglerag.pipeline import AnswerOutput
+from tanglerag.service.schemas import AskResponse
 from tests.service.conftest import client_for, make_runtime
 
 
@@ -26,7 +28,7 @@ def test_top_k_and_per_question_options(client):
 
 
 def test_options_that_name_files_or_the_llm_are_refused(client):
-    for key in ("diva.demo_pool", "personal.store_dir", "llm.model", "cache_dir", "corg.reader"):
+    for key in ("diva.demo_pool", "personal.store_dir", "llm.model", "cache_dir", "corg.reader", "eval.reader"):
         r = client.post("/v1/ask", json={"question": "capital of France?", "options": {key: "/etc/passwd"}})
         assert r.status_code == 422 and r.json()["error"] == f"options.{key}: Extra inputs are not permitted"
     r = client.post("/v1/ask", json={"question": "capital?", "options": {"diva.verification": "sometimes"}})
@@ -41,7 +43,7 @@ def test_the_schema_names_every_option_a_request_may_set(client):
     options = client.get("/openapi.json").json()["components"]["schemas"]["Options"]
     assert options["additionalProperties"] is False
     assert {"retrieval.top_k", "diva.verification", "corg.graph"} <= set(options["properties"])
-    assert not {"diva.demo_pool", "corg.reader", "llm.model"} & set(options["properties"])
+    assert not {"diva.demo_pool", "eval.reader", "llm.model"} & set(options["properties"])
     assert options["properties"]["diva.verification"]["anyOf"][0]["enum"] == ["each", "batched"]
 
 
@@ -82,10 +84,10 @@ def test_stream_sends_stage_events_then_the_answer(client):
 
 
 def test_methods_lists_every_method_with_paper_and_calls(client):
-    from tanglerag.methods.registry import METHODS
+    from tanglerag.methods.base import method_classes
 
     listed = {m["name"]: m for m in client.get("/v1/methods").json()}
-    assert set(listed) == set(METHODS) - {"diva-oracle"}
+    assert set(listed) == set(method_classes()) - {"diva-oracle"}
     assert listed["diva"]["paper"] == "001" and listed["diva"]["calls"].startswith("4")
     assert listed["post-fusion"]["calls"] == "1 per passage"
 
@@ -217,6 +219,21 @@ def test_user_contexts_add_list_remove(client):
     assert client.get("/v1/users/bob/contexts").json()["contexts"] == []
     r = client.post("/v1/ask", json={"question": "capital of France?", "user": "alice"})
     assert r.status_code == 200 and r.json()["user"] == "alice" and r.json()["user_context"]["text"] == "I am vegetarian."
+
+
+def test_ask_its_stream_and_chat_return_one_answer_model(client):
+    fields = set(AnswerOutput.model_fields)
+    body = client.post("/v1/ask", json={"question": "capital of France?"}).json()
+    assert set(body) == fields and AskResponse.model_validate(body).model_dump(mode="json") == body
+    assert body["usage"]["llm_calls"] == 1 and isinstance(body["usage"]["llm_calls"], int)  # as `ask --json` prints
+    with client.stream("POST", "/v1/ask?stream=true", json={"question": "capital of France?"}) as r:
+        last = r.read().decode().strip().split("\n\n")[-1]
+    assert last.startswith("event: answer\n") and set(json.loads(last.split("data: ", 1)[1])) == fields
+    chat = client.post("/v1/chat/completions", json={"model": "tanglerag/concat", "messages": [
+        {"role": "user", "content": "capital of France?"}]}).json()
+    assert set(chat["tanglerag"]) == fields | {"ignored_turns"}
+    same = ("question", "method", "answer", "citations", "passages", "parts", "user", "user_context")
+    assert [chat["tanglerag"][k] for k in same] == [body[k] for k in same]
 
 
 def test_user_ids_never_reach_the_filesystem(client, tmp_path):

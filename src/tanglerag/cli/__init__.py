@@ -1,21 +1,23 @@
 """The ``tanglerag`` command line, one module per command (or group of commands).
 
-Every module defines its own Typer app; this package merges them under one root group whose
-``UserErrorGroup`` turns a ``TangleragError`` into one line and exit code 2 (``common.py``).
+Every module defines its own Typer app; this package merges them, and every registered family's commands
+(``Family.commands``: ``cdit``, ``pcas``, ``diagnose``), under one root group whose ``UserErrorGroup`` turns a
+``TangleragError`` into one line and exit code 2 (``common.py``).
 """
 
 from __future__ import annotations
 
 import typer
 
-from tanglerag.cli import ask, cdit, diagnose, evaluate, index, models, personal, serve, trace
+from tanglerag.cli import ask, contexts, evaluate, index, models, serve, trace
 from tanglerag.cli.common import UserErrorGroup
+from tanglerag.family import families, resolve
 
 app = typer.Typer(cls=UserErrorGroup, add_completion=False, no_args_is_help=True,
                   help="Answer questions from tangled retrieved contexts.")
-for module in (index, ask, evaluate, diagnose, models, serve):
+for module in (index, ask, evaluate, models, serve):
     app.add_typer(module.app)
-app.add_typer(personal.contexts_app, name="contexts")
-app.add_typer(personal.pcas_app, name="pcas")
+app.add_typer(contexts.contexts_app)
 app.add_typer(trace.trace_app, name="trace")
-app.add_typer(cdit.cdit_app, name="cdit")
+for reference in (command for family in families() for command in family.commands):
+    app.add_typer(resolve(reference))

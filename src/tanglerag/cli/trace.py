@@ -18,8 +18,8 @@ from rich.markup import escape
 
 from tanglerag.cli.common import TerminalConsole
 from tanglerag.errors import InputError
+from tanglerag.family import families
 from tanglerag.jsonio import loads as json_loads
-from tanglerag.methods import registry as _registry  # noqa: F401  (registers every family's trace steps)
 from tanglerag.trace import Trace
 
 trace_app = typer.Typer(no_args_is_help=True, help="Inspect the traces that ask --json --trace and eval write.")
@@ -48,6 +48,7 @@ def read_records(source: str) -> list[dict[str, Any]]:
 
 def render(record: dict[str, Any]) -> list[str]:
     """Lines of rich markup describing one traced answer."""
+    families()  # loaded, so every family's trace steps are known by kind
     try:
         trace = Trace.model_validate(record["trace"])
     except ValidationError as exc:

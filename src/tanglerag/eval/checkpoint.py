@@ -20,9 +20,9 @@ from pydantic import ValidationError
 from tanglerag.datasets.base import QAExample
 from tanglerag.errors import InputError
 from tanglerag.eval.records import QuestionResult
+from tanglerag.family import family_of, sections
 from tanglerag.fileio import atomic_write_text, reporting_disk_full
-from tanglerag.methods.base import method_class
-from tanglerag.settings import Settings
+from tanglerag.settings import Settings, upgrade
 
 CHECKPOINT_FILE = "checkpoint.jsonl"
 RUN_FILE = "run.json"
@@ -30,15 +30,15 @@ RUN_FILE = "run.json"
 _HOW_IT_RUNS = {"eval": {"concurrency", "engine", "ray_address", "ray_actors", "ray_batch_size", "fail_fast"},
                 "llm": {"concurrency", "parallel", "timeout_s", "max_retries", "backoff_s", "n_threads", "cache"}}
 _NOT_ANSWERS = {"cache_dir", "service"}
-# sections only their own family's methods read: a run without one of them does not depend on them (auto may route to
-# any method, so a run with auto depends on all). corg's is not here: the D-F1 reader is ``corg.reader``.
-_FAMILY_SECTIONS = {"diva", "cdit", "madam", "astute", "auto"}
 
 
 def _unread_sections(methods: list[str]) -> set[str]:
-    families = {module.split(".")[2] for m in methods
-                if (module := method_class(m).__module__).startswith("tanglerag.methods.")}
-    return set() if "auto" in families else _FAMILY_SECTIONS - families
+    """Family sections no method of the run reads: only a family's own methods read its section, unless one of the
+    run's methods may hand a question to any method (``auto``), so the run depends on them all."""
+    used = [family_of(m) for m in methods]
+    if any(f is not None and f.delegates_to_any for f in used):
+        return set()
+    return set(sections()) - {f.section_name for f in used if f is not None}
 
 
 def run_identity(dataset: str, methods: list[str], metrics: list[str], pool: list[QAExample],
@@ -104,9 +104,9 @@ class Checkpoint:
                              "matched to settings: give another --out, or delete that file to start over") from exc
         if "pool" not in self.identity:
             stored.pop("pool", None)  # written when every run named its pool
-        sections = stored.get("settings", {})  # a run written before unread sections were left out names them all
-        stored["settings"] = {k: v for k, v in sections.items() if k in self.identity["settings"]
-                              or k not in _FAMILY_SECTIONS}
+        written = upgrade(stored.get("settings", {}))  # in today's shape, as an earlier release may have written it
+        # a run written before unread sections were left out names them all
+        stored["settings"] = {k: v for k, v in written.items() if k in self.identity["settings"] or k not in sections()}
         differ = _differences(stored, self.identity, {"settings": _default_settings()})
         if differ:
             raise InputError(f"{self.folder} holds a run with other settings ({', '.join(differ[:4])}): give "

@@ -13,7 +13,7 @@ from tanglerag.datasets.base import QAExample
 from tanglerag.errors import LLMError, ServerUnreachableError
 from tanglerag.eval.passages import PassageBuilder
 from tanglerag.eval.records import Prediction, QuestionResult
-from tanglerag.methods.registry import method_class
+from tanglerag.methods.base import method_class
 from tanglerag.metrics.registry import Reader, compute, needs_reader
 from tanglerag.runtime import Runtime
 from tanglerag.tracking import track

@@ -1,8 +1,7 @@
 """The method contract: a method is built from ``Resources`` and turns a question and its passages into an Answer.
 
-``METHODS`` is the table of method names; ``methods/registry.py`` fills it with every family (one line
-each), and ``make_method`` builds from it, so a method that delegates to another (CDIT's answerer)
-looks it up here without importing the registry.
+Methods are known by name through the registered families (``tanglerag.family``): ``make_method`` builds
+from them, so a method that delegates to another (CDIT's answerer) looks it up here by name.
 
 Subclasses implement ``run`` and return a ``MethodOutput``; ``answer`` (here, once for all methods)
 binds a tracker when none is bound yet, and builds the Answer with the usage and the typed trace the
@@ -17,18 +16,19 @@ LLM client and ``record_step`` collected. A method that needs more than the pass
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from tanglerag.config import StructuredModes
 from tanglerag.embeddings import Embedder, TextEmbedder
 from tanglerag.errors import ConfigError, InputError
+from tanglerag.family import families
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.llm.client import LLM
 from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import Retriever
 from tanglerag.text import UNKNOWN
-from tanglerag.tracking import STAGES, answering_as, current_tracker, track
+from tanglerag.tracking import answering_as, current_tracker, track
 from tanglerag.types import Answer, AnswerPart, Question, RetrievedPassage
 
 SINGLE_ANSWER_METRICS = ("em", "f1", "unk", "nm", "misled", "cited")
@@ -114,38 +114,24 @@ class Method:
                       is_unknown=result.unknown, usage=tracker.usage.model_copy(deep=True), trace=tracker.trace())
 
 
-METHODS: dict[str, type[Method]] = {}
-"""Method name -> class; filled by ``methods.registry`` (or a plug-in calling ``register_methods``)."""
-
-
-def register_methods(*classes: type[Method]) -> None:
-    """Make methods known by name to the CLI, the eval runner and the service."""
-    for cls in classes:
-        if METHODS.get(cls.name, cls) is not cls:
-            raise ValueError(f"two methods are named {cls.name!r}: {METHODS[cls.name].__qualname__} and {cls.__qualname__}")
-        METHODS[cls.name] = cls
-
-
-def check_structured_modes(modes: StructuredModes) -> None:
-    """Refuse an ``llm.structured_stages`` key that names no stage and no method: it would be silently ignored."""
-    stages, methods = f"stages: {', '.join(sorted(STAGES))}", f"methods: {', '.join(sorted(METHODS))}"
-    for key, value in modes.items():
-        if isinstance(value, dict):
-            if key not in METHODS:
-                raise ConfigError(f"llm.structured_stages.{key}: no method has this name (modes per stage go under "
-                                  f"a method's name); {methods}")
-            unknown = sorted(value.keys() - STAGES)
-            if unknown:
-                raise ConfigError(f"llm.structured_stages.{key}.{unknown[0]}: no stage has this name; {stages}")
-        elif key not in STAGES and key not in METHODS:
-            raise ConfigError(f"llm.structured_stages.{key}: neither a stage nor a method; {stages}; {methods}")
+def method_classes() -> dict[str, type[Method]]:
+    """Method name -> class, over every registered family (``tanglerag.family``), in registration order."""
+    table: dict[str, type[Method]] = {}
+    for family in families():
+        for cls in family.methods:
+            if not (isinstance(cls, type) and issubclass(cls, Method)):
+                raise ConfigError(f"family {family.name!r} lists {cls!r}, which is not a Method")
+            table[cls.name] = cls
+    return table
 
 
 def method_class(name: str) -> type[Method]:
-    try:
-        return METHODS[name]
-    except KeyError:
-        raise InputError(f"unknown method {name!r}; available: {', '.join(sorted(METHODS))}") from None
+    table = method_classes()
+    if name not in table:
+        close = difflib.get_close_matches(name, table, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InputError(f"unknown method {name!r}{hint}; available: {', '.join(sorted(table))}")
+    return table[name]
 
 
 def make_method(name: str, resources: Resources) -> Method:

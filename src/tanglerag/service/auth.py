@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tanglerag.errors import ConfigError, ContextStoreError
-from tanglerag.methods.pcas.store import check_user_id
+from tanglerag.users import check_user_id
 
 ENV_VAR = "TANGLERAG_API_KEYS"
 

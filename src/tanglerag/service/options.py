@@ -15,22 +15,25 @@ from pydantic.fields import FieldInfo
 
 from tanglerag.config import RaisesCost
 from tanglerag.errors import InputError
+from tanglerag.family import families
 from tanglerag.service.errors import ServiceError
-from tanglerag.settings import Settings
+from tanglerag.settings import Settings, assembled
 
-SECTIONS = ("retrieval", "methods", "corg", "diva", "personal")
-LOADS_A_MODEL = {"corg.reader"}  # a model name: a request must not make the server fetch or load a model
+CORE_SECTIONS = ("retrieval", "methods", "personal")
+"""Core sections a request may set every field of; a family names its own fields (``Family.options``)."""
 
 
 def allowed_options() -> list[str]:
     """``section.field`` names a request may set (fields holding a path are left out: no request picks a file)."""
-    names = [f"{section}.{field}" for section in SECTIONS for field in _section(section).model_fields]
-    return [key for key in names if not _holds_path(_field(key).annotation) and key not in LOADS_A_MODEL]
+    names = [f"{section}.{field}" for section in CORE_SECTIONS for field in _section(section).model_fields]
+    names += [f"{family.section_name}.{field}" for family in families() for field in family.options]
+    return [key for key in names if not _holds_path(_field(key).annotation)]
 
 
 def _section(section: str) -> type[BaseModel]:
-    model: type[BaseModel] = Settings.model_fields[section].annotation  # type: ignore[assignment]
-    return model
+    annotation = assembled().model_fields[section].annotation
+    assert isinstance(annotation, type) and issubclass(annotation, BaseModel)
+    return annotation
 
 
 def _field(key: str) -> FieldInfo:

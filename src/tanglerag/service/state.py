@@ -17,12 +17,12 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from tanglerag.errors import ContextStoreError
 from tanglerag.eval.runs import RunLibrary
-from tanglerag.methods.pcas.store import USER_ID_PATTERN, check_user_id
 from tanglerag.runtime import Runtime
 from tanglerag.service.auth import ApiKeys, Caller
 from tanglerag.service.errors import ServiceError
 from tanglerag.service.gate import Gate
 from tanglerag.service.telemetry import Telemetry
+from tanglerag.users import USER_ID_PATTERN, check_user_id
 
 
 @dataclass

@@ -1,6 +1,6 @@
 import pytest
 
-from tanglerag.methods.pcas.store import ContextStoreError, UserContextStore
+from tanglerag.index.user_contexts import ContextStoreError, UserContextStore
 from tanglerag.testing import HashEmbedder
 
 

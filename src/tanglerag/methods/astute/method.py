@@ -16,6 +16,7 @@ from typing import Annotated, ClassVar
 from pydantic import BaseModel, Field, create_model
 
 from tanglerag.llm.structured import Decision
+from tanglerag.methods.astute.config import AstuteConfig
 from tanglerag.methods.astute.prompts import choose_messages, consolidate_messages, recall_messages
 from tanglerag.methods.astute.steps import AstuteStep, SourceGroup
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
@@ -130,7 +131,7 @@ class AstuteRagMethod(Method):
     default_metrics: ClassVar[tuple[str, ...]] = CONFLICT_METRICS
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        cfg = self.settings.astute
+        cfg = self.settings.section(AstuteConfig)
         step = AstuteStep()
         step.internal = self._recall(question.text, step)
         # each item: (text shown, the sources it stands for: passage ids and memory-N)
@@ -151,10 +152,10 @@ class AstuteRagMethod(Method):
         return MethodOutput(text, citations, unknown=not parts, parts=parts)
 
     def _recall(self, question: str, step: AstuteStep) -> list[str]:
-        n = self.settings.astute.internal_passages
+        n = self.settings.section(AstuteConfig).internal_passages
         if n == 0:
             return []
-        budget = self.settings.astute.passage_tokens
+        budget = self.settings.section(AstuteConfig).passage_tokens
         with stage("recall"):
             reply = self.llm.decide(Decision(Recalled, recall_messages(question, n, as_json=True), budget,
                                              recall_messages(question, n), budget,
@@ -165,7 +166,7 @@ class AstuteRagMethod(Method):
     def _consolidate(self, question: str, items: list[tuple[str, list[str]]], step: AstuteStep) -> list[SourceGroup]:
         """One round; an unreadable reply leaves every source its own group (counted)."""
         shown = "\n".join(f"[{n}] {text}" for n, (text, _) in enumerate(items, 1))
-        budget, count = self.settings.astute.consolidate_tokens, len(items)
+        budget, count = self.settings.section(AstuteConfig).consolidate_tokens, len(items)
         with stage("consolidate"):
             reply = self.llm.decide(Decision(
                 consolidated_reply(count), consolidate_messages(question, shown, as_json=True), budget,
@@ -180,7 +181,7 @@ class AstuteRagMethod(Method):
     def _choose(self, question: str, groups: list[SourceGroup], step: AstuteStep) -> list[AnswerPart]:
         shown = "\n".join(f"[{n}] ({_origin(g.sources)}{'; conflicting' if g.conflict else ''}) {g.statement}"
                           + (f" Answer: {g.answer}" if g.answer else "") for n, g in enumerate(groups, 1))
-        budget, count = self.settings.astute.answer_tokens, len(groups)
+        budget, count = self.settings.section(AstuteConfig).answer_tokens, len(groups)
         with stage("generate"):
             reply = self.llm.decide(Decision(
                 choice_reply(count), choose_messages(question, shown, as_json=True), budget + 32,
@@ -206,5 +207,3 @@ def _origin(sources: list[str]) -> str:
     return ", ".join(x for x in (f"{retrieved} retrieved" if retrieved else "", f"{memory} memory" if memory else "")
                      if x) or "no source"
 
-
-METHODS = (AstuteRagMethod,)

@@ -12,7 +12,7 @@ from typing import ClassVar, get_args
 from tanglerag.errors import ConfigError
 from tanglerag.methods import base
 from tanglerag.methods.auto.answer import PROBE_ROUTE, answer_from_readings
-from tanglerag.methods.auto.config import Tangle
+from tanglerag.methods.auto.config import AutoConfig, Tangle
 from tanglerag.methods.auto.probe import probe, read_passages
 from tanglerag.methods.auto.steps import AutoStep, ProbedPassage
 from tanglerag.methods.base import MULTI_ANSWER_METRICS, Method, MethodOutput, Resources, make_method
@@ -29,17 +29,18 @@ class AutoMethod(Method):
 
     def __init__(self, resources: Resources) -> None:
         super().__init__(resources)
-        routes = self.settings.auto.routes
+        routes = self.settings.section(AutoConfig).routes
         missing = [t for t in get_args(Tangle) if t not in routes]
+        known = base.method_classes()
         unknown = sorted({m for m in routes.values()
-                          if (m not in base.METHODS and m != PROBE_ROUTE) or m == self.name})
+                          if (m not in known and m != PROBE_ROUTE) or m == self.name})
         if missing or unknown:
             raise ConfigError("auto.routes " + "; ".join(
                 ([f"has no method for {', '.join(missing)}"] if missing else [])
                 + ([f"names {', '.join(unknown)}, not a method auto can route to"] if unknown else [])))
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        cfg = self.settings.auto
+        cfg = self.settings.section(AutoConfig)
         with stage("probe"):
             reading = probe(self.llm, question.text, passages, overlap=cfg.duplicate_overlap,
                             words=self.settings.methods.passage_words, tokens=cfg.probe_tokens,
@@ -54,5 +55,3 @@ class AutoMethod(Method):
             return answer_from_readings(reading.passages or {}, passages)
         return make_method(route, self.resources).run_named(question, passages)
 
-
-METHODS = (AutoMethod,)

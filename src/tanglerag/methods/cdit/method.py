@@ -24,6 +24,7 @@ from tanglerag.index.trim import TrimLog
 from tanglerag.llm.structured import Decision, numbered_reply, numbered_values, partly_numbered
 from tanglerag.methods.base import Method, MethodOutput, Resources, make_method
 from tanglerag.methods.cdit.cmd_parse import SpacyJudge
+from tanglerag.methods.cdit.config import CditConfig
 from tanglerag.methods.cdit.determiner import QueryMemory
 from tanglerag.methods.cdit.prompts import (
     BATCH_LINE_TOKENS,
@@ -50,7 +51,7 @@ class CditMethod(Method):
     def __init__(self, resources: Resources) -> None:
         super().__init__(resources)
 
-        self.config = self.settings.cdit
+        self.config = self.settings.section(CditConfig)
         if self.config.answer_method == self.name:
             raise ConfigError("cdit.answer_method must be another method, not cdit itself")
         self.inner = make_method(self.config.answer_method, resources)
@@ -154,5 +155,3 @@ class CditMethod(Method):
                     index.apply_trim(log.state())
         record_step(step)
         return kept
-
-METHODS = (CditMethod,)

@@ -57,5 +57,3 @@ class ConcatMethod(Method):
             return MethodOutput.abstain()
         text, citations, _ = parsed[winner.rank]
         return MethodOutput(text, citations)
-
-METHODS = (ConcatMethod,)

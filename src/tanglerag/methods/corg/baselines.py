@@ -16,6 +16,7 @@ from typing import ClassVar
 import numpy as np
 
 from tanglerag.methods.base import MethodOutput
+from tanglerag.methods.corg.config import CorgConfig
 from tanglerag.methods.corg.method import CorgMethod, MultiAnswerMethod, groups_step
 from tanglerag.methods.corg.multi_answer import ask_group
 from tanglerag.methods.corg.prompts import rank_messages, summary_messages
@@ -59,7 +60,7 @@ class RetrieveMethod(MultiAnswerMethod):
                                       self.llm.params(max_tokens=4 * len(passages) + 8))
         ranking = parse_ranking(reply.text, len(passages))
         # the chosen contexts keep their original order, so the answer prompt shares Base's prefix
-        chosen = sorted(ranking[:self.settings.corg.retrieve_top])
+        chosen = sorted(ranking[:self.settings.section(CorgConfig).retrieve_top])
         record_step(ContextRankingStep(ranking=[passages[i].passage.id for i in ranking],
                                        chosen=[passages[i].passage.id for i in chosen]))
         return self.finish(passages, self.answer_groups(question.text, passages, [chosen]))
@@ -73,7 +74,7 @@ class SummarizeMethod(MultiAnswerMethod):
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         if not passages:
             return self.finish(passages, [])
-        cfg = self.settings.corg
+        cfg = self.settings.section(CorgConfig)
         with stage("summarize"):
             block = number_passages(passages, self.settings.methods.passage_words, title_sep=None)
             reply = self.llm.complete(summary_messages(question.text, block),
@@ -112,7 +113,7 @@ class RandomMethod(_GroupingBaseline):
 
     def group(self, question: Question, passages: list[RetrievedPassage], k: int) -> list[list[int]]:
         order = list(range(len(passages)))
-        random.Random(f"{self.settings.corg.seed}:{question.id or question.text}").shuffle(order)
+        random.Random(f"{self.settings.section(CorgConfig).seed}:{question.id or question.text}").shuffle(order)
         return [sorted(order[g::k]) for g in range(k)]
 
 
@@ -127,7 +128,7 @@ class KMeansMethod(_GroupingBaseline):
         from sklearn.cluster import KMeans
 
         vectors = np.asarray(self.resources.embedder.embed([p.passage.text for p in passages]), dtype=np.float32)
-        labels = KMeans(n_clusters=k, n_init=10, random_state=self.settings.corg.seed).fit_predict(vectors)
+        labels = KMeans(n_clusters=k, n_init=10, random_state=self.settings.section(CorgConfig).seed).fit_predict(vectors)
         return [[i for i, label in enumerate(labels) if label == g] for g in range(k)]
 
 
@@ -140,5 +141,3 @@ class SeparateMethod(MultiAnswerMethod):
         groups = [[i] for i in range(len(passages))]
         return self.finish(passages, self.answer_groups(question.text, passages, groups))
 
-
-METHODS = (CorgMethod, OneCallBaseline, RetrieveMethod, SummarizeMethod, RandomMethod, KMeansMethod, SeparateMethod)

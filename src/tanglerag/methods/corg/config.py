@@ -25,6 +25,4 @@ class CorgConfig(Section):
     summary_tokens: TokenBudget = 160
     match_threshold: float = Field(0.6, ge=0.0, le=1.0,
                                    description="extract mode: token F1 at which descriptors/answers count as equal")
-    reader: str = Field("llm", description="D-F1 reader: 'llm' (the configured LLM) or a HF extractive QA model, "
-                                           "e.g. deepset/roberta-base-squad2")
     seed: StrictInt = 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from tanglerag.methods.base import MULTI_ANSWER_METRICS, Method, MethodOutput
+from tanglerag.methods.corg.config import CorgConfig
 from tanglerag.methods.corg.conflicts import overrule
 from tanglerag.methods.corg.constructor import GraphConstructor
 from tanglerag.methods.corg.multi_answer import ask_group
@@ -34,7 +35,7 @@ class MultiAnswerMethod(Method):
         parts: list[AnswerPart] = []
         with stage("generate"):
             for g, (members, text) in enumerate(zip(groups, questions, strict=True)):
-                parts += ask_group(self.llm, text, [passages[i] for i in members], g, self.settings.corg.answer_tokens,
+                parts += ask_group(self.llm, text, [passages[i] for i in members], g, self.settings.section(CorgConfig).answer_tokens,
                                    self.settings.methods.passage_words)
         return parts
 
@@ -64,7 +65,7 @@ class CorgMethod(MultiAnswerMethod):
 
     def organize(self, question: Question, passages: list[RetrievedPassage]) -> Organized:
         """Graph (recorded in the trace) and groups; Random and KMeans reuse it for their group count."""
-        graph = GraphConstructor(self.llm, self.settings.corg, self.settings.methods.passage_words).build(
+        graph = GraphConstructor(self.llm, self.settings.section(CorgConfig), self.settings.methods.passage_words).build(
             question.text, passages)
         record_step(graph.to_step())
         with stage("rerank"):
@@ -74,7 +75,7 @@ class CorgMethod(MultiAnswerMethod):
         if not passages:
             return self.finish(passages, [])
         organized = self.organize(question, passages)
-        if self.settings.corg.answer_each:
+        if self.settings.section(CorgConfig).answer_each:
             # one call per kept context with the question as asked: Separate's answer recall without the
             # contexts the reranker dropped; each part keeps the number of the COrg group it came from
             calls = [[i] for members in organized.groups for i in members]
@@ -85,12 +86,12 @@ class CorgMethod(MultiAnswerMethod):
             calls, owner = organized.groups, list(range(len(organized.groups)))
             questions = group_questions = self._group_questions(question.text, organized.groups)
         record_step(groups_step("corg", passages, organized.groups, group_questions, organized,
-                                self.settings.corg.answer_each))
+                                self.settings.section(CorgConfig).answer_each))
         parts = self.answer_groups(questions, passages, calls)
         for part in parts:
             assert part.group is not None  # answer_groups numbers every part
             part.group = owner[part.group]
-        if self.settings.corg.conflicts == "support":
+        if self.settings.section(CorgConfig).conflicts == "support":
             parts, step = overrule(merge_parts(parts), organized, passages)
             record_step(step)
         return self.finish(passages, parts)
@@ -105,7 +106,7 @@ class CorgMethod(MultiAnswerMethod):
                     questions.append(question)
                     continue
                 if plural is None:
-                    plural = (plural_by_llm(self.llm, question) if self.settings.corg.plural == "llm"
+                    plural = (plural_by_llm(self.llm, question) if self.settings.section(CorgConfig).plural == "llm"
                               else plural_by_rule(question))
                 questions.append(plural)
         return questions

@@ -21,6 +21,7 @@ from tanglerag.errors import IndexStoreError, InputError
 from tanglerag.index.passage_index import embed_text
 from tanglerag.llm.structured import Decision, numbered_reply, numbered_values, partly_numbered
 from tanglerag.methods.base import Method, MethodOutput, Resources
+from tanglerag.methods.diva.config import DivaConfig
 from tanglerag.methods.diva.demos import DemoPool
 from tanglerag.methods.diva.prompts import (
     Ambiguity,
@@ -74,7 +75,7 @@ class _LongAnswerMethod(Method):
 
     def __init__(self, resources: Resources) -> None:
         super().__init__(resources)
-        self.config = self.settings.diva
+        self.config = self.settings.section(DivaConfig)
         self._pool: DemoPool | None = None
 
     # -- demonstrations -----------------------------------------------------------------
@@ -347,6 +348,3 @@ def _round_robin(lists: list[list[RetrievedPassage]], k: int) -> list[RetrievedP
                 chosen.setdefault(hits[rank].passage.id, hits[rank])
     return [h.model_copy(update={"rank": r}) for r, h in enumerate(chosen.values(), 1)]
 
-
-METHODS = (DivaMethod, DivaRDMethod, ClosedBookMethod, QueryRefinementMethod, VanillaRAGMethod, ToCMethod,
-                DivaOracleMethod)

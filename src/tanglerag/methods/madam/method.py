@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, create_model
 
 from tanglerag.llm.structured import Decision
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
+from tanglerag.methods.madam.config import MadamConfig
 from tanglerag.methods.madam.prompts import agent_messages, aggregator_messages
 from tanglerag.methods.madam.steps import AgentTurn, DebateRound, DebateStep
 from tanglerag.stages.multi_answer import (
@@ -88,7 +89,7 @@ class MadamRagMethod(Method):
         step = DebateStep()
         turns: list[AgentTurn] | None = None
         kept = DebateRound(agents=[], aggregated=False)
-        for number in range(1, self.settings.madam.rounds + 1):
+        for number in range(1, self.settings.section(MadamConfig).rounds + 1):
             turns = self._agents(question.text, passages, turns, kept.summary)
             if number > 1 and not any(t.changed for t in turns):
                 step.rounds.append(DebateRound(agents=turns, aggregated=False))
@@ -96,7 +97,7 @@ class MadamRagMethod(Method):
                 break
             kept = self._aggregate(question.text, passages, turns)
             step.rounds.append(kept)
-        step.stopped = step.stopped or f"the last of {self.settings.madam.rounds} round(s)"
+        step.stopped = step.stopped or f"the last of {self.settings.section(MadamConfig).rounds} round(s)"
         record_step(step)
         parts = merge_parts(kept.kept)
         text, citations = render(parts, passages)
@@ -105,7 +106,7 @@ class MadamRagMethod(Method):
     def _agents(self, question: str, passages: list[RetrievedPassage], before: list[AgentTurn] | None,
                 summary: str) -> list[AgentTurn]:
         """Every agent's answer this round; ``before``: last round's turns (None in the first round)."""
-        words, budget = self.settings.methods.passage_words, self.settings.madam.agent_tokens
+        words, budget = self.settings.methods.passage_words, self.settings.section(MadamConfig).agent_tokens
         decisions = []
         for i, hit in enumerate(passages):
             others = None if before is None else "\n".join(
@@ -128,7 +129,7 @@ class MadamRagMethod(Method):
     def _aggregate(self, question: str, passages: list[RetrievedPassage], turns: list[AgentTurn]) -> DebateRound:
         agents = len(turns)
         listed = "\n".join(f"Agent {j}: {t.answer}. {t.reason}".strip() for j, t in enumerate(turns, 1))
-        budget = self.settings.madam.aggregator_tokens
+        budget = self.settings.section(MadamConfig).aggregator_tokens
         with stage("aggregate"):
             reply = self.llm.decide(Decision(
                 aggregation_reply(agents), aggregator_messages(question, listed, as_json=True), budget + 32,
@@ -143,5 +144,3 @@ def _same(before: str, now: str) -> bool:
     a, b = normalize_answer(before), normalize_answer(now)
     return a == b or (bool(a) and bool(b) and (a in b or b in a)) or (is_unknown(before) and is_unknown(now))
 
-
-METHODS = (MadamRagMethod,)

@@ -11,13 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from tanglerag.index.passage_index import PassageIndex
-from tanglerag.methods.base import Method
+from tanglerag.index.user_contexts import UserContextStore
 from tanglerag.methods.pcas.joint import rank_pairs
-from tanglerag.methods.pcas.steps import PersonalContextStep
-from tanglerag.methods.pcas.store import UserContextStore
+from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import Retrieval
 from tanglerag.tracking import record_step
 from tanglerag.types import Question, RetrievedPassage
+from tanglerag.users import PersonalContextStep
 
 
 class PersonalRetriever:
@@ -55,5 +55,7 @@ class PersonalRetriever:
         return Retrieval(passages=hits, user_contexts=[chosen.text])
 
 
-METHODS: tuple[type[Method], ...] = ()
-"""PCAS retrieves for whichever answer method is asked; it adds none of its own."""
+def personal_retriever(index: PassageIndex, store: UserContextStore, settings: Settings) -> PersonalRetriever:
+    """The ``personal`` retriever the PCAS family offers: what a question carrying a user is answered with."""
+    return PersonalRetriever(index, store, top_k=settings.retrieval.top_k, beam=settings.personal.beam,
+                             lam=settings.personal.lam)

@@ -5,7 +5,7 @@
 - ``concat+pf``: concatenation; only when it says unknown, fall back to post-fusion.
 - ``pf+concat``: post-fusion, keep passages whose own answer is not unknown, then one call that
   picks (distils) the answer from those passages and the candidates.
-Concatenation itself (the baseline) lives in ``concat.py``.
+Concatenation itself (the baseline) is the ``concat`` family; Concat+PF asks it by name.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from typing import ClassVar
 
 from tanglerag.config import MethodsConfig
 from tanglerag.llm.client import LLM
-from tanglerag.methods.base import Method, MethodOutput
-from tanglerag.methods.concat.method import ConcatMethod
+from tanglerag.methods.base import Method, MethodOutput, make_method
 from tanglerag.methods.post_fusion import metrics as _metrics  # noqa: F401  (registers %NM with the family)
 from tanglerag.methods.post_fusion.prompts import (
     PRUNING_DEMO_ANSWER,
@@ -81,7 +80,7 @@ class ConcatPostFusionMethod(_PostFusionBase):
     calls: ClassVar[str] = "1; + 1 per passage when it says unknown"
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        first = ConcatMethod(self.resources).run_named(question, passages)
+        first = make_method("concat", self.resources).run_named(question, passages)
         record_step(FallbackStep(fired=first.unknown))
         return self.voted(question, passages) if first.unknown else first
 
@@ -153,5 +152,3 @@ class SummaryCoTMethod(_ChainOfThought):
 
 def _unique(items) -> list:
     return list(dict.fromkeys(i for i in items if i is not None))
-
-METHODS = (PostFusionMethod, PruningMethod, SummaryCoTMethod, ConcatPostFusionMethod, PostFusionConcatMethod)

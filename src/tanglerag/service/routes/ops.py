@@ -10,13 +10,13 @@ from pathlib import Path
 from fastapi import APIRouter
 from fastapi.responses import FileResponse, Response
 
+from tanglerag.family import FAMILIES, families
 from tanglerag.service.errors import ServiceError
 from tanglerag.service.schemas import Health, Readiness, error_responses
 from tanglerag.service.state import State
 
 router = APIRouter(tags=["operations"])
 STATIC = Path(__file__).parent.parent / "static"
-METHODS_DIR = Path(__file__).parent.parent.parent / "methods"
 
 
 @router.get("/healthz", response_model=Health)
@@ -52,10 +52,12 @@ async def inspector() -> FileResponse:
 
 @router.get("/views.js", include_in_schema=False)
 async def step_views() -> Response:
-    """Each method family's ``view.js`` (its steps' inspector views), served as one script."""
-    return Response(_views_script(), media_type="text/javascript")
+    """Every registered family's view (``Family.view``: its steps' inspector views), served as one script."""
+    return Response(_views_script(FAMILIES.version), media_type="text/javascript")
 
 
 @cache
-def _views_script() -> str:
-    return "\n".join(path.read_text(encoding="utf-8") for path in sorted(METHODS_DIR.glob("*/view.js")))
+def _views_script(version: int) -> str:
+    """Read once per set of families (``version`` changes when a family is registered)."""
+    views = sorted(family.view for family in families() if family.view is not None)
+    return "\n".join(path.read_text(encoding="utf-8") for path in views)

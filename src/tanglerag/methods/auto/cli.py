@@ -10,9 +10,10 @@ import typer
 import yaml
 
 from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, load_settings
-from tanglerag.eval.diagnose import diagnose as diagnose_run
 from tanglerag.eval.runs import read_run
 from tanglerag.fileio import atomic_write_text
+from tanglerag.methods.auto.config import AutoConfig
+from tanglerag.methods.auto.evaluation import diagnose as diagnose_run
 
 app = typer.Typer()
 
@@ -32,7 +33,7 @@ def diagnose(
         routes = ", ".join(f"{method} x{count}" for method, count in row.routes.items())
         scores = "  ".join(f"{method} {score:.2f}" for method, score in sorted(row.scores.items(), key=lambda s: -s[1]))
         out.print(f"{row.tangle}: {row.questions} question(s), routed to {routes}; {metric}: {scores}", markup=False)
-    current = {str(tangle): method for tangle, method in settings.auto.routes.items()}
+    current = {str(tangle): method for tangle, method in settings.section(AutoConfig).routes.items()}
     suggested = found.suggested_routes(current)
     changed = {t: m for t, m in suggested.items() if current.get(t) != m}
     out.print(f"suggested changes: {changed or 'none'}", markup=False)

@@ -10,9 +10,7 @@ from __future__ import annotations
 import builtins
 import json
 import logging
-import re
 import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -21,26 +19,9 @@ from pydantic import BaseModel, Field, ValidationError
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import ContextStoreError
 from tanglerag.fileio import PRIVATE_MODE, atomic_write_npy, atomic_write_text, file_lock
+from tanglerag.users import UserContext, check_user_id
 
 log = logging.getLogger(__name__)
-
-# 1-128 of these characters, but not "." or ".." (written without look-ahead, which JSON Schema tools lack);
-# also the service schema's: one definition of a valid user id
-USER_ID_PATTERN = r"^([A-Za-z0-9_@-][A-Za-z0-9_.@-]{0,127}|\.[A-Za-z0-9_@-][A-Za-z0-9_.@-]{0,126}|\.\.[A-Za-z0-9_.@-]{1,126})$"
-_USER_ID = re.compile(USER_ID_PATTERN)
-
-
-def check_user_id(user: str) -> str:
-    """``user`` if it is a safe folder name, else ContextStoreError (a user id never escapes the store)."""
-    if not _USER_ID.fullmatch(user):
-        raise ContextStoreError(f"invalid user id {user!r}: use letters, digits, '_', '-', '.', '@' (max 128)")
-    return user
-
-
-class UserContext(BaseModel):
-    id: str
-    text: str
-    added_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
 class UserContexts(BaseModel):

@@ -17,7 +17,7 @@ from tanglerag.methods.cdit.curate import curate
 from tanglerag.methods.cdit.method import CditMethod
 from tanglerag.runtime import Runtime
 
-cdit_app = typer.Typer(no_args_is_help=True, help="CDIT index trimming: witnesses, separated passages, undo.")
+cdit_app = typer.Typer(name="cdit", no_args_is_help=True, help="CDIT index trimming: witnesses, separated passages, undo.")
 IndexOpt = Annotated[Path, typer.Option("--index", "-i", help="index folder")]
 
 

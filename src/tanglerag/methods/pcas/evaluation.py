@@ -6,18 +6,23 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tanglerag.cli.common import TerminalConsole
 from tanglerag.datasets.orca_sharc import load_orca, load_snippets
 from tanglerag.datasets.registry import shared_data
 from tanglerag.errors import InputError
+from tanglerag.eval.report import results_json
+from tanglerag.fileio import atomic_write_text
 from tanglerag.methods.pcas.evaluate import PcasResult, run_method, sweep
 from tanglerag.methods.pcas.joint import RETRIEVAL_METHODS
 from tanglerag.methods.pcas.scorers import BM25Scorer, DenseScorer, PairScorer
 from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
 
 RETRIEVERS = ("dense", "bm25")
 LAMBDA_GRID = [round(0.1 * i, 1) for i in range(1, 10)]
@@ -97,3 +102,19 @@ def retrieval_lines(report: RetrievalReport) -> list[str]:
                      f"MAP@5 {100 * (m['doc_map@5'] or 0):.2f}  context R@1 {ctx}  "
                      f"{1000 * row.usage['seconds']:.2f} ms/query")
     return lines
+
+
+def evaluate_retrieval(settings: Settings, dataset: Path, names: list[str], *, limit: int | None, out: Path | None,
+                       as_json: bool, options: dict[str, Any]) -> None:
+    """``tanglerag eval`` on an ORCA-ShARC dataset: the family's ``retrieval`` task (``--corpus``, ``--retriever``
+    and ``--sweep`` arrive in ``options``)."""
+    report = RetrievalRunner(Runtime(settings)).run(dataset, names, options["retrievers"], corpus=options["corpus"],
+                                                    sweep_grid=options["sweep"], limit=limit)
+    if out:
+        atomic_write_text(out / "results.json", results_json(report))
+    if as_json:
+        sys.stdout.write(results_json(report))
+        return
+    table = TerminalConsole()
+    for line in retrieval_lines(report):
+        table.print(line)
