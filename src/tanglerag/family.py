@@ -45,6 +45,8 @@ class Family:
     """A script calling ``registerStepView`` for its trace steps, served to the inspector."""
     structured: StructuredModes = field(default_factory=dict)
     """Its measured-better ``llm.structured_stages`` entries, part of that setting's default."""
+    metrics: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    """Metrics that read its own trace steps (post-fusion's %NM), by name: ``(answer, example) -> score | None``."""
     retrievers: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
     """Retrievers by name (``personal``), each built from ``(index, context store, settings)``."""
     commands: tuple[str, ...] = ()

@@ -15,6 +15,8 @@ from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, SerializeAsAny, WithJsonSchema
 
+from tanglerag.registry import Registry
+
 
 class Message(BaseModel):
     """One chat message, as sent to a model (and kept in the trace)."""
@@ -51,7 +53,7 @@ class TraceStep(BaseModel):
         super().__pydantic_init_subclass__(**kwargs)
         field = cls.model_fields.get("kind")
         if field is not None and isinstance(field.default, str):
-            STEP_TYPES[field.default] = cls
+            STEP_TYPES.register(field.default, cls)
 
     def lines(self) -> list[str]:
         """Plain text (never markup): a title line, then details indented by two spaces."""
@@ -62,7 +64,9 @@ class TraceStep(BaseModel):
         return None
 
 
-STEP_TYPES: dict[str, type[TraceStep]] = {}
+STEP_TYPES: Registry[type[TraceStep]] = Registry("trace step kind")
+"""Step classes by ``kind``: a second class claiming a registered kind is refused (its steps would read back as the
+first's)."""
 
 
 class UnknownStep(TraceStep):
@@ -76,7 +80,7 @@ def _as_step(value: Any) -> TraceStep:
         return value
     if not isinstance(value, dict) or not isinstance(value.get("kind"), str):
         raise ValueError("a trace step is an object with a string 'kind'")
-    return STEP_TYPES.get(value["kind"], UnknownStep).model_validate(value)
+    return (STEP_TYPES.find(value["kind"]) or UnknownStep).model_validate(value)
 
 
 Step = Annotated[

@@ -18,10 +18,12 @@ from typing import Literal
 
 from tanglerag.datasets import ambigdocs, asqa, conflictqa, generic_qa, orca_sharc, ramdocs, situatedqa
 from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records
+from tanglerag.registry import Registry
 
-# Order matters for detection: the most specific format first.
-FORMATS: dict[str, ModuleType] = {ambigdocs.FORMAT: ambigdocs, asqa.FORMAT: asqa, situatedqa.FORMAT: situatedqa,
-                                  conflictqa.FORMAT: conflictqa, ramdocs.FORMAT: ramdocs, generic_qa.FORMAT: generic_qa}
+FORMATS: Registry[ModuleType] = Registry("dataset format")
+"""Format name -> the module that detects and loads it; detection tries them in this order, most specific first."""
+for _module in (ambigdocs, asqa, situatedqa, conflictqa, ramdocs, generic_qa):
+    FORMATS.register(_module.FORMAT, _module)
 
 
 def _bundled(name: str) -> Callable[[], Path]:
@@ -37,15 +39,15 @@ def _shared(relative: str) -> Callable[[], Path]:
     return lambda: shared_data(relative)
 
 
-REGISTERED: dict[str, tuple[Callable[[], Path], str]] = {
-    "ramdocs-sample": (_bundled("ramdocs_sample.jsonl"), ramdocs.FORMAT),
-    "ramdocs": (_shared("ramdocs/dev.jsonl"), ramdocs.FORMAT),
-    "asqa-sample": (_bundled("asqa_sample.jsonl"), asqa.FORMAT),
-    "asqa": (_shared("asqa/dev.jsonl"), asqa.FORMAT),
-    "situatedqa-temp": (_shared("situatedqa/temp.dev.jsonl"), situatedqa.FORMAT),
-    "situatedqa-geo": (_shared("situatedqa/geo.dev.jsonl"), situatedqa.FORMAT),
-    "conflictqa": (_shared("conflictqa/strategyqa-chatgpt.jsonl"), conflictqa.FORMAT),
-}
+REGISTERED: Registry[tuple[Callable[[], Path], str]] = Registry("dataset")
+"""Dataset name -> (where its file is, its format), for ``--dataset NAME``."""
+REGISTERED.register("ramdocs-sample", (_bundled("ramdocs_sample.jsonl"), ramdocs.FORMAT))
+REGISTERED.register("ramdocs", (_shared("ramdocs/dev.jsonl"), ramdocs.FORMAT))
+REGISTERED.register("asqa-sample", (_bundled("asqa_sample.jsonl"), asqa.FORMAT))
+REGISTERED.register("asqa", (_shared("asqa/dev.jsonl"), asqa.FORMAT))
+REGISTERED.register("situatedqa-temp", (_shared("situatedqa/temp.dev.jsonl"), situatedqa.FORMAT))
+REGISTERED.register("situatedqa-geo", (_shared("situatedqa/geo.dev.jsonl"), situatedqa.FORMAT))
+REGISTERED.register("conflictqa", (_shared("conflictqa/strategyqa-chatgpt.jsonl"), conflictqa.FORMAT))
 
 
 Task = Literal["qa", "retrieval"]
@@ -82,7 +84,7 @@ def load_dataset(name_or_path: str, fmt: str | None = None, limit: int | None = 
     if sample is not None and sample < 1:
         raise DatasetError(f"sample size must be at least 1, got {sample}")
     if name_or_path in REGISTERED:
-        locate, registered_format = REGISTERED[name_or_path]
+        locate, registered_format = REGISTERED.get(name_or_path)
         path, fmt, name = locate(), fmt or registered_format, name_or_path
         if not path.exists():
             raise DatasetError(f"dataset {name!r} expects its file at {path}; set TANGLERAG_DATA_DIR or pass a path")
@@ -94,7 +96,7 @@ def load_dataset(name_or_path: str, fmt: str | None = None, limit: int | None = 
         fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
         raise DatasetError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
-    examples = FORMATS[fmt].load(path)
+    examples = FORMATS.get(fmt).load(path)
     if not examples:
         raise DatasetError(f"dataset {name_or_path} is empty")
     if sample is not None:

@@ -13,7 +13,7 @@ from collections import Counter
 
 from tanglerag.datasets.base import QAExample
 from tanglerag.datasets.disambig import Disambiguation
-from tanglerag.metrics.registry import Reader, register, register_reader_metric
+from tanglerag.metrics.registry import METRICS, READER_METRICS, Reader
 from tanglerag.text import best_over, normalize_answer, strip_citations, token_f1
 from tanglerag.types import Answer
 
@@ -43,7 +43,7 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-@register("ans")
+@METRICS.add("ans")
 def answer_recall(answer: Answer, example: QAExample) -> float | None:
     golds = [d.answer for d in readings(example)] or example.answers
     return _mean([token_recall(g, _response(answer)) for g in golds])
@@ -55,19 +55,19 @@ def described_readings(example: QAExample) -> list[Disambiguation]:
     return [d for d in readings(example) if normalize_answer(d.descriptor)]
 
 
-@register("ent")
+@METRICS.add("ent")
 def entity_recall(answer: Answer, example: QAExample) -> float | None:
     return _mean([token_recall(d.descriptor, _response(answer)) for d in described_readings(example)])
 
 
-@register("ear")
+@METRICS.add("ear")
 def entity_answer_recall(answer: Answer, example: QAExample) -> float | None:
     response = _response(answer)
     return _mean([token_recall(d.descriptor, response) * token_recall(d.answer, response)
                   for d in described_readings(example)])
 
 
-@register_reader_metric("d_f1")
+@READER_METRICS.add("d_f1")
 def disambig_f1(answer: Answer, example: QAExample, reader: Reader) -> float | None:
     golds = readings(example)
     response = _response(answer)
@@ -81,7 +81,7 @@ def _contains(text: str, gold: str) -> bool:
     return bool(gold) and f" {gold} " in f" {normalize_answer(text)} "
 
 
-@register("situated_f1")
+@METRICS.add("situated_f1")
 def situated_f1(answer: Answer, example: QAExample) -> float | None:
     """SituatedQA-style F1 over answer sets (Diva, paper 001): recall is the share of readings (contexts) whose
     answer the response states; precision the share of the response's answers (its parts, or the whole text

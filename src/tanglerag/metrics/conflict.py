@@ -11,7 +11,7 @@ only difference we know of.
 from __future__ import annotations
 
 from tanglerag.datasets.base import QAExample
-from tanglerag.metrics.registry import register
+from tanglerag.metrics.registry import METRICS
 from tanglerag.text import normalize_answer, strip_citations
 from tanglerag.types import Answer
 
@@ -30,7 +30,7 @@ def _wrong(example: QAExample) -> list[str]:
     return [w for w in example.metadata.get("wrong_answers") or [] if isinstance(w, str) and normalize_answer(w)]
 
 
-@register("answer_recall")
+@METRICS.add("answer_recall")
 def answer_recall(answer: Answer, example: QAExample) -> float | None:
     """Share of the gold answers the response contains."""
     golds = [g for g in example.answers if normalize_answer(g)]
@@ -40,7 +40,7 @@ def answer_recall(answer: Answer, example: QAExample) -> float | None:
     return sum(_contains(response, g) for g in golds) / len(golds)
 
 
-@register("ramdocs_strict")
+@METRICS.add("ramdocs_strict")
 def ramdocs_strict(answer: Answer, example: QAExample) -> float | None:
     """1 when the response contains every gold answer and no wrong answer (the MADAM-RAG paper's score)."""
     recall = answer_recall(answer, example)
@@ -50,7 +50,7 @@ def ramdocs_strict(answer: Answer, example: QAExample) -> float | None:
     return float(recall == 1.0 and not any(_contains(response, w) for w in _wrong(example)))
 
 
-@register("misinfo_leak")
+@METRICS.add("misinfo_leak")
 def misinfo_leak(answer: Answer, example: QAExample) -> float | None:
     """1 when a wrong answer (a misinformation document's) appears in the response; None without wrong answers."""
     wrong = _wrong(example)
@@ -60,7 +60,7 @@ def misinfo_leak(answer: Answer, example: QAExample) -> float | None:
     return float(any(_contains(response, w) for w in wrong))
 
 
-@register("tangle_score")
+@METRICS.add("tangle_score")
 def tangle_score(answer: Answer, example: QAExample) -> float | None:
     """One score for questions of every kind (the auto report's): the share of gold answers the response contains,
     0 when it also contains a known wrong answer, so repeating misinformation costs as much as answering nothing."""
@@ -70,7 +70,7 @@ def tangle_score(answer: Answer, example: QAExample) -> float | None:
     return 0.0 if misinfo_leak(answer, example) else recall
 
 
-@register("noise_cited")
+@METRICS.add("noise_cited")
 def noise_cited(answer: Answer, example: QAExample) -> float | None:
     """1 when the response cites a document labelled noise; None when the question has none."""
     noise = {p.id for p in example.passages if p.metadata.get("type") == "noise"}

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from tanglerag.datasets.base import QAExample
 from tanglerag.datasets.disambig import Disambiguation
-from tanglerag.metrics.registry import register, register_derived, register_family
+from tanglerag.metrics.registry import CUTOFF_METRICS, DERIVED, METRICS
 from tanglerag.text import normalize_answer, strip_citations
 from tanglerag.types import Answer
 
@@ -27,7 +27,7 @@ def _scorer():
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
 
 
-@register("rouge_l")
+@METRICS.add("rouge_l")
 def rouge_l(answer: Answer, example: QAExample) -> float | None:
     golds = example.metadata.get("long_answers") or []
     if not golds:
@@ -38,7 +38,7 @@ def rouge_l(answer: Answer, example: QAExample) -> float | None:
     return max(_scorer().score(gold, response)["rougeL"].fmeasure for gold in golds)
 
 
-@register_derived("dr")
+@DERIVED.add("dr")
 def disambiguation_rouge(means: dict[str, float | None]) -> float | None:
     rouge, d_f1 = means.get("rouge_l"), means.get("d_f1")
     return None if rouge is None or d_f1 is None else math.sqrt(rouge * d_f1)
@@ -48,7 +48,7 @@ def _found(answers: list[str], texts: list[str]) -> bool:
     return any(f" {normalize_answer(a)} " in text for a in answers if normalize_answer(a) for text in texts)
 
 
-@register_family("mrecall@")
+@CUTOFF_METRICS.add("mrecall@")
 def multi_answer_recall(k: int):
     def score(answer: Answer, example: QAExample) -> float | None:
         readings = [Disambiguation.model_validate(d) for d in example.metadata.get("disambig", [])]

@@ -1,23 +1,27 @@
 """The one metric registry: per-answer metrics, reader metrics (D-F1) and ranking metrics (trec_eval).
 
 Answer metrics score one Answer against one example and read the answer's typed trace where they
-need a method's decisions; a method family registers the metrics that read its own steps (post-fusion's %NM). Ranking metrics score whole
-runs of ranked ids against relevance judgments with trec_eval (document and context recall, MAP).
+need a method's decisions; a method family declares the metrics that read its own steps (``Family.metrics``:
+post-fusion's %NM). Ranking metrics score whole runs of ranked ids against relevance judgments with trec_eval
+(document and context recall, MAP). The tables are ``Registry`` objects, filled by the metric modules of this
+package (``tanglerag.metrics`` imports them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 from tanglerag.datasets.base import QAExample
 from tanglerag.errors import InputError
+from tanglerag.family import families
+from tanglerag.registry import Registry
 from tanglerag.text import UNKNOWN, best_over, exact_match, normalize_answer, strip_citations, token_f1
 from tanglerag.types import Answer
 
 Metric = Callable[[Answer, QAExample], float | None]
 """A per-question score; None where the metric does not apply to the method (e.g. %NM without a vote)."""
-METRICS: dict[str, Metric] = {}
+METRICS: Registry[Metric] = Registry("metric")
 
 
 class Reader(Protocol):
@@ -27,69 +31,47 @@ class Reader(Protocol):
 
 
 ReaderMetric = Callable[[Answer, QAExample, Reader], float | None]
-READER_METRICS: dict[str, ReaderMetric] = {}
+READER_METRICS: Registry[ReaderMetric] = Registry("reader metric")
 
 
-MetricFamily = Callable[[int], Metric]
-FAMILIES: dict[str, MetricFamily] = {}
+CutoffMetric = Callable[[int], Metric]
+CUTOFF_METRICS: Registry[CutoffMetric] = Registry("metric with a cut-off")
 """Metrics with a cut-off in the name, e.g. ``mrecall@5``: the prefix maps to a factory taking k."""
 DerivedMetric = Callable[[dict[str, float | None]], float | None]
-DERIVED: dict[str, DerivedMetric] = {}
+DERIVED: Registry[DerivedMetric] = Registry("derived metric")
 """Metrics computed from a run's mean scores (e.g. DR from mean ROUGE-L and D-F1), not per question."""
 
 
-F = TypeVar("F", bound=Callable)
-
-
-def _into(table: dict[str, F], key: str) -> Callable[[F], F]:
-    """A decorator that files a function under ``key`` in one of the registry's tables."""
-    def wrap(fn: F) -> F:
-        table[key] = fn
-        return fn
-    return wrap
-
-
-def register_family(prefix: str) -> Callable[[MetricFamily], MetricFamily]:
-    return _into(FAMILIES, prefix)
-
-
-def register_derived(name: str) -> Callable[[DerivedMetric], DerivedMetric]:
-    return _into(DERIVED, name)
-
-
 def resolve(name: str) -> Metric | None:
-    """A per-question metric by name, including family members such as ``mrecall@5``."""
+    """A per-question metric by name: the registry's, a family's own (``Family.metrics``, e.g. post-fusion's %NM),
+    or one with a cut-off such as ``mrecall@5``."""
     if name in METRICS:
-        return METRICS[name]
-    for prefix, family in FAMILIES.items():
+        return METRICS.get(name)
+    for family in families():
+        if name in family.metrics:
+            metric: Metric = family.metrics[name]
+            return metric
+    for prefix, factory in CUTOFF_METRICS.items():
         if name.startswith(prefix) and name[len(prefix):].isdigit() and int(name[len(prefix):]) > 0:
-            return family(int(name[len(prefix):]))
+            return factory(int(name[len(prefix):]))
     return None
-
-
-def register(name: str) -> Callable[[Metric], Metric]:
-    return _into(METRICS, name)
-
-
-def register_reader_metric(name: str) -> Callable[[ReaderMetric], ReaderMetric]:
-    return _into(READER_METRICS, name)
 
 
 def _prediction(answer: Answer) -> str:
     return UNKNOWN if answer.is_unknown else strip_citations(answer.text)
 
 
-@register("em")
+@METRICS.add("em")
 def em(answer: Answer, example: QAExample) -> float:
     return 0.0 if answer.is_unknown else best_over(exact_match, _prediction(answer), example.answers)
 
 
-@register("f1")
+@METRICS.add("f1")
 def f1(answer: Answer, example: QAExample) -> float:
     return 0.0 if answer.is_unknown else best_over(token_f1, _prediction(answer), example.answers)
 
 
-@register("accuracy")
+@METRICS.add("accuracy")
 def accuracy(answer: Answer, example: QAExample) -> float:
     """A gold answer string contained in the output (the loose match CDIT's paper uses, after PopQA)."""
     if answer.is_unknown:
@@ -98,18 +80,18 @@ def accuracy(answer: Answer, example: QAExample) -> float:
     return float(any(f" {normalize_answer(g)} " in text for g in example.answers if normalize_answer(g)))
 
 
-@register("unk")
+@METRICS.add("unk")
 def unknown_rate(answer: Answer, example: QAExample) -> float:
     return float(answer.is_unknown)
 
 
-@register("cited")
+@METRICS.add("cited")
 def cited(answer: Answer, example: QAExample) -> float:
     """Share of non-unknown answers that cite at least one passage."""
     return float(not answer.is_unknown and bool(answer.citations))
 
 
-@register("misled")
+@METRICS.add("misled")
 def misled(answer: Answer, example: QAExample) -> float | None:
     """The answer repeats a known wrong answer (RAMDocs misinformation); None without such labels."""
     wrong = example.metadata.get("wrong_answers")
@@ -127,7 +109,8 @@ def check_names(names: list[str]) -> None:
     """Raise InputError naming every metric the registry does not know (before any LLM call is spent)."""
     unknown = [n for n in names if resolve(n) is None and n not in READER_METRICS and n not in DERIVED]
     if unknown:
-        available = sorted([*METRICS, *READER_METRICS, *DERIVED, *(f"{p}K" for p in FAMILIES)])
+        family_metrics = [name for family in families() for name in family.metrics]
+        available = sorted([*METRICS, *READER_METRICS, *DERIVED, *family_metrics, *(f"{p}K" for p in CUTOFF_METRICS)])
         raise InputError(f"unknown metric(s) {unknown}; available: {', '.join(available)}")
 
 
@@ -142,7 +125,7 @@ def compute(names: list[str], answer: Answer, example: QAExample,
         if name in READER_METRICS:
             if reader is None:
                 raise ValueError(f"metric {name!r} needs a QA reader")  # the runner builds one: reaching here is a bug
-            scores[name] = READER_METRICS[name](answer, example, reader)
+            scores[name] = READER_METRICS.get(name)(answer, example, reader)
         else:
             metric = resolve(name)
             assert metric is not None, name  # check_names refused unknown names above
@@ -152,7 +135,7 @@ def compute(names: list[str], answer: Answer, example: QAExample,
 
 def derive(names: list[str], means: dict[str, float | None]) -> dict[str, float | None]:
     """The derived metrics among ``names``, from a run's mean scores."""
-    return {name: DERIVED[name](means) for name in names if name in DERIVED}
+    return {name: DERIVED.get(name)(means) for name in names if name in DERIVED}
 
 
 Judgments = dict[str, dict[str, int]]

@@ -13,6 +13,7 @@ from tanglerag.methods.post_fusion.methods import (
     PruningMethod,
     SummaryCoTMethod,
 )
+from tanglerag.methods.post_fusion.metrics import not_majority
 
 FAMILY = Family(
     name="post_fusion",
@@ -21,4 +22,5 @@ FAMILY = Family(
     # every PF+Concat call as JSON: EM 58.3 against 45.0 as text on 60 RAMDocs dev questions (docs/results/structured.md)
     structured={"pf+concat": "auto"},
     view=Path(__file__).with_name("view.js"),
+    metrics={"nm": not_majority},
 )

@@ -16,7 +16,6 @@ from typing import ClassVar
 from tanglerag.config import MethodsConfig
 from tanglerag.llm.client import LLM
 from tanglerag.methods.base import Method, MethodOutput, make_method
-from tanglerag.methods.post_fusion import metrics as _metrics  # noqa: F401  (registers %NM with the family)
 from tanglerag.methods.post_fusion.prompts import (
     PRUNING_DEMO_ANSWER,
     PRUNING_SYSTEM,

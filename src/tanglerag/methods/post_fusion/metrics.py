@@ -1,15 +1,14 @@
-"""%NM, the metric that reads post-fusion's answer pool; registered into the one metric registry."""
+"""%NM, the metric that reads post-fusion's answer pool; the family declares it (``Family.metrics``)."""
 
 from __future__ import annotations
 
 from tanglerag.datasets.base import QAExample
 from tanglerag.methods.post_fusion.steps import AnswerPoolStep, FallbackStep
-from tanglerag.metrics.registry import em, register
+from tanglerag.metrics.registry import em
 from tanglerag.text import best_over, exact_match, strip_citations
 from tanglerag.types import Answer
 
 
-@register("nm")
 def not_majority(answer: Answer, example: QAExample) -> float | None:
     """%NM: a gold answer is in the answer pool but the final answer is not gold; None where nothing voted."""
     pool_step = answer.trace.find(AnswerPoolStep)
