@@ -23,10 +23,11 @@ from run_io import (
     on_common_questions,
     paired_text,
     step,
-    table_head,
     usage_means,
     write_report,
 )
+
+from tanglerag.tables import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 METRICS = {"tangle_score": "tangle score", "answer_recall": "recall", "misinfo_leak": "misinfo leak",
@@ -49,17 +50,16 @@ def source(row: dict) -> str:
 
 
 def main_table(per_q: dict[str, dict[str, dict]]) -> list[str]:
-    out = table_head("| method | " + " | ".join(METRICS.values()) + " | auto minus method [95% CI] | LLM calls/q "
-                     "| prompt tok/q | model s/q |")
+    table = Table(["method", *METRICS.values(), "auto minus method [95% CI]", "LLM calls/q", "prompt tok/q",
+                   "model s/q"])
     for method, rows in per_q.items():
         values = list(rows.values())
         cells = [f"{v:.1f}" if (v := mean_percent(values, m)) is not None else "-" for m in METRICS]
         versus = "-" if method == "auto" else paired_text({"auto": per_q["auto"], method: rows}, "auto", method,
                                                            "tangle_score")
         calls, prompt, seconds = usage_means(values)
-        out.append(f"| {method} | " + " | ".join(cells) + f" | {versus} | {calls:.2f} | {prompt:,.0f} "
-                   f"| {seconds:.1f} |")
-    return out
+        table.add(method, *cells, versus, f"{calls:.2f}", f"{prompt:,.0f}", f"{seconds:.1f}")
+    return table.lines()
 
 
 def class_table(per_q: dict[str, dict[str, dict]]) -> list[str]:
@@ -89,17 +89,15 @@ def probe_tables(auto: dict[str, dict]) -> list[str]:
     found = {i: step(r, "auto") for i, r in auto.items()}
     pairs = Counter((gold_class(auto[i]), s["tangle"]) for i, s in found.items() if s)
     right = sum(n for (gold, probed), n in pairs.items() if gold == probed)
-    out = [f"The probe agreed with the labels on {right} of {sum(pairs.values())} questions.", "",
-           *table_head("| labels \\ probe | " + " | ".join(CLASSES) + " |")]
-    for gold in CLASSES:
-        if any(g == gold for g, _ in pairs):
-            out.append(f"| {gold} | " + " | ".join(str(pairs.get((gold, p), 0)) for p in CLASSES) + " |")
+    probed = Table(["labels \\ probe", *CLASSES],
+                   [[gold, *(pairs.get((gold, p), 0) for p in CLASSES)] for gold in CLASSES
+                    if any(g == gold for g, _ in pairs)])
     routes = Counter((source(auto[i]), s["route"]) for i, s in found.items() if s)
     methods = sorted({m for _, m in routes})
-    out += ["", *table_head("| source | " + " | ".join(methods) + " |")]
-    for src in sorted({s for s, _ in routes}):
-        out.append(f"| {src} | " + " | ".join(str(routes.get((src, m), 0)) for m in methods) + " |")
-    return out
+    routed = Table(["source", *methods],
+                   [[src, *(routes.get((src, m), 0) for m in methods)] for src in sorted({s for s, _ in routes})])
+    return [f"The probe agreed with the labels on {right} of {sum(pairs.values())} questions.", "",
+            *probed.lines(), "", *routed.lines()]
 
 
 

@@ -23,6 +23,7 @@ from run_io import write_section
 
 from tanglerag.index.hnsw_edit import cut_links, edges
 from tanglerag.index.trim import TrimState, apply_separation, pair
+from tanglerag.tables import Table
 from tanglerag.types import Passage, RetrievedPassage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -113,16 +114,16 @@ def main() -> None:
     with_table = float(np.mean([{str(a), str(b)} <= {h.passage.id for h in hits}
                                 for (a, b), hits in zip(sample, separated_hits, strict=True)]))
     print("together before/after cut/with table", before, after, with_table)
-    table = "\n".join(f"| {name} | {n} | {ours:.3f} | {naive:.3f} | {ms:.3f} |" for name, n, ours, naive, ms in rows)
+    table = Table(["links cut", "cuts", "recall@10, our cut (shift left, pad -1)", "recall@10, naive cut (-1 in place)",
+                   "ms per cut"],
+                  [[name, n, f"{ours:.3f}", f"{naive:.3f}", f"{ms:.3f}"] for name, n, ours, naive, ms in rows])
     text = f"""## CDIT index trimming on HNSW (`benchmarks/cdit_index.py`, synthetic, one run)
 
 {args.n:,} clustered unit vectors ({args.dim}-d), HNSW M={args.m} (efConstruction 80, efSearch 64), {args.queries}
 held-out queries; recall@10 against exact search. {len(links):,} undirected level-0 links; a cut removes a
 link in both directions on every level.
 
-| links cut | cuts | recall@10, our cut (shift left, pad -1) | recall@10, naive cut (-1 in place) | ms per cut |
-|---|---|---|---|---|
-{table}
+{table.markdown()}
 
 Cutting links does not separate the passages it is meant to separate: for 300 linked pairs, a query at the
 pair's midpoint returned both in its top 10 {100 * before:.0f}% of the time before the cut and

@@ -23,11 +23,12 @@ from tanglerag.methods.base import Resources
 from tanglerag.methods.cdit.method import CditMethod
 from tanglerag.methods.registry import make_method
 from tanglerag.settings import Settings
+from tanglerag.tables import Table
 from tanglerag.tracking import track
 from tanglerag.types import RetrievedPassage
 
-HEAD = [("| judge | cmd | correct judged inconsistent | misinfo | noise | P | R | unreadable | s/question | "
-        "prompt tok/q | completion tok/q | constrained calls |"), "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+HEADERS = ["judge", "cmd", "correct judged inconsistent", "misinfo", "noise", "P", "R", "unreadable", "s/question",
+           "prompt tok/q", "completion tok/q", "constrained calls"]
 
 
 def judged(examples: list[QAExample], settings: Settings, llm) -> tuple[list[bool | None], dict]:
@@ -49,7 +50,7 @@ def judged(examples: list[QAExample], settings: Settings, llm) -> tuple[list[boo
     return verdicts, cost
 
 
-def row(name: str, cmd: str, examples: list[QAExample], verdicts: list[bool | None], cost: dict) -> str:
+def row(name: str, cmd: str, examples: list[QAExample], verdicts: list[bool | None], cost: dict) -> list[str]:
     flagged: Counter = Counter()
     totals: Counter = Counter()
     kinds = [p.metadata.get("type", "") for ex in examples for p in ex.passages]
@@ -61,10 +62,9 @@ def row(name: str, cmd: str, examples: list[QAExample], verdicts: list[bool | No
     share = {k: flagged[k] / totals[k] if totals[k] else 0.0 for k in ("correct", "misinfo", "noise")}
     precision = bad / (bad + flagged["correct"]) if bad + flagged["correct"] else 0.0
     recall = bad / (totals["misinfo"] + totals["noise"]) if totals["misinfo"] + totals["noise"] else 0.0
-    return (f"| {name} | {cmd} | {100 * share['correct']:.0f}% (n={totals['correct']}) | "
-            f"{100 * share['misinfo']:.0f}% (n={totals['misinfo']}) | {100 * share['noise']:.0f}% (n={totals['noise']}) | "
-            f"{100 * precision:.0f}% | {100 * recall:.0f}% | {flagged['unreadable']} | {cost['seconds'] / n:.2f} | "
-            f"{cost['prompt'] / n:.0f} | {cost['completion'] / n:.0f} | {cost['constrained']} of {cost['calls']} |")
+    return [name, cmd, *(f"{100 * share[k]:.0f}% (n={totals[k]})" for k in ("correct", "misinfo", "noise")),
+            f"{100 * precision:.0f}%", f"{100 * recall:.0f}%", str(flagged["unreadable"]), f"{cost['seconds'] / n:.2f}",
+            f"{cost['prompt'] / n:.0f}", f"{cost['completion'] / n:.0f}", f"{cost['constrained']} of {cost['calls']}"]
 
 
 def main() -> None:
@@ -80,21 +80,22 @@ def main() -> None:
     llm = build_llm(base.llm, base.cache_dir)
     _, examples = load_dataset("ramdocs", sample=args.sample, seed=args.seed)
     sets = "".join(f" --set {s}" for s in args.overrides)
-    lines = [(f"# CDIT judges against RAMDocs' document labels\n\n`benchmarks/cdit_judge_probe.py --sample {args.sample} "
+    intro = (f"# CDIT judges against RAMDocs' document labels\n\n`benchmarks/cdit_judge_probe.py --sample {args.sample} "
              f"--seed {args.seed}{' --llm' if args.llm else ''}{sets}`: each question's own documents, clipped to "
              f"{base.methods.passage_words} words; model `{base.llm.model if args.llm else '-'}`. P / R: "
-             "\"inconsistent\" as a detector of misinformation and noise documents.\n"), *HEAD]
+             "\"inconsistent\" as a detector of misinformation and noise documents.\n")
+    table, agreements = Table(HEADERS), []
     for cmd in args.cmd.split(","):
         verdicts = {}
         for name in ["spacy", *(["llm"] if args.llm else [])]:
             settings = Settings.load(overrides=[*args.overrides, f"cdit.cmd={cmd}", f"cdit.judge={name}"])
             verdicts[name], cost = judged(examples, settings, llm)
-            lines.append(row(name, cmd, examples, verdicts[name], cost))
+            table.add(*row(name, cmd, examples, verdicts[name], cost))
         if args.llm:
             same = sum((x is False) == (y is False) for x, y in zip(verdicts["spacy"], verdicts["llm"], strict=True))
-            lines.append(f"\nspaCy and LLM judges agree (discard or keep) on {same} of {len(verdicts['llm'])} "
-                         f"documents with {cmd}.\n")
-    text = "\n".join(lines) + "\n"
+            agreements.append(f"\nspaCy and LLM judges agree (discard or keep) on {same} of {len(verdicts['llm'])} "
+                              f"documents with {cmd}.\n")
+    text = "\n".join([intro, *table.lines(), *agreements]) + "\n"
     print(text)
     if args.out:
         args.out.write_text(text)

@@ -13,11 +13,12 @@ from pathlib import Path
 from statistics import mean
 
 from cdit_trim_recall import recall
-from run_io import load, paired_text, step, table_head
+from run_io import load, paired_text, step
 
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.index.trim import TrimLog
 from tanglerag.settings import Settings
+from tanglerag.tables import Table
 
 ROOT = Path(__file__).resolve().parents[1]
 read_pass = cache(load)  # the sections read the same passes: each folder is parsed once
@@ -60,8 +61,8 @@ def detector(counts: dict[str, list[int]], bad: set[str], among: set[str]) -> tu
 
 
 def judge_table(folders: list[Path], types: dict[str, str]) -> str:
-    lines = table_head("| configuration | judged | discarded: correct | misinfo | noise | other questions' | unreadable | "
-             "P / R: own misinfo+noise | P / R: off-topic (noise + other) |")
+    table = Table(["configuration", "judged", "discarded: correct", "misinfo", "noise", "other questions'", "unreadable",
+                   "P / R: own misinfo+noise", "P / R: off-topic (noise + other)"])
     for folder in folders:
         if folder.name.startswith("conflictqa"):  # no misinformation / noise labels
             continue
@@ -73,11 +74,10 @@ def judge_table(folders: list[Path], types: dict[str, str]) -> str:
         rate = {k: pct(c[k][1] / c[k][0] if c[k][0] else None) for k in KINDS}
         own = detector(c, {"misinfo", "noise"}, {"correct", "misinfo", "noise"})
         off = detector(c, {"noise", "other"}, set(KINDS))
-        lines.append(f"| {folder.name} | {judged} | {rate['correct']} (of {c['correct'][0]}) | {rate['misinfo']} (of "
-                     f"{c['misinfo'][0]}) | {rate['noise']} (of {c['noise'][0]}) | {rate['other']} (of {c['other'][0]}) "
-                     f"| {pct(sum(v[2] for v in c.values()) / judged if judged else None)} | {pct(own[0])} / "
-                     f"{pct(own[1])} | {pct(off[0])} / {pct(off[1])} |")
-    return "\n".join(lines)
+        table.add(folder.name, judged, *(f"{rate[k]} (of {c[k][0]})" for k in KINDS),
+                  pct(sum(v[2] for v in c.values()) / judged if judged else None), f"{pct(own[0])} / {pct(own[1])}",
+                  f"{pct(off[0])} / {pct(off[1])}")
+    return table.markdown()
 
 
 def untouched_recall(runs: Path, folders: list[Path], k: int = 10) -> str:
@@ -97,33 +97,33 @@ def untouched_recall(runs: Path, folders: list[Path], k: int = 10) -> str:
     exact = PassageIndex.load(runs / "index-ramdocs-flat", embedder)
     truth = [{h.passage.id for h in exact.search(q, k)} for q in queries]
 
-    lines = [f"| configuration | untouched queries | recall@{k} before trimming | after | cut links | separated pairs |",
-             "|---|---|---|---|---|---|"]
+    table = Table(["configuration", "untouched queries", f"recall@{k} before trimming", "after", "cut links",
+                   "separated pairs"])
     for folder in folders:
         kind = folder.name.split("-")[0]
         if not (folder / "index").exists() or not (runs / f"index-ramdocs-{kind}").exists():
             continue
         before = PassageIndex.load(runs / f"index-ramdocs-{kind}", embedder)
         after = PassageIndex.load(folder / "index", embedder)
-        lines.append(f"| {folder.name} | {len(queries)} | {recall(before, queries, truth, k):.3f} | "
-                     f"{recall(after, queries, truth, k):.3f} | "
-                     f"{after.cut_link_count} | {len(after.trim.separated)} |")
-    return "\n".join(lines)
+        table.add(folder.name, len(queries), f"{recall(before, queries, truth, k):.3f}",
+                  f"{recall(after, queries, truth, k):.3f}", after.cut_link_count, len(after.trim.separated))
+    return table.markdown()
 
 
 def determiner_section(folders: list[Path]) -> str:
     """Judge calls of the first CDIT pass against a repeat of the same questions (the determiner recalls them)."""
-    lines = table_head("| configuration | pass | questions with reused verdicts | reused verdicts/q | judge calls/q | judge s/q |")
+    table = Table(["configuration", "pass", "questions with reused verdicts", "reused verdicts/q", "judge calls/q",
+                   "judge s/q"])
     for folder in folders:
         if not (folder / "repeat" / "results.json").exists():
             continue
         for label in ("first", "repeat"):
             rows = read_pass(folder / label)[1]["cdit"]
             steps = [step(row, "cdit") for row in rows.values()]
-            lines.append(f"| {folder.name} | {label} | {sum(s['reused'] > 0 for s in steps)} of {len(steps)} | "
-                         f"{mean(s['reused'] for s in steps):.2f} | {mean(map(judge_calls, rows.values())):.2f} | "
-                         f"{seconds(rows, 'judge'):.1f} |")
-    return "\n".join(lines) if len(lines) > 2 else "(no repeat pass)"
+            table.add(folder.name, label, f"{sum(s['reused'] > 0 for s in steps)} of {len(steps)}",
+                      f"{mean(s['reused'] for s in steps):.2f}", f"{mean(map(judge_calls, rows.values())):.2f}",
+                      f"{seconds(rows, 'judge'):.1f}")
+    return table.markdown() if table.rows else "(no repeat pass)"
 
 
 def curation_recall(path: Path) -> str:
@@ -134,14 +134,14 @@ def curation_recall(path: Path) -> str:
     lines = [(f"`benchmarks/cdit_trim_recall.py`: {data['rows'][0]['judged_questions']} of {data['judged_of']} RAMDocs dev "
              f"questions judged by the {data['judge']} judge (top-{data['top_k']}, seed {data['seed']}), the other "
              f"{data['rows'][0]['untouched_questions']} never judged; recall@10 against exact search on the untrimmed "
-             "Flat index. \"graph only\" leaves the separation table out: the cut HNSW links alone."), "",
-             ("| index | k witnesses | recall@10 before | after | after, graph only | separated pairs | cut links "
-             "| judge s/question |"), "|---|---|---|---|---|---|---|---|"]
+             "Flat index. \"graph only\" leaves the separation table out: the cut HNSW links alone."), ""]
+    table = Table(["index", "k witnesses", "recall@10 before", "after", "after, graph only", "separated pairs",
+                   "cut links", "judge s/question"])
     for r in data["rows"]:
-        lines.append(f"| {r['index']} | {r['witnesses']} | {r['recall@10_before']:.3f} | {r['recall@10_after']:.3f} | "
-                     f"{r['recall@10_after_graph_only']:.3f} | {r['separated_pairs']} | {r['cut_links']} | "
-                     f"{r['seconds_per_judged_question']:.2f} |")
-    return "\n".join(lines)
+        table.add(r["index"], r["witnesses"], f"{r['recall@10_before']:.3f}", f"{r['recall@10_after']:.3f}",
+                  f"{r['recall@10_after_graph_only']:.3f}", r["separated_pairs"], r["cut_links"],
+                  f"{r['seconds_per_judged_question']:.2f}")
+    return "\n".join([*lines, *table.lines()])
 
 
 def verdicts(rows: dict) -> dict[tuple[str, str], bool | None]:
@@ -166,11 +166,15 @@ def judge_agreement(folders: list[Path], a: str, b: str, b_field: str = "model_s
         p_o = agree / len(both)
         p_e = (drop_a * drop_b + (len(both) - drop_a) * (len(both) - drop_b)) / len(both) ** 2
         kappa = f"{(p_o - p_e) / (1 - p_e):.2f}" if p_e < 1 else "-"
-    return (f"| pairs judged by both | agreement | Cohen's kappa | {a} discards | {b} discards | {a} judge s/q "
-            f"| {b} judge s/q |\n|---|---|---|---|---|---|---|\n| {len(both)} | {pct(agree / len(both) if both else None)}"
-            f" | {kappa} | {pct(drop_a / len(both) if both else None)} | "
-            f"{pct(drop_b / len(both) if both else None)} | {seconds(a_rows, 'judge'):.2f} | "
-            f"{seconds(b_rows, 'judge', b_field):.2f} |")
+
+    def share(count: int) -> str:
+        return pct(count / len(both) if both else None)
+
+    table = Table(["pairs judged by both", "agreement", "Cohen's kappa", f"{a} discards", f"{b} discards",
+                   f"{a} judge s/q", f"{b} judge s/q"])
+    table.add(len(both), share(agree), kappa, share(drop_a), share(drop_b), f"{seconds(a_rows, 'judge'):.2f}",
+              f"{seconds(b_rows, 'judge', b_field):.2f}")
+    return table.markdown()
 
 
 def topk_section(folders: list[Path]) -> str:
@@ -182,23 +186,24 @@ def topk_section(folders: list[Path]) -> str:
         return "(needs flat-kN runs for two or more N)"
     runs = {k: read_pass(series[k] / "first")[1] for k in sorted(series)}
     common = set.intersection(*(set(per_q["cdit"]) & set(per_q["concat"]) for per_q in runs.values()))
-    lines = [f"{len(common)} questions (the first of the seeded sample) answered at every top-k.", "",
-             ("| top-k | concat acc | CDIT acc | CDIT - concat [95% CI] | passages kept by the judge / q | judge s/q "
-              "| concat prompt tokens/q | CDIT prompt tokens/q (judge + answer) |"), "|---|---|---|---|---|---|---|---|"]
+    table = Table(["top-k", "concat acc", "CDIT acc", "CDIT - concat [95% CI]", "passages kept by the judge / q",
+                   "judge s/q", "concat prompt tokens/q", "CDIT prompt tokens/q (judge + answer)"])
     for k, per_q in runs.items():
         sub = {m: {q: rows[q] for q in common} for m, rows in per_q.items() if m in ("concat", "cdit")}
         kept = mean(sum(j["consistent"] is not False for j in step(r, "cdit")["judgments"]) for r in sub["cdit"].values())
         tokens = {m: mean(r["usage"].get("prompt_tokens", 0) for r in rows.values()) for m, rows in sub.items()}
         acc = {m: mean(r["metrics"]["accuracy"] for r in rows.values()) for m, rows in sub.items()}
-        lines.append(f"| {k} | {pct(acc['concat'])} | {pct(acc['cdit'])} | {paired_text(sub, 'cdit', 'concat', 'accuracy', unit='')}"
-                     f" | {kept:.1f} | {seconds(sub['cdit'], 'judge'):.1f} | {tokens['concat']:.0f} | {tokens['cdit']:.0f} |")
-    return "\n".join(lines)
+        table.add(k, pct(acc["concat"]), pct(acc["cdit"]), paired_text(sub, "cdit", "concat", "accuracy", unit=""),
+                  f"{kept:.1f}", f"{seconds(sub['cdit'], 'judge'):.1f}", f"{tokens['concat']:.0f}",
+                  f"{tokens['cdit']:.0f}")
+    return "\n".join([f"{len(common)} questions (the first of the seeded sample) answered at every top-k.", "",
+                      *table.lines()])
 
 
 def second_pass_retrieval(folders: list[Path]) -> str:
     """Does retrieval alone, on the trimmed copy, now leave out what the judge discarded, and keep what it kept?"""
-    lines = table_head("| configuration | separated pairs | judge-discarded passages still retrieved | judge-kept passages still "
-             "retrieved | questions whose retrieval changed |")
+    table = Table(["configuration", "separated pairs", "judge-discarded passages still retrieved",
+                   "judge-kept passages still retrieved", "questions whose retrieval changed"])
     for folder in folders:
         if not (folder / "second" / "results.json").exists():
             continue
@@ -217,14 +222,15 @@ def second_pass_retrieval(folders: list[Path]) -> str:
                     kept += 1
                     kept_back += j["passage_id"] in now
         separated = len(TrimLog(folder / "index").state().separated)
-        lines.append(f"| {folder.name} | {separated} | {pct(dropped_back / dropped if dropped else None)} (of {dropped}) "
-                     f"| {pct(kept_back / kept if kept else None)} (of {kept}) | {changed} of {len(cdit)} |")
-    return "\n".join(lines)
+        table.add(folder.name, separated, f"{pct(dropped_back / dropped if dropped else None)} (of {dropped})",
+                  f"{pct(kept_back / kept if kept else None)} (of {kept})", f"{changed} of {len(cdit)}")
+    return table.markdown()
 
 
 def judging_time(folders: list[Path]) -> str:
     """The paper's Table 4: time the judge takes over a whole question set, against CDIT's whole time."""
-    lines = table_head("| configuration | questions | judge calls | judge model s (total) | judge share of CDIT's model time |")
+    table = Table(["configuration", "questions", "judge calls", "judge model s (total)",
+                   "judge share of CDIT's model time"])
     for folder in folders:
         rows = read_pass(folder / "first")[1].get("cdit", {})
         if not rows:
@@ -232,8 +238,8 @@ def judging_time(folders: list[Path]) -> str:
         calls = sum(map(judge_calls, rows.values()))
         judge = sum(r["usage_by_stage"].get("judge", {}).get("model_seconds", 0.0) for r in rows.values())
         total = sum(r["usage"].get("model_seconds", 0.0) for r in rows.values())
-        lines.append(f"| {folder.name} | {len(rows)} | {calls:.0f} | {judge:.0f} | {pct(judge / total if total else None)} |")
-    return "\n".join(lines)
+        table.add(folder.name, len(rows), f"{calls:.0f}", f"{judge:.0f}", pct(judge / total if total else None))
+    return table.markdown()
 
 
 def judge_calls(row: dict) -> float:
@@ -246,17 +252,11 @@ def seconds(rows: dict, stage: str, field: str = "model_seconds") -> float:
     return mean(row["usage_by_stage"].get(stage, {}).get(field, 0.0) for row in rows.values()) if rows else 0.0
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=Path, required=True)
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--discussion", type=Path, default=None)
-    args = parser.parse_args()
-    types = labels()
-    header = ("| configuration | n | concat acc | CDIT acc | CDIT - concat [95% CI] | second pass: concat on the trimmed "
-              "index (change vs first concat [95% CI]) | judge calls/q | judge s/q | reused verdicts/q | separated pairs |")
-    lines = [header, "|---|---|---|---|---|---|---|---|---|---|"]
-    folders = sorted(p for p in args.runs.iterdir() if (p / "first" / "results.json").exists())
+def accuracy_table(folders: list[Path]) -> str:
+    """Per configuration: concat and CDIT on the first pass, concat again on the trimmed copy, and what judging cost."""
+    table = Table(["configuration", "n", "concat acc", "CDIT acc", "CDIT - concat [95% CI]",
+                   "second pass: concat on the trimmed index (change vs first concat [95% CI])", "judge calls/q",
+                   "judge s/q", "reused verdicts/q", "separated pairs"])
     for folder in folders:
         results, per_q = read_pass(folder / "first")
         acc = {r["method"]: r["metrics"].get("accuracy") for r in results["results"]}
@@ -270,9 +270,21 @@ def main() -> None:
         reused = mean(step(row, "cdit")["reused"] for row in rows.values())
         separated = len(TrimLog(folder / "index").state().separated) if (folder / "index").exists() else 0
         diff = paired_text(per_q, "cdit", "concat", "accuracy", unit="") if {"cdit", "concat"} <= set(per_q) else "-"
-        lines.append(f"| {folder.name} | {results['n']} | {pct(acc.get('concat'))} | {pct(acc.get('cdit'))} | {diff} "
-                     f"| {second} | {mean(map(judge_calls, rows.values())):.1f} | "
-                     f"{seconds(rows, 'judge'):.1f} | {reused:.2f} | {separated} |")
+        table.add(folder.name, results["n"], pct(acc.get("concat")), pct(acc.get("cdit")), diff, second,
+                  f"{mean(map(judge_calls, rows.values())):.1f}", f"{seconds(rows, 'judge'):.1f}", f"{reused:.2f}",
+                  separated)
+    return table.markdown()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--discussion", type=Path, default=None)
+    args = parser.parse_args()
+    types = labels()
+    folders = sorted(p for p in args.runs.iterdir() if (p / "first" / "results.json").exists())
+
     discussion = args.discussion.read_text() if args.discussion else ""
     doc = f"""# CDIT (paper 003) on RAMDocs dev, pooled into one index
 
@@ -280,7 +292,7 @@ Generated by `benchmarks/cdit_report.py` from `{args.runs}` (`benchmarks/run_cdi
 are conflictQA's StrategyQA half (memory and counter-memory evidence pooled). Accuracy: a gold answer
 string contained in the output. The second pass asks plain concat the same questions again on the index copy CDIT trimmed.
 
-{chr(10).join(lines)}
+{accuracy_table(folders)}
 
 ### The second pass: what retrieval alone now returns
 

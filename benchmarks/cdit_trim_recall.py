@@ -32,6 +32,7 @@ from tanglerag.methods.cdit.curate import curate
 from tanglerag.methods.cdit.method import CditMethod
 from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
+from tanglerag.tables import Table
 from tanglerag.testing import canned_llm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,14 +118,12 @@ def main() -> None:
               "seed": args.seed, "embedding": base.embedding.model, "rows": rows}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print("| index | k witnesses | untouched queries | recall@10 before | after | after, graph only | separated pairs "
-          "| cut links | judge s/question |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['index']} | {r['witnesses']} | {r['untouched_questions']} | {r['recall@10_before']:.3f} | "
-              f"{r['recall@10_after']:.3f} | {r['recall@10_after_graph_only']:.3f} | {r['separated_pairs']} | "
-              f"{r['cut_links']} | {r['seconds_per_judged_question']:.2f} |")
-
+    table = Table(["index", "k witnesses", "untouched queries", "recall@10 before", "after", "after, graph only",
+                   "separated pairs", "cut links", "judge s/question"],
+                  [[r["index"], r["witnesses"], r["untouched_questions"], f"{r['recall@10_before']:.3f}",
+                    f"{r['recall@10_after']:.3f}", f"{r['recall@10_after_graph_only']:.3f}", r["separated_pairs"],
+                    r["cut_links"], f"{r['seconds_per_judged_question']:.2f}"] for r in rows])
+    print(table.markdown())
 
 if __name__ == "__main__":
     main()

@@ -12,10 +12,11 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from run_io import load, paired_diff, paired_text, step, table_head
+from run_io import load, paired_diff, paired_text, step
 
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.metrics.ambig import described_readings, readings
+from tanglerag.tables import Table
 
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = ["base", "retrieve", "summarize", "random", "kmeans", "corg", "separate"]
@@ -53,30 +54,29 @@ def runs_and_calls(rows) -> tuple[float, float]:
 
 def main_table(results: dict, per_q: dict) -> str:
     by_name = {r["method"]: r for r in results["results"]}
-    lines = [("| method | kind | Ans | Ent | EAR | D-F1 [95% CI] | answer runs/q | all calls/q | in tok/q | out tok/q "
-              "| model s/q | paper D-F1 / out tok |"), "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    table = Table(["method", "kind", "Ans", "Ent", "EAR", "D-F1 [95% CI]", "answer runs/q", "all calls/q", "in tok/q",
+                   "out tok/q", "model s/q", "paper D-F1 / out tok"])
     for name in METHODS:
         if name not in by_name:
             continue
         r, rows = by_name[name], per_q[name].values()
         m, ci = r["metrics"], r["ci"]
         runs, all_calls = runs_and_calls(rows)
-        cells = [name, KIND[name], *(f"{100 * m[k]:.1f}" for k in METRICS[:3]),
-                 f"{100 * m['d_f1']:.1f} [{100 * ci['d_f1'][0]:.1f}, {100 * ci['d_f1'][1]:.1f}]",
-                 f"{runs:.2f}", f"{all_calls:.2f}", f"{r['usage']['prompt_tokens']:.0f}",
-                 f"{r['usage']['completion_tokens']:.1f}", f"{r['usage']['model_seconds']:.1f}",
-                 f"{PAPER[name][3]} / {PAPER[name][5]}"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        table.add(name, KIND[name], *(f"{100 * m[k]:.1f}" for k in METRICS[:3]),
+                  f"{100 * m['d_f1']:.1f} [{100 * ci['d_f1'][0]:.1f}, {100 * ci['d_f1'][1]:.1f}]",
+                  f"{runs:.2f}", f"{all_calls:.2f}", f"{r['usage']['prompt_tokens']:.0f}",
+                  f"{r['usage']['completion_tokens']:.1f}", f"{r['usage']['model_seconds']:.1f}",
+                  f"{PAPER[name][3]} / {PAPER[name][5]}")
+    return table.markdown()
 
 
 def directions(per_q: dict) -> str:
-    lines = ["| comparison | D-F1 difference, points [95% CI] | paper (Llama2-7B, AmbigDocs+) |", "|---|---|---|"]
+    table = Table(["comparison", "D-F1 difference, points [95% CI]", "paper (Llama2-7B, AmbigDocs+)"])
     for other in ["base", "random", "kmeans", "summarize", "retrieve", "separate"]:
         if other in per_q and "corg" in per_q:
             paper = PAPER["corg"][3] - PAPER[other][3]
-            lines.append(f"| COrg - {other} | {paired_text(per_q, 'corg', other, 'd_f1', unit='')} | {paper:+.1f} |")
-    return "\n".join(lines)
+            table.add(f"COrg - {other}", paired_text(per_q, "corg", other, "d_f1", unit=""), f"{paper:+.1f}")
+    return table.markdown()
 
 
 def by_answer_count(rows: dict, examples: dict) -> dict[int, list[dict]]:
@@ -89,15 +89,14 @@ def by_answer_count(rows: dict, examples: dict) -> dict[int, list[dict]]:
 
 def strata_table(per_q: dict, examples: dict) -> str:
     """Per method, the metrics on one-answer and on two-answer (same-name entity) questions."""
-    lines = table_head("| method | 1-answer Ans | 1-answer D-F1 | 2-answer Ans | 2-answer Ent | 2-answer D-F1 |")
+    table = Table(["method", "1-answer Ans", "1-answer D-F1", "2-answer Ans", "2-answer Ent", "2-answer D-F1"])
     for name in METHODS:
         if name not in per_q:
             continue
         by_size = by_answer_count(per_q[name], examples)
-        cells = [f"{100 * mean(r['metrics'][k] for r in by_size[size]):.1f}" for size, k in
-                 ((1, "ans"), (1, "d_f1"), (2, "ans"), (2, "ent"), (2, "d_f1"))]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        table.add(name, *(f"{100 * mean(r['metrics'][k] for r in by_size[size]):.1f}" for size, k in
+                          ((1, "ans"), (1, "d_f1"), (2, "ans"), (2, "ent"), (2, "d_f1"))))
+    return table.markdown()
 
 
 def unknown_of(row: dict) -> float:
@@ -114,28 +113,26 @@ def unknown_table(per_q: dict, examples: dict, before: dict | None) -> str:
         by_size = {size: [unknown_of(r) for r in group] for size, group in by_answer_count(rows, examples).items()}
         return [f"{100 * mean(by_size[1]):.0f}%", f"{100 * mean(by_size[2]):.0f}%",
                 f"{100 * mean(by_size[1] + by_size[2]):.0f}%"]
-    head = "| method | 1-answer q | 2-answer q | all |"
+    columns = ["1-answer q", "2-answer q", "all"]
     if before:
-        head = "| method | before: 1-answer q | before: 2-answer q | before: all | after: 1-answer q | after: 2-answer q | after: all |"
-    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+        columns = [f"{when}: {column}" for when in ("before", "after") for column in columns]
+    table = Table(["method", *columns])
     for name in [m for m in METHODS if m in per_q]:
-        cells = (rates(before.get(name)) if before else []) + rates(per_q[name])
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        table.add(name, *(rates(before.get(name)) if before else []), *rates(per_q[name]))
+    return table.markdown()
 
 
 def before_after_table(before: dict, per_q: dict) -> str:
     """Ans and D-F1 of each method on the same questions with the earlier and the current multi-answer prompt.
     Ent/EAR are left out: the earlier rows were scored before descriptor-less readings stopped earning credit."""
-    lines = ["| method | Ans before | Ans now | D-F1 before | D-F1 now | D-F1 now - before, points [95% CI] |",
-             "|---|---|---|---|---|---|"]
+    table = Table(["method", "Ans before", "Ans now", "D-F1 before", "D-F1 now", "D-F1 now - before, points [95% CI]"])
     for name in [m for m in METHODS if m in per_q and m in before]:
         shared = per_q[name].keys() & before[name].keys()
         pair = {"now": {q: per_q[name][q] for q in shared}, "before": {q: before[name][q] for q in shared}}
-        cells = [f"{100 * mean(pair[when][q]['metrics'][k] for q in shared):.1f}"
-                 for k in ("ans", "d_f1") for when in ("before", "now")]
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {paired_text(pair, 'now', 'before', 'd_f1', unit='')} |")
-    return "\n".join(lines)
+        table.add(name, *(f"{100 * mean(pair[when][q]['metrics'][k] for q in shared):.1f}"
+                          for k in ("ans", "d_f1") for when in ("before", "now")),
+                  paired_text(pair, "now", "before", "d_f1", unit=""))
+    return table.markdown()
 
 
 def goal_line(per_q: dict) -> str:
@@ -170,8 +167,9 @@ def graph_edges(row: dict) -> dict[tuple[int, int], str]:
 
 def graph_section(runs: dict[str, dict], examples: dict) -> str:
     modes = {mode: runs[mode][1]["corg"] for mode in ("pairwise", "extract") if mode in runs}
-    lines = table_head("| graph mode | graph calls/q | graph in tok/q | graph out tok/q | graph model s/q | pairs judged / all "
-              "| unparsed labels/q | label accuracy vs RAMDocs labels (pairs) | COrg D-F1 | COrg groups/q |")
+    table = Table(["graph mode", "graph calls/q", "graph in tok/q", "graph out tok/q", "graph model s/q",
+                   "pairs judged / all", "unparsed labels/q", "label accuracy vs RAMDocs labels (pairs)", "COrg D-F1",
+                   "COrg groups/q"])
     for mode, rows in modes.items():
         org = [row["usage_by_stage"].get("organize") for row in rows.values()]
         graphs = [step(row, "corg_graph") for row in rows.values()]
@@ -189,12 +187,11 @@ def graph_section(runs: dict[str, dict], examples: dict) -> str:
         d_f1 = mean(row["metrics"]["d_f1"] for row in rows.values())
         groups = mean(len(step(row, "groups")["groups"]) for row in rows.values())
         judged = sum(g["pairs_judged"] for g in graphs)
-        lines.append(
-            f"| {mode} | {mean(calls(o) for o in org):.2f} | {mean(o['prompt_tokens'] for o in org):.0f} | "
-            f"{mean(o['completion_tokens'] for o in org):.1f} | {mean(o['model_seconds'] for o in org):.1f} | "
-            f"{judged} / {sum(g['pairs_total'] for g in graphs)} | {mean(g['unparsed'] for g in graphs):.2f} | "
-            f"{100 * hit / max(total, 1):.1f}% ({total}) | {100 * d_f1:.1f} | {groups:.2f} |")
-    out = ["\n".join(lines)]
+        table.add(mode, f"{mean(calls(o) for o in org):.2f}", f"{mean(o['prompt_tokens'] for o in org):.0f}",
+                  f"{mean(o['completion_tokens'] for o in org):.1f}", f"{mean(o['model_seconds'] for o in org):.1f}",
+                  f"{judged} / {sum(g['pairs_total'] for g in graphs)}", f"{mean(g['unparsed'] for g in graphs):.2f}",
+                  f"{100 * hit / max(total, 1):.1f}% ({total})", f"{100 * d_f1:.1f}", f"{groups:.2f}")
+    out = [table.markdown()]
     if len(modes) == 2:
         agree = Counter()
         pairs = 0
@@ -227,17 +224,15 @@ def plural_section(runs: dict[str, dict]) -> str:
         return "(not run)"
     rule = runs["pairwise"][1]["corg"]
     llm = runs["plural-llm"][1]["corg"]
-    lines = table_head("| plural form | Ans | Ent | EAR | D-F1 | rerank calls/q | examples |")
+    table = Table(["plural form", "Ans", "Ent", "EAR", "D-F1", "rerank calls/q", "examples"])
     for label, rows in (("rule", rule), ("llm", llm)):
         sample = next((g["question"] for row in rows.values() for g in step(row, "groups")["groups"]
                        if len(g["passage_ids"]) > 1), "")
         rerank = mean(calls(row["usage_by_stage"].get("rerank", {"llm_calls": 0, "cached_calls": 0}))
                       for row in rows.values())
-        cells = [label, *(f"{100 * mean(r['metrics'][k] for r in rows.values()):.1f}" for k in METRICS),
-                 f"{rerank:.2f}", sample.replace("|", "/")]
-        lines.append("| " + " | ".join(cells) + " |")
-    lines.append(f"\nLLM minus rule on D-F1: {paired_text({'a': llm, 'b': rule}, 'a', 'b', 'd_f1')}.")
-    return "\n".join(lines)
+        table.add(label, *(f"{100 * mean(r['metrics'][k] for r in rows.values()):.1f}" for k in METRICS),
+                  f"{rerank:.2f}", sample.replace("|", "/"))
+    return table.markdown() + f"\n\nLLM minus rule on D-F1: {paired_text({'a': llm, 'b': rule}, 'a', 'b', 'd_f1')}."
 
 
 def answer_each_section(runs: dict[str, dict]) -> str:
@@ -246,14 +241,13 @@ def answer_each_section(runs: dict[str, dict]) -> str:
         return "(not run)"
     _, per_q = runs["pairwise"]
     per_q = {**per_q, "corg + answer each": runs["answer-each"][1]["corg"]}
-    lines = table_head("| method | Ans | Ent | EAR | D-F1 | answer runs/q | all calls/q | in tok/q |")
+    table = Table(["method", "Ans", "Ent", "EAR", "D-F1", "answer runs/q", "all calls/q", "in tok/q"])
     for name in ("corg", "corg + answer each", "separate"):
         rows = per_q[name].values()
         runs_q, all_q = runs_and_calls(rows)
-        cells = [*(f"{100 * mean(r['metrics'][k] for r in rows):.1f}" for k in METRICS), f"{runs_q:.2f}", f"{all_q:.2f}",
-                 f"{mean(stage_sum(r, 'prompt_tokens') for r in rows):.0f}"]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines.append("")
+        table.add(name, *(f"{100 * mean(r['metrics'][k] for r in rows):.1f}" for k in METRICS), f"{runs_q:.2f}",
+                  f"{all_q:.2f}", f"{mean(stage_sum(r, 'prompt_tokens') for r in rows):.0f}")
+    lines = [*table.lines(), ""]
     for other in ("corg", "separate"):
         for metric in ("ans", "d_f1"):
             lines.append(f"- answer-each minus {other}, {metric}: "

@@ -31,7 +31,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-from run_io import table_head, write_section
+from run_io import write_section
+
+from tanglerag.tables import Table
 
 DIM, WORDS, VOCAB, TOPICS, QUERIES, SEED = 384, 60, 5000, 100, 200, 7
 TYPES = [("flat", False), ("flat", True), ("hnsw", False), ("ivf", False), ("ivf", True), ("ivfpq", False),
@@ -138,7 +140,7 @@ def measure(n: int, work: Path, embedder: str, only: list[str] | None = None) ->
         row = {"index_type": index_type, "mmap": mmap, **ingested[index_type]}
         row["ingest_passages_s"] = n / row["ingest_s"]
         rows.append(row | _in_child("probe", str(work / index_type), str(mmap), str(truth), embedder))
-        print(_line(rows[-1]), file=sys.stderr)
+        print(" | ".join(_cells(rows[-1])), file=sys.stderr)
     return rows
 
 
@@ -159,8 +161,8 @@ def _exact_truth(flat: Path, out: Path, embedder: str) -> None:
     out.write_text(json.dumps([[h.passage.id for h in index.search(q, 10)] for q in queries]))
 
 
-def _line(row: dict) -> str:
-    return " | ".join(f"{row[f]:.3g}" if isinstance(row[f], float) else str(row[f]) for f in FIELDS)
+def _cells(row: dict) -> list[str]:
+    return [f"{row[f]:.3g}" if isinstance(row[f], float) else str(row[f]) for f in FIELDS]
 
 
 def table(rows: list[dict], n: int, embedder: str, types: list[str] | None = None) -> str:
@@ -173,7 +175,7 @@ def table(rows: list[dict], n: int, embedder: str, types: list[str] | None = Non
              (f"{n:,} synthetic passages of {WORDS} words ({how}), {QUERIES} queries, top-10, recall "
              f"against exact search on the same vectors; each ingest and each load in a process of its own.{again}"),
              "",
-             *table_head(f"| {' | '.join(FIELDS)} |"), *(f"| {_line(r)} |" for r in rows)]
+             *Table(FIELDS, [_cells(r) for r in rows]).lines()]
     return "\n".join(lines)
 
 
@@ -188,9 +190,9 @@ def projection(saved: Path, n: int) -> str:
     lines = [f"## Projection to {n:,} passages (`benchmarks/corpus_scale.py --project {n}`)",
              (f"Straight lines through the hashing runs at {n1:,} and {n2:,} passages (384-d vectors, synthetic text); "
               "ingest time is a lower bound where the build grows faster than the corpus (HNSW's graph, IVF's "
-              "training). RAM is what the machine needs: the larger of the ingest peak and the loaded index."), "",
-             *table_head("| index_type | mmap | ingest_h | ingest_peak_rss_gb | index_disk_gb | rss_after_load_gb |"
-                         " RAM needed (GB) | fits 24 GiB |")]
+              "training). RAM is what the machine needs: the larger of the ingest peak and the loaded index."), ""]
+    table = Table(["index_type", "mmap", "ingest_h", "ingest_peak_rss_gb", "index_disk_gb", "rss_after_load_gb",
+                   "RAM needed (GB)", "fits 24 GiB"])
     before = {(r["index_type"], r["mmap"]): r for r in rows1}
     for row in rows2:
         first = before.get((row["index_type"], row["mmap"]))
@@ -198,10 +200,10 @@ def projection(saved: Path, n: int) -> str:
             continue
         at = {f: first[f] + (row[f] - first[f]) * (n - n1) / (n2 - n1) for f in PROJECTED}
         ram = max(at["ingest_peak_rss_mb"], at["rss_after_load_mb"]) / 1024
-        lines.append(f"| {row['index_type']} | {row['mmap']} | {at['ingest_s'] / 3600:.1f} | "
-                     f"{at['ingest_peak_rss_mb'] / 1024:.1f} | {at['index_disk_mb'] / 1024:.1f} | "
-                     f"{at['rss_after_load_mb'] / 1024:.1f} | {ram:.1f} | {'yes' if ram < 24 * 1.074 else 'no'} |")
-    return "\n".join(lines)
+        table.add(row["index_type"], row["mmap"], f"{at['ingest_s'] / 3600:.1f}",
+                  f"{at['ingest_peak_rss_mb'] / 1024:.1f}", f"{at['index_disk_mb'] / 1024:.1f}",
+                  f"{at['rss_after_load_mb'] / 1024:.1f}", f"{ram:.1f}", "yes" if ram < 24 * 1.074 else "no")
+    return "\n".join([*lines, *table.lines()])
 
 
 def main() -> None:

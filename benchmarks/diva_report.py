@@ -13,7 +13,9 @@ from collections import Counter
 from pathlib import Path
 from statistics import mean
 
-from run_io import load, paired_diff, paired_text, step, table_head
+from run_io import load, paired_diff, paired_text, step
+
+from tanglerag.tables import Table
 
 ORDER = ["closed-book", "query-refinement", "vanilla-rag", "toc", "diva-rd", "diva"]
 ABLATION = [("closed-book", "Closed-book LLM"), ("vanilla-rag", "+ RAG (vanilla)"), ("diva-rd", "+ RD"),
@@ -31,14 +33,15 @@ def ci(result: dict, metric: str) -> str:
 
 def table1(results: dict) -> str:
     rows = {r["method"]: r for r in results["results"]}
-    lines = table_head("| method | R-L | D-F1 | DR | MRecall@5 | calls/q | prompt tok/q | completion tok/q | model s/q |")
+    table = Table(["method", "R-L", "D-F1", "DR", "MRecall@5", "calls/q", "prompt tok/q", "completion tok/q",
+                   "model s/q"])
     for name in [m for m in ORDER if m in rows]:
         r, u = rows[name], rows[name]["usage"]
         m = r["metrics"]
-        lines.append(f"| {name} | {pct(m['rouge_l'])}{ci(r, 'rouge_l')} | {pct(m['d_f1'])}{ci(r, 'd_f1')} | "
-                     f"{pct(m['dr'])} | {pct(m.get('mrecall@5'))} | {u['llm_calls'] + u['cached_calls']:.2f} | "
-                     f"{u['prompt_tokens']:.0f} | {u['completion_tokens']:.0f} | {u['model_seconds']:.1f} |")
-    return "\n".join(lines)
+        table.add(name, f"{pct(m['rouge_l'])}{ci(r, 'rouge_l')}", f"{pct(m['d_f1'])}{ci(r, 'd_f1')}", pct(m["dr"]),
+                  pct(m.get("mrecall@5")), f"{u['llm_calls'] + u['cached_calls']:.2f}", f"{u['prompt_tokens']:.0f}",
+                  f"{u['completion_tokens']:.0f}", f"{u['model_seconds']:.1f}")
+    return table.markdown()
 
 
 def verification_modes(per_q: dict, each_run: Path | None) -> str:
@@ -63,14 +66,13 @@ def verification_modes(per_q: dict, each_run: Path | None) -> str:
                     + row["usage_by_stage"].get("verify", {}).get("cached_calls", 0.0) for row in rows.values())
 
     each_metrics = next(r["metrics"] for r in each_results["results"] if r["method"] == "diva")
-    lines = table_head("| verification | calls/q | prompt tok/q | model s/q | D-F1 | DR |")
+    table = Table(["verification", "calls/q", "prompt tok/q", "model s/q", "D-F1", "DR"])
     for label, rows, metrics in (("batched (one call)", batched, None), ("each (one call per reading)", each,
                                                                          each_metrics)):
         m = metrics or {}
-        lines.append(f"| {label} | {calls(rows):.2f} | {cost(rows, 'prompt_tokens'):.0f} | "
-                     f"{cost(rows, 'model_seconds'):.1f} | {pct(m.get('d_f1')) if metrics else 'see Table 1'} | "
-                     f"{pct(m.get('dr')) if metrics else 'see Table 1'} |")
-    return "\n".join(lines) + (f"\n\nSame grade on {same} of {len(shared)} questions; same verdict on {verdicts_same} "
+        table.add(label, f"{calls(rows):.2f}", f"{cost(rows, 'prompt_tokens'):.0f}", f"{cost(rows, 'model_seconds'):.1f}",
+                  pct(m.get("d_f1")) if metrics else "see Table 1", pct(m.get("dr")) if metrics else "see Table 1")
+    return table.markdown() + (f"\n\nSame grade on {same} of {len(shared)} questions; same verdict on {verdicts_same} "
                                f"of {verdicts} interpretations.")
 
 
@@ -82,14 +84,14 @@ def demonstrations(results: dict, per_q: dict, demos_run: Path | None) -> str:
     k = demo_results["settings"]["diva"]["demos"]
     zero = {r["method"]: r for r in results["results"]}
     shots = {r["method"]: r for r in demo_results["results"]}
-    lines = table_head("| method | demos | R-L | D-F1 | DR | calls/q | prompt tok/q | model s/q |")
+    table = Table(["method", "demos", "R-L", "D-F1", "DR", "calls/q", "prompt tok/q", "model s/q"])
     for name in [m for m in ORDER if m in shots and m in zero]:
         for label, r in (("0", zero[name]), (str(k), shots[name])):
             m, u = r["metrics"], r["usage"]
-            lines.append(f"| {name} | {label} | {pct(m['rouge_l'])}{ci(r, 'rouge_l')} | {pct(m['d_f1'])}{ci(r, 'd_f1')} "
-                         f"| {pct(m['dr'])} | {u['llm_calls'] + u['cached_calls']:.2f} | {u['prompt_tokens']:.0f} | "
-                         f"{u['model_seconds']:.1f} |")
-    lines.append("")
+            table.add(name, label, f"{pct(m['rouge_l'])}{ci(r, 'rouge_l')}", f"{pct(m['d_f1'])}{ci(r, 'd_f1')}",
+                      pct(m["dr"]), f"{u['llm_calls'] + u['cached_calls']:.2f}", f"{u['prompt_tokens']:.0f}",
+                      f"{u['model_seconds']:.1f}")
+    lines = [*table.lines(), ""]
     for name in [m for m in ORDER if m in shots and m in zero]:
         both = {"demos": demo_q[name], "zero": per_q[name]}
         for metric in ("rouge_l", "d_f1"):
@@ -115,14 +117,14 @@ def undefined(per_q: dict) -> str:
 
 def table3(results: dict) -> str:
     rows = {r["method"]: r for r in results["results"]}
-    lines = table_head("| retrieval | method | MRecall@5 | D-F1 |")
+    table = Table(["retrieval", "method", "MRecall@5", "D-F1"])
     for name, label in [("vanilla-rag", "vanilla (the question)"), ("diva-rd", "RD (pseudo-interpretations)"),
                         ("diva-oracle", "oracle (gold disambiguated questions)")]:
         if name in rows:
             m = rows[name]["metrics"]
-            lines.append(f"| {label} | {name} | {pct(m.get('mrecall@5'))}{ci(rows[name], 'mrecall@5')} | "
-                         f"{pct(m['d_f1'])}{ci(rows[name], 'd_f1')} |")
-    return "\n".join(lines)
+            table.add(label, name, f"{pct(m.get('mrecall@5'))}{ci(rows[name], 'mrecall@5')}",
+                      f"{pct(m['d_f1'])}{ci(rows[name], 'd_f1')}")
+    return table.markdown()
 
 
 def cost(results: dict, per_q: dict) -> str:
@@ -145,12 +147,12 @@ def cost(results: dict, per_q: dict) -> str:
 
 def table2(results: dict) -> str:
     rows = {r["method"]: r["metrics"] for r in results["results"]}
-    lines = table_head("| row | method | R-L | D-F1 | DR |")
+    table = Table(["row", "method", "R-L", "D-F1", "DR"])
     for name, label in ABLATION:
         if name in rows:
             m = rows[name]
-            lines.append(f"| {label} | {name} | {pct(m['rouge_l'])} | {pct(m['d_f1'])} | {pct(m['dr'])} |")
-    return "\n".join(lines)
+            table.add(label, name, pct(m["rouge_l"]), pct(m["d_f1"]), pct(m["dr"]))
+    return table.markdown()
 
 
 def grades(per_q: dict) -> str:
@@ -179,14 +181,14 @@ def grades(per_q: dict) -> str:
 
 
 def paired(per_q: dict) -> str:
-    lines = []
+    table = Table(["pair", "metric", "mean difference [95% CI]", "wins / losses"])
     for a, b in [("diva", "vanilla-rag"), ("diva-rd", "vanilla-rag"), ("diva", "diva-rd")]:
         if a in per_q and b in per_q:
             for metric in ("d_f1", "rouge_l"):
                 d, low, high, wins, losses = paired_diff(per_q, a, b, metric)
-                lines.append(f"| {a} - {b} | {metric} | {100 * d:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}] | "
-                             f"{wins} / {losses} |")
-    return "\n".join(["| pair | metric | mean difference [95% CI] | wins / losses |", "|---|---|---|---|", *lines])
+                table.add(f"{a} - {b}", metric, f"{100 * d:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}]",
+                          f"{wins} / {losses}")
+    return table.markdown()
 
 
 def main() -> None:

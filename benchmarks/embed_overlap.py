@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 
 from corpus_scale import _vocabulary, passages
-from run_io import table_head, write_section
+from run_io import write_section
 
 from tanglerag.embeddings import Embedder, encode_overlapped, tokenizer_of
+from tanglerag.tables import Table
 
 
 def rates(n: int, batch: int) -> tuple[str, dict[str, float]]:
@@ -48,8 +49,8 @@ def main() -> None:
     device, timed = rates(args.passages, args.batch)
     lines = [f"## Tokenizing beside the model (`benchmarks/embed_overlap.py --passages {args.passages}`, one run)",
              f"all-MiniLM-L6-v2 on `{device}`, batch {args.batch}, {args.passages:,} passages of 60 words.", "",
-             *table_head("| path | passages/s | vs plain encode |"),
-             *(f"| {name} | {rate:,.0f} | {rate / timed['plain encode']:.2f}x |" for name, rate in timed.items())]
+             *Table(["path", "passages/s", "vs plain encode"],
+                    [[name, f"{rate:,.0f}", f"{rate / timed['plain encode']:.2f}x"] for name, rate in timed.items()]).lines()]
     text = "\n".join(lines)
     print(text)
     if args.write:

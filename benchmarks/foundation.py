@@ -31,6 +31,7 @@ from tanglerag.methods.concat.method import ConcatMethod
 from tanglerag.pipeline import RAGPipeline
 from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import IndexRetriever
+from tanglerag.tables import Table
 
 SAMPLE = Path(__file__).resolve().parents[1] / "src/tanglerag/sample_data/sample_corpus.jsonl"
 
@@ -156,10 +157,22 @@ def bench_ask(backend: LlamaCppBackend, embedder: Embedder, questions: int) -> d
 
 
 def report(emb: dict, idx: dict, llm: dict, ask: dict, n: int) -> str:
-    rows = "\n".join(
-        f"| {k} | {v['build_s']:.2f} | {v['p50_ms']:.3f} | {v['p95_ms']:.3f} | {v['recall@10']:.3f} |"
-        for k, v in idx.items() if k in {"flat", "hnsw", "ivf"})
-    ef_rows = "\n".join(f"| {ef} | {v['recall@10']:.3f} | {v['mean_ms']:.3f} |" for ef, v in idx["hnsw_ef"].items())
+    indexes = Table(["index", "build (s)", "query p50 (ms)", "query p95 (ms)", "recall@10 vs flat"],
+                    [[k, f"{v['build_s']:.2f}", f"{v['p50_ms']:.3f}", f"{v['p95_ms']:.3f}", f"{v['recall@10']:.3f}"]
+                     for k, v in idx.items() if k in {"flat", "hnsw", "ivf"}])
+    efforts = Table(["efSearch", "recall@10", "mean ms/query"],
+                    [[ef, f"{v['recall@10']:.3f}", f"{v['mean_ms']:.3f}"] for ef, v in idx["hnsw_ef"].items()])
+    model = Table(["measure", "value"], [
+        ["model load + first call", f"{llm['load_and_first_call_s']:.1f} s"],
+        ["prompt reading", f"{llm['prompt_tok_per_s']:.1f} tok/s ({llm['prompt_tokens']} tokens in {llm['prompt_s']:.1f} s)"],
+        ["same prompt prefix, new last line", f"{llm['shared_prefix_s']:.2f} s ({llm['prefix_speedup']:.0f}x faster: KV prefix reuse)"],
+        ["generation", f"{llm['gen_tok_per_s']:.1f} tok/s ({llm['completion_tokens']} tokens)"]])
+    stages = Table(["stage", "seconds"], [
+        ["retrieve (query embedding + search)", f"{ask['retrieve_s']:.3f}"],
+        [f"generate (1 LLM call, {ask['prompt_tokens']:.0f} prompt + {ask['completion_tokens']:.1f} completion tokens)",
+         f"{ask['generate_s']:.2f}"],
+        ["total", f"{ask['total_s']:.2f}"],
+        ["total, cached re-run", f"{ask['cached_total_s']:.3f}"]])
     return f"""# Foundation benchmarks
 
 Produced by `benchmarks/foundation.py` on this machine (2 CPU cores, no GPU); all numbers from one run.
@@ -168,15 +181,11 @@ Produced by `benchmarks/foundation.py` on this machine (2 CPU cores, no GPU); al
 {emb['passages']} passages of ~{emb['mean_words']} words: **{emb['passages_per_s']:.1f} passages/s**.
 
 ## Dense index on {n:,} synthetic 384-d passages (clustered unit vectors, top-10, one search thread)
-| index | build (s) | query p50 (ms) | query p95 (ms) | recall@10 vs flat |
-|---|---|---|---|---|
-{rows}
+{indexes.markdown()}
 
 HNSW (M=32, efConstruction=80) recall against search effort, same data:
 
-| efSearch | recall@10 | mean ms/query |
-|---|---|---|
-{ef_rows}
+{efforts.markdown()}
 
 Defaults: HNSW efSearch 64; IVF nlist = 4*sqrt(n) trained on a sample of 64 vectors a list, nprobe 1% of the
 lists, at least 8 (`index.*` settings; benchmarks/ivf_nprobe.py, section "IVF lists probed", shows why).
@@ -186,20 +195,10 @@ HNSW search is {idx['flat']['p50_ms'] / idx['hnsw']['p50_ms']:.0f}x faster than 
 {idx['hnsw']['build_s'] / max(idx['flat']['build_s'], 1e-9):.0f}x the build time.
 
 ## Embedded LLM (Qwen2.5-Coder-1.5B-Instruct Q4_K_M via xllamacpp, 2 threads)
-| measure | value |
-|---|---|
-| model load + first call | {llm['load_and_first_call_s']:.1f} s |
-| prompt reading | {llm['prompt_tok_per_s']:.1f} tok/s ({llm['prompt_tokens']} tokens in {llm['prompt_s']:.1f} s) |
-| same prompt prefix, new last line | {llm['shared_prefix_s']:.2f} s ({llm['prefix_speedup']:.0f}x faster: KV prefix reuse) |
-| generation | {llm['gen_tok_per_s']:.1f} tok/s ({llm['completion_tokens']} tokens) |
+{model.markdown()}
 
 ## `ask` on the bundled sample (concat, top-5, flat index, mean of {ask['questions']} questions)
-| stage | seconds |
-|---|---|
-| retrieve (query embedding + search) | {ask['retrieve_s']:.3f} |
-| generate (1 LLM call, {ask['prompt_tokens']:.0f} prompt + {ask['completion_tokens']:.1f} completion tokens) | {ask['generate_s']:.2f} |
-| total | {ask['total_s']:.2f} |
-| total, cached re-run | {ask['cached_total_s']:.3f} |
+{stages.markdown()}
 
 LLM calls: first run {ask['first_run_llm_calls']}, cached re-run **{ask['cached_run_llm_calls']}**
 ({ask['cached_run_cached_calls']} served from the cache). Prompt length dominates: generation is a few tokens,

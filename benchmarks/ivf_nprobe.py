@@ -21,10 +21,11 @@ from pathlib import Path
 import faiss
 import numpy as np
 from corpus_scale import DIM, QUERIES, SEED, passages
-from run_io import table_head, write_section
+from run_io import write_section
 
 from tanglerag.config import IndexConfig
 from tanglerag.index.dense import build_dense, ivf_nlist, ivf_nprobe
+from tanglerag.tables import Table
 from tanglerag.testing import HashEmbedder
 
 PROBES = [8, 16, 32, 64, 128]
@@ -87,14 +88,14 @@ def table(rows: list[dict], sizes: list[int]) -> str:
     lines = [f"## IVF lists probed (`benchmarks/ivf_nprobe.py --passages {' '.join(map(str, sizes))}`, one run)",
              (f"The corpus_scale vectors (hashing embedder, {DIM} d), built as `tanglerag index` builds them "
               f"(lists per size: {nlists}; trained on a sample); {QUERIES} queries, recall@10 against exact "
-              "search. ivfpq re-ranks k x pq_refine candidates with their exact vectors. **bold**: the defaults."), "",
-             *table_head("| passages | index_type | nprobe | pq_refine | recall@10 | search p50 ms | build s |")]
+              "search. ivfpq re-ranks k x pq_refine candidates with their exact vectors. **bold**: the defaults."), ""]
+    table = Table(["passages", "index_type", "nprobe", "pq_refine", "recall@10", "search p50 ms", "build s"])
     for r in rows:
         mark = "**" if r["default"] else ""
-        lines.append(f"| {r['passages']:,} | {r['index_type']} | {mark}{r['nprobe']}{mark} | "
-                     f"{mark}{r['pq_refine'] or '-'}{mark} | {r['recall_at_10']:.3f} | {r['search_p50_ms']:.2f} | "
-                     f"{r['build_s']:.0f} |")
-    return "\n".join(lines)
+        table.add(f"{r['passages']:,}", r["index_type"], f"{mark}{r['nprobe']}{mark}",
+                  f"{mark}{r['pq_refine'] or '-'}{mark}", f"{r['recall_at_10']:.3f}", f"{r['search_p50_ms']:.2f}",
+                  f"{r['build_s']:.0f}")
+    return "\n".join([*lines, *table.lines()])
 
 
 def main() -> None:

@@ -27,6 +27,7 @@ from tanglerag.methods.corg.prompts import MULTI_ANSWER_TASK, READER_SYSTEM
 from tanglerag.metrics.registry import compute
 from tanglerag.settings import Settings
 from tanglerag.stages.multi_answer import parse_parts, render
+from tanglerag.tables import Table
 from tanglerag.text import number_passages
 from tanglerag.types import Answer
 
@@ -137,8 +138,9 @@ def main() -> None:
         hits = {qid: [h for h in hs if h.passage.metadata.get("type") == "noise"] for qid, hs in hits.items()}
         examples = [ex for ex in examples if hits[ex.id]]
     orders = [False, True] if args.reverse else [False]
-    print("| variant | order | unk (1-answer q) | unk (2-answer q) | Ans | parts/reply | described | prompt tok |")
-    print("|---|---|---|---|---|---|---|---|")
+    table = Table(["variant", "order", "unk (1-answer q)", "unk (2-answer q)", "Ans", "parts/reply", "described",
+                   "prompt tok"])
+    print(table.markdown())
     for name in args.variants.split(","):
         for reverse in orders:
             unknown = {1: [], 2: []}
@@ -162,10 +164,11 @@ def main() -> None:
                 tokens.append(reply.prompt_tokens)
                 if args.show:
                     print(f"  [{name}] {ex.question} -> {reply.text!r}")
-            print(f"| {name} | {'reversed' if reverse else 'retrieval'} | "
-                  f"{100 * mean(unknown[1] or [0]):.0f}% (n={len(unknown[1])}) | "
-                  f"{100 * mean(unknown[2] or [0]):.0f}% (n={len(unknown[2])}) | {100 * mean(recall):.1f} | "
-                  f"{mean(parts_n):.2f} | {100 * mean(described or [0]):.0f}% | {mean(tokens):.0f} |")
+            table.add(name, "reversed" if reverse else "retrieval",
+                      *(f"{100 * mean(unknown[k] or [0]):.0f}% (n={len(unknown[k])})" for k in (1, 2)),
+                      f"{100 * mean(recall):.1f}", f"{mean(parts_n):.2f}", f"{100 * mean(described or [0]):.0f}%",
+                      f"{mean(tokens):.0f}")
+            print(table.last_line())
 
 
 if __name__ == "__main__":

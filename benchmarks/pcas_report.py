@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from run_io import table_head
+from tanglerag.tables import Table
 
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = ["or", "b1", "b2", "b3", "pcas"]
@@ -27,7 +27,8 @@ def cell(value: float | None, best: bool = False) -> str:
 
 def table(results: dict) -> str:
     rows = {r["method"]: r for r in results["results"]}
-    lines = table_head("| retriever | method | doc R@1 | doc R@5 | MAP@5 | context R@1 | ms/query | paper S-BERT (R@1 / R@5 / M@5 / ctx R@1) |")
+    out = Table(["retriever", "method", "doc R@1", "doc R@5", "MAP@5", "context R@1", "ms/query",
+                 "paper S-BERT (R@1 / R@5 / M@5 / ctx R@1)"])
     keys = ["doc_recall@1", "doc_recall@5", "doc_map@5", "context_recall@1"]
     for retriever, name in RETRIEVERS.items():
         present = [m for m in METHODS if f"{m}-{retriever}" in rows]
@@ -36,9 +37,8 @@ def table(results: dict) -> str:
             r = rows[f"{method}-{retriever}"]
             paper = " / ".join("NA" if v is None else f"{v:.2f}" for v in PAPER_SBERT[method])
             metrics = [cell(r["metrics"][k], method != "or" and r["metrics"][k] == best[k]) for k in keys]
-            lines.append(f"| {name} | {LABEL[method]} | " + " | ".join(metrics) +
-                         f" | {1000 * r['usage']['seconds']:.1f} | {paper} |")
-    return "\n".join(lines)
+            out.add(name, LABEL[method], *metrics, f"{1000 * r['usage']['seconds']:.1f}", paper)
+    return out.markdown()
 
 
 def sweep_table(results: dict) -> str:

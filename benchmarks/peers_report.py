@@ -22,10 +22,11 @@ from run_io import (
     paired_diff,
     paired_text,
     step,
-    table_head,
     usage_means,
     write_report,
 )
+
+from tanglerag.tables import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 ORDER = ("concat", "separate", "corg", "corg-answer-each", "corg-support", "corg-answer-each-support",
@@ -60,9 +61,8 @@ def predictions(runs: Path) -> tuple[dict[str, dict[str, dict]], list[str]]:
 
 
 def main_table(per_q: dict[str, dict[str, dict]]) -> list[str]:
-    head = ("| method | " + " | ".join(LABELS[m] for m in METRICS) + " | strict vs madam-rag [95% CI] "
-            "| LLM calls/q | prompt tok/q | model s/q |")
-    out = table_head(head)
+    table = Table(["method", *(LABELS[m] for m in METRICS), "strict vs madam-rag [95% CI]", "LLM calls/q",
+                   "prompt tok/q", "model s/q"])
     for method, rows in per_q.items():
         values = list(rows.values())
         cells = [f"{v:.1f}" if (v := mean_percent(values, m)) is not None else "-" for m in METRICS]
@@ -70,8 +70,8 @@ def main_table(per_q: dict[str, dict[str, dict]]) -> list[str]:
                   else paired_text({method: rows, "madam-rag": per_q["madam-rag"]}, method, "madam-rag",
                                    "ramdocs_strict"))
         calls, prompt, seconds = usage_means(values)
-        out.append(f"| {method} | " + " | ".join(cells) + f" | {versus} | {calls:.2f} | {prompt:,.0f} | {seconds:.1f} |")
-    return out
+        table.add(method, *cells, versus, f"{calls:.2f}", f"{prompt:,.0f}", f"{seconds:.1f}")
+    return table.lines()
 
 
 def kind_table(per_q: dict[str, dict[str, dict]]) -> list[str]:
@@ -85,8 +85,8 @@ def goal_lines(per_q: dict[str, dict[str, dict]]) -> list[str]:
     madam = per_q.get("madam-rag")
     if madam is None:
         return []
-    out = table_head("| variant | strict vs madam-rag [95% CI] | calls / madam-rag's | misinfo leak vs madam-rag "
-                     "| goal |")
+    table = Table(["variant", "strict vs madam-rag [95% CI]", "calls / madam-rag's", "misinfo leak vs madam-rag",
+                   "goal"])
     madam_calls = usage_means(list(madam.values()))[0]
     for variant in (m for m in per_q if m.startswith("corg")):
         rows = per_q[variant]
@@ -97,9 +97,9 @@ def goal_lines(per_q: dict[str, dict[str, dict]]) -> list[str]:
             (mean_percent([madam[i] for i in leaked], "misinfo_leak") or 0.0)
         missed = [what for what, ok in (("strict", strict[0] >= 0), ("calls", ratio <= 0.5), ("leak", leak < 0))
                   if not ok]
-        out.append(f"| {variant} | {diff_text(strict)} | {ratio:.2f} | {leak:+.1f} points (n={len(leaked)}) "
-                   f"| {'reached' if not missed else 'missed on ' + ', '.join(missed)} |")
-    return out
+        table.add(variant, diff_text(strict), f"{ratio:.2f}", f"{leak:+.1f} points (n={len(leaked)})",
+                  "reached" if not missed else "missed on " + ", ".join(missed))
+    return table.lines()
 
 
 def document_labels(row: dict) -> dict[str, dict]:
@@ -177,11 +177,11 @@ def graph_table(rows: list[dict]) -> list[str]:
             if edge["source"] in meta and edge["target"] in meta:
                 kind = pair_kind(meta[edge["source"]], meta[edge["target"]])
                 labels.setdefault(kind, Counter())[edge["relation"]] += 1
-    out = table_head("| document pair (RAMDocs labels) | pairs | " + " | ".join(RELATIONS) + " |")
+    table = Table(["document pair (RAMDocs labels)", "pairs", *RELATIONS])
     for kind, counts in sorted(labels.items()):
         total = sum(counts.values())
-        out.append(f"| {kind} | {total} | " + " | ".join(f"{100 * counts[r] / total:.0f}%" for r in RELATIONS) + " |")
-    return out
+        table.add(kind, total, *(f"{100 * counts[r] / total:.0f}%" for r in RELATIONS))
+    return table.lines()
 
 
 def diagnostics(per_q: dict[str, dict[str, dict]]) -> list[str]:
@@ -217,8 +217,7 @@ def main() -> None:
              "What COrg's relation graph called each kind of document pair (share of the pairs of that kind):", "",
              *graph_table(list(per_q["corg"].values())), "",
              "## Published (RAMDocs test, 500 questions, strict exact match, the MADAM-RAG paper)", "",
-             *table_head("| model | MADAM-RAG | prompt-based | Astute RAG |"),
-             *[f"| {model} | {a} | {b} | {c} |" for model, a, b, c in PUBLISHED], ""]
+             *Table(["model", "MADAM-RAG", "prompt-based", "Astute RAG"], PUBLISHED).lines(), ""]
     write_report("peers", lines)
 
 

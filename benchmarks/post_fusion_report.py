@@ -12,7 +12,9 @@ import json
 from pathlib import Path
 
 import numpy as np
-from run_io import load, paired_diff, step, table_head
+from run_io import load, paired_diff, step
+
+from tanglerag.tables import Table
 
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = ["concat", "post-fusion", "pruning", "summary", "concat+pf", "pf+concat"]
@@ -62,9 +64,8 @@ def pct(v: float | None) -> str:
 
 
 def table(results: dict, per_q: dict, timing: dict | None) -> str:
-    lines = [("| method | EM [95% CI] | F1 [95% CI] | %Unk | %NM | %misled | calls/q | prompt tok/q | "
-              "compl. tok/q | model s/q |"),
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    out = Table(["method", "EM [95% CI]", "F1 [95% CI]", "%Unk", "%NM", "%misled", "calls/q", "prompt tok/q",
+                 "compl. tok/q", "model s/q"])
     by_name = {r["method"]: r for r in results["results"]}
     for name in METHODS:
         r = by_name.get(name)
@@ -79,10 +80,9 @@ def table(results: dict, per_q: dict, timing: dict | None) -> str:
         else:
             seconds = np.mean([llm_seconds(per_q, name, qid) for qid in per_q[name]])
         seconds_text = "-" if seconds is None else f"{seconds:.1f}"
-        lines.append(f"| {name} | {em_ci} | {f1_ci} | {pct(m['unk'])} | {pct(m['nm'])} | {pct(m.get('misled'))} | "
-                     f"{calls:.2f} | "
-                     f"{u['prompt_tokens']:.0f} | {u['completion_tokens']:.1f} | {seconds_text} |")
-    return "\n".join(lines)
+        out.add(name, em_ci, f1_ci, pct(m["unk"]), pct(m["nm"]), pct(m.get("misled")), f"{calls:.2f}",
+                f"{u['prompt_tokens']:.0f}", f"{u['completion_tokens']:.1f}", seconds_text)
+    return out.markdown()
 
 
 def directions(per_q: dict, results: dict) -> str:
@@ -113,12 +113,12 @@ def paper_rows(setting: str) -> str:
     ref = PAPER.get(setting, {})
     if not ref:
         return ""
-    rows = table_head("| method | paper EM | paper %Unk | paper %NM |")
+    table = Table(["method", "paper EM", "paper %Unk", "paper %NM"])
     for name in METHODS:
         if name in ref:
             em, unk, nm = ref[name]
-            rows.append(f"| {name} | {em} | {unk} | {'-' if nm is None else nm} |")
-    return "\n".join(rows)
+            table.add(name, em, unk, "-" if nm is None else nm)
+    return table.markdown()
 
 
 def before_after(before: tuple[dict, dict], after: tuple[dict, dict]) -> str:
@@ -127,16 +127,15 @@ def before_after(before: tuple[dict, dict], after: tuple[dict, dict]) -> str:
     (old_results, old_q), (new_results, new_q) = before, after
     old = {r["method"]: r["metrics"] for r in old_results["results"]}
     new = {r["method"]: r["metrics"] for r in new_results["results"]}
-    rows = [("| method | EM before | EM now | EM now - before, points [95% CI] | F1 before | F1 now | %Unk before "
-             "| %Unk now |"), "|---|---|---|---|---|---|---|---|"]
+    table = Table(["method", "EM before", "EM now", "EM now - before, points [95% CI]", "F1 before", "F1 now",
+                   "%Unk before", "%Unk now"])
     for name in [m for m in METHODS if m in old and m in new]:
         shared = old_q[name].keys() & new_q[name].keys()
         pair = {"now": {q: new_q[name][q] for q in shared}, "before": {q: old_q[name][q] for q in shared}}
         d, lo, hi = (100 * v for v in paired_diff(pair, "now", "before", "em")[:3])
-        rows.append(f"| {name} | {pct(old[name]['em'])} | {pct(new[name]['em'])} | {d:+.1f} [{lo:+.1f}, {hi:+.1f}] | "
-                    f"{pct(old[name]['f1'])} | {pct(new[name]['f1'])} | {pct(old[name]['unk'])} | "
-                    f"{pct(new[name]['unk'])} |")
-    return "\n".join(rows)
+        table.add(name, pct(old[name]["em"]), pct(new[name]["em"]), f"{d:+.1f} [{lo:+.1f}, {hi:+.1f}]",
+                  pct(old[name]["f1"]), pct(new[name]["f1"]), pct(old[name]["unk"]), pct(new[name]["unk"]))
+    return table.markdown()
 
 
 def main() -> None:

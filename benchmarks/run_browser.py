@@ -14,7 +14,9 @@ import time
 from pathlib import Path
 
 from fastapi.testclient import TestClient
-from run_io import table_head, write_section
+from run_io import write_section
+
+from tanglerag.tables import Table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,15 +52,16 @@ def measure(c: TestClient, runs: Path, name: str, repeats: int) -> dict:
 
 
 def report(rows: list[dict]) -> str:
-    lines = table_head("| run | predictions.jsonl | questions x methods | first read | filtered grid (cached) | "
-                       "one question (cached) |")
-    lines += [f"| `{r['name']}` | {r['mb']:.1f} MB | {r['questions']} x {r['methods']} | {r['first'] * 1000:.0f} ms | "
-              f"{r['grid'] * 1000:.0f} ms | {r['question'] * 1000:.0f} ms |" for r in rows]
+    table = Table(["run", "predictions.jsonl", "questions x methods", "first read", "filtered grid (cached)",
+                   "one question (cached)"],
+                  [[f"`{r['name']}`", f"{r['mb']:.1f} MB", f"{r['questions']} x {r['methods']}",
+                    f"{r['first'] * 1000:.0f} ms", f"{r['grid'] * 1000:.0f} ms", f"{r['question'] * 1000:.0f} ms"]
+                   for r in rows])
     return ("## Run browser (`benchmarks/run_browser.py`, in-process HTTP, one run)\n\n"
             "The stored runs under `docs/results`, through `GET /v1/runs/{run}/grid` and `.../question`. The first "
             "read parses every prediction (and, for runs written before predictions kept tangles and passages, "
             "loads the run's dataset when it is on the machine); later requests use the cached run until its "
-            "files change. Times are medians of the repeats.\n\n" + "\n".join(lines))
+            "files change. Times are medians of the repeats.\n\n" + table.markdown())
 
 
 def main() -> None:

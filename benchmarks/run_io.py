@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tanglerag.tables import Table
+
 
 def load(run: Path) -> tuple[dict, dict[str, dict[str, dict]]]:
     """(results.json, predictions by method then question id), in the current format (see ``upgrade``)."""
@@ -55,13 +57,17 @@ def step(row: dict, kind: str) -> dict | None:
 
 
 def paired_diff(per_q: dict, a: str, b: str, metric: str, samples: int = 2000, seed: int = 0):
-    """Mean per-question difference a - b, its 95% bootstrap CI, and how often a wins / loses."""
+    """Mean per-question difference a - b, its 95% bootstrap CI, and how often a wins / loses.
+
+    Pairing on the same questions takes their difficulty out of the interval: it is the CI of the mean of the
+    differences, so it comes from the one bootstrap every interval comes from (imported here: scripts that
+    measure their own memory import this module for its tables)."""
+    from tanglerag.metrics.bootstrap import bootstrap_ci
+
     ids = sorted(set(per_q[a]) & set(per_q[b]))
     diff = np.array([per_q[a][i]["metrics"][metric] - per_q[b][i]["metrics"][metric] for i in ids], dtype=float)
-    rng = np.random.default_rng(seed)
-    means = diff[rng.integers(0, len(diff), size=(samples, len(diff)))].mean(axis=1)
-    return diff.mean(), np.percentile(means, 2.5), np.percentile(means, 97.5), int((diff > 0).sum()), \
-        int((diff < 0).sum())
+    low, high = bootstrap_ci(diff.tolist(), samples, seed=seed)
+    return diff.mean(), low, high, int((diff > 0).sum()), int((diff < 0).sum())
 
 
 def paired_text(per_q: dict, a: str, b: str, metric: str, unit: str = " points") -> str:
@@ -90,14 +96,6 @@ def write_section(path: Path, name: str, text: str) -> None:
     tmp.replace(path)
 
 
-def table_head(header: str) -> list[str]:
-    """A markdown table's first two lines from ``"| a | b |"``: the separator is counted, not typed.
-
-    Rows stay f-strings beside their numbers' formats (tabulate would re-pad every column and change each
-    report's bytes without making them easier to read as source)."""
-    return [header, "|" + "---|" * (header.count("|") - 1)]
-
-
 def on_common_questions(per_q: dict[str, dict[str, dict]]) -> dict[str, dict[str, dict]]:
     """Every method on the questions all of them answered (a run taken in pieces may be uneven)."""
     ids = set.intersection(*(set(rows) for rows in per_q.values()))
@@ -121,14 +119,13 @@ def group_table(per_q: dict[str, dict[str, dict]], groups: dict[str, Callable[[d
                 label: str) -> list[str]:
     """One row per group of questions (a prediction row's test): its size and each method's mean ``metric``."""
     methods = list(per_q)
-    out = table_head(f"| {label} | n | " + " | ".join(methods) + " |")
+    table = Table([label, "n", *methods])
     anyone = next(iter(per_q.values()))
     for name, belongs in groups.items():
         ids = [i for i, r in anyone.items() if belongs(r)]
         if ids:
-            cells = [f"{mean_percent([per_q[m][i] for i in ids], metric):.1f}" for m in methods]
-            out.append(f"| {name} | {len(ids)} | " + " | ".join(cells) + " |")
-    return out
+            table.add(name, len(ids), *(f"{mean_percent([per_q[m][i] for i in ids], metric):.1f}" for m in methods))
+    return table.lines()
 
 
 def frontier_points(per_q: dict[str, dict[str, dict]], metric: str) -> list[tuple[str, float, float, float, float]]:

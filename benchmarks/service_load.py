@@ -26,6 +26,8 @@ from pathlib import Path
 import httpx
 from run_io import write_section
 
+from tanglerag.tables import Table
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "src/tanglerag/sample_data/sample_corpus.jsonl"
 QUESTIONS = [json.loads(line)["question"]  # the sample's own questions: retrieval finds real passages
@@ -191,18 +193,16 @@ def report(r: dict, args: argparse.Namespace) -> str:
     c, w, b = r["canned"], r["warm"], r["cold"]
     answered = (f"{b['answered_within_wait']} answered within {b['waited_s']:g} s (first after {b['first_answer_s']} s)"
                 if b["answered_within_wait"] else f"none of the admitted ones finished within {b['waited_s']:g} s")
-    row = lambda name, x: (f"| {name} | {x['requests']} | {x['throughput_rps']} | {x['p50_ms']} | {x['p99_ms']} | "  # noqa: E731
-                           f"{x['errors']} |")
+    runs = Table(["run", "requests", "req/s", "p50 ms", "p99 ms", "errors"],
+                 [[name, x["requests"], x["throughput_rps"], x["p50_ms"], x["p99_ms"], x["errors"]]
+                  for name, x in (("canned LLM", c), ("embedded model, LLM cache warm", w))])
     return f"""## Service under load (`benchmarks/service_load.py`, loopback, one run)
 
 `tanglerag serve` on the bundled sample index, method `{args.method}`, {args.clients} concurrent clients for
 {args.seconds:g} s each (client and server on the same 2 cores; the server in its own process; service
 defaults: one question answered at a time).
 
-| run | requests | req/s | p50 ms | p99 ms | errors |
-|---|---|---|---|---|---|
-{row("canned LLM", c)}
-{row("embedded model, LLM cache warm", w)}
+{runs.markdown()}
 
 Filling the cache for the warm run took {r['warm_up_s']['seconds']} s ({len(QUESTIONS)} questions; seconds only if
 an earlier run had cached them). The canned run uses the real MiniLM retriever, so both rows measure the

@@ -13,11 +13,12 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from run_io import diff_text, paired_diff, table_head, write_report
+from run_io import diff_text, paired_diff, write_report
 
 from tanglerag.errors import TangleragError
 from tanglerag.eval.records import Prediction
 from tanglerag.eval.runs import read_run
+from tanglerag.tables import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 MODES = ("off", "repair", "on", "default")
@@ -77,7 +78,7 @@ def dr_cells(rows: list[Prediction], metrics: tuple[str, ...]) -> list[str]:
 
 
 def row(mode: str, rows: list[Prediction], metrics: tuple[str, ...], finished: bool,
-        text_rows: list[Prediction] | None) -> str:
+        text_rows: list[Prediction] | None) -> list[str]:
     n = len(rows)
     left, taken = (sum(x) for x in zip(*(unreadable(p) for p in rows), strict=True))
     calls = [c for p in rows for c in p.trace.calls]
@@ -86,10 +87,9 @@ def row(mode: str, rows: list[Prediction], metrics: tuple[str, ...], finished: b
                                                                      "model_seconds")}
     grades = Counter(s.grade for p in rows for s in p.trace.steps if s.kind == "diva" and s.grade)
     grade_text = " / ".join(str(grades.get(g, 0)) for g in ("Useful", "PartialUseful", "Useless")) if grades else "-"
-    return (f"| {mode}{'' if finished else ' (partial run)'} | "
-            + " | ".join([*(against_text(rows, text_rows, m) for m in metrics), *dr_cells(rows, metrics)])
-            + f" | {left} of {taken} | {constrained} of {len(calls)} | {grade_text} | {usage['prompt_tokens']:,.0f} "
-            f"| {usage['completion_tokens']:,.0f} | {usage['model_seconds']:.1f} |")
+    return [f"{mode}{'' if finished else ' (partial run)'}", *(against_text(rows, text_rows, m) for m in metrics),
+            *dr_cells(rows, metrics), f"{left} of {taken}", f"{constrained} of {len(calls)}", grade_text,
+            f"{usage['prompt_tokens']:,.0f}", f"{usage['completion_tokens']:,.0f}", f"{usage['model_seconds']:.1f}"]
 
 
 def modes_of(prefix: str) -> list[str]:
@@ -112,34 +112,37 @@ def family_section(prefix: str) -> list[str]:
     common = set.intersection(*({(p.id, p.method) for p in preds} for preds, _ in present.values()))
     questions = len({qid for qid, _ in common})
     out = [f"### {title}: {questions} questions answered in every mode shown", ""]
-    head = ("| llm.structured | " + " | ".join([*(LABELS[m] for m in metrics), *(["DR"] if shows_dr(metrics) else [])])
-            + " | unreadable decisions | constrained calls | grades U / P / X | prompt tok/q | completion tok/q "
-            "| model s/q |")
+    head = ["llm.structured", *(LABELS[m] for m in metrics), *(["DR"] if shows_dr(metrics) else []),
+            "unreadable decisions", "constrained calls", "grades U / P / X", "prompt tok/q", "completion tok/q",
+            "model s/q"]
     for method in sorted({m for _, m in common}):
-        out += [f"`{method}`", "", *table_head(head)]
         chosen = {mode: [p for p in preds if (p.id, p.method) in common and p.method == method]
                   for mode, (preds, _) in present.items()}
-        for mode, (_, finished) in present.items():
-            text_rows = chosen.get("off") if mode != "off" else None
-            out.append(row(mode_label(mode), chosen[mode], metrics, finished, text_rows))
-        out.append("")
+        table = Table(head, [row(mode_label(mode), chosen[mode], metrics, finished,
+                                 chosen.get("off") if mode != "off" else None)
+                             for mode, (_, finished) in present.items()])
+        out += [f"`{method}`", "", *table.lines(), ""]
     return out
 
 
 def cdit_section() -> list[str]:
     """CDIT's LLM judge per mode: the probe's own tables (its verdicts against RAMDocs' document labels), LLM rows."""
-    out = []
+    table = Table(["llm.structured", "cmd", "correct judged inconsistent", "misinfo", "noise", "P", "R", "unreadable",
+                   "s/question", "prompt tok/q", "completion tok/q", "constrained calls"])
     for mode in MODES:
-        table = ROOT / "docs/results/structured" / f"cdit-judge-{mode}.md"
-        if table.exists():
-            rows = [line for line in table.read_text().splitlines() if line.startswith("| llm |")]
-            out += [f"| {mode} |{row.removeprefix('| llm |')}" for row in rows]
-    if not out:
+        probe = ROOT / "docs/results/structured" / f"cdit-judge-{mode}.md"
+        if probe.exists():
+            table.extend([mode, *cells(line)[1:]] for line in probe.read_text().splitlines()
+                         if line.startswith("| llm |"))
+    if not table.rows:
         return []
-    head = ("| llm.structured | cmd | correct judged inconsistent | misinfo | noise | P | R | unreadable | s/question "
-            "| prompt tok/q | completion tok/q | constrained calls |")
     return ["### CDIT's LLM judge against RAMDocs' document labels (`cdit_judge_probe.py`, one call per document)", "",
-            *table_head(head), *out, ""]
+            *table.lines(), ""]
+
+
+def cells(line: str) -> list[str]:
+    """A Markdown row's cells, as the probe wrote them (unescaped, one space either side of each)."""
+    return line.removeprefix("| ").removesuffix(" |").split(" | ")
 
 
 def main() -> None:

@@ -24,12 +24,13 @@ import threading
 import time
 from pathlib import Path
 
-from run_io import table_head, write_section
+from run_io import write_section
 
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.eval.runner import EvalRunner
 from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
+from tanglerag.tables import Table
 from tanglerag.testing import HashEmbedder, fake_openai_server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,8 +100,8 @@ def fake_part(copies: int) -> str:
     examples = many_questions(copies)
     lines = [(f"Runner against a fake OpenAI-compatible server answering after 200 ms: {len(examples)} questions, "
              "`concat`, hashing embedder, LLM cache off, the server in a process of its own. Speed-up is over "
-             "concurrency 1 in the same run; driver CPU is this process's CPU time per question."), "",
-             *table_head("| engine | concurrency / actors | seconds | questions/s | speed-up | driver CPU ms/q |")]
+             "concurrency 1 in the same run; driver CPU is this process's CPU time per question."), ""]
+    table = Table(["engine", "concurrency / actors", "seconds", "questions/s", "speed-up", "driver CPU ms/q"])
     with server_process(0.2) as base_url:
         base = ["llm.backend=openai", f"llm.base_url={base_url}", "llm.cache=false", "llm.max_retries=0",
                 "retrieval.top_k=3"]
@@ -108,9 +109,9 @@ def fake_part(copies: int) -> str:
         for n in (1, 4, 16, 64):
             settings = Settings.load(overrides=[*base, f"llm.concurrency={n}", f"eval.concurrency={n}"])
             seconds[n], cpu = timed_run(settings, examples, ["concat"])
-            lines.append(f"| local | {n} | {seconds[n]:.1f} | {len(examples) / seconds[n]:.1f} | "
-                         f"{seconds[1] / seconds[n]:.1f}x | {1000 * cpu:.1f} |")
-            print(lines[-1], flush=True)
+            table.add("local", n, f"{seconds[n]:.1f}", f"{len(examples) / seconds[n]:.1f}",
+                      f"{seconds[1] / seconds[n]:.1f}x", f"{1000 * cpu:.1f}")
+            print(table.last_line(), flush=True)
         ray_seconds = {}
         with ActorMemory() as memory:
             for actors in (1, 2):
@@ -119,14 +120,14 @@ def fake_part(copies: int) -> str:
                 make = functools.partial(Runtime, settings, embedder=HashEmbedder())
                 timed_run(settings, examples[:20], ["concat"], make)  # Ray's start-up, not counted below
                 ray_seconds[actors], cpu = timed_run(settings, examples, ["concat"], make)
-                lines.append(f"| ray | {actors} actor(s), 1 question at a time each | {ray_seconds[actors]:.1f} | "
-                             f"{len(examples) / ray_seconds[actors]:.1f} | {seconds[1] / ray_seconds[actors]:.1f}x | "
-                             f"{1000 * cpu:.1f} |")
-                print(lines[-1], flush=True)
+                table.add("ray", f"{actors} actor(s), 1 question at a time each", f"{ray_seconds[actors]:.1f}",
+                          f"{len(examples) / ray_seconds[actors]:.1f}", f"{seconds[1] / ray_seconds[actors]:.1f}x",
+                          f"{1000 * cpu:.1f}")
+                print(table.last_line(), flush=True)
     overhead_ms = 1000 * (ray_seconds[1] - seconds[1]) / len(examples)
     driver_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     actor_mib = ", ".join(f"{kib / 1024:.0f}" for kib in sorted(memory.peak.values())) or "not seen"
-    lines += ["", (f"Ray, 2 actors over 1: **{ray_seconds[1] / ray_seconds[2]:.2f}x**. Ray's cost per question over "
+    lines += [*table.lines(), "", (f"Ray, 2 actors over 1: **{ray_seconds[1] / ray_seconds[2]:.2f}x**. Ray's cost per question over "
               f"the local engine (1 actor vs concurrency 1): **{overhead_ms:+.1f} ms**. Peak RSS: driver "
               f"{driver_mib:.0f} MiB; actors {actor_mib} MiB (each actor process seen, both runs).")]
     return "\n".join(lines)
@@ -136,8 +137,8 @@ def real_part(methods: list[str], questions: int) -> str:
     _, examples = load_dataset("ramdocs-sample", limit=questions)
     lines = [(f"Embedded model (Qwen2.5-Coder-1.5B Q4_K_M, 2 threads, LLM cache off, 64 tokens), the first "
               f"{len(examples)} bundled RAMDocs questions, top-3 own passages; `llm.parallel` slots with as many "
-              "questions in flight."), "",
-             *table_head("| method | slots = concurrency | seconds | questions/min | vs 1 slot |")]
+              "questions in flight."), ""]
+    table = Table(["method", "slots = concurrency", "seconds", "questions/min", "vs 1 slot"])
     for method in methods:
         base = None
         for slots in (1, 2, 4):
@@ -145,10 +146,9 @@ def real_part(methods: list[str], questions: int) -> str:
                                                 f"eval.concurrency={slots}", "retrieval.top_k=3"])
             seconds, _ = timed_run(settings, examples, [method], functools.partial(Runtime, settings))
             base = base or seconds
-            lines.append(f"| {method} | {slots} | {seconds:.0f} | {60 * len(examples) / seconds:.2f} | "
-                         f"{base / seconds:.2f}x |")
-            print(lines[-1], flush=True)
-    return "\n".join(lines)
+            table.add(method, slots, f"{seconds:.0f}", f"{60 * len(examples) / seconds:.2f}", f"{base / seconds:.2f}x")
+            print(table.last_line(), flush=True)
+    return "\n".join([*lines, *table.lines()])
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ import tanglerag
 
 ROOT = Path(tanglerag.__file__).parent
 LAYERS = {
-    0: {"types", "trace", "config", "errors", "text", "tracking", "fileio", "jsonio", "__init__"},
+    0: {"types", "trace", "config", "errors", "text", "tracking", "fileio", "jsonio", "tables", "__init__"},
     1: {"llm", "embeddings", "index", "ingest", "datasets"},
     2: {"stages", "metrics"},
     3: {"methods", "settings"},

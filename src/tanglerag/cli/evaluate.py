@@ -12,7 +12,15 @@ from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt,
 from tanglerag.cli.run_progress import RunProgress
 from tanglerag.datasets.registry import dataset_task, load_dataset
 from tanglerag.errors import InputError
-from tanglerag.eval.report import markdown_table, results_json, write_outputs
+from tanglerag.eval.records import EvalReport
+from tanglerag.eval.report import (
+    failure_lines,
+    markdown_table,
+    report_caption,
+    results_json,
+    results_table,
+    write_outputs,
+)
 from tanglerag.eval.retrieval_runner import RetrievalRunner, retrieval_lines
 from tanglerag.eval.runner import EvalRunner
 from tanglerag.fileio import atomic_write_text
@@ -85,7 +93,16 @@ def eval_(
     if as_json:
         sys.stdout.write(results_json(report))
     else:
-        TerminalConsole().print(markdown_table(report))
+        _print_report(report)
+
+
+def _print_report(report: EvalReport) -> None:
+    """A rich table to read on a terminal; piped or redirected, the Markdown that results.md holds."""
+    out = TerminalConsole()
+    if out.is_terminal:
+        out.print(report_caption(report), results_table(report).rich(), *failure_lines(report), sep="\n")
+    else:
+        out.print(markdown_table(report))
 
 
 def _eval_retrieval(settings: Settings, dataset: Path, names: list[str], corpus: Path | None, retrievers: list[str],

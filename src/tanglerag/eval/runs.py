@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter, OrderedDict
+from collections import Counter
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
+from cachetools import LRUCache
 from pydantic import BaseModel, Field, ValidationError
 
 from tanglerag.datasets.registry import REGISTERED, load_dataset
@@ -268,8 +269,8 @@ class RunLibrary:
 
     def __init__(self, root: Path, keep: int = 4) -> None:
         self.root = root
-        self.keep = keep
-        self._read: OrderedDict[str, tuple[tuple[int, ...], Run]] = OrderedDict()
+        # the ``keep`` runs asked for last, by name, each with the stamp of the files it was read from
+        self._read: LRUCache[str, tuple[tuple[int, ...], Run]] = LRUCache(maxsize=keep)
 
     def infos(self) -> list[RunInfo]:
         return [RunInfo(name=name, dataset=_dataset_name(folder), finished=(folder / PREDICTIONS_FILE).is_file())
@@ -282,11 +283,7 @@ class RunLibrary:
         stamp = tuple(n for file in (PREDICTIONS_FILE, CHECKPOINT_FILE) for n in _stat(folder / file))
         cached = self._read.get(name)
         if cached is None or cached[0] != stamp:
-            cached = (stamp, read_run(name, folder))
-        self._read[name] = cached
-        self._read.move_to_end(name)
-        while len(self._read) > self.keep:
-            self._read.popitem(last=False)
+            cached = self._read[name] = (stamp, read_run(name, folder))
         return cached[1]
 
 
