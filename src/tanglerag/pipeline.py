@@ -6,13 +6,16 @@ LLM call of the method land in one usage record and one trace.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Generic, Self, TypeVar
+
+from pydantic import BaseModel, Field, WithJsonSchema
 
 from tanglerag.methods.base import Method
-from tanglerag.methods.pcas.steps import PersonalContextStep
 from tanglerag.stages.retrieve import Retriever
+from tanglerag.trace import Trace
 from tanglerag.tracking import Tracker, stage, track
-from tanglerag.types import Answer, Question
+from tanglerag.types import Answer, AnswerPart, Question
+from tanglerag.users import PersonalContextStep
 
 
 class RAGPipeline:
@@ -32,12 +35,77 @@ class RAGPipeline:
             return self.method.answer(question, retrieval.passages)
 
 
-def answer_output(answer: Answer, user: str | None = None, *, trace: bool = False) -> dict[str, Any]:
-    """The JSON shape ``ask --json`` prints and the service returns: the answer, plus the user context it used."""
-    output = answer.to_output(trace=trace)
-    if user:
-        chosen = answer.trace.find(PersonalContextStep)
-        output["user"] = user
-        output["user_context"] = ({"id": chosen.context_id, "text": chosen.text}
-                                  if chosen and chosen.context_id else None)
-    return output
+Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
+"""A count stays an integer and a time a float, as ``Usage.totals`` gives them; JSON Schema's number is both."""
+
+Shown = TypeVar("Shown", bound=BaseModel)
+
+
+class PassageOut(BaseModel):
+    """A retrieved passage as an answer output shows it: flat, with its retrieval score."""
+
+    id: str
+    title: str
+    text: str
+    score: float
+
+
+class UserContextOut(BaseModel):
+    """The user statement PCAS answered with."""
+
+    id: str
+    text: str
+
+
+class AnswerRecord(BaseModel, Generic[Shown]):
+    """What every written-out answer holds, in this key order: ``ask --json``, the service and eval predictions.
+
+    ``Shown`` is how a record shows its passages: an output flattens them to what a reader needs, a prediction
+    keeps them whole (the run browser labels them by their metadata).
+    """
+
+    question: str
+    method: str
+    answer: str
+    citations: list[str]
+    passages: list[Shown]
+    usage: dict[str, Number]
+    usage_by_stage: dict[str, dict[str, Number]]
+    parts: list[AnswerPart] = Field(default_factory=list)
+    trace: Trace | None = None
+
+
+class AnswerOutput(AnswerRecord[PassageOut]):
+    """An answer as ``tanglerag ask --json`` prints it and the service returns it (chat adds one field)."""
+
+    user: str | None = None
+    user_context: UserContextOut | None = None
+
+    @classmethod
+    def from_answer(cls, answer: Answer, user: str | None = None, *, trace: bool = False) -> Self:
+        """``trace`` keeps every LLM call and method step; ``user`` adds the context PCAS picked for that user."""
+        passages = [PassageOut(id=hit.passage.id, title=hit.passage.title, text=hit.passage.text, score=hit.score)
+                    for hit in answer.passages]
+        return cls(question=answer.question, method=answer.method, answer=answer.text, citations=answer.citations,
+                   passages=passages, usage=answer.usage.totals(),
+                   usage_by_stage={name: cost.model_dump() for name, cost in answer.usage.stages.items()},
+                   parts=answer.parts, trace=answer.trace if trace else None, user=user or None,
+                   user_context=_chosen_context(answer) if user else None)
+
+    def compact(self) -> dict[str, Any]:
+        """JSON-ready, without the keys this answer lacks: what ``ask --json`` prints, so a plain answer stays
+        short. Left out: ``parts`` when there are none, ``trace`` when not asked for, the user fields without one."""
+        lacking = set() if self.parts else {"parts"}
+        if self.trace is None:
+            lacking.add("trace")
+        if self.user is None:
+            lacking |= {"user", "user_context"}
+        return self.model_dump(mode="json", exclude=lacking)
+
+
+def _chosen_context(answer: Answer) -> UserContextOut | None:
+    """The user statement PCAS put beside the passages; None when it chose none."""
+    chosen = answer.trace.find(PersonalContextStep)
+    if chosen is None or not chosen.context_id or chosen.text is None:
+        return None
+    return UserContextOut(id=chosen.context_id, text=chosen.text)

@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, load_settings
 from tanglerag.errors import InputError
-from tanglerag.pipeline import answer_output
+from tanglerag.pipeline import AnswerOutput
 from tanglerag.runtime import Runtime
 from tanglerag.types import Answer, Question
 
@@ -40,7 +40,8 @@ def ask(
         raise InputError(f"invalid question: {exc.errors()[0]['msg']}") from exc
     answer = Runtime(settings, index_dir=index_dir).pipeline(method, personal=user is not None).ask(q)
     if as_json:
-        sys.stdout.write(json.dumps(answer_output(answer, user, trace=with_trace), ensure_ascii=False, indent=2) + "\n")
+        output = AnswerOutput.from_answer(answer, user, trace=with_trace)
+        sys.stdout.write(json.dumps(output.compact(), ensure_ascii=False, indent=2) + "\n")
     else:
         print_answer(answer)
 

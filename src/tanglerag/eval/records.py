@@ -7,26 +7,26 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tanglerag.pipeline import AnswerRecord
 from tanglerag.trace import Trace
-from tanglerag.types import AnswerPart, RetrievedPassage
+from tanglerag.types import RetrievedPassage
 
 
-class Prediction(BaseModel):
+class Prediction(AnswerRecord[RetrievedPassage]):
+    """One method's answer to one question, scored: a line of ``predictions.jsonl``.
+
+    The answer's own fields are those ``ask --json`` prints (``AnswerRecord``), but the passages are kept whole, with
+    the metadata the run browser labels them by, and the trace is always kept.
+    """
+
+    # passages and tangles are absent from predictions written before the run browser: it reads such runs too
+    passages: list[RetrievedPassage] = Field(default_factory=list, description="what the method was shown")
+    trace: Trace = Field(default_factory=Trace)
     id: str
-    question: str
-    method: str
-    answer: str
-    citations: list[str]
     passage_ids: list[str]
     gold: list[str]
     metrics: dict[str, float | None]
-    usage: dict[str, float]
-    usage_by_stage: dict[str, dict[str, float]]
-    parts: list[AnswerPart] = Field(default_factory=list)
-    trace: Trace = Field(default_factory=Trace)
-    # both absent from predictions written before the run browser: it reads such runs too
     tangles: list[str] = Field(default_factory=list, description="the question's tangle kinds (QAExample.tangles)")
-    passages: list[RetrievedPassage] = Field(default_factory=list, description="what the method was shown")
 
 
 class QuestionResult(BaseModel):
@@ -68,5 +68,5 @@ class EvalReport(BaseModel):
     protocol: dict[str, Any] = Field(default_factory=dict, validation_alias="setting", serialization_alias="setting")
     settings: dict[str, Any] = Field(default_factory=dict, description="the full settings dump: the run's config")
 
-    def to_output(self) -> dict:
+    def to_output(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True, exclude={"failed"} if not self.failed else None)

@@ -8,11 +8,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tanglerag.config import TopK
 from tanglerag.index.manifest import IndexManifest
-from tanglerag.methods.pcas.store import USER_ID_PATTERN, UserContext
-from tanglerag.methods.registry import METHODS
+from tanglerag.methods.base import method_classes
+from tanglerag.pipeline import AnswerOutput
 from tanglerag.service.options import INTEGRAL, options_model
 from tanglerag.trace import Trace
 from tanglerag.types import AnswerPart
+from tanglerag.users import USER_ID_PATTERN, UserContext
 
 UserId = Annotated[str, Field(pattern=USER_ID_PATTERN, description="letters, digits, '_', '-', '.', '@'")]
 if TYPE_CHECKING:  # a class made at import time: to a type checker, any model
@@ -24,7 +25,7 @@ else:
 def served_methods() -> list[str]:
     """Methods a client can ask with (plugins included): an oracle needs an evaluation's gold readings, which no
     request carries."""
-    return [name for name, cls in METHODS.items() if not cls.reads_gold_interpretations]
+    return [name for name, cls in method_classes().items() if not cls.reads_gold_interpretations]
 
 
 class _Body(BaseModel):
@@ -79,30 +80,17 @@ def error_responses(*codes: int, openai: bool = False) -> dict[int | str, dict[s
     return {code: {"model": body, "description": _WHY[code]} for code in codes}
 
 
-class PassageOut(BaseModel):
-    id: str
-    title: str
-    text: str
-    score: float
+class AskResponse(AnswerOutput):
+    """The ``POST /v1/ask`` body: the answer as ``ask --json --trace`` prints it, always with its trace (the
+    inspector shows why from it), and with every key present."""
 
-
-class UserContextOut(BaseModel):
-    id: str
-    text: str
-
-
-class AskResponse(BaseModel):
-    question: str
-    method: str
-    answer: str
-    citations: list[str]
-    passages: list[PassageOut]
-    usage: dict[str, float]
-    usage_by_stage: dict[str, dict[str, float]]
-    parts: list[AnswerPart] = Field(default_factory=list)
     trace: Trace
-    user: str | None = None
-    user_context: UserContextOut | None = None
+
+
+class ChatAnswer(AskResponse):
+    """A chat completion's extra ``tanglerag`` field: the ``/v1/ask`` body plus the turns left unread."""
+
+    ignored_turns: int = Field(description="earlier turns no method uses (the last user message is the question)")
 
 
 class MethodInfo(BaseModel):
@@ -211,8 +199,8 @@ class ChatCompletion(BaseModel):
     model: str
     choices: list[ChatChoice]
     usage: ChatUsage
-    tanglerag: dict[str, Any] = Field(description="the answer as POST /v1/ask returns it (citations, passages, "
-                                                  "trace), plus ignored_turns: earlier turns no method uses")
+    tanglerag: ChatAnswer = Field(description="the answer as POST /v1/ask returns it (citations, passages, "
+                                              "trace), plus ignored_turns: earlier turns no method uses")
 
 
 class ModelCard(BaseModel):

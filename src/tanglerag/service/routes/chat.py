@@ -11,21 +11,23 @@ settings decide them.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 
-from tanglerag.errors import TangleragError
-from tanglerag.service.errors import ServiceError, client_message, status_for
-from tanglerag.service.routes.ask import admitted_with_events, answered, finished, prepare, progress
+from tanglerag.service import answering
+from tanglerag.service.answering import Running, StreamFailure
+from tanglerag.service.errors import ServiceError
 from tanglerag.service.schemas import (
     AskRequest,
+    AskResponse,
+    ChatAnswer,
     ChatChoice,
     ChatCompletion,
     ChatMessageOut,
@@ -37,7 +39,6 @@ from tanglerag.service.schemas import (
     served_methods,
 )
 from tanglerag.service.state import CallerDep, ServiceState, State
-from tanglerag.tracking import ProgressEvent, Tracker
 
 router = APIRouter(tags=["openai-compatible"])
 CHAT_ERRORS = error_responses(400, 401, 403, 404, 409, 413, 422, 429, 502, 503, 504, openai=True)
@@ -57,16 +58,16 @@ async def models(_: CallerDep) -> ModelList:
 async def chat(body: ChatRequest, who: CallerDep, state: State) -> Any:
     """Answer the last user message with the method the model names."""
     ask = AskRequest(question=_question(body), method=_method(body.model))
-    rt, question = prepare(state, ask, who)
+    rt, question = answering.prepare(state, ask, who)
     ignored = sum(m.role in ("user", "assistant") for m in body.messages) - 1
     if body.stream:
-        future, events, tracker = await admitted_with_events(state, rt, ask, question)
-        return StreamingResponse(_chunks(state, body, future, events, tracker, ignored),
+        running = await answering.started(state, rt, ask, question)
+        return StreamingResponse(_chunks(state, body, running, ignored),
                                  media_type="text/event-stream", headers={"Cache-Control": "no-store"})
-    output = finished(state, await answered(state, rt, ask, question), None)
+    output = await answering.answered(state, rt, ask, question)
     return ChatCompletion(id=_completion_id(), created=int(time.time()), model=body.model,
                           choices=[ChatChoice(message=ChatMessageOut(content=_content(output)))],
-                          usage=_usage(output), tanglerag=output | {"ignored_turns": ignored})
+                          usage=_usage(output), tanglerag=_extra(output, ignored))
 
 
 def _method(model: str) -> str:
@@ -84,25 +85,28 @@ def _question(body: ChatRequest) -> str:
     return text
 
 
-def _content(output: dict[str, Any]) -> str:
+def _content(output: AskResponse) -> str:
     """The answer, then the sources its [n] marks point to."""
-    cited = set(output["citations"])
-    sources = [f"[{n}] {p['title'] or p['id']} ({p['id']})"
-               for n, p in enumerate(output["passages"], start=1) if p["id"] in cited]
-    return output["answer"] + ("\n\nSources:\n" + "\n".join(sources) if sources else "")
+    cited = set(output.citations)
+    sources = [f"[{n}] {p.title or p.id} ({p.id})" for n, p in enumerate(output.passages, start=1) if p.id in cited]
+    return output.answer + ("\n\nSources:\n" + "\n".join(sources) if sources else "")
 
 
-def _usage(output: dict[str, Any]) -> ChatUsage:
-    prompt, completion = int(output["usage"]["prompt_tokens"]), int(output["usage"]["completion_tokens"])
+def _usage(output: AskResponse) -> ChatUsage:
+    prompt, completion = int(output.usage["prompt_tokens"]), int(output.usage["completion_tokens"])
     return ChatUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion)
+
+
+def _extra(output: AskResponse, ignored: int) -> ChatAnswer:
+    """The ``tanglerag`` field: the ``/v1/ask`` body as it is, plus the turns no method reads."""
+    return ChatAnswer(**dict(output), ignored_turns=ignored)
 
 
 def _completion_id() -> str:
     return f"chatcmpl-{uuid.uuid4().hex}"
 
 
-async def _chunks(state: ServiceState, body: ChatRequest, future: asyncio.Future[Any],
-                  events: asyncio.Queue[ProgressEvent], tracker: Tracker, ignored: int) -> AsyncIterator[str]:
+async def _chunks(state: ServiceState, body: ChatRequest, running: Running, ignored: int) -> AsyncIterator[str]:
     """OpenAI's chunk stream: the role, SSE comments while the method works, the content, the finish."""
     base = {"id": _completion_id(), "object": "chat.completion.chunk", "created": int(time.time()), "model": body.model}
 
@@ -111,25 +115,18 @@ async def _chunks(state: ServiceState, body: ChatRequest, future: asyncio.Future
         return f"data: {json.dumps(base | {'choices': [choice]} | extra, ensure_ascii=False)}\n\n"
 
     yield chunk({"role": "assistant", "content": ""})
-    timeout = state.runtime.settings.service.answer_timeout_s
-    try:
-        async for event in progress(future, events, timeout):
-            yield f": {event.type} {event.stage}\n\n"  # a comment: clients skip it, the connection stays alive
-    except TimeoutError:
-        yield _error(504, f"no answer within {timeout:g}s")
-        return
-    finally:  # timed out, or the client left: stop before the next LLM call
-        if not future.done():
-            tracker.cancel()
-    exc = future.exception()
-    if exc is not None:
-        yield _error(status_for(exc), client_message(exc)) if isinstance(exc, TangleragError) else _error(500, "internal error")
-        return
-    output = finished(state, future.result(), None)
-    yield chunk({"content": _content(output)})
-    yield chunk({}, "stop", tanglerag=output | {"ignored_turns": ignored})
-    if body.stream_options and body.stream_options.get("include_usage"):
-        yield f"data: {json.dumps(base | {'choices': [], 'usage': _usage(output).model_dump()})}\n\n"
+    async with aclosing(answering.streamed(state, running)) as items:
+        async for item in items:
+            if isinstance(item, StreamFailure):
+                yield _error(item.status, item.error)
+                return
+            if not isinstance(item, AskResponse):
+                yield f": {item.type} {item.stage}\n\n"  # a comment: clients skip it, the connection stays alive
+                continue
+            yield chunk({"content": _content(item)})
+            yield chunk({}, "stop", tanglerag=_extra(item, ignored).model_dump(mode="json"))
+            if body.stream_options and body.stream_options.get("include_usage"):
+                yield f"data: {json.dumps(base | {'choices': [], 'usage': _usage(item).model_dump()})}\n\n"
     yield "data: [DONE]\n\n"
 
 

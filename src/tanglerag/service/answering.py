@@ -1,0 +1,183 @@
+"""Answering a question for the HTTP routes (``/v1/ask`` and the OpenAI-compatible chat), in one place.
+
+The routes only read requests and format replies; the steps between live here: check a request, wait for a
+slot, answer in a worker thread within ``service.answer_timeout_s``, count the cost and shape the answer, and,
+when streamed, hand over progress events as they happen. A question holds its slot until its thread finishes,
+even when the client has gone away or timed out, so the bound on model work holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from tanglerag.errors import TangleragError
+from tanglerag.runtime import Runtime
+from tanglerag.service.auth import Caller
+from tanglerag.service.errors import ServiceError, client_message, status_for
+from tanglerag.service.gate import Busy
+from tanglerag.service.options import with_options
+from tanglerag.service.schemas import AskRequest, AskResponse, served_methods
+from tanglerag.service.state import ServiceState, acting_as
+from tanglerag.tracking import ProgressEvent, Tracker
+from tanglerag.types import Answer, Question
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class StreamFailure:
+    """How a streamed question ended without an answer: the HTTP status it would have had, and the message."""
+
+    status: int
+    error: str
+
+
+def prepare(state: ServiceState, body: AskRequest, who: Caller) -> tuple[Runtime, Question]:
+    """Check a request before it waits for a slot; the runtime with its options applied, and the question."""
+    cfg = state.runtime.settings.service
+    if len(body.question) > cfg.max_question_chars:
+        raise ServiceError(422, f"question: longer than {cfg.max_question_chars} characters")
+    if body.method not in served_methods():
+        raise ServiceError(422, f"method: unknown method {body.method!r}; GET /v1/methods lists them: "
+                                f"{', '.join(served_methods())}")
+    if body.user is not None:
+        acting_as(body.user, who)
+    if not state.has_index():
+        raise ServiceError(409, "no index yet: POST documents to /v1/index/documents first")
+    options = body.options.model_dump(by_alias=True, exclude_none=True)
+    if body.top_k is not None:
+        options["retrieval.top_k"] = body.top_k
+    base = state.runtime
+    rt = base.with_settings(with_options(base.settings, options, admin=who.admin)) if options else base
+    try:
+        question = Question(text=body.question, user_id=body.user)
+    except ValidationError as exc:
+        raise ServiceError(422, f"question: {exc.errors()[0]['msg']}") from None
+    return rt, question
+
+
+async def answered(state: ServiceState, rt: Runtime, body: AskRequest, question: Question) -> AskResponse:
+    """The answer once admitted and within ``service.answer_timeout_s``; past it, or when the client leaves,
+    the question is cancelled (504 for a client still there)."""
+    tracker = Tracker()
+    future = await _admitted(state, tracker, lambda: _answer(rt, body, question, tracker))
+    timeout = state.runtime.settings.service.answer_timeout_s
+    try:
+        answer = await asyncio.wait_for(asyncio.shield(future), timeout)
+    except TimeoutError:
+        tracker.cancel()
+        raise ServiceError(504, f"no answer within {timeout:g}s") from None
+    except asyncio.CancelledError:
+        tracker.cancel()
+        raise
+    return _finished(state, answer, body.user)
+
+
+@dataclass(frozen=True)
+class Running:
+    """A question admitted and being answered in a worker thread, with a queue that hears its stages, calls and
+    steps as they happen (for a streamed reply)."""
+
+    future: asyncio.Future[Answer]
+    events: asyncio.Queue[ProgressEvent]
+    tracker: Tracker
+    user: str | None
+
+
+async def started(state: ServiceState, rt: Runtime, body: AskRequest, question: Question) -> Running:
+    """Start a question once admitted (a full queue is a plain 429, before any stream opens)."""
+    loop = asyncio.get_running_loop()
+    events: asyncio.Queue[ProgressEvent] = asyncio.Queue()
+
+    def forward(event: ProgressEvent) -> None:  # the tracker reports from the worker thread
+        loop.call_soon_threadsafe(events.put_nowait, event)
+
+    tracker = Tracker(on_event=forward)
+    future = await _admitted(state, tracker, lambda: _answer(rt, body, question, tracker))
+    return Running(future, events, tracker, body.user)
+
+
+async def streamed(state: ServiceState, running: Running
+                   ) -> AsyncGenerator[ProgressEvent | AskResponse | StreamFailure, None]:
+    """A running question's events as they come, then its answer or how it failed.
+
+    Closing this early (the client left) or running past ``service.answer_timeout_s`` cancels the question before
+    its next LLM call; callers close it with ``contextlib.aclosing`` so that happens at once.
+    """
+    timeout = state.runtime.settings.service.answer_timeout_s
+    try:
+        async for event in _progress(running.future, running.events, timeout):
+            yield event
+    except TimeoutError:
+        yield StreamFailure(504, f"no answer within {timeout:g}s")
+        return
+    finally:
+        if not running.future.done():
+            running.tracker.cancel()
+    yield _outcome(state, running)
+
+
+def _answer(rt: Runtime, body: AskRequest, question: Question, tracker: Tracker) -> Answer:
+    """The blocking work of one question (run in a worker thread)."""
+    return rt.pipeline(body.method, personal=body.user is not None).ask(question, tracker=tracker)
+
+
+async def _admitted(state: ServiceState, tracker: Tracker, work: Callable[[], Answer]) -> asyncio.Future[Answer]:
+    """Start ``work`` in a thread once a slot is free; the slot is freed when the thread ends (a cancelled
+    question ends before its next LLM call, and its cost is counted as abandoned)."""
+    try:
+        await state.gate.acquire()
+    except Busy as exc:
+        state.telemetry.rejected.inc()
+        raise ServiceError(429, f"busy: {exc}; retry later", {"Retry-After": str(exc.retry_after)}) from None
+    state.telemetry.in_flight.inc()
+    future = asyncio.get_running_loop().run_in_executor(None, work)
+
+    def done(_: asyncio.Future[Answer]) -> None:
+        state.telemetry.in_flight.dec()
+        state.gate.release()
+        if tracker.cancelled:
+            state.telemetry.observe_abandoned(tracker.usage)
+
+    future.add_done_callback(done)
+    return future
+
+
+def _finished(state: ServiceState, answer: Answer, user: str | None) -> AskResponse:
+    """Count an answer's cost in the metrics and shape it as the API returns it."""
+    state.telemetry.observe_usage(answer.usage)
+    return AskResponse.from_answer(answer, user, trace=True)
+
+
+async def _progress(future: asyncio.Future[Any], events: asyncio.Queue[ProgressEvent],
+                    timeout: float) -> AsyncIterator[ProgressEvent]:
+    """A question's events as they come until it ends; ``TimeoutError`` once it runs past ``timeout``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not (future.done() and events.empty()):
+        getter = asyncio.ensure_future(events.get())
+        await asyncio.wait({getter, future}, timeout=max(0.0, deadline - loop.time()),
+                           return_when=asyncio.FIRST_COMPLETED)
+        if getter.done():
+            yield getter.result()
+        else:
+            getter.cancel()
+        if loop.time() >= deadline and not future.done():
+            raise TimeoutError
+
+
+def _outcome(state: ServiceState, running: Running) -> AskResponse | StreamFailure:
+    """The answer of a question that ended, or its failure as a client may see it (a bug is logged here)."""
+    exc = running.future.exception()
+    if exc is None:
+        return _finished(state, running.future.result(), running.user)
+    if isinstance(exc, TangleragError):
+        return StreamFailure(status_for(exc), client_message(exc))
+    log.error("answering failed", exc_info=exc)
+    return StreamFailure(500, "internal error (logged on the server)")
