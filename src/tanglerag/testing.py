@@ -33,11 +33,12 @@ import numpy as np
 
 from tanglerag.config import EmbeddingConfig
 from tanglerag.errors import StructuredOutputUnsupported
-from tanglerag.llm.base import GenerationParams, Message, RawCompletion
+from tanglerag.llm.base import GenerationParams, RawCompletion
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
 from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
+from tanglerag.trace import Message
 
 Rule = tuple[str, str]
 
@@ -155,9 +156,9 @@ class _ManyClientsServer(ThreadingHTTPServer):
 
 
 @contextmanager
-def fake_openai_server(reply: Callable[[dict], str], fail_first: int = 0, status: int = 503,
-                       payload: Callable[[dict], dict | None] | None = None,
-                       fail_body: bytes = b"busy", delay_s: float = 0.0) -> Iterator[dict]:
+def fake_openai_server(reply: Callable[[dict[str, Any]], str], fail_first: int = 0, status: int = 503,
+                       payload: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
+                       fail_body: bytes = b"busy", delay_s: float = 0.0) -> Iterator[dict[str, Any]]:
     """Serve /v1/chat/completions on localhost, a thread per connection; the first ``fail_first`` requests get
     ``status``, and every reply waits ``delay_s`` (a model's latency, for throughput tests).
 

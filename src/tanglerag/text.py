@@ -63,7 +63,7 @@ def _group_numbers(group: str) -> list[int]:
 def drop_dangling_citations(text: str, n: int) -> str:
     """Remove citation numbers outside 1..n (a marker left with none is removed): text never cites
     a passage that was not shown."""
-    def keep(match: re.Match) -> str:
+    def keep(match: re.Match[str]) -> str:
         numbers = [str(x) for x in _group_numbers(match.group(1)) if 1 <= x <= n]
         return f"[{', '.join(numbers)}]" if numbers else ""
     return re.sub(r"\s+", " ", _CITATION.sub(keep, text)).strip()

@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records, require, string_field
+from tanglerag.datasets.base import QAExample, iter_json_records, require, string_field
 from tanglerag.datasets.disambig import disambiguations
+from tanglerag.errors import DatasetError
 from tanglerag.types import Passage
 
 FORMAT = "ambigdocs"

@@ -17,7 +17,8 @@ from types import ModuleType
 from typing import Literal
 
 from tanglerag.datasets import ambigdocs, asqa, conflictqa, generic_qa, orca_sharc, ramdocs, situatedqa
-from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records
+from tanglerag.datasets.base import QAExample, iter_json_records
+from tanglerag.errors import DatasetError
 from tanglerag.registry import Registry
 
 FORMATS: Registry[ModuleType] = Registry("dataset format")

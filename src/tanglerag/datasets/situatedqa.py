@@ -12,8 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tanglerag.datasets.base import DatasetError, QAExample, iter_json_records, require
+from tanglerag.datasets.base import QAExample, iter_json_records, require
 from tanglerag.datasets.disambig import Disambiguation
+from tanglerag.errors import DatasetError
 
 FORMAT = "situatedqa"
 

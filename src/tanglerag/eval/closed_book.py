@@ -6,9 +6,9 @@ What remains measures how well a method uses retrieved context rather than the m
 from __future__ import annotations
 
 from tanglerag.datasets.base import QAExample
-from tanglerag.llm.base import Message
 from tanglerag.llm.client import LLM
 from tanglerag.text import best_over, exact_match, first_answer_line, is_unknown
+from tanglerag.trace import Message
 
 CLOSED_BOOK_SYSTEM = ("Answer the question from your own knowledge with a short factoid phrase. "
                       "If you do not know, reply with the single word: unknown")

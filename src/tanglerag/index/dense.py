@@ -111,7 +111,7 @@ def add_presized(index: faiss.Index, blocks: Callable[[], Iterable[np.ndarray]])
 
 
 def pq_training_points(config: IndexConfig) -> int:
-    return TRAINING_POINTS * 2 ** config.pq_nbits
+    return int(TRAINING_POINTS * 2 ** config.pq_nbits)
 
 
 def ivf_nlist(n: int, requested: int) -> int:

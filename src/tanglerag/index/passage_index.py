@@ -18,7 +18,7 @@ import shutil
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -298,7 +298,7 @@ def _first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def index_lock(folder: Path):
+def index_lock(folder: Path) -> AbstractContextManager[None]:
     """The lock writers of ``folder`` hold from reading the index to saving it (a sibling file: the folder
     may not exist yet, and a lock inside it would be swept away with a version)."""
     folder = folder.resolve()

@@ -15,11 +15,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
-from typing import overload
+from typing import Any, TypeVar, overload
 
 from tanglerag.index.documents import document_id
 from tanglerag.types import Passage
 
+T = TypeVar("T")
 FILE = "passages.sqlite3"
 BATCH = 10_000  # rows per insert, and ids per position lookup (well under SQLite's 32,766 variables)
 
@@ -33,12 +34,12 @@ class PassageStore(Sequence[Passage]):
         self._lock = threading.Lock()  # one connection, shared by the service's threads
         self._length = int(self._one("SELECT count(*) FROM passages")[0])
 
-    def _one(self, sql: str, args: tuple = ()) -> tuple:
+    def _one(self, sql: str, args: tuple[Any, ...] = ()) -> tuple[Any, ...]:
         with self._lock:
             row = self._db.execute(sql, args).fetchone()
         if row is None:
             raise IndexError(args)
-        return row
+        return tuple(row)
 
     def __len__(self) -> int:
         return self._length
@@ -150,13 +151,13 @@ def _full_disk_as_oserror() -> Iterator[None]:
         raise
 
 
-def batched(items: Iterable, size: int) -> Iterator[tuple]:
+def batched(items: Iterable[T], size: int) -> Iterator[tuple[T, ...]]:
     """itertools.batched, which Python 3.11 lacks."""
     iterator = iter(items)
     while chunk := tuple(islice(iterator, size)):
         yield chunk
 
 
-def _passage(row: tuple) -> Passage:
+def _passage(row: tuple[Any, ...]) -> Passage:
     pid, title, text, metadata = row
     return Passage.model_construct(id=pid, title=title, text=text, metadata=json.loads(metadata))

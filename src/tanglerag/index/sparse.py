@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -24,7 +24,7 @@ def import_bm25s() -> ModuleType:
     import bm25s
 
     logger.setLevel(level)
-    return bm25s
+    return cast(ModuleType, bm25s)
 
 
 class BM25Index:

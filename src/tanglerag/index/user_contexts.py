@@ -11,6 +11,7 @@ import builtins
 import json
 import logging
 import uuid
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import numpy as np
@@ -25,12 +26,16 @@ log = logging.getLogger(__name__)
 
 
 class UserContexts(BaseModel):
+    """One user's file (``contexts.json``): the statements about them and the model that embedded them."""
+
     user: str
     embedding_model: str
     contexts: list[UserContext] = Field(default_factory=list)
 
 
 class UserContextStore:
+    """The statements about each user, one folder per user; personal retrieval pairs them with passages."""
+
     def __init__(self, root: Path, embedder: TextEmbedder) -> None:
         self.root = root
         self.embedder = embedder
@@ -83,12 +88,12 @@ class UserContextStore:
             self._write(UserContexts(user=user, embedding_model=self.embedder.model_name,
                                      contexts=[contexts[i] for i in keep]), vectors[keep])
 
-    def _lock(self, user: str):
+    def _lock(self, user: str) -> AbstractContextManager[None]:
         self._folder(user).mkdir(mode=0o700, parents=True, exist_ok=True)  # private before anything is written
         return file_lock(self._folder(user) / ".lock")
 
     def vectors(self, user: str) -> tuple[builtins.list[UserContext], np.ndarray]:
-        """The user's contexts and their stored embeddings (re-embedded if the file is missing)."""
+        """The user's statements and their stored embeddings (re-embedded if the file is missing)."""
         data = self._read(user)
         path = self._folder(user) / "vectors.npy"
         if path.exists():

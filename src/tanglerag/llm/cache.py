@@ -20,7 +20,8 @@ from pathlib import Path
 from cachetools import LRUCache
 
 from tanglerag.fileio import PRIVATE_MODE
-from tanglerag.llm.base import GenerationParams, Message, RawCompletion
+from tanglerag.llm.base import GenerationParams, RawCompletion
+from tanglerag.trace import Message
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,10 @@ from pydantic import BaseModel
 
 from tanglerag.config import StructuredMode, StructuredModes
 from tanglerag.errors import LLMError, QuestionCancelled, StructuredOutputUnsupported
-from tanglerag.llm.base import Completion, GenerationParams, LLMBackend, Message
+from tanglerag.llm.base import Completion, GenerationParams, LLMBackend
 from tanglerag.llm.cache import CallCache, cache_key
 from tanglerag.llm.structured import Decision
+from tanglerag.trace import Message
 from tanglerag.tracking import current_method, current_tracker
 
 log = logging.getLogger(__name__)

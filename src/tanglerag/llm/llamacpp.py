@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from tanglerag.errors import LLMError
-from tanglerag.llm.base import GenerationParams, Message, RawCompletion, response_format
+from tanglerag.llm.base import GenerationParams, RawCompletion, response_format
 from tanglerag.llm.model_files import resolve_gguf
+from tanglerag.trace import Message
 
 log = logging.getLogger(__name__)
 

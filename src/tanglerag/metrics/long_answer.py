@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 from tanglerag.datasets.base import QAExample
 from tanglerag.datasets.disambig import Disambiguation
-from tanglerag.metrics.registry import CUTOFF_METRICS, DERIVED, METRICS
+from tanglerag.metrics.registry import CUTOFF_METRICS, DERIVED, METRICS, Metric
 from tanglerag.text import normalize_answer, strip_citations
 from tanglerag.types import Answer
 
 
 @lru_cache(maxsize=1)
-def _scorer():
+def _scorer() -> Any:
     from rouge_score import rouge_scorer
 
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
@@ -35,7 +36,7 @@ def rouge_l(answer: Answer, example: QAExample) -> float | None:
     if answer.is_unknown:
         return 0.0
     response = strip_citations(answer.text)
-    return max(_scorer().score(gold, response)["rougeL"].fmeasure for gold in golds)
+    return float(max(_scorer().score(gold, response)["rougeL"].fmeasure for gold in golds))
 
 
 @DERIVED.add("dr")
@@ -49,7 +50,7 @@ def _found(answers: list[str], texts: list[str]) -> bool:
 
 
 @CUTOFF_METRICS.add("mrecall@")
-def multi_answer_recall(k: int):
+def multi_answer_recall(k: int) -> Metric:
     def score(answer: Answer, example: QAExample) -> float | None:
         readings = [Disambiguation.model_validate(d) for d in example.metadata.get("disambig", [])]
         if not readings or not answer.passages:  # no readings, or a method that answered from no passages

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from tanglerag.errors import ReaderError
-from tanglerag.llm.base import Message
 from tanglerag.llm.client import LLM
 from tanglerag.text import first_answer_line, is_unknown
+from tanglerag.trace import Message
 
 QA_READER_SYSTEM = (
     "You read a text and answer a question with a short phrase copied from the text. "

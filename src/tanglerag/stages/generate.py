@@ -10,7 +10,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field, create_model
 
 from tanglerag.config import MethodsConfig
-from tanglerag.llm.base import GenerationParams, Message
+from tanglerag.llm.base import GenerationParams
 from tanglerag.llm.client import LLM, Request
 from tanglerag.llm.structured import Decision
 from tanglerag.text import (
@@ -21,6 +21,7 @@ from tanglerag.text import (
     is_unknown,
     number_passages,
 )
+from tanglerag.trace import Message
 from tanglerag.types import RetrievedPassage
 
 
@@ -77,8 +78,8 @@ def cited_answer_decision(messages: list[Message], passages: list[RetrievedPassa
     def read(text: str) -> CitedAnswer:  # the [n] marks stay in the answer line
         return CitedAnswer.model_construct(answer=parse_cited_answer(text, passages)[0], passages=[])
 
-    return Decision(cited_answer_reply(len(passages)), with_json_reply(messages, CITED_JSON), max_tokens + 16,
-                    messages, max_tokens, read)
+    return Decision(reply=cited_answer_reply(len(passages)), json_messages=with_json_reply(messages, CITED_JSON),
+                    json_tokens=max_tokens + 16, text_messages=messages, text_tokens=max_tokens, parse_text=read)
 
 
 def read_cited_answer(reply: CitedAnswer | None, passages: list[RetrievedPassage]) -> tuple[str, list[str], bool]:
@@ -93,8 +94,10 @@ def short_answers(llm: LLM, prompts: list[list[Message]], params: GenerationPara
     """Each prompt's answer lines. One sample each: asked as decisions (JSON under ``llm.structured``); several
     samples stay text, since a schema call returns one reply."""
     if params.n == 1:
-        replies = llm.decide_many([Decision(ShortAnswer, with_json_reply(m, SHORT_JSON), params.max_tokens + 8, m,
-                                            params.max_tokens, read_short_answer) for m in prompts], params)
+        replies = llm.decide_many([Decision(reply=ShortAnswer, json_messages=with_json_reply(m, SHORT_JSON),
+                                            json_tokens=params.max_tokens + 8, text_messages=m,
+                                            text_tokens=params.max_tokens, parse_text=read_short_answer)
+                                   for m in prompts], params)
         return [[first_answer_line(r.answer) if r is not None else ""] for r in replies]
     return [[first_answer_line(t) for t in c.texts] for c in llm.complete_many([Request(m, params) for m in prompts])]
 

@@ -9,8 +9,9 @@ from fastapi import APIRouter, Query, Response
 
 from tanglerag.errors import ContextStoreError
 from tanglerag.service.errors import ServiceError
-from tanglerag.service.schemas import ContextList, NewContexts, UserContext, error_responses
+from tanglerag.service.schemas import ContextList, NewContexts, error_responses
 from tanglerag.service.state import CallerDep, State, UserPath, acting_as
+from tanglerag.users import UserContext
 
 router = APIRouter(tags=["users"], responses=error_responses(401, 403, 413, 422))
 
