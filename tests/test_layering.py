@@ -13,12 +13,12 @@ import tanglerag
 
 ROOT = Path(tanglerag.__file__).parent
 LAYERS = {
-    0: {"types", "trace", "config", "errors", "text", "tracking", "fileio", "jsonio", "tables", "__init__"},
+    0: {"types", "trace", "config", "errors", "text", "tracking", "fileio", "jsonio", "tables"},
     1: {"llm", "embeddings", "index", "ingest", "datasets"},
     2: {"stages", "metrics"},
     3: {"methods", "settings"},
     4: {"pipeline", "runtime"},
-    5: {"eval", "cli", "service", "testing"},
+    5: {"eval", "cli", "service", "testing", "api", "__init__"},  # __init__ loads the API on first use
 }
 LAYER = {unit: layer for layer, units in LAYERS.items() for unit in units}
 MODULES = {".".join(("tanglerag", *p.relative_to(ROOT).with_suffix("").parts)).removesuffix(".__init__"): p

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, TypeVar
@@ -13,10 +12,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, console, load_settings
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import InputError
+from tanglerag.index.corpus import corpus_reader
 from tanglerag.index.extend import add_streaming
 from tanglerag.index.passage_index import PassageIndex, remove_documents
 from tanglerag.index.streaming import build_streaming
-from tanglerag.ingest import stream_corpus
 from tanglerag.runtime import Runtime
 from tanglerag.types import Passage
 
@@ -47,8 +46,7 @@ def index(
         raise InputError("give a corpus to index (or --remove IDS to take documents out of --out)")
     if replace and not add:
         raise InputError("--replace only applies with --add (without --add the index is built anew)")
-    read = functools.partial(stream_corpus, corpus, chunk_size=settings.index.chunk_words,
-                             chunk_overlap=settings.index.chunk_overlap, skip_bad=skip_bad)
+    read = corpus_reader(corpus, settings.index, skip_bad=skip_bad)
     embedder = Runtime(settings).embedder
     if not add:
         _summary(out, _with_progress(read, lambda advance: build_streaming(out, read(), embedder, settings.index,

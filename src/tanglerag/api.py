@@ -1,0 +1,296 @@
+"""The Python API: build and edit an index, ask questions (one, awaited, or many at once) and run evaluations.
+
+A ``Tanglerag`` holds an index folder, its settings and the models, loaded on first use and then kept, so a
+notebook or an application makes one and asks it many questions:
+
+```python
+import tanglerag
+
+rag = tanglerag.Tanglerag("my-index", tanglerag.Settings.load(overrides=["retrieval.top_k=5"]))
+rag.build("corpus.jsonl")
+answer = rag.ask("Who directed Lahu Ke Do Rang?", method="corg")
+print(answer.text, answer.citations)
+```
+
+The module-level functions (``tanglerag.ask``, ``tanglerag.build_index``, ...) do the same once each, loading
+the models every call: handy for one question, slow for many. Each step is the one the CLI runs: ``build``,
+``add``, ``replace`` and ``remove`` are ``tanglerag index`` (streamed, crash-safe, locked against concurrent
+writers), ``ask`` is ``tanglerag ask``, ``ask_many`` answers on the evaluation engine's threads, and
+``evaluate`` is ``tanglerag eval``. Errors a user can fix are ``tanglerag.errors.TangleragError``s, as the
+CLI's one-line errors are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from tanglerag.datasets.base import QAExample
+from tanglerag.datasets.registry import dataset_task, load_dataset
+from tanglerag.embeddings import TextEmbedder
+from tanglerag.errors import InputError
+from tanglerag.eval.engines.local import answer_locally
+from tanglerag.eval.records import EvalReport, QuestionResult
+from tanglerag.eval.report import write_outputs
+from tanglerag.eval.runner import EvalRunner
+from tanglerag.eval.worker import QuestionWorker
+from tanglerag.index import passage_index
+from tanglerag.index.corpus import Corpus, corpus_reader
+from tanglerag.index.documents import DocumentChanges
+from tanglerag.index.extend import add_streaming
+from tanglerag.index.manifest import IndexManifest
+from tanglerag.index.streaming import build_streaming
+from tanglerag.llm.client import LLM
+from tanglerag.methods.base import method_class
+from tanglerag.metrics.registry import check_names
+from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
+from tanglerag.tracking import Tracker
+from tanglerag.types import Answer, Question
+
+__all__ = ["Tanglerag", "aask", "add_documents", "ask", "ask_many", "build_index", "evaluate", "remove_documents",
+           "replace_documents"]
+
+PathArg = str | os.PathLike[str]
+Progress = Callable[[int, int], None]
+"""Told ``(questions done, questions in all)`` each time a question finishes, in the caller's thread."""
+IndexProgress = Callable[[int], None]
+"""Told how many passages each batch just indexed held."""
+DEFAULT_METHOD = "concat"
+"""One LLM call with ``[n]`` citations, as ``tanglerag ask`` answers by default."""
+
+
+class Tanglerag:
+    """An index folder with the settings and models that build it and answer from it.
+
+    ``settings`` default to ``Settings.load()``; build others with ``Settings.load(path, overrides, values)``
+    (a YAML file, ``["section.key=value"]`` as ``--set`` takes them, typed values). ``llm`` / ``embedder``
+    replace the configured models (``tanglerag.testing.canned_llm`` and ``HashEmbedder`` in tests, or models a
+    process already holds). ``index_dir`` may be left out for evaluations on datasets that carry their passages.
+    """
+
+    def __init__(self, index_dir: PathArg | None = None, settings: Settings | None = None, *, llm: LLM | None = None,
+                 embedder: TextEmbedder | None = None) -> None:
+        self.settings = settings if settings is not None else Settings.load()
+        self.index_dir = Path(index_dir) if index_dir is not None else None
+        self.runtime = Runtime(self.settings, index_dir=self.index_dir, llm=llm, embedder=embedder)
+        """What answers: the LLM, embedder, index and methods, each built on first use."""
+
+    def build(self, corpus: Corpus, *, skip_bad_lines: bool = False,
+              progress: IndexProgress | None = None) -> IndexManifest:
+        """Build the index anew from ``corpus`` (``tanglerag index CORPUS --out DIR``): the folder's old index, if
+        any, is replaced once the new one is complete. ``settings.index`` picks the index type, BM25 and chunking;
+        ``skip_bad_lines`` warns about malformed JSONL lines instead of refusing the corpus."""
+        read = corpus_reader(corpus, self.settings.index, skip_bad=skip_bad_lines)
+        index = build_streaming(self._folder(), read(), self.runtime.embedder, self.settings.index, progress=progress)
+        self.runtime.replace_index(index)
+        return index.manifest()
+
+    def add(self, corpus: Corpus, *, replace: bool = False, skip_bad_lines: bool = False,
+            progress: IndexProgress | None = None) -> DocumentChanges:
+        """Add documents (``tanglerag index CORPUS --out DIR --add``), or build the index if there is none yet.
+
+        Identical documents are skipped. A document under a known id with other text is refused
+        (``DocumentConflict``, nothing written) unless ``replace``: new text is never dropped silently. The
+        stored index keeps its own type and BM25 setting.
+        """
+        read = corpus_reader(corpus, self.settings.index, skip_bad=skip_bad_lines)
+        index, changes = add_streaming(self._folder(), read, self.runtime.embedder, self.settings.index,
+                                       replace=replace, progress=progress)
+        self.runtime.replace_index(index)
+        return changes
+
+    def replace(self, corpus: Corpus, *, skip_bad_lines: bool = False,
+                progress: IndexProgress | None = None) -> DocumentChanges:
+        """``add`` that replaces changed documents (``--add --replace``): every chunk of the old text goes."""
+        return self.add(corpus, replace=True, skip_bad_lines=skip_bad_lines, progress=progress)
+
+    def remove(self, doc_ids: str | Iterable[str]) -> DocumentChanges:
+        """Remove documents by id, every chunk of each (``tanglerag index --out DIR --remove IDS``); an id the
+        index does not hold is refused (``UnknownDocuments``) and then nothing is removed."""
+        ids = [doc_ids] if isinstance(doc_ids, str) else list(doc_ids)
+        index, changes = passage_index.remove_documents(self._folder(), ids, self.runtime.embedder)
+        self.runtime.replace_index(index)
+        return changes
+
+    def ask(self, question: str | Question, *, method: str = DEFAULT_METHOD) -> Answer:
+        """Retrieve from the index and answer with ``method`` (``tanglerag ask``): the answer, its citations, the
+        passages shown, usage by stage and the typed trace. A ``Question`` with a ``user_id`` is answered with
+        that user's personal context (``--user``)."""
+        return self._answer(_as_question(question), method)
+
+    async def aask(self, question: str | Question, *, method: str = DEFAULT_METHOD) -> Answer:
+        """``ask`` for an event loop: the question is answered in a worker thread, leaving the loop free.
+
+        Cancelling the awaiting task cancels the question: an LLM call in progress finishes in its thread, but no
+        further one starts (the service stops a question the same way when its client leaves).
+        """
+        tracker = Tracker()
+        work = functools.partial(self._answer, _as_question(question), method, tracker)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(None, work)
+        except asyncio.CancelledError:
+            tracker.cancel()
+            raise
+
+    def ask_many(self, questions: Iterable[str | Question], *, method: str = DEFAULT_METHOD,
+                 concurrency: int | None = None, progress: Progress | None = None) -> list[Answer]:
+        """Answer every question, in order, on the evaluation engine: ``concurrency`` in flight at once (default
+        ``eval.concurrency``, else what the LLM backend serves at once; always 1 for a method that remembers
+        earlier questions). Each answer equals what ``ask`` gives; the first error stops the batch and is raised.
+        """
+        asked = [_as_question(q) for q in questions]
+        if not asked:
+            return []
+        worker = _AskingWorker(functools.partial(self._answer, method=method), asked)
+        examples = [QAExample(id=str(position), question=q.text, answers=[]) for position, q in enumerate(asked)]
+        for done, _ in enumerate(answer_locally(worker, examples, self._concurrency(method, concurrency)), 1):
+            if progress is not None:
+                progress(done, len(asked))
+        return [worker.answers[position] for position in range(len(asked))]
+
+    def evaluate(self, dataset: PathArg, *, methods: Sequence[str] = (DEFAULT_METHOD,), metrics: Sequence[str] = (),
+                 limit: int | None = None, sample: int | None = None, dataset_format: str | None = None,
+                 out: PathArg | None = None, progress: Progress | None = None) -> EvalReport:
+        """Score ``methods`` on a question-answering dataset (``tanglerag eval``): a registered name such as
+        ``ramdocs-sample`` or a file; ``metrics`` default to each method's own. ``limit`` takes the first
+        questions, ``sample`` a seeded random sample (``eval.seed``). With ``out`` the run checkpoints every
+        question there (run again, it resumes) and writes results.json, predictions.jsonl and results.md.
+        Passage scope, gold handling and concurrency come from ``settings.eval``.
+        """
+        name, folder = os.fspath(dataset), Path(out) if out is not None else None
+        _check_evaluation(name, methods, metrics, folder)
+        dataset_name, examples = load_dataset(name, dataset_format, limit, sample, self.settings.eval.seed)
+        runner = EvalRunner(self.runtime, metrics=list(metrics) or None)
+        report, predictions = runner.run(dataset_name, examples, list(methods), out=folder,
+                                         listener=_RunProgress(progress) if progress is not None else None)
+        if folder is not None:
+            write_outputs(folder, report, predictions)
+        return report
+
+    def _folder(self) -> Path:
+        if self.index_dir is None:
+            raise InputError("this Tanglerag has no index folder: give one, Tanglerag(index_dir)")
+        return self.index_dir
+
+    def _answer(self, question: Question, method: str, tracker: Tracker | None = None) -> Answer:
+        return self.runtime.pipeline(method, personal=question.user_id is not None).ask(question, tracker=tracker)
+
+    def _concurrency(self, method: str, wanted: int | None) -> int:
+        """The evaluation runner's own rule, with ``wanted`` in place of ``eval.concurrency`` when given."""
+        if wanted is None:
+            return EvalRunner(self.runtime).concurrency([method])
+        if wanted < 1:
+            raise InputError(f"concurrency must be at least 1, got {wanted}")
+        settings = self.settings.model_copy(update={"eval": self.settings.eval.model_copy(
+            update={"concurrency": wanted})})
+        return EvalRunner(self.runtime.with_settings(settings)).concurrency([method])
+
+
+class _AskingWorker(QuestionWorker):
+    """What the evaluation engine hands questions to, answering each as ``ask`` does.
+
+    ``answer_locally`` takes a ``QuestionWorker``; this one answers through the pipeline (the index search
+    ``ask`` makes) instead of scoring methods on a dataset's passages, so it loads none of what the base class
+    loads. A ``QuestionResult`` carries scored predictions, not answers, so each ``Answer`` is kept here by the
+    question's position, which is its example's id.
+    """
+
+    def __init__(self, answer: Callable[[Question], Answer], questions: list[Question]) -> None:
+        self._answer_question = answer
+        self._questions = questions
+        self.answers: dict[int, Answer] = {}
+
+    def answer(self, example: QAExample) -> QuestionResult:
+        position = int(example.id)
+        self.answers[position] = self._answer_question(self._questions[position])
+        return QuestionResult(id=example.id)
+
+
+class _RunProgress:
+    """A ``RunListener`` for a plain ``(done, total)`` callback; a resumed run starts at what it had answered."""
+
+    def __init__(self, report: Progress) -> None:
+        self._report = report
+        self._done = self._total = 0
+
+    def started(self, total: int, already_answered: int) -> None:
+        self._done, self._total = already_answered, total
+
+    def finished(self, result: QuestionResult) -> None:
+        self._done += 1
+        self._report(self._done, self._total)
+
+
+def _as_question(question: str | Question) -> Question:
+    return question if isinstance(question, Question) else Question(text=question)
+
+
+def _check_evaluation(dataset: str, methods: Sequence[str], metrics: Sequence[str], out: Path | None) -> None:
+    """Refuse what ``tanglerag eval`` refuses, before anything is loaded or written."""
+    if out is not None and out.exists() and not out.is_dir():
+        raise InputError(f"out={out} is a file; give a folder for the results and predictions")
+    if dataset_task(dataset) == "retrieval":
+        raise InputError(f"{dataset} is a retrieval benchmark (ORCA-ShARC): score it with `tanglerag eval`")
+    if not methods:
+        raise InputError("name at least one method to evaluate")
+    for name in methods:
+        method_class(name)  # an unknown name is refused with the list of known ones
+    check_names(list(metrics))
+
+
+def build_index(corpus: Corpus, index_dir: PathArg, *, settings: Settings | None = None,
+                skip_bad_lines: bool = False) -> IndexManifest:
+    """``Tanglerag(index_dir, settings).build(corpus)``: build an index in ``index_dir``."""
+    return Tanglerag(index_dir, settings).build(corpus, skip_bad_lines=skip_bad_lines)
+
+
+def add_documents(corpus: Corpus, index_dir: PathArg, *, replace: bool = False,
+                  settings: Settings | None = None) -> DocumentChanges:
+    """``Tanglerag(index_dir, settings).add(corpus, replace=replace)``: add documents to the index."""
+    return Tanglerag(index_dir, settings).add(corpus, replace=replace)
+
+
+def replace_documents(corpus: Corpus, index_dir: PathArg, *, settings: Settings | None = None) -> DocumentChanges:
+    """``Tanglerag(index_dir, settings).replace(corpus)``: add documents, replacing changed ones."""
+    return Tanglerag(index_dir, settings).replace(corpus)
+
+
+def remove_documents(doc_ids: str | Iterable[str], index_dir: PathArg, *,
+                     settings: Settings | None = None) -> DocumentChanges:
+    """``Tanglerag(index_dir, settings).remove(doc_ids)``: remove documents, every chunk of each."""
+    return Tanglerag(index_dir, settings).remove(doc_ids)
+
+
+def ask(question: str | Question, index_dir: PathArg, *, method: str = DEFAULT_METHOD,
+        settings: Settings | None = None) -> Answer:
+    """``Tanglerag(index_dir, settings).ask(question, method=method)``: one answer."""
+    return Tanglerag(index_dir, settings).ask(question, method=method)
+
+
+async def aask(question: str | Question, index_dir: PathArg, *, method: str = DEFAULT_METHOD,
+               settings: Settings | None = None) -> Answer:
+    """``await Tanglerag(index_dir, settings).aask(question, method=method)``: one answer, cancellable."""
+    return await Tanglerag(index_dir, settings).aask(question, method=method)
+
+
+def ask_many(questions: Iterable[str | Question], index_dir: PathArg, *, method: str = DEFAULT_METHOD,
+             concurrency: int | None = None, progress: Progress | None = None,
+             settings: Settings | None = None) -> list[Answer]:
+    """``Tanglerag(index_dir, settings).ask_many(...)``: every question's answer, in order."""
+    return Tanglerag(index_dir, settings).ask_many(questions, method=method, concurrency=concurrency,
+                                                   progress=progress)
+
+
+def evaluate(dataset: PathArg, *, methods: Sequence[str] = (DEFAULT_METHOD,), metrics: Sequence[str] = (),
+             limit: int | None = None, sample: int | None = None, dataset_format: str | None = None,
+             out: PathArg | None = None, progress: Progress | None = None, index_dir: PathArg | None = None,
+             settings: Settings | None = None) -> EvalReport:
+    """``Tanglerag(index_dir, settings).evaluate(dataset, ...)``: the scores of ``methods`` on ``dataset``
+    (``index_dir`` for datasets whose questions carry no passages)."""
+    return Tanglerag(index_dir, settings).evaluate(dataset, methods=methods, metrics=metrics, limit=limit,
+                                                   sample=sample, dataset_format=dataset_format, out=out,
+                                                   progress=progress)
