@@ -11,6 +11,7 @@ from tanglerag.methods.corg.steps import (
     GroupsStep,
 )
 from tanglerag.methods.post_fusion.steps import AnswerPoolStep, DistillStep, FallbackStep, PoolAnswer, RationaleStep
+from tanglerag.pipeline import AnswerOutput
 from tanglerag.stages.vote import VoteCount
 from tanglerag.trace import LLMCall, Message, Trace
 from tanglerag.types import Answer
@@ -48,7 +49,7 @@ def test_every_step_kind_round_trips_through_json():
 
 def test_answer_output_has_the_trace_only_when_asked():
     answer = Answer(question="q", method="m", text="x", trace=full_trace())
-    assert "trace" not in answer.to_output()
-    out = answer.to_output(trace=True)
+    assert "trace" not in AnswerOutput.from_answer(answer).compact()
+    out = AnswerOutput.from_answer(answer, trace=True).compact()
     assert out["trace"]["calls"][0]["replies"] == ["a"] and len(out["trace"]["steps"]) == 9
     assert Answer.model_validate_json(answer.model_dump_json()).trace == answer.trace

@@ -141,23 +141,3 @@ class Answer(BaseModel):
     is_unknown: bool = False
     usage: Usage = Field(default_factory=Usage)
     trace: Trace = Field(default_factory=Trace)
-
-    def to_output(self, *, trace: bool = False) -> dict[str, Any]:
-        """The JSON shape of ``tanglerag ask --json``; ``trace=True`` adds the calls and steps."""
-        out: dict[str, Any] = {
-            "question": self.question,
-            "method": self.method,
-            "answer": self.text,
-            "citations": self.citations,
-            "passages": [
-                {"id": r.passage.id, "title": r.passage.title, "text": r.passage.text, "score": r.score}
-                for r in self.passages
-            ],
-            "usage": self.usage.totals(),
-            "usage_by_stage": {name: stage.model_dump() for name, stage in self.usage.stages.items()},
-        }
-        if self.parts:
-            out["parts"] = [part.model_dump() for part in self.parts]
-        if trace:
-            out["trace"] = self.trace.model_dump(mode="json")
-        return out

@@ -14,6 +14,7 @@ from tanglerag.methods.corg.baselines import (
 )
 from tanglerag.methods.corg.method import CorgMethod
 from tanglerag.methods.corg.steps import ContextGraphStep, ContextRankingStep, ContextSummaryStep, GroupsStep
+from tanglerag.pipeline import AnswerOutput
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
 from tanglerag.types import Passage, Question, RetrievedPassage
@@ -79,7 +80,7 @@ def test_corg_groups_conflicts_apart_and_cites_sources(llm):
     assert [n.number for n in graph.nodes] == [1, 2, 3, 4] and len(graph.edges) == 6
     stages = answer.usage.stages
     assert stages["organize"].llm_calls == 2 and stages["generate"].llm_calls == 2
-    assert answer.to_output()["parts"][0].keys() == {"answer", "descriptor", "citations", "group"}
+    assert AnswerOutput.from_answer(answer).compact()["parts"][0].keys() == {"answer", "descriptor", "citations", "group"}
 
 
 def test_corg_answer_each_calls_once_per_kept_context_and_keeps_group_numbers(llm):
