@@ -9,8 +9,8 @@ if ! command -v chromium >/dev/null; then
   { apt-get install -y --no-install-recommends chromium || { apt-get update -qq && apt-get install -y --no-install-recommends chromium; }; } \
     >/dev/null 2>&1 || echo "chromium could not be installed: the browser tests will skip" >&2
 fi
-.venv/bin/ruff check src tests benchmarks
-.venv/bin/mypy src/tanglerag  # settings in pyproject.toml, with why mypy
+.venv/bin/ruff check src tests benchmarks examples
+.venv/bin/mypy src/tanglerag  # --strict, by pyproject.toml (where it says why mypy)
 scripts/api_docs.sh >/dev/null  # the API reference (docs/api.md) builds, with no docstring or annotation pdoc cannot read
 # tests run in parallel (pytest-xdist): one worker per core, at most 4 (each worker imports torch once); the
 # real-model tests share one worker (xdist_group), so the model is loaded once. The 20 slowest are printed.

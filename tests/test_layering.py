@@ -13,10 +13,11 @@ import tanglerag
 
 ROOT = Path(tanglerag.__file__).parent
 LAYERS = {
-    0: {"types", "trace", "config", "errors", "text", "tracking", "fileio", "jsonio", "tables"},
+    0: {"types", "trace", "config", "errors", "text", "tracking", "fileio", "jsonio", "tables",
+        "registry", "family", "settings", "users"},
     1: {"llm", "embeddings", "index", "ingest", "datasets"},
     2: {"stages", "metrics"},
-    3: {"methods", "settings"},
+    3: {"methods"},
     4: {"pipeline", "runtime"},
     5: {"eval", "cli", "service", "testing", "api", "__init__"},  # __init__ loads the API on first use
 }
@@ -25,9 +26,21 @@ MODULES = {".".join(("tanglerag", *p.relative_to(ROOT).with_suffix("").parts)).r
            for p in ROOT.rglob("*.py")}
 
 
+FRONT_ENDS = {"cli", "evaluation"}
+"""A family's modules by these names are its commands and its evaluations: they sit with the CLI and eval layers."""
+
+
 def _unit(module: str) -> str:
     parts = module.split(".")
+    if parts[1:2] == ["methods"] and len(parts) == 4 and parts[3] in FRONT_ENDS:
+        return parts[3] if parts[3] == "cli" else "eval"
     return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _family_folder(module: str) -> str | None:
+    """The family folder a module lies in (``tanglerag.methods.corg``), or None for a general module."""
+    parts = module.split(".")
+    return ".".join(parts[:3]) if parts[1:2] == ["methods"] and len(parts) >= 4 else None
 
 
 def _imports(path: Path) -> set[str]:
@@ -53,6 +66,19 @@ def test_every_module_is_in_a_layer():
 def test_every_module_imports_only_its_layer_or_below():
     upward = [(source, target) for source, target in GRAPH.edges if LAYER[_unit(target)] > LAYER[_unit(source)]]
     assert upward == []
+
+
+def test_no_general_module_imports_a_family_folder():
+    # the general layers reach families only through their registration (tanglerag.family)
+    into_families = [(source, target) for source, target in GRAPH.edges
+                     if _family_folder(target) is not None and _family_folder(source) is None]
+    assert into_families == []
+
+
+def test_families_do_not_import_each_other_except_through_the_contract():
+    across = [(source, target) for source, target in GRAPH.edges
+              if None is not _family_folder(source) != _family_folder(target) is not None]
+    assert across == []
 
 
 def test_no_import_cycle_between_modules():
