@@ -32,3 +32,13 @@ def test_each_family_declares_the_stages_its_folder_marks():
     undeclared = {family.name: _marked(ROOT / "methods" / family.name) - family.stages - CORE_STAGES
                   for family in families()}
     assert {name: stages for name, stages in undeclared.items() if stages} == {}
+
+
+def test_no_two_classes_in_the_package_share_a_name():
+    """A name says which class it is: two classes of one name (two ``Reading``s) send a reader to the wrong one."""
+    where: dict[str, list[str]] = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert {name: places for name, places in where.items() if len(places) > 1} == {}

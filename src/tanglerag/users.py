@@ -30,6 +30,8 @@ def check_user_id(user: str) -> str:
 
 
 class UserContext(BaseModel):
+    """One statement about a user (called a context in the CLI, the HTTP API and the stored files)."""
+
     id: str
     text: str
     added_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))

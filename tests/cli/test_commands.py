@@ -77,7 +77,7 @@ def test_index_then_ask_json_then_cached(tmp_path, corpus):
         assert server["requests"] == 1
 
 
-@pytest.mark.parametrize("selection", [["--limit", "2"], ["--sample", "2"]])
+@pytest.mark.parametrize("selection", [["--limit", "2"], ["--random", "2"], ["--sample", "2"]])  # --sample: old name
 def test_eval_json_and_outputs(tmp_path, selection):
     with fake_openai_server(lambda body: "unknown") as server:
         result = runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--methods", "concat", *selection,
@@ -99,6 +99,7 @@ def test_eval_json_and_outputs(tmp_path, selection):
     (["eval", "--dataset", "ramdocs-sample", "--metrics", "em,nope"], "unknown metric(s) ['nope']"),
     (["index", "/nonexistent.jsonl", "--out", "x"], "corpus not found"),
     (["eval", "--dataset", "ramdocs-sample", "--methods", "concat", "--sample", "99"], "which has 20 examples"),
+    (["eval", "--dataset", "ramdocs-sample", "--random", "2", "--sample", "2"], "old name of --random"),
     (["models", "--set", "llm.bogus=1"], "bogus"),
 ])
 def test_bad_input_exits_2_with_message(args, message):

@@ -27,8 +27,9 @@ def _decision(question: str = "Is Paris in France?") -> Decision[Verdict]:
         word = text.strip().lower()
         return Verdict(relevant=word == "yes") if word in {"yes", "no"} else None
 
-    return Decision(Verdict, [Message(role="user", content=f"{question} Reply as JSON.")], 12,
-                    [Message(role="user", content=f"{question} Reply yes or no.")], 2, read)
+    return Decision(reply=Verdict, json_messages=[Message(role="user", content=f"{question} Reply as JSON.")],
+                    json_tokens=12, text_messages=[Message(role="user", content=f"{question} Reply yes or no.")],
+                    text_tokens=2, parse_text=read)
 
 
 def _llm(backend: CannedBackend, mode: str) -> LLM:
@@ -135,11 +136,13 @@ class Names(BaseModel):
 
 def test_a_reply_cut_off_by_its_budget_is_read_as_far_as_it_was_decoded():
     """As a text parser reads a cut-off line: the answer string so far, and the list items decoded whole."""
-    short = Decision(Named, [], 8, [], 8, lambda text: None)
+    short = Decision(reply=Named, json_messages=[], json_tokens=8, text_messages=[], text_tokens=8,
+                     parse_text=lambda text: None)
     assert short.read_json('{"name": "Sangharsh, Kasoor, Raaz", "sources": [1, 2') == Named(
         name="Sangharsh, Kasoor, Raaz", sources=[1, 2])
     assert short.read_json('{"name": "Sangharsh, Kas') is None  # a required key never reached: unreadable
-    names = Decision(Names, [], 8, [], 8, lambda text: None)
+    names = Decision(reply=Names, json_messages=[], json_tokens=8, text_messages=[], text_tokens=8,
+                     parse_text=lambda text: None)
     cut = '{"names": [{"name": "Mozart", "sources": [1]}, {"name": "Brahms", "sources": [2]}, {"name": "Ha'
     assert names.read_json(cut) == Names(names=[Named(name="Mozart", sources=[1]), Named(name="Brahms", sources=[2])])
     assert names.read_json('{"names": [{"name": "Ha') == Names(names=[])

@@ -6,7 +6,7 @@ import pytest
 from tanglerag.config import IndexConfig
 from tanglerag.errors import ConfigError
 from tanglerag.index.passage_index import PassageIndex
-from tanglerag.methods.auto.probe import PassageReading, classify, entity_signals, ranking_signals
+from tanglerag.methods.auto.probe import PassageAnswer, classify, entity_signals, ranking_signals
 from tanglerag.methods.auto.steps import AutoStep
 from tanglerag.methods.base import make_method
 from tanglerag.settings import Settings
@@ -70,7 +70,7 @@ def test_one_probe_call_reads_the_tangle_and_the_route_answers(llm_factory, line
     ("[1] 1998 | none\n[2] 1963 | none\n[3] unknown | none", "1998 [1]"),  # a tie goes to the better-ranked
     ("[1] unknown | none\n[2] unknown | none", "unknown"),
 ])
-def test_the_probe_route_answers_from_the_probes_reading_with_no_other_call(llm_factory, lines, text):
+def test_the_probe_route_answers_from_the_probes_own_answers_with_no_other_call(llm_factory, lines, text):
     routes = [f"auto.routes.{tangle}=probe" for tangle in ("clean", "ambiguous", "conflicting", "mixed",
                                                            "low-coverage")]
     answer = run(llm_factory, probe_reply(lines), DOCS, *routes)
@@ -87,8 +87,8 @@ def test_the_probe_route_makes_the_call_when_cheap_signals_decided(llm_factory):
 
 
 def test_a_reply_that_leaves_passages_out_counts_them_as_not_answering():
-    readings = {1: PassageReading(answer="1963", descriptor="player")}
-    assert classify(readings, {"passages": 3}).tangle == "clean"
+    per_passage = {1: PassageAnswer(answer="1963", descriptor="player")}
+    assert classify(per_passage, {"passages": 3}).tangle == "clean"
 
 
 def test_routes_merge_over_the_defaults_and_a_bad_route_is_a_config_error(llm_factory):

@@ -21,16 +21,16 @@ DOCS = [Passage(id="men", title="Ali Daei", text="Ali Daei scored the most goals
                 text="Christine Sinclair scored the most goals in women's international football."),
         Passage(id="club", title="Josef Bican", text="Josef Bican scored the most goals of all time in football."),
         Passage(id="tennis", title="Tennis", text="Roger Federer won many tennis titles at Wimbledon.")]
-READINGS = "1: Who scored the most goals in men's football? \n2: Who scored the most goals in women's football?"
+INTERPRETATIONS = "1: Who scored the most goals in men's football? \n2: Who scored the most goals in women's football?"
 
 
-def responder(verify: str = "1: yes\n2: no", readings: str = READINGS):
+def responder(verify: str = "1: yes\n2: no", interpretations: str = INTERPRETATIONS):
     def respond(messages):
         system, prompt = messages[0].content, messages[-1].content
         if system.startswith("A question can be ambiguous"):
             return "Reason: 'who' may mean a man or a woman.\nTypes: subject"
         if system.startswith("You rewrite"):
-            return readings
+            return interpretations
         if system.startswith("You check whether numbered passages contain the answer to each"):
             return verify
         if system.startswith("You check"):
@@ -92,7 +92,7 @@ def test_verification_one_call_per_interpretation(llm_factory):
 
 
 def test_unreadable_interpretations_mean_unambiguous_and_no_passages_never_crash(llm_factory):
-    method, hits = _method("diva", llm_factory, responder(readings="I am not sure."))
+    method, hits = _method("diva", llm_factory, responder(interpretations="I am not sure."))
     step = method.answer(Q, hits).trace.find(DivaStep)
     assert step.interpretation_fallback and step.interpretations == [Q.text]
     assert step.unreadable == 1  # the interpretations; the ambiguity and the one verdict were read
@@ -169,8 +169,8 @@ def test_toc_clarifications_as_json(llm_factory):
 def test_parsers_are_lenient():
     assert parse_interpretations("1: Who is A?\n2) who is a\n- Who is B\nQ?", "Q?", 5) == ["Who is A?", "Who is B?"]
     assert parse_yes_no_lines("1: Yes.\n3: no\nnonsense", 3) == [True, None, False]
-    readings, paragraph = parse_long_answer("1: A? -> x [1]\nn: B? -> y\nAnswer: One.\nTwo.")
-    assert readings == [("A?", "x [1]"), ("B?", "y")] and paragraph == "One. Two."  # a copied 'n:' still reads
+    interpretations, paragraph = parse_long_answer("1: A? -> x [1]\nn: B? -> y\nAnswer: One.\nTwo.")
+    assert interpretations == [("A?", "x [1]"), ("B?", "y")] and paragraph == "One. Two."  # a copied 'n:' still reads
     assert grade([True, True]) == "Useful" and grade([True, None]) == "PartialUseful" and grade([None]) == "Useless"
 
 
@@ -180,7 +180,7 @@ def test_demo_pool_picks_nearest_other_questions():
     question = pool.demos[0].question
     chosen = pool.nearest(question, 2)
     assert len(chosen) == 2 and question not in [d.question for d in chosen]
-    assert all(d.readings and d.long_answer for d in chosen)
+    assert all(d.interpretations and d.long_answer for d in chosen)
 
 
 def test_diva_uses_demos_when_asked(llm_factory):
@@ -196,7 +196,7 @@ def test_diva_uses_demos_when_asked(llm_factory):
     assert all(re.escape(d) and d in interpretation_prompt for d in demos)
 
 
-def test_oracle_retrieves_with_the_gold_readings_and_needs_them(llm_factory):
+def test_oracle_retrieves_with_the_gold_interpretations_and_needs_them(llm_factory):
     backend = responder()
     method, hits = _method("diva-oracle", llm_factory, backend)
     gold = ["Who scored the most goals in women's international football?", "Who scored the most goals of all time?"]
@@ -209,7 +209,7 @@ def test_oracle_retrieves_with_the_gold_readings_and_needs_them(llm_factory):
         method.answer(Q, hits)
 
 
-def test_the_runner_hands_gold_readings_to_oracles_only(tmp_path):
+def test_the_runner_hands_gold_interpretations_to_oracles_only(tmp_path):
     from tanglerag.datasets.asqa import load
     from tanglerag.eval.runner import EvalRunner
     from tanglerag.runtime import Runtime

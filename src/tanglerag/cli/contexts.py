@@ -37,7 +37,7 @@ def list_(user: UserOpt, config: ConfigOpt = None,
     sys.stdout.write(contexts_as_json(contexts) + "\n")
 
 @contexts_app.command("remove")
-def remove(user: UserOpt, context_id: Annotated[str, typer.Argument(help="id from `contexts list`")],
+def remove(user: UserOpt, context_id: Annotated[str, typer.Argument(help="the statement's id, from `contexts list`")],
            config: ConfigOpt = None,
            set_: SetOpt = None) -> None:
     """Remove one statement."""

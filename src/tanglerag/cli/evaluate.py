@@ -39,7 +39,9 @@ def eval_(
     metrics: Annotated[str | None, typer.Option("--metrics", help="comma-separated metric names "
                                                 "(default: each method's own)")] = None,
     limit: Annotated[int | None, typer.Option("--limit", "-n")] = None,
-    sample: Annotated[int | None, typer.Option("--sample", help="a random sample of N questions (eval.seed)")] = None,
+    random_n: Annotated[int | None, typer.Option("--random", help="a random N of the questions, kept in file order "
+                                                 "(seeded by eval.seed)")] = None,
+    sample: Annotated[int | None, typer.Option("--sample", hidden=True, help="old name of --random")] = None,
     head: Annotated[int | None, typer.Option("--head", min=1, help="answer only the first N of the loaded questions; "
                                              "the pool keeps all their passages (an interim look at a long run)")] = None,
     fmt: Annotated[str | None, typer.Option("--format", help="dataset format (detected if omitted)")] = None,
@@ -72,6 +74,8 @@ def eval_(
                              eval__fail_fast=fail_fast or None, eval__engine=engine, eval__ray_address=ray_address)
     if limit is not None and limit < 1:
         raise InputError(f"--limit must be at least 1, got {limit}")
+    if random_n is not None and sample is not None:
+        raise InputError("--sample is the old name of --random: give one of them")
     if out is not None and out.exists() and not out.is_dir():  # checked now, not after the run
         raise InputError(f"--out {out} is a file; give a folder for the results and predictions")
     names = comma_list(methods)
@@ -83,7 +87,8 @@ def eval_(
         raise InputError(f"unknown method(s) {unknown or names}; available: {', '.join(sorted(METHODS))}")
     metric_names = comma_list(metrics or "")
     check_names(metric_names)
-    dataset_name, loaded = load_dataset(dataset, fmt, limit, sample, settings.eval.seed)
+    dataset_name, loaded = load_dataset(dataset, fmt, limit, sample if random_n is None else random_n,
+                                        settings.eval.seed)
     examples = loaded[:head] if head else loaded
     runner = EvalRunner(Runtime(settings, index_dir=index_dir), metrics=metric_names or None)
     with RunProgress(quiet) as progress:

@@ -92,8 +92,9 @@ def judge_decision(known: str, candidates: list[str]) -> Decision[BaseModel]:
         return partly_numbered(reply, "candidate", found)
 
     # JSON may come spread over lines with indentation: a key costs up to ~14 tokens, not 8
-    return Decision(reply, judge_messages(known, candidates, as_json=True), 14 * len(candidates) + 8,
-                    judge_messages(known, candidates), 8 * len(candidates) + 8, read)
+    return Decision(reply=reply, json_messages=judge_messages(known, candidates, as_json=True),
+                    json_tokens=14 * len(candidates) + 8, text_messages=judge_messages(known, candidates),
+                    text_tokens=8 * len(candidates) + 8, parse_text=read)
 
 
 _VERDICT = re.compile(r"(\d+)\s*[:.)-]?\s*\**\s*(ok|conflict|contradict\w*|compatible)", re.IGNORECASE)

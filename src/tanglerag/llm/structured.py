@@ -26,10 +26,11 @@ T = TypeVar("T", bound=BaseModel)
 MAX_DROPPED = 4  # rounds of dropping incomplete list items before a cut-off reply counts as unreadable
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Decision(Generic[T]):
     """``reply`` is the schema; ``json_messages`` ask for it as JSON, ``text_messages`` as text that
-    ``parse_text`` reads (None: unreadable). Each way has its own generation budget."""
+    ``parse_text`` reads (None: unreadable). Each way has its own generation budget. Keyword-only: two message
+    lists and two budgets side by side are easy to swap by position."""
 
     reply: type[T]
     json_messages: list[Message]

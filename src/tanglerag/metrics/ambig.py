@@ -44,7 +44,8 @@ def _mean(values: list[float]) -> float | None:
 
 
 @METRICS.add("ans")
-def answer_recall(answer: Answer, example: QAExample) -> float | None:
+def answer_token_recall(answer: Answer, example: QAExample) -> float | None:
+    """Mean token recall of each gold answer (the disambiguations', else the example's) in the response."""
     golds = [d.answer for d in readings(example)] or example.answers
     return _mean([token_recall(g, _response(answer)) for g in golds])
 

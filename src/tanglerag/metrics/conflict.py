@@ -31,8 +31,8 @@ def _wrong(example: QAExample) -> list[str]:
 
 
 @METRICS.add("answer_recall")
-def answer_recall(answer: Answer, example: QAExample) -> float | None:
-    """Share of the gold answers the response contains."""
+def gold_answers_contained(answer: Answer, example: QAExample) -> float | None:
+    """Share of the gold answers the response contains, each as whole words (not the token recall of ``ans``)."""
     golds = [g for g in example.answers if normalize_answer(g)]
     if not golds:
         return None
@@ -43,7 +43,7 @@ def answer_recall(answer: Answer, example: QAExample) -> float | None:
 @METRICS.add("ramdocs_strict")
 def ramdocs_strict(answer: Answer, example: QAExample) -> float | None:
     """1 when the response contains every gold answer and no wrong answer (the MADAM-RAG paper's score)."""
-    recall = answer_recall(answer, example)
+    recall = gold_answers_contained(answer, example)
     if recall is None:
         return None
     response = _response(answer)
@@ -64,7 +64,7 @@ def misinfo_leak(answer: Answer, example: QAExample) -> float | None:
 def tangle_score(answer: Answer, example: QAExample) -> float | None:
     """One score for questions of every kind (the auto report's): the share of gold answers the response contains,
     0 when it also contains a known wrong answer, so repeating misinformation costs as much as answering nothing."""
-    recall = answer_recall(answer, example)
+    recall = gold_answers_contained(answer, example)
     if recall is None:
         return None
     return 0.0 if misinfo_leak(answer, example) else recall

@@ -28,7 +28,7 @@ from tanglerag.types import AnswerPart, Question, RetrievedPassage
 MAX_GROUPS = 8
 
 
-class Recalled(BaseModel):
+class MemoryPassages(BaseModel):  # passages the model writes from its own memory, step (a)
     passages: list[str] = Field(max_length=5)
 
 
@@ -63,9 +63,9 @@ def choice_reply(groups: int) -> type[Choice]:
 _PASSAGE = re.compile(r"^\s*(?:passage\s*\d*\s*:|\d+[.):]|[-*•])\s*(.+)$", re.IGNORECASE)
 
 
-def read_recall_lines(text: str, limit: int) -> Recalled:
+def read_recall_lines(text: str, limit: int) -> MemoryPassages:
     found = [m[1].strip() for line in text.splitlines() if (m := _PASSAGE.match(line)) and not is_unknown(m[1])]
-    return Recalled.model_construct(passages=found[:limit])
+    return MemoryPassages.model_construct(passages=found[:limit])
 
 
 def read_group_lines(text: str, sources: int) -> Consolidated | None:
@@ -157,9 +157,10 @@ class AstuteRagMethod(Method):
             return []
         budget = self.settings.section(AstuteConfig).passage_tokens
         with stage("recall"):
-            reply = self.llm.decide(Decision(Recalled, recall_messages(question, n, as_json=True), budget,
-                                             recall_messages(question, n), budget,
-                                             lambda text: read_recall_lines(text, n)))
+            reply = self.llm.decide(Decision(
+                reply=MemoryPassages, json_messages=recall_messages(question, n, as_json=True), json_tokens=budget,
+                text_messages=recall_messages(question, n), text_tokens=budget,
+                parse_text=lambda text: read_recall_lines(text, n)))
         step.unreadable += reply is None
         return [p.strip() for p in (reply.passages if reply else []) if p.strip() and not is_unknown(p)][:n]
 
@@ -169,8 +170,9 @@ class AstuteRagMethod(Method):
         budget, count = self.settings.section(AstuteConfig).consolidate_tokens, len(items)
         with stage("consolidate"):
             reply = self.llm.decide(Decision(
-                consolidated_reply(count), consolidate_messages(question, shown, as_json=True), budget,
-                consolidate_messages(question, shown), budget, lambda text: read_group_lines(text, count)))
+                reply=consolidated_reply(count), json_messages=consolidate_messages(question, shown, as_json=True),
+                json_tokens=budget, text_messages=consolidate_messages(question, shown), text_tokens=budget,
+                parse_text=lambda text: read_group_lines(text, count)))
         if reply is None or not reply.groups:
             step.unreadable += reply is None
             return [SourceGroup(statement=text, answer="", sources=ids) for text, ids in items]
@@ -184,8 +186,9 @@ class AstuteRagMethod(Method):
         budget, count = self.settings.section(AstuteConfig).answer_tokens, len(groups)
         with stage("generate"):
             reply = self.llm.decide(Decision(
-                choice_reply(count), choose_messages(question, shown, as_json=True), budget + 32,
-                choose_messages(question, shown), budget, lambda text: read_choice_lines(text, count)))
+                reply=choice_reply(count), json_messages=choose_messages(question, shown, as_json=True),
+                json_tokens=budget + 32, text_messages=choose_messages(question, shown), text_tokens=budget,
+                parse_text=lambda text: read_choice_lines(text, count)))
         if reply is None:
             step.unreadable += 1
             return []

@@ -1,1 +1,1 @@
-"""``auto``: read the question's tangle from its passages and answer with the method that fits it."""
+"""``auto``: find the question's tangle in its passages and answer with the method that fits it."""

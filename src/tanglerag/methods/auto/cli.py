@@ -25,7 +25,7 @@ def diagnose(
     write: Annotated[Path | None, typer.Option("--write", help="save the suggested auto.routes as a settings file")] = None,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
-    """Tangles auto read in a run, the routes it took, and each method's score per tangle."""
+    """Tangles auto found in a run, the routes it took, and each method's score per tangle."""
     settings = load_settings(config, set_, verbose)
     found = diagnose_run(read_run(run.name, run), metric)
     out = TerminalConsole()

@@ -1,6 +1,6 @@
 """What ``auto`` saw in an eval run, and how each method did per tangle: the evidence for retuning ``auto.routes``.
 
-For every question ``auto`` answered, its trace says which tangle the probe read and which method it chose. Where
+For every question ``auto`` answered, its trace says which tangle the probe found and which method it chose. Where
 the same run answered those questions with other methods too, their scores per tangle show which method would have
 done best; the suggestion is a settings file (``auto: routes: ...``), not code.
 """
@@ -39,7 +39,7 @@ class Diagnosis(BaseModel):
 
 
 def diagnose(run: Run, metric: str) -> Diagnosis:
-    """Per tangle read by ``auto``: questions, routes taken, and every method's mean ``metric`` on them."""
+    """Per tangle found by ``auto``: questions, routes taken, and every method's mean ``metric`` on them."""
     if "auto" not in run.methods:
         raise InputError(f"run {run.info.name!r} has no answers from auto (it has {', '.join(run.methods)})")
     if metric not in run.metrics:

@@ -2,7 +2,7 @@
 
 The probe costs at most one LLM call (stage ``probe``); the chosen method's own steps and calls follow in the same
 trace, so the answer shows both why a method was chosen and how that method answered. The route ``probe`` answers
-from the probe's own reading instead (``answer.py``), so that question costs the one call only.
+from the answers the probe's call gave per passage instead (``answer.py``), so that question costs the one call only.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import ClassVar, get_args
 
 from tanglerag.errors import ConfigError
 from tanglerag.methods import base
-from tanglerag.methods.auto.answer import PROBE_ROUTE, answer_from_readings
+from tanglerag.methods.auto.answer import PROBE_ROUTE, answer_from_probe
 from tanglerag.methods.auto.config import AutoConfig, Tangle
-from tanglerag.methods.auto.probe import probe, read_passages
+from tanglerag.methods.auto.probe import probe, probe_passages
 from tanglerag.methods.auto.steps import AutoStep, ProbedPassage
 from tanglerag.methods.base import MULTI_ANSWER_METRICS, Method, MethodOutput, Resources, make_method
 from tanglerag.tracking import record_step, stage
@@ -42,16 +42,16 @@ class AutoMethod(Method):
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         cfg = self.settings.section(AutoConfig)
         with stage("probe"):
-            reading = probe(self.llm, question.text, passages, overlap=cfg.duplicate_overlap,
+            finding = probe(self.llm, question.text, passages, overlap=cfg.duplicate_overlap,
                             words=self.settings.methods.passage_words, tokens=cfg.probe_tokens,
                             entities=cfg.entity_signals, index=self.resources.index)
-            route = cfg.routes[reading.tangle]  # type: ignore[index]
-            if route == PROBE_ROUTE and reading.passages is None and passages:  # decided without the call: make it
-                reading.passages = read_passages(self.llm, question.text, passages,
-                                                 words=self.settings.methods.passage_words, tokens=cfg.probe_tokens)
-        record_step(AutoStep(signals=reading.signals, tangle=reading.tangle, route=route, why=reading.why,
-                             passages=ProbedPassage.listed(reading.passages or {})))
+            route = cfg.routes[finding.tangle]  # type: ignore[index]
+            if route == PROBE_ROUTE and finding.passages is None and passages:  # decided without the call: make it
+                finding.passages = probe_passages(self.llm, question.text, passages,
+                                                  words=self.settings.methods.passage_words, tokens=cfg.probe_tokens)
+        record_step(AutoStep(signals=finding.signals, tangle=finding.tangle, route=route, why=finding.why,
+                             passages=ProbedPassage.listed(finding.passages or {})))
         if route == PROBE_ROUTE:
-            return answer_from_readings(reading.passages or {}, passages)
+            return answer_from_probe(finding.passages or {}, passages)
         return make_method(route, self.resources).run_named(question, passages)
 

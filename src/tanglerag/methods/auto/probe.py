@@ -4,7 +4,7 @@ Cheap signals: how many passages, the top score's lead, near-duplicate pairs (wo
 named entities the passages name (spaCy: how many, how many in several passages, how many passages name one of the
 question's), and, when the index has BM25, how much its top k agrees with dense search's. They are recorded for
 ``tanglerag diagnose``; they decide the plain cases (no passage: low-coverage; one passage, or copies of one: clean).
-Otherwise one call reads each passage's answer and the descriptor that tells its entity apart from others with the
+Otherwise one call asks for each passage's answer and the descriptor that tells its entity apart from others with the
 same name (COrg's extraction, batched): one answer is clean; different answers with different descriptors are
 ambiguous; different answers for the same (or no) descriptor conflict; both at once is mixed; no answer at all is
 low-coverage.
@@ -27,17 +27,19 @@ from tanglerag.text import clip_words, is_unknown, normalize_answer
 from tanglerag.types import RetrievedPassage
 
 
-class PassageReading(BaseModel):
+class PassageAnswer(BaseModel):  # one passage's answer and the descriptor of what it is about, as the call gives
     answer: str = Field(max_length=80)
     descriptor: str = Field(max_length=80)
 
 
 @dataclass
-class Reading:
+class TangleFinding:
+    """The probe's result: the tangle, why, the signals behind it and, when the call was made, each passage's answer."""
+
     tangle: str
     why: str
     signals: dict[str, float | int | str] = field(default_factory=dict)
-    passages: dict[int, PassageReading] | None = None  # each passage's answer and descriptor, when the call was made
+    passages: dict[int, PassageAnswer] | None = None  # by passage number, when the call was made
 
 
 PROBE_SYSTEM = (
@@ -80,20 +82,20 @@ def ranking_signals(question: str, index: PassageIndex | None, k: int) -> dict[s
     return {"dense_bm25_agreement": round(len(dense & sparse) / k, 3)}
 
 
-def decide_cheaply(signals: dict[str, float | int | str]) -> Reading | None:
+def decide_cheaply(signals: dict[str, float | int | str]) -> TangleFinding | None:
     if signals["passages"] == 0:
-        return Reading("low-coverage", "nothing was retrieved", signals)
+        return TangleFinding("low-coverage", "nothing was retrieved", signals)
     if signals["passages"] == 1:
-        return Reading("clean", "one passage", signals)
+        return TangleFinding("clean", "one passage", signals)
     if signals["near_duplicate_pairs"] == signals["pairs"]:
-        return Reading("clean", f"all {signals['passages']} passages are near-copies of one another", signals)
+        return TangleFinding("clean", f"all {signals['passages']} passages are near-copies of one another", signals)
     return None
 
 
 def probe_decision(question: str, passages: list[RetrievedPassage], words: int | None,
                    tokens: int) -> Decision[BaseModel]:
     numbers = tuple(range(1, len(passages) + 1))
-    reply = numbered_reply("Probe", "passage", numbers, PassageReading)
+    reply = numbered_reply("Probe", "passage", numbers, PassageAnswer)
     block = "\n\n".join(f"[{n}] {clip_words(h.passage.text, words)}" for n, h in enumerate(passages, 1))
 
     def messages(task: str) -> list[Message]:
@@ -107,33 +109,34 @@ def probe_decision(question: str, passages: list[RetrievedPassage], words: int |
             number = head.lstrip("[").strip()
             if number.isdigit() and int(number) in numbers and rest.strip():
                 answer, _, descriptor = rest.partition("|")
-                found[int(number)] = PassageReading(answer=answer.strip()[:80], descriptor=descriptor.strip()[:80])
+                found[int(number)] = PassageAnswer(answer=answer.strip()[:80], descriptor=descriptor.strip()[:80])
         return partly_numbered(reply, "passage", found)
 
     budget = tokens * len(numbers) + 8
-    return Decision(reply, messages(PROBE_JSON), budget + 8 * len(numbers),
-                    messages(PROBE_TEXT.format(last=len(numbers))), budget, read)
+    return Decision(reply=reply, json_messages=messages(PROBE_JSON), json_tokens=budget + 8 * len(numbers),
+                    text_messages=messages(PROBE_TEXT.format(last=len(numbers))), text_tokens=budget,
+                    parse_text=read)
 
 
-def gives_answer(reading: PassageReading) -> bool:
-    return bool(reading.answer.strip()) and not is_unknown(reading.answer)
+def gives_answer(given: PassageAnswer) -> bool:
+    return bool(given.answer.strip()) and not is_unknown(given.answer)
 
 
-def named_descriptor(reading: PassageReading) -> str:
+def named_descriptor(given: PassageAnswer) -> str:
     """The descriptor, normalized; empty when the passage names none."""
-    descriptor = normalize_answer(reading.descriptor)
+    descriptor = normalize_answer(given.descriptor)
     return descriptor if descriptor and not is_unknown(descriptor) and descriptor != "none" else ""
 
 
-def classify(readings: dict[int, PassageReading], signals: dict[str, float | int | str]) -> Reading:
+def classify(per_passage: dict[int, PassageAnswer], signals: dict[str, float | int | str]) -> TangleFinding:
     """The tangle from each passage's answer and descriptor (passages the reply left out count as not answering)."""
-    answering = {n: r for n, r in readings.items() if gives_answer(r)}
+    answering = {n: r for n, r in per_passage.items() if gives_answer(r)}
     answers = {normalize_answer(r.answer) for r in answering.values()}
     signals = {**signals, "answering_passages": len(answering), "distinct_answers": len(answers)}
     if not answering:
-        return Reading("low-coverage", "no passage answers the question", signals, readings)
+        return TangleFinding("low-coverage", "no passage answers the question", signals, per_passage)
     if len(answers) == 1:
-        return Reading("clean", f"{len(answering)} answering passage(s) agree", signals, readings)
+        return TangleFinding("clean", f"{len(answering)} answering passage(s) agree", signals, per_passage)
     entities = conflicts = 0
     for a, b in combinations(answering.values(), 2):
         if normalize_answer(a.answer) == normalize_answer(b.answer):
@@ -145,28 +148,28 @@ def classify(readings: dict[int, PassageReading], signals: dict[str, float | int
             conflicts += 1
     signals |= {"pairs_about_different_entities": entities, "pairs_in_conflict": conflicts}
     if entities and conflicts:
-        return Reading("mixed", f"{len(answers)} answers, some for different entities, some in conflict", signals,
-                       readings)
+        return TangleFinding("mixed", f"{len(answers)} answers, some for different entities, some in conflict",
+                             signals, per_passage)
     if entities:
-        return Reading("ambiguous", f"{len(answers)} answers for entities told apart by their descriptors", signals,
-                       readings)
-    return Reading("conflicting", f"{len(answers)} answers for the same entity", signals, readings)
+        return TangleFinding("ambiguous", f"{len(answers)} answers for entities told apart by their descriptors",
+                             signals, per_passage)
+    return TangleFinding("conflicting", f"{len(answers)} answers for the same entity", signals, per_passage)
 
 
 def probe(llm: LLM, question: str, passages: list[RetrievedPassage], *, overlap: float, words: int | None,
-          tokens: int, entities: bool = True, index: PassageIndex | None = None) -> Reading:
+          tokens: int, entities: bool = True, index: PassageIndex | None = None) -> TangleFinding:
     signals = cheap_signals(passages, overlap) | ranking_signals(question, index, len(passages))
     if entities and passages:
         signals |= entity_signals(question, passages)
     cheap = decide_cheaply(signals)
     if cheap is not None:
         return cheap
-    found = read_passages(llm, question, passages, words=words, tokens=tokens)
+    found = probe_passages(llm, question, passages, words=words, tokens=tokens)
     return classify(found, {**signals, "unread_passages": len(passages) - len(found)})
 
 
-def read_passages(llm: LLM, question: str, passages: list[RetrievedPassage], *, words: int | None,
-                  tokens: int) -> dict[int, PassageReading]:
+def probe_passages(llm: LLM, question: str, passages: list[RetrievedPassage], *, words: int | None,
+                   tokens: int) -> dict[int, PassageAnswer]:
     """The probe's one call: each passage's answer and descriptor, by passage number (a text reply may leave some
     out)."""
     numbers = list(range(1, len(passages) + 1))

@@ -1,4 +1,4 @@
-"""``auto``'s trace step: what the probe measured, the tangle it read, the method it chose and why."""
+"""``auto``'s trace step: what the probe measured, the tangle it found, the method it chose and why."""
 
 from __future__ import annotations
 
@@ -10,21 +10,21 @@ from pydantic import BaseModel, Field
 from tanglerag.trace import TraceStep
 
 
-class _Read(Protocol):
+class _Answered(Protocol):
     answer: str
     descriptor: str
 
 
 class ProbedPassage(BaseModel):
-    """What the probe's call read in one passage (numbered as shown to the model, from 1)."""
+    """What the probe's call gave for one passage (numbered as shown to the model, from 1)."""
 
     number: int
     answer: str
     descriptor: str
 
     @classmethod
-    def listed(cls, readings: Mapping[int, _Read]) -> list[ProbedPassage]:
-        return [cls(number=n, answer=r.answer, descriptor=r.descriptor) for n, r in sorted(readings.items())]
+    def listed(cls, per_passage: Mapping[int, _Answered]) -> list[ProbedPassage]:
+        return [cls(number=n, answer=r.answer, descriptor=r.descriptor) for n, r in sorted(per_passage.items())]
 
 
 class AutoStep(TraceStep):

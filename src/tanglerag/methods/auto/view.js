@@ -1,7 +1,7 @@
 // auto's step view: registered into the inspector (service/static/inspector.js), served as part of /views.js.
 "use strict";
 
-// The tangle read, the method chosen and why, what the probe's call read in each passage, then every signal the
+// The tangle found, the method chosen and why, what the probe's call gave for each passage, then every signal the
 // probe measured.
 registerStepView("auto", "Tangle and route", (step, index) => el("div", {},
   el("p", {}, el("strong", {}, step.tangle), ` → ${step.route}: ${step.why}`),

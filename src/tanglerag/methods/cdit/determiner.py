@@ -27,7 +27,9 @@ class JudgedQuery(BaseModel):
     verdicts: dict[str, bool | None]  # passage id -> consistent (None: unreadable)
 
 
-class Recalled(BaseModel):
+class CloseJudgedQuery(BaseModel):
+    """A remembered query close enough to reuse: its text, its cosine similarity to the new one, its verdicts."""
+
     query: str
     similarity: float
     verdicts: dict[str, bool | None]
@@ -64,7 +66,7 @@ class QueryMemory:
     def __len__(self) -> int:
         return len(self._load())
 
-    def recall(self, query: str, vector: np.ndarray | None = None) -> Recalled | None:
+    def recall(self, query: str, vector: np.ndarray | None = None) -> CloseJudgedQuery | None:
         """The most similar remembered query at or above the threshold, with its verdicts."""
         queries = self._load()
         if not queries:
@@ -74,8 +76,8 @@ class QueryMemory:
         best = int(np.argmax(similarities))
         if float(similarities[best]) < self.threshold:
             return None
-        return Recalled(query=queries[best].query, similarity=float(similarities[best]),
-                        verdicts=queries[best].verdicts)
+        return CloseJudgedQuery(query=queries[best].query, similarity=float(similarities[best]),
+                                verdicts=queries[best].verdicts)
 
     def remember(self, query: str, verdicts: dict[str, bool | None], vector: np.ndarray | None = None) -> None:
         vector = self.embedder.embed([query])[0] if vector is None else vector

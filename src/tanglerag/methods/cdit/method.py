@@ -85,18 +85,20 @@ class CditMethod(Method):
             return None if verdict is None else VerdictReply(match=verdict)
 
         cmd, tokens = self.config.cmd, self.config.judge_tokens
-        return Decision(VerdictReply, judge_messages(cmd, question, passage, as_json=True), tokens + 8,
-                        judge_messages(cmd, question, passage), tokens, read)
+        return Decision(reply=VerdictReply, json_messages=judge_messages(cmd, question, passage, as_json=True),
+                        json_tokens=tokens + 8, text_messages=judge_messages(cmd, question, passage),
+                        text_tokens=tokens, parse_text=read)
 
     def _batch(self, question: str, passages: list[RetrievedPassage], words: int | None) -> Decision[BaseModel]:
         numbered, count = number_passages(passages, words), len(passages)
         numbers = tuple(range(1, count + 1))
         reply = numbered_reply("Verdicts", "passage", numbers, bool)
         cmd, tokens = self.config.cmd, self.config.judge_tokens
-        return Decision(reply, judge_batch_messages(cmd, question, numbered, count, as_json=True),
-                        (tokens + BATCH_LINE_TOKENS + 4) * count,
-                        judge_batch_messages(cmd, question, numbered, count), (tokens + BATCH_LINE_TOKENS) * count,
-                        lambda text: partly_numbered(reply, "passage", dict(enumerate(parse_verdict_lines(
+        return Decision(reply=reply, json_messages=judge_batch_messages(cmd, question, numbered, count, as_json=True),
+                        json_tokens=(tokens + BATCH_LINE_TOKENS + 4) * count,
+                        text_messages=judge_batch_messages(cmd, question, numbered, count),
+                        text_tokens=(tokens + BATCH_LINE_TOKENS) * count,
+                        parse_text=lambda text: partly_numbered(reply, "passage", dict(enumerate(parse_verdict_lines(
                             text, count), start=1))))
 
     def memory(self) -> QueryMemory:

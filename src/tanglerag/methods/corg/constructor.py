@@ -70,8 +70,10 @@ class GraphConstructor:
         extractions = []
         for i, hit in enumerate(passages):
             reply = self.llm.decide(Decision(
-                ExtractedReply, extract_messages(question, hit.passage.text, self.passage_words, as_json=True), 64,
-                extract_messages(question, hit.passage.text, self.passage_words), 48, read_extraction_lines))
+                reply=ExtractedReply,
+                json_messages=extract_messages(question, hit.passage.text, self.passage_words, as_json=True),
+                json_tokens=64, text_messages=extract_messages(question, hit.passage.text, self.passage_words),
+                text_tokens=48, parse_text=read_extraction_lines))
             if reply is None:
                 graph.unparsed += 1
             extraction = extraction_of(reply) if reply is not None else Extraction()  # unreadable: not answering
@@ -88,7 +90,8 @@ def _relations(question: str, block: str, focal: int, numbers: list[int]) -> Dec
     """The relations of context ``focal`` to ``numbers``: as JSON (a key per context) or as lines."""
     # notes first: each context's entity, descriptor and answer, the three things the text prompt asks it to weigh
     reply = numbered_reply("Relations", "context", tuple(numbers), Relation, notes_chars=NOTES_CHARS)
-    return Decision(reply, relation_messages(question, block, focal, numbers, as_json=True),
-                    NOTES_CHARS // 3 + 14 * len(numbers) + 8,
-                    relation_messages(question, block, focal, numbers), 10 * len(numbers) + 8,
-                    lambda text: partly_numbered(reply, "context", parse_relations(text, numbers)))
+    return Decision(reply=reply, json_messages=relation_messages(question, block, focal, numbers, as_json=True),
+                    json_tokens=NOTES_CHARS // 3 + 14 * len(numbers) + 8,
+                    text_messages=relation_messages(question, block, focal, numbers),
+                    text_tokens=10 * len(numbers) + 8,
+                    parse_text=lambda text: partly_numbered(reply, "context", parse_relations(text, numbers)))

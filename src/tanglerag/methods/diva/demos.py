@@ -28,11 +28,12 @@ class DemoPool:
     def from_file(cls, path: Path, embedder: TextEmbedder) -> DemoPool:
         demos = []
         for example in load_asqa(Path(path)):
-            readings = tuple((d.sub_question, d.answer)
-                             for d in (Disambiguation.model_validate(x) for x in example.metadata["disambig"]))
+            interpretations = tuple((d.sub_question, d.answer)
+                                    for d in (Disambiguation.model_validate(x) for x in example.metadata["disambig"]))
             long_answers = example.metadata.get("long_answers") or []
-            if readings and long_answers:
-                demos.append(Demo(question=example.question, readings=readings, long_answer=long_answers[0]))
+            if interpretations and long_answers:
+                demos.append(Demo(question=example.question, interpretations=interpretations,
+                                  long_answer=long_answers[0]))
         return cls(demos, embedder)
 
     def nearest(self, question: str, k: int) -> list[Demo]:

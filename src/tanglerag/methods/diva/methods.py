@@ -25,10 +25,10 @@ from tanglerag.methods.diva.config import DivaConfig
 from tanglerag.methods.diva.demos import DemoPool
 from tanglerag.methods.diva.prompts import (
     Ambiguity,
+    Clarifications,
     Coverage,
     Demo,
     Interpretations,
-    Readings,
     ambiguity_messages,
     clarify_messages,
     interpretation_messages,
@@ -36,9 +36,9 @@ from tanglerag.methods.diva.prompts import (
     parse_long_answer,
     parse_yes_no_lines,
     read_ambiguity,
+    read_clarification_lines,
     read_coverage,
     read_interpretation_lines,
-    read_reading_lines,
     usable_interpretations,
     verify_batch_messages,
     verify_messages,
@@ -97,14 +97,17 @@ class _LongAnswerMethod(Method):
         budget = self.config.step_tokens
         with stage("interpret"):
             if with_reason:
-                ambiguity = self.llm.decide(Decision(Ambiguity, ambiguity_messages(question, as_json=True), budget,
-                                                     ambiguity_messages(question), budget, read_ambiguity))
+                ambiguity = self.llm.decide(Decision(
+                    reply=Ambiguity, json_messages=ambiguity_messages(question, as_json=True), json_tokens=budget,
+                    text_messages=ambiguity_messages(question), text_tokens=budget, parse_text=read_ambiguity))
                 if ambiguity is not None:
                     step.ambiguity_types, step.reason = ambiguity.named_types(), ambiguity.reason
                 step.unreadable += ambiguity is None
             reply = self.llm.decide(Decision(
-                Interpretations, interpretation_messages(question, step.reason, demos, as_json=True), budget,
-                interpretation_messages(question, step.reason, demos), budget, read_interpretation_lines))
+                reply=Interpretations,
+                json_messages=interpretation_messages(question, step.reason, demos, as_json=True), json_tokens=budget,
+                text_messages=interpretation_messages(question, step.reason, demos), text_tokens=budget,
+                parse_text=read_interpretation_lines))
         step.unreadable += reply is None
         found = usable_interpretations(reply.questions, question, self.config.max_interpretations) if reply else []
         step.interpretation_fallback = not found
@@ -165,9 +168,10 @@ class _LongAnswerMethod(Method):
         step.verification_mode = self.config.verification
         with stage("verify"):
             if self.config.verification == "each":
-                replies = self.llm.decide_many([Decision(Coverage, verify_messages(block, q, as_json=True), 8,
-                                                         verify_messages(block, q), 4, read_coverage)
-                                                for q in interpretations])
+                replies = self.llm.decide_many([
+                    Decision(reply=Coverage, json_messages=verify_messages(block, q, as_json=True), json_tokens=8,
+                             text_messages=verify_messages(block, q), text_tokens=4, parse_text=read_coverage)
+                    for q in interpretations])
                 verdicts = [r.contains_answer if r is not None else None for r in replies]
             else:
                 verdicts = self._verify_batch(block, interpretations)
@@ -188,8 +192,9 @@ class _LongAnswerMethod(Method):
 
         # the JSON budget allows for indented lines (~14 tokens a key): a cut-off reply reads as no verdict at all
         found = numbered_values(self.llm.decide(Decision(
-            reply, verify_batch_messages(block, interpretations, as_json=True), 14 * len(numbers) + 8,
-            verify_batch_messages(block, interpretations), 6 * len(numbers), read)), "question", numbers)
+            reply=reply, json_messages=verify_batch_messages(block, interpretations, as_json=True),
+            json_tokens=14 * len(numbers) + 8, text_messages=verify_batch_messages(block, interpretations),
+            text_tokens=6 * len(numbers), parse_text=read)), "question", numbers)
         return [found.get(n) for n in numbers]
 
     # -- (6) ----------------------------------------------------------------------------
@@ -200,14 +205,14 @@ class _LongAnswerMethod(Method):
         with stage("generate"):
             reply = self.llm.complete(long_answer_messages(question, demos, block, hints),
                                       self.llm.params(max_tokens=self.config.answer_tokens, stop=LONG_ANSWER_STOP)).text
-        readings, paragraph = parse_long_answer(reply)
+        interpretations, paragraph = parse_long_answer(reply)
         used = passages or []
 
         def ids(text: str) -> list[str]:
             return [used[n - 1].passage.id for n in cited_numbers(text) if 1 <= n <= len(used)]
 
         parts = [AnswerPart(answer=strip_citations(a), descriptor=strip_citations(q), citations=ids(f"{q} {a}"))
-                 for q, a in readings if not is_unknown(a)]
+                 for q, a in interpretations if not is_unknown(a)]
         text = paragraph or " ".join(f"{p.descriptor} {p.answer}." for p in parts)
         if not text or is_unknown(text):
             return MethodOutput.abstain(passages=used)
@@ -298,9 +303,9 @@ class DivaOracleMethod(_LongAnswerMethod):
 
 
 class ToCMethod(_LongAnswerMethod):
-    """Tree of clarifications: each node's question is retrieved for and clarified into child readings
+    """Tree of clarifications: each node's question is retrieved for and clarified into child questions
     (breadth first, ``diva.toc_depth`` levels, ``diva.toc_nodes`` expansions); the long answer uses the
-    readings found and passages gathered across the tree."""
+    clarifications found and passages gathered across the tree."""
 
     name: ClassVar[str] = "toc"
     description: ClassVar[str] = "iterative tree of clarifications with retrieval per node (the costly baseline)"
@@ -322,8 +327,9 @@ class ToCMethod(_LongAnswerMethod):
             block = number_passages(hits, self.settings.methods.passage_words)
             with stage("clarify"):
                 reply = self.llm.decide(Decision(
-                    Readings, clarify_messages(query, block, as_json=True), self.config.step_tokens,
-                    clarify_messages(query, block), self.config.step_tokens, read_reading_lines))
+                    reply=Clarifications, json_messages=clarify_messages(query, block, as_json=True),
+                    json_tokens=self.config.step_tokens, text_messages=clarify_messages(query, block),
+                    text_tokens=self.config.step_tokens, parse_text=read_clarification_lines))
             expansions += 1
             for child_question, answer in [(r.question, r.answer) for r in (reply.readings if reply else [])]:
                 if normalize_answer(child_question) in seen or is_unknown(answer):

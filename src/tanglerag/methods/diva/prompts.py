@@ -25,17 +25,17 @@ AMBIGUITY_TYPES: tuple[AmbiguityType, ...] = get_args(AmbiguityType)[:-1]
 
 @dataclass(frozen=True)
 class Demo:
-    """One worked example: a question, its disambiguated readings with short answers, a long answer."""
+    """One worked example: a question, its interpretations (specific questions) with short answers, a long answer."""
 
     question: str
-    readings: tuple[tuple[str, str], ...]
+    interpretations: tuple[tuple[str, str], ...]  # (specific question, short answer)
     long_answer: str
 
 
 BUILTIN_DEMO = Demo(
     question="Who won the Ballon d'Or in 2018?",
-    readings=(("Which man won the Ballon d'Or in 2018?", "Luka Modric"),
-              ("Which woman won the Ballon d'Or in 2018?", "Ada Hegerberg")),
+    interpretations=(("Which man won the Ballon d'Or in 2018?", "Luka Modric"),
+                     ("Which woman won the Ballon d'Or in 2018?", "Ada Hegerberg")),
     long_answer=("In 2018 the Ballon d'Or was given to a man and, for the first time, to a woman. Luka Modric of "
                  "Croatia won the men's award, and the Norwegian striker Ada Hegerberg won the first women's award."),
 )
@@ -90,12 +90,6 @@ def read_ambiguity(reply: str) -> Ambiguity | None:
     return Ambiguity.model_construct(reason=(reason or "")[:300], types=types or [])
 
 
-def parse_ambiguity(reply: str) -> tuple[list[str], str]:
-    """(types, reason); 'none' or nothing readable gives no types."""
-    read = read_ambiguity(reply)
-    return (read.named_types(), read.reason) if read is not None else ([], "")
-
-
 INTERPRETATION_SYSTEM = (
     "You rewrite an ambiguous question into the specific questions it could mean, one per reading, using the "
     "reason it is ambiguous. Each rewritten question must have a single answer. Write one per line, numbered:\n"
@@ -107,7 +101,7 @@ def _demo_block(demos: list[Demo], with_answers: bool) -> str:
     blocks = []
     for demo in demos:
         lines = [f"Question: {demo.question}"]
-        for n, (question, answer) in enumerate(demo.readings, 1):
+        for n, (question, answer) in enumerate(demo.interpretations, 1):
             lines.append(f"{n}: {question}" + (f" -> {answer}" if with_answers else ""))
         if with_answers:
             lines.append(f"Answer: {demo.long_answer}")
@@ -239,7 +233,7 @@ CLOSED_BOOK_NOTE = " Use what you know."
 def long_answer_messages(question: str, demos: list[Demo], block: str | None = None,
                          interpretations: list[str] | None = None) -> list[Message]:
     """RAG when ``block`` (numbered passages) is given, closed-book otherwise; ``interpretations`` are hints
-    (query refinement) the model may use as readings."""
+    (query refinement) the model may use as interpretations."""
     system = LONG_ANSWER_SYSTEM + (RAG_NOTE if block is not None else CLOSED_BOOK_NOTE)
     parts = [f"Example:\n{_demo_block(demos or [BUILTIN_DEMO], with_answers=True)}"]
     if block is not None:
@@ -251,13 +245,13 @@ def long_answer_messages(question: str, demos: list[Demo], block: str | None = N
     return [Message(role="system", content=system), Message(role="user", content="\n\n".join(parts))]
 
 
-_READING = re.compile(r"^\s*(?:(?:dq\s*)?(?:\d+|n)\s*[:.)]|[-*•])\s*(.+?)\s*(?:->|=>|→)\s*(.+)$", re.IGNORECASE)
+_ANSWERED_QUESTION = re.compile(r"^\s*(?:(?:dq\s*)?(?:\d+|n)\s*[:.)]|[-*•])\s*(.+?)\s*(?:->|=>|→)\s*(.+)$", re.IGNORECASE)
 
 
 def parse_long_answer(reply: str) -> tuple[list[tuple[str, str]], str]:
-    """(readings as (question, short answer), the paragraph). Without an 'Answer:' line the whole reply,
-    minus reading lines, is the paragraph."""
-    readings, rest = [], []
+    """(interpretations as (question, short answer), the paragraph). Without an 'Answer:' line the whole reply,
+    minus interpretation lines, is the paragraph."""
+    interpretations, rest = [], []
     paragraph = None
     for line in reply.splitlines():
         stripped = line.strip()
@@ -267,13 +261,13 @@ def parse_long_answer(reply: str) -> tuple[list[tuple[str, str]], str]:
         if re.match(r"^\W*answer\s*:", stripped, re.IGNORECASE):
             paragraph = [stripped.split(":", 1)[1].strip()]
             continue
-        match = _READING.match(stripped)
+        match = _ANSWERED_QUESTION.match(stripped)
         if match:
-            readings.append((match.group(1).strip(), match.group(2).strip()))
+            interpretations.append((match.group(1).strip(), match.group(2).strip()))
         elif stripped:
             rest.append(stripped)
     text = " ".join(p for p in (paragraph if paragraph is not None else rest) if p)
-    return readings, text.strip()
+    return interpretations, text.strip()
 
 
 CLARIFY_SYSTEM = (
@@ -290,23 +284,25 @@ CLARIFY_JSON_SYSTEM = CLARIFY_SYSTEM.split("Write each reading")[0] + (
 )
 
 
-class Reading(BaseModel):
+# a reply model's docstring would go into its JSON schema, and so to the model: comments instead
+class Clarification(BaseModel):  # one specific question a node's question may mean, with its short answer (ToC)
     question: str = Field(max_length=200)
     answer: str = Field(max_length=120)
 
 
-class Readings(BaseModel):
-    readings: list[Reading] = Field(max_length=8)
+class Clarifications(BaseModel):
+    readings: list[Clarification] = Field(max_length=8)  # the JSON key the prompts ask for
 
 
 def clarify_messages(question: str, block: str, *, as_json: bool = False) -> list[Message]:
-    """ToC's expansion step: readings (and answers) of one node's question from its own passages."""
+    """ToC's expansion step: clarifications (and answers) of one node's question from its own passages."""
     user = f"Passages:\n{block}\n\nQuestion: {question}\nReadings:"
     return [Message(role="system", content=CLARIFY_JSON_SYSTEM if as_json else CLARIFY_SYSTEM),
             Message(role="user", content=user)]
 
 
-def read_reading_lines(reply: str) -> Readings:
-    """The ``question -> answer`` lines of a text reply (none is a reply with no readings)."""
-    readings, _ = parse_long_answer(reply)
-    return Readings.model_construct(readings=[Reading.model_construct(question=q, answer=a) for q, a in readings])
+def read_clarification_lines(reply: str) -> Clarifications:
+    """The ``question -> answer`` lines of a text reply (none is a reply with no clarifications)."""
+    found, _ = parse_long_answer(reply)
+    return Clarifications.model_construct(
+        readings=[Clarification.model_construct(question=q, answer=a) for q, a in found])

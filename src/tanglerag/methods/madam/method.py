@@ -112,9 +112,10 @@ class MadamRagMethod(Method):
             others = None if before is None else "\n".join(
                 f"Agent {j}: {t.answer}. {t.reason}" for j, t in enumerate(before, 1) if j != i + 1)
             document = clip_words(hit.passage.text, words)
-            decisions.append(Decision(AgentReply, agent_messages(question, document, others, summary, as_json=True),
-                                      budget + 16, agent_messages(question, document, others, summary), budget,
-                                      read_agent_lines))
+            decisions.append(Decision(
+                reply=AgentReply, json_messages=agent_messages(question, document, others, summary, as_json=True),
+                json_tokens=budget + 16, text_messages=agent_messages(question, document, others, summary),
+                text_tokens=budget, parse_text=read_agent_lines))
         with stage("debate"):
             replies = self.llm.decide_many(decisions)
         turns = []
@@ -132,8 +133,9 @@ class MadamRagMethod(Method):
         budget = self.settings.section(MadamConfig).aggregator_tokens
         with stage("aggregate"):
             reply = self.llm.decide(Decision(
-                aggregation_reply(agents), aggregator_messages(question, listed, as_json=True), budget + 32,
-                aggregator_messages(question, listed), budget, lambda text: read_aggregation_lines(text, agents)))
+                reply=aggregation_reply(agents), json_messages=aggregator_messages(question, listed, as_json=True),
+                json_tokens=budget + 32, text_messages=aggregator_messages(question, listed), text_tokens=budget,
+                parse_text=lambda text: read_aggregation_lines(text, agents)))
         if reply is None:
             return DebateRound(agents=turns, summary="(the aggregator's reply could not be read)")
         return DebateRound(agents=turns, kept=parts_of(reply, passages, None), summary=reply.summary)
