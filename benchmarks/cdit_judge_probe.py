@@ -19,9 +19,8 @@ from pathlib import Path
 from tanglerag.datasets.base import QAExample
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.llm.factory import build_llm
-from tanglerag.methods.base import Resources
+from tanglerag.methods.base import Resources, make_method
 from tanglerag.methods.cdit.method import CditMethod
-from tanglerag.methods.registry import make_method
 from tanglerag.settings import Settings
 from tanglerag.tables import Table
 from tanglerag.tracking import track

@@ -18,6 +18,7 @@ from tanglerag.datasets.registry import load_dataset
 from tanglerag.embeddings import Embedder
 from tanglerag.eval.passages import PassageBuilder
 from tanglerag.llm.factory import build_llm
+from tanglerag.methods.corg.config import CorgConfig
 from tanglerag.methods.corg.constructor import GraphConstructor
 from tanglerag.methods.corg.graph import ContextGraph
 from tanglerag.methods.corg.reranker import organize
@@ -30,7 +31,7 @@ def probe(mode: str, structured: str, sample: int, seed: int, show: bool) -> Non
     _, examples = load_dataset("ramdocs", sample=sample, seed=seed)
     llm = build_llm(settings.llm, settings.cache_dir)
     builder = PassageBuilder(examples, Embedder(settings.embedding), settings.eval)
-    constructor = GraphConstructor(llm, settings.corg, settings.methods.passage_words)
+    constructor = GraphConstructor(llm, settings.section(CorgConfig), settings.methods.passage_words)
     tracker = Tracker()  # one tracker over the whole probe: its usage is the probe's cost
     confusion: Counter = Counter()
     groups = kept = unparsed = pairs_judged = 0

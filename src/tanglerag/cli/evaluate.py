@@ -21,13 +21,11 @@ from tanglerag.eval.report import (
     results_table,
     write_outputs,
 )
-from tanglerag.eval.retrieval_runner import RetrievalRunner, retrieval_lines
 from tanglerag.eval.runner import EvalRunner
-from tanglerag.fileio import atomic_write_text
-from tanglerag.methods.registry import METHODS
+from tanglerag.family import task_runner
+from tanglerag.methods.base import method_classes
 from tanglerag.metrics.registry import check_names
 from tanglerag.runtime import Runtime
-from tanglerag.settings import Settings
 
 app = typer.Typer()
 
@@ -80,11 +78,14 @@ def eval_(
         raise InputError(f"--out {out} is a file; give a folder for the results and predictions")
     names = comma_list(methods)
     if dataset_task(dataset) == "retrieval":
-        _eval_retrieval(settings, Path(dataset), names, corpus, comma_list(retriever), sweep, limit, out, as_json)
+        task = task_runner("retrieval")
+        task(settings, Path(dataset), names, limit=limit, out=out, as_json=as_json,
+             options={"corpus": corpus, "retrievers": comma_list(retriever), "sweep": sweep})
         return
-    unknown = [m for m in names if m not in METHODS]
+    known = method_classes()
+    unknown = [m for m in names if m not in known]
     if not names or unknown:
-        raise InputError(f"unknown method(s) {unknown or names}; available: {', '.join(sorted(METHODS))}")
+        raise InputError(f"unknown method(s) {unknown or names}; available: {', '.join(sorted(known))}")
     metric_names = comma_list(metrics or "")
     check_names(metric_names)
     dataset_name, loaded = load_dataset(dataset, fmt, limit, sample if random_n is None else random_n,
@@ -109,16 +110,3 @@ def _print_report(report: EvalReport) -> None:
     else:
         out.print(markdown_table(report))
 
-
-def _eval_retrieval(settings: Settings, dataset: Path, names: list[str], corpus: Path | None, retrievers: list[str],
-                    sweep: bool, limit: int | None, out: Path | None, as_json: bool) -> None:
-    report = RetrievalRunner(Runtime(settings)).run(dataset, names, retrievers, corpus=corpus, sweep_grid=sweep,
-                                                    limit=limit)
-    if out:
-        atomic_write_text(out / "results.json", results_json(report))
-    if as_json:
-        sys.stdout.write(results_json(report))
-        return
-    table = TerminalConsole()
-    for line in retrieval_lines(report):
-        table.print(line)

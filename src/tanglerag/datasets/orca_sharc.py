@@ -18,18 +18,19 @@ import random
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
 
-from tanglerag.datasets.base import DatasetError, iter_json_records, require
+from tanglerag.datasets.base import iter_json_records, require
 from tanglerag.embeddings import TextEmbedder
+from tanglerag.errors import DatasetError
 from tanglerag.fileio import atomic_write_text
 from tanglerag.jsonio import loads as json_loads
-from tanglerag.llm.base import Message
 from tanglerag.llm.client import LLM
 from tanglerag.llm.structured import Decision, numbered_reply, numbered_values, partly_numbered
+from tanglerag.trace import Message
 
 
 class OrcaExample(BaseModel):
@@ -115,7 +116,7 @@ class OrcaBuilder:
         self.calls = 0
         self._drawn: dict[tuple[str, str], list[str]] = {}
 
-    def expand(self, record: dict, pool: list[tuple[str, str]], rng: random.Random) -> OrcaExample:
+    def expand(self, record: dict[str, Any], pool: list[tuple[str, str]], rng: random.Random) -> OrcaExample:
         gold = record["scenario"].strip()
         url = record.get("source_url", "")
         key = (gold, url)

@@ -20,7 +20,8 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, Field, ValidationError, create_model
 from pydantic_core import from_json
 
-from tanglerag.llm.base import GenerationParams, Message
+from tanglerag.llm.base import GenerationParams
+from tanglerag.trace import Message
 
 T = TypeVar("T", bound=BaseModel)
 MAX_DROPPED = 4  # rounds of dropping incomplete list items before a cut-off reply counts as unreadable

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Annotated, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field, create_model
 
@@ -51,7 +51,7 @@ class Choice(Parts):
 def consolidated_reply(sources: int) -> type[Consolidated]:
     group = create_model("BoundedGroup", __base__=Group,
                          sources=(list[Annotated[int, Field(ge=1, le=sources)]], Field(max_length=sources)))
-    groups: tuple = (list[group], Field(max_length=MAX_GROUPS))
+    groups: tuple[Any, ...] = (list[group], Field(max_length=MAX_GROUPS))
     return create_model("BoundedConsolidated", __base__=Consolidated, groups=groups)
 
 

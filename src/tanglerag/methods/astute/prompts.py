@@ -5,7 +5,8 @@ text lines or, under ``llm.structured``, JSON."""
 
 from __future__ import annotations
 
-from tanglerag.llm.base import Message, with_worked_example
+from tanglerag.llm.base import with_worked_example
+from tanglerag.trace import Message
 
 RECALL_SYSTEM = (
     "You write what you know, from memory, that helps answer a question: up to {n} short factual passages. Write "

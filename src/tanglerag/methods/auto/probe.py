@@ -19,11 +19,11 @@ from itertools import combinations
 from pydantic import BaseModel, Field
 
 from tanglerag.index.passage_index import PassageIndex
-from tanglerag.llm.base import Message
 from tanglerag.llm.client import LLM
 from tanglerag.llm.structured import Decision, numbered_reply, numbered_values, partly_numbered
 from tanglerag.stages.entities import named_entities
 from tanglerag.text import clip_words, is_unknown, normalize_answer
+from tanglerag.trace import Message
 from tanglerag.types import RetrievedPassage
 
 

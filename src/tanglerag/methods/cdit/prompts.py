@@ -12,7 +12,7 @@ import re
 
 from pydantic import BaseModel
 
-from tanglerag.llm.base import Message
+from tanglerag.trace import Message
 
 _PHI1 = ("A passage matches the question only when the passage and the question speak of the same subject, the same "
          "predicate (the action or relation) and the same object.")

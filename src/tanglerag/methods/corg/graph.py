@@ -63,7 +63,7 @@ class ContextGraph:
 
     @property
     def size(self) -> int:
-        return self.graph.number_of_nodes()
+        return int(self.graph.number_of_nodes())
 
     @property
     def pairs_total(self) -> int:
@@ -84,7 +84,8 @@ class ContextGraph:
 
     def has_descriptor(self, i: int) -> bool | None:
         """Known in extract mode; None when only relations were judged."""
-        return self.graph.nodes[i].get("has_descriptor")
+        known: bool | None = self.graph.nodes[i].get("has_descriptor")
+        return known
 
     def to_step(self) -> ContextGraphStep:
         """The graph as the trace keeps it: nodes by passage id and 1-based prompt number."""

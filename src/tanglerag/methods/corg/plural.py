@@ -7,6 +7,7 @@ rewrite rules (free) or one LLM call per question (cached); which is better is m
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
@@ -17,7 +18,7 @@ from tanglerag.text import first_answer_line
 
 _BE = {"is": "are", "was": "were", "does": "do", "has": "have"}
 _WH = r"(what|which|who|whom|where|when|how \w+)"
-_RULES = [
+_RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     # "What sport is X associated with?" -> "What sports are X associated with?"
     (re.compile(r"^(what|which) (\w+) (is|was|does|has)\b", re.IGNORECASE),
      lambda m: f"{m[1]} {_plural_noun(m[2])} {_BE[m[3].lower()]}"),

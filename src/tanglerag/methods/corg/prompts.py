@@ -8,8 +8,8 @@ the graph constructor, Base, Retrieve and Summarize pay for the contexts about o
 
 from __future__ import annotations
 
-from tanglerag.llm.base import Message
 from tanglerag.text import clip_words
+from tanglerag.trace import Message
 
 READER_SYSTEM = "You read numbered contexts and then do the task written after them. Follow its output format exactly."
 

@@ -16,8 +16,8 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
-from tanglerag.llm.base import Message
 from tanglerag.text import normalize_answer
+from tanglerag.trace import Message
 
 AmbiguityType = Literal["subject", "object", "predicate", "time", "location", "none"]
 AMBIGUITY_TYPES: tuple[AmbiguityType, ...] = get_args(AmbiguityType)[:-1]

@@ -5,7 +5,8 @@ JSON. The agent's document comes first, so one agent's calls across rounds share
 
 from __future__ import annotations
 
-from tanglerag.llm.base import Message, with_worked_example
+from tanglerag.llm.base import with_worked_example
+from tanglerag.trace import Message
 
 AGENT_SYSTEM = (
     "You are one of several agents. You hold one document and answer a question from it alone; the other agents "

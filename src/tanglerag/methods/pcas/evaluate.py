@@ -47,7 +47,7 @@ def rank(method: str, scorer: PairScorer, example: OrcaExample, documents: list[
     raise InputError(f"unknown PCAS method {method!r}; choose from {', '.join(RETRIEVAL_METHODS)}")
 
 
-def score(examples: list[OrcaExample], rankings: list[JointRanking], doc_ids: list[str]) -> tuple[dict, float | None]:
+def score(examples: list[OrcaExample], rankings: list[JointRanking], doc_ids: list[str]) -> tuple[dict[str, float], float | None]:
     doc = rank_scores(list(RANKING_METRICS), {e.id: {e.gold_snippet_id: 1} for e in examples},
                       {e.id: {doc_ids[d]: s for d, s in zip(r.docs, r.doc_scores, strict=True)}
                        for e, r in zip(examples, rankings, strict=True)})

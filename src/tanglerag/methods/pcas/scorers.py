@@ -43,18 +43,18 @@ class DenseScorer:
         return np.stack([self._cache[t] for t in texts])
 
     def _vec(self, text: str) -> np.ndarray:
-        return self._vectors([text])[0]
+        return np.asarray(self._vectors([text])[0])
 
     def reset(self) -> None:
         self._cache.clear()
 
     def doc_scores(self, query: str) -> np.ndarray:
-        return self.doc_vectors @ self._vec(query)
+        return np.asarray(self.doc_vectors @ self._vec(query))
 
     def text_scores(self, items: list[str], query: str) -> np.ndarray:
         if not items:
             return np.zeros(0, dtype="float32")
-        return self._vectors(items) @ self._vec(query)
+        return np.asarray(self._vectors(items) @ self._vec(query))
 
 
 class BM25Scorer:

@@ -11,7 +11,8 @@ Concatenation itself (the baseline) is the ``concat`` family; Concat+PF asks it 
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from collections.abc import Iterable
+from typing import ClassVar, TypeVar
 
 from tanglerag.config import MethodsConfig
 from tanglerag.llm.client import LLM
@@ -47,6 +48,8 @@ def post_fusion_pool(llm: LLM, config: MethodsConfig, question: Question,
 def _pool_step(pool: list[Candidate], winner: Candidate | None, voted: bool = True) -> AnswerPoolStep:
     return AnswerPoolStep(pool=[PoolAnswer(passage_id=c.passage_id, answer=c.text, unknown=c.unknown) for c in pool],
                           tally=tally(pool), voted=voted, winner=winner.text if winner else None)
+
+T = TypeVar("T")
 
 
 class _PostFusionBase(Method):
@@ -149,5 +152,5 @@ class SummaryCoTMethod(_ChainOfThought):
     demo = SUMMARY_DEMO_ANSWER
 
 
-def _unique(items) -> list:
+def _unique(items: Iterable[T | None]) -> list[T]:
     return list(dict.fromkeys(i for i in items if i is not None))

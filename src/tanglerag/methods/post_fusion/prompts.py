@@ -7,8 +7,8 @@ before the varying passages so consecutive calls share a prefix the llama.cpp KV
 
 from __future__ import annotations
 
-from tanglerag.llm.base import Message
 from tanglerag.stages.generate import FORMAT_EXAMPLES
+from tanglerag.trace import Message
 
 DISTILL_SYSTEM = (
     "You choose the correct answer to a question. Candidate answers were read from the passages one passage at "
