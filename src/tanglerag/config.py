@@ -84,6 +84,8 @@ class LLMConfig(Section):
     max_retries: int = Field(4, strict=True, ge=0, le=10)
     backoff_s: float = Field(1.0, ge=0, le=60)
     concurrency: int = Field(4, strict=True, ge=1, le=256, description="openai: requests in flight at once")
+    max_reply_bytes: int = Field(4_000_000, strict=True, ge=1_000, le=1_000_000_000, description=(
+        "openai: a server's reply over this many bytes is refused (read no further), not cached or shown"))
     parallel: int = Field(1, strict=True, ge=1, le=16, description=(
         "llamacpp: sequences decoded together (continuous batching), each with its own n_ctx window"))
     cache: bool = True

@@ -15,7 +15,8 @@ from tanglerag.llm.openai_compat import OpenAICompatBackend
 def build_backend(cfg: LLMConfig, cache_dir: Path) -> LLMBackend:
     if cfg.backend == "openai":
         return OpenAICompatBackend(cfg.base_url, cfg.model, api_key_env=cfg.api_key_env, timeout_s=cfg.timeout_s,
-                                   max_retries=cfg.max_retries, backoff_s=cfg.backoff_s, concurrency=cfg.concurrency)
+                                   max_retries=cfg.max_retries, backoff_s=cfg.backoff_s, concurrency=cfg.concurrency,
+                                   max_reply_bytes=cfg.max_reply_bytes)
     return LlamaCppBackend(cfg.model, cache_dir, n_ctx=cfg.n_ctx, n_threads=cfg.n_threads,
                           parallel=cfg.parallel)
 

@@ -65,7 +65,7 @@ class OpenAICompatBackend:
     name = "openai"
 
     def __init__(self, base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY", timeout_s: float = 120.0,
-                 max_retries: int = 4, backoff_s: float = 1.0, concurrency: int = 4,
+                 max_retries: int = 4, backoff_s: float = 1.0, concurrency: int = 4, max_reply_bytes: int = 4_000_000,
                  transport: httpx.BaseTransport | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -73,6 +73,7 @@ class OpenAICompatBackend:
         self.timeout_s = timeout_s
         self.max_retries = max_retries
         self.backoff_s = backoff_s
+        self.max_reply_bytes = max_reply_bytes
         self._concurrency = max(1, concurrency)
         self._slots = threading.BoundedSemaphore(self._concurrency)
         self._transport = transport
@@ -129,7 +130,8 @@ class OpenAICompatBackend:
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
         with self._slots:  # held through the SDK's retries: a retried request keeps its place
             text = self._ask(messages, params)
-        return _read_completion(text, params.n, self.base_url + "/chat/completions")
+        completion = _read_completion(text, params.n, self.base_url + "/chat/completions")
+        return _plausible_usage(completion, messages, params)
 
     def _ask(self, messages: list[Message], params: GenerationParams) -> str:
         """The body of the server's reply, once the SDK got one that is not an error.
@@ -144,12 +146,16 @@ class OpenAICompatBackend:
         started = time.monotonic()
         try:
             reply = client.post("/chat/completions", body=_body(self.model, messages, params), cast_to=httpx.Response,
-                                options={"headers": self._headers})
+                                options={"headers": self._headers}, stream=True)  # read below, up to the cap
         except openai.APIConnectionError as exc:  # APITimeoutError included
             raise self._unreachable(exc, started) from None
         except openai.APIStatusError as exc:
             raise self._failed(exc, started, schema_sent=params.json_schema is not None) from None
-        return reply.text
+        try:
+            return _capped_text(reply, self.max_reply_bytes)
+        except httpx.HTTPError as exc:
+            raise ServerUnreachableError(f"the LLM server broke off its reply ({type(exc).__name__}); "
+                                         "check that it is running") from exc
 
     def _unreachable(self, exc: openai.APIConnectionError, started: float) -> ServerUnreachableError:
         cause = exc.__cause__ or exc
@@ -210,6 +216,36 @@ def _read_completion(text: str, n: int, url: str) -> RawCompletion:
     usage = data.get("usage")
     return RawCompletion(texts=texts, prompt_tokens=_count(usage, "prompt_tokens"),
                          completion_tokens=_count(usage, "completion_tokens"))
+
+
+def _capped_text(reply: httpx.Response, cap: int) -> str:
+    """The reply's body, read no further than ``cap`` bytes: a server (or something posing as one) cannot make this
+    process hold, cache and show a reply of any size."""
+    body = bytearray()
+    try:
+        for chunk in reply.iter_bytes():
+            body += chunk
+            if len(body) > cap:
+                raise LLMError(f"the LLM server's reply is over llm.max_reply_bytes={cap:,} bytes: refused; raise "
+                               "the limit if the server is right to send that much")
+    finally:
+        reply.close()
+    return body.decode(reply.encoding or "utf-8", errors="replace")
+
+
+def _plausible_usage(completion: RawCompletion, messages: list[Message], params: GenerationParams) -> RawCompletion:
+    """Token counts clipped to what the request could have used, so one server's absurd report (10**30 tokens)
+    cannot swamp a run's totals: no more completion tokens than ``max_tokens`` for each of the ``n`` replies, no
+    more prompt tokens than the prompt has characters (plus a per-message allowance for the chat template)."""
+    most_prompt = sum(len(m.content) for m in messages) + 16 * len(messages)
+    most_completion = params.max_tokens * params.n
+    if completion.prompt_tokens <= most_prompt and completion.completion_tokens <= most_completion:
+        return completion
+    log.warning("the LLM server reported %d prompt and %d completion tokens, more than the request allows "
+                "(%d and %d): counted as those", completion.prompt_tokens, completion.completion_tokens,
+                most_prompt, most_completion)
+    return completion.model_copy(update={"prompt_tokens": min(completion.prompt_tokens, most_prompt),
+                                         "completion_tokens": min(completion.completion_tokens, most_completion)})
 
 
 def _about_schemas(text: str) -> bool:
