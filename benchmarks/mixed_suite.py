@@ -10,9 +10,13 @@ Each question's class comes from its dataset's own labels, never from a model:
                passage beside its counter-memory passage, gold "yes" or "no" and the other word as the wrong answer
                (its aliases "true" / "false" are left out: answer_recall would count them as answers still missing)
   mixed        RAMDocs, several gold answers and a misinformation document
+  outdated     the freshness set (benchmarks/freshness_set.py, from SituatedQA-temp): dated passages of one answer each,
+               asked plainly (gold: the newest) or "as of" a date (gold: the answer valid then); the other dates'
+               answers are its wrong answers, and its rows keep `as_of` and `aliases` for `as_of_correct`
 RAMDocs' wrong answers travel as `wrong_answers`, so `tangle_score` and `misinfo_leak` see them. No dev set labels
 low-coverage questions (retrieval that missed), so the suite has none: `auto`'s low-coverage route is not measured
-here. A seeded sample of K questions per class and source (6K in all).
+here. A seeded sample of K questions per class and source (7K in all). The outdated rows come last, after the
+others' interleaved 6K, which keep their ids and order: runs stored before the slice resume, and HEAD=6K is that suite.
 
 Usage: .venv/bin/python benchmarks/mixed_suite.py [--per-class 10] [--seed 0] --out runs/auto/mixed.jsonl
 """
@@ -56,7 +60,7 @@ def interleaved(groups: list[list[dict]]) -> Iterator[dict]:
 
 
 def suite(per_class: int, seed: int) -> list[dict]:
-    return list(interleaved(list(groups(per_class, seed))))
+    return [*interleaved(list(groups(per_class, seed))), *_freshness(per_class, seed)]
 
 
 def groups(per_class: int, seed: int) -> Iterator[list[dict]]:
@@ -68,6 +72,13 @@ def groups(per_class: int, seed: int) -> Iterator[list[dict]]:
     asqa = [e for e in load_dataset("asqa")[1] if len(e.metadata["disambig"]) > 1]
     yield [record(e, "asqa", "ambiguous", list(dict.fromkeys(r["answer"] for r in e.metadata["disambig"])))
            for e in sampled(asqa, per_class, seed)]
+
+
+def _freshness(per_class: int, seed: int) -> list[dict]:
+    """The outdated slice, with the keys of a freshness row that `record` does not carry and `as_of_correct` reads."""
+    kept = ("aliases", "rule", "as_of", "newest_answer")
+    return [{**record(e, "freshness", "outdated"), **{k: e.metadata[k] for k in kept if k in e.metadata}}
+            for e in sampled(load_dataset("freshness")[1], per_class, seed)]
 
 
 def _conflictqa(example: QAExample) -> dict:

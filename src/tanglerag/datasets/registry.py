@@ -49,6 +49,8 @@ REGISTERED.register("asqa", (_shared("asqa/dev.jsonl"), asqa.FORMAT))
 REGISTERED.register("situatedqa-temp", (_shared("situatedqa/temp.dev.jsonl"), situatedqa.FORMAT))
 REGISTERED.register("situatedqa-geo", (_shared("situatedqa/geo.dev.jsonl"), situatedqa.FORMAT))
 REGISTERED.register("conflictqa", (_shared("conflictqa/strategyqa-chatgpt.jsonl"), conflictqa.FORMAT))
+REGISTERED.register("freshness", (lambda: Path(__file__).resolve().parents[3] / "benchmarks/data/freshness_dev.jsonl",
+                                 generic_qa.FORMAT))  # in the repo: benchmarks/freshness_set.py wrote it
 
 
 Task = Literal["qa", "retrieval"]

@@ -77,3 +77,17 @@ def noise_cited(answer: Answer, example: QAExample) -> float | None:
     if not noise:
         return None
     return float(bool(noise & set(answer.citations)))
+
+
+@METRICS.add("as_of_correct")
+def as_of_correct(answer: Answer, example: QAExample) -> float | None:
+    """For a question asked "as of" a date (metadata ``as_of``, the freshness set's): 1 when the response gives the
+    answer valid then, in any of its spellings (``answers`` and ``aliases``), and none of the answers the other
+    dates had (``wrong_answers``); None for other questions, so a run's mean is the share of as-of questions answered
+    with the answer valid at that date. ``accuracy`` would pass a response that lists every date's answer."""
+    if not example.metadata.get("as_of"):
+        return None
+    spellings = [*example.answers, *(a for a in example.metadata.get("aliases") or [] if isinstance(a, str))]
+    response = _response(answer)
+    return float(any(_contains(response, s) for s in spellings)
+                 and not any(_contains(response, w) for w in _wrong(example)))
