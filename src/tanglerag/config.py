@@ -139,7 +139,7 @@ class MethodsConfig(Section):
     """Knobs every answer method reads (passage length in prompts, answer budgets, self-consistency) and concat's
     prompt choice; shared by several families, so it stays a core section."""
 
-    passage_words: Annotated[int, RAISES_COST] = Field(100, strict=True, ge=1, le=2000, description="passages are cut to this many words in prompts (the paper's 100)")
+    passage_words: Annotated[int, RAISES_COST] = Field(100, strict=True, ge=1, le=2000, description="passage text (and, apart, each title) is cut to this many words in prompts (the paper's 100)")
     answer_tokens: TokenBudget = 32
     cot_tokens: TokenBudget = Field(200, description="budget for the pruning / summary rationale and answer")
     samples: Annotated[int, RAISES_COST] = Field(1, strict=True, ge=1, le=MAX_SAMPLES, description="self-consistency: answers sampled per call (p)")

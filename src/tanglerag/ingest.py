@@ -137,15 +137,19 @@ def chunk_passages(passages: Iterable[Passage], source: str, *, chunk_size: int 
 
 def stream_chunks(passages: Iterable[Passage], source: str, *, chunk_size: int = 200,
                   chunk_overlap: int = 40) -> Iterator[Passage]:
-    """``chunk_passages`` as a stream: a repeated id stops it when met; an empty corpus once it ends."""
-    seen: set[str] = set()
+    """``chunk_passages`` as a stream: a repeated id stops it when met; an empty corpus once it ends. A document
+    whose id has a chunk's shape (``x#1``) is an ordinary document, but no passage id may be held twice: chunk 1
+    of a long ``x`` and a document ``x#1`` in one corpus are refused, naming both."""
+    owner: dict[str, str] = {}
     for passage in passages:
         for chunk in _chunked(passage, chunk_size, chunk_overlap):
-            if chunk.id in seen:
-                raise IngestError(f"corpus {source}: duplicate passage id {chunk.id!r}")
-            seen.add(chunk.id)
+            if chunk.id in owner:
+                raise IngestError(f"corpus {source}: duplicate passage id {chunk.id!r}" + (
+                    "" if owner[chunk.id] == passage.id else
+                    f" (a passage of document {passage.id!r} and of document {owner[chunk.id]!r})"))
+            owner[chunk.id] = passage.id
             yield chunk
-    if not seen:
+    if not owner:
         raise IngestError(f"corpus {source} holds no passages")
 
 

@@ -127,14 +127,24 @@ def clip_words(text: str, max_words: int | None) -> str:
     return " ".join(text.split()[:max_words])[:max_words * MAX_CHARS_PER_WORD]
 
 
+def clip_title(title: str, max_words: int | None) -> str:
+    """A title as a prompt shows it: bounded like the text (``max_words``, ``methods.passage_words``), since a title
+    is prompt too and one of megabytes would be sent whole; a title within the bound is left exactly as it is."""
+    if max_words is None or (len(title) <= max_words * MAX_CHARS_PER_WORD and len(title.split()) <= max_words):
+        return title
+    return clip_words(title, max_words)
+
+
 def number_passages(passages: Sequence[RetrievedPassage], max_words: int | None = None, *,
                     title_sep: str | None = ": ", joiner: str = "\n\n") -> str:
-    """Render passages as ``[n] Title<title_sep>text`` blocks numbered from 1, the form citations refer to.
+    """Render passages as ``[n] Title<title_sep>text`` blocks numbered from 1, the form citations refer to; title
+    and text are each clipped to ``max_words`` (every method's prompt shows titles through here).
 
     ``title_sep=None`` leaves titles out (COrg's context block); prompts differ only in these two knobs.
     """
     blocks = []
     for i, hit in enumerate(passages, 1):
-        title = f"{hit.passage.title}{title_sep}" if title_sep is not None and hit.passage.title else ""
+        shown = clip_title(hit.passage.title, max_words) if title_sep is not None else ""
+        title = f"{shown}{title_sep}" if shown else ""
         blocks.append(f"[{i}] {title}{clip_words(hit.passage.text, max_words)}")
     return joiner.join(blocks)

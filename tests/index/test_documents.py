@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tanglerag.config import IndexConfig
-from tanglerag.index.documents import DocumentConflict, UnknownDocuments, document_id
+from tanglerag.index.documents import DocumentConflict, PassageIdTaken, UnknownDocuments, document_id
 from tanglerag.index.passage_index import IndexStoreError, PassageIndex, remove_documents, store_passages
 from tanglerag.index.trim import TrimState
 from tanglerag.ingest import chunk_passages
@@ -78,3 +78,13 @@ def test_removal_keeps_cdit_separations(passages, embedder):
     index.remove({"p2"})
     hits = _ids(index, "capital city of France and Spain", 5)
     assert "p2" not in hits and not {"p1", "p3"} <= set(hits)
+
+
+def test_an_id_held_by_another_document_is_refused_replacing_or_not(tmp_path, embedder):
+    folder = tmp_path / "idx"
+    plain = Passage(id="guide#1", title="Note", text="A note that happens to be named like a chunk.")
+    store_passages(folder, [plain], embedder, IndexConfig())
+    for replace in (False, True):
+        with pytest.raises(PassageIdTaken, match="'guide#1' of document 'guide' is held by document 'guide#1'"):
+            store_passages(folder, _corpus([]), embedder, IndexConfig(), replace=replace)
+    assert [p.text for p in PassageIndex.load(folder, embedder).passages] == [plain.text]

@@ -3,6 +3,7 @@
 import pytest
 
 from tanglerag.config import IndexConfig
+from tanglerag.errors import IndexStoreError
 from tanglerag.index.passage_index import PassageIndex, store_passages
 from tanglerag.index.passage_store import BATCH, PassageStore
 from tanglerag.testing import HashEmbedder
@@ -39,3 +40,31 @@ def test_a_loaded_index_reads_its_passages_from_sqlite_and_searches_as_built(tmp
     again = PassageIndex.load(tmp_path / "idx", embedder)
     assert [p.id for p in again.passages] == [p.id for p in corpus] + ["new"]
     assert again.passages[0].metadata == {"n": 0}
+
+
+def test_each_row_names_its_document_and_a_document_is_found_by_that_not_by_its_ids(tmp_path):
+    chunks = [Passage(id=f"x#{i}", text=f"part {i}", metadata={"source_id": "x", "chunk": i}) for i in range(2)]
+    plain = Passage(id="x#5", text="a document of its own")  # a chunk's shape, no chunk marks: its own document
+    PassageStore.write(tmp_path / "p.sqlite3", [*chunks, plain])
+    store = PassageStore(tmp_path / "p.sqlite3", verify=True)
+    assert store.document_ids() == ["x", "x", "x#5"]
+    assert store.owners(["x#1", "x#5", "nope"]) == {"x#1": "x", "x#5": "x#5"}
+    assert store.documents(["x", "x#5", "nope"]) == {"x": chunks, "x#5": [plain]}
+
+
+def test_damage_is_reported_naming_the_file_by_the_check_on_open_or_by_the_read_that_meets_it(tmp_path):
+    path = tmp_path / "idx" / "data-1" / "p.sqlite3"
+    path.parent.mkdir(parents=True)
+    PassageStore.write(path, _corpus(300))
+    unchecked = PassageStore(path)  # as index.mmap opens it: no page read yet
+    data = path.read_bytes()
+    page = int.from_bytes(data[16:18], "big")
+    with path.open("r+b") as fh:
+        fh.seek(len(data) // page // 2 * page)
+        fh.write(b"\x00" * page)
+    with pytest.raises(IndexStoreError, match=r"p\.sqlite3 is missing or damaged .*tanglerag index CORPUS --out .*idx$"):
+        PassageStore(path, verify=True)
+    assert unchecked.damage is None
+    with pytest.raises(IndexStoreError, match="is missing or damaged"):
+        list(unchecked)
+    assert unchecked.damage is not None and str(path) in unchecked.damage

@@ -4,12 +4,16 @@ A document is one source record or file. A short one is stored as a single passa
 as chunks ``ID#0``, ``ID#1``, ... that remember their source. Replacing or removing a document therefore acts
 on all of its chunks, and a changed document under a known id is never silently dropped: it is a conflict unless
 the caller asked to replace it.
+
+Which document a stored passage belongs to is stored with it (the passage store's ``doc_id``), never read from the
+shape of its id: ``x#1`` may be chunk 1 of ``x`` or a document of its own. A passage id is held by one document
+only, so a write whose passage id another document holds is refused, replacing or not.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from tanglerag.errors import IndexStoreError, InputError
@@ -26,6 +30,17 @@ class DocumentConflict(IndexStoreError):
         self.ids = ids
 
 
+class PassageIdTaken(IndexStoreError):
+    """An incoming passage's id is held by a passage of another document (a chunk id and a document id alike)."""
+
+    def __init__(self, taken: dict[str, tuple[str, str]]) -> None:
+        shown = "; ".join(f"{pid!r} of document {new!r} is held by document {old!r}"
+                          for pid, (new, old) in list(taken.items())[:3])
+        super().__init__(f"passage id {shown}{' and more' if len(taken) > 3 else ''}: a passage id belongs to one "
+                         "document, so nothing was written; give the document another id or remove the other first")
+        self.ids = list(taken)
+
+
 class UnknownDocuments(InputError):
     def __init__(self, ids: list[str]) -> None:
         super().__init__(f"no document with id {', '.join(repr(i) for i in ids[:5])} in the index")
@@ -40,10 +55,12 @@ def document_id(passage: Passage) -> str:
     return passage.id
 
 
-def by_document(passages: Iterable[Passage]) -> dict[str, list[Passage]]:
+def by_document(passages: Iterable[Passage], docs: Iterable[str] | None = None) -> dict[str, list[Passage]]:
+    """Passages grouped by document: ``docs`` names each one's (as stored), else ``document_id`` says."""
     groups: dict[str, list[Passage]] = defaultdict(list)
-    for p in passages:
-        groups[document_id(p)].append(p)
+    passages = list(passages)
+    for p, doc in zip(passages, map(document_id, passages) if docs is None else docs, strict=True):
+        groups[doc].append(p)
     return groups
 
 
@@ -65,25 +82,28 @@ class WritePlan:
     changes: DocumentChanges
 
 
-def plan_write(existing: list[Passage], incoming: list[Passage], *, replace: bool) -> WritePlan:
-    """Identical documents are skipped; changed ones are replaced when ``replace``, else a ``DocumentConflict``."""
-    old_docs, old_passages = by_document(existing), {p.id: p for p in existing}
-    changed = {doc for doc, parts in by_document(incoming).items()
-               if doc in old_docs and _content(parts) != _content(old_docs[doc])}
-    changed |= {document_id(old_passages[p.id]) for p in incoming  # an id reused by another document
-                if p.id in old_passages and _content([p]) != _content([old_passages[p.id]])}
+def plan_write(stored: Mapping[str, list[Passage]], incoming: list[Passage], *, replace: bool) -> WritePlan:
+    """``stored``: the stored documents the incoming passages touch (theirs, and those holding one of their ids),
+    by the document each passage is stored under. Identical documents are skipped; changed ones are replaced when
+    ``replace``, else a ``DocumentConflict``; an id another document holds is a ``PassageIdTaken``."""
+    owner = {p.id: doc for doc, parts in stored.items() for p in parts}
+    taken = {p.id: (document_id(p), owner[p.id]) for p in incoming
+             if p.id in owner and owner[p.id] != document_id(p)}
+    if taken:
+        raise PassageIdTaken(taken)
+    changed = sorted(doc for doc, parts in by_document(incoming).items()
+                     if doc in stored and _content(parts) != _content(stored[doc]))
     if changed and not replace:
-        raise DocumentConflict(sorted(changed))
-    stale = {p.id for doc in changed for p in old_docs[doc]}
-    kept = old_passages.keys() - stale
-    fresh = [p for p in incoming if p.id not in kept]
+        raise DocumentConflict(changed)
+    stale = {p.id for doc in changed for p in stored[doc]}
+    fresh = [p for p in incoming if p.id not in owner or p.id in stale]
     return WritePlan(fresh, stale, DocumentChanges(added=len(fresh), unchanged=len(incoming) - len(fresh),
-                                                   removed=len(stale), replaced=sorted(changed)))
+                                                   removed=len(stale), replaced=changed))
 
 
-def passages_of(existing: Sequence[Passage], doc_ids: list[str]) -> set[str]:
-    """The passage ids of these documents; ``UnknownDocuments`` names any the index does not hold."""
-    docs = by_document(existing)
+def passages_of(docs: Mapping[str, list[Passage]], doc_ids: list[str]) -> set[str]:
+    """The passage ids of these documents (``docs``: the index's, by stored document); ``UnknownDocuments`` names
+    any the index does not hold."""
     missing = [d for d in doc_ids if d not in docs]
     if missing:
         raise UnknownDocuments(missing)

@@ -100,12 +100,11 @@ def document_batches(passages: Iterable[Passage], batch_size: int) -> Iterator[l
         yield batch
 
 
-def _stored_counterparts(store: PassageStore, batch: list[Passage]) -> list[Passage]:
-    """The stored passages that ``plan_write`` compares ``batch`` with: those of its documents, and those of any
-    stored document one of its passage ids belongs to now."""
-    reused = store.positions(p.id for p in batch)
-    docs = {document_id(p) for p in batch} | {document_id(store[i]) for i in reused.values()}
-    return store.documents(docs)
+def _stored_counterparts(store: PassageStore, batch: list[Passage]) -> dict[str, list[Passage]]:
+    """The stored documents that ``plan_write`` compares ``batch`` with: its own, and any stored document holding
+    one of its passage ids now (the store says which document a passage is, not the shape of its id)."""
+    holders = store.owners(p.id for p in batch).values()
+    return store.documents([*(document_id(p) for p in batch), *holders])
 
 
 def _write(data: Path, index: PassageIndex, store: PassageStore, passages: Iterable[Passage], stale: set[str],

@@ -9,7 +9,9 @@ from pydantic import BaseModel, Field
 from tanglerag.config import IndexConfig
 
 FORMAT_VERSION = 3
-"""3: passages in SQLite (``passages.sqlite3``), read on demand. 2: the folder may also hold CDIT's trim log and
+"""3: passages in SQLite (``passages.sqlite3``), read on demand; its rows name their document (``doc_id``) since
+issue 49, and a store from before is read by its chunks' marks (the column is added when the next save writes a new
+version; a release before reads either, ignoring the column). 2: the folder may also hold CDIT's trim log and
 judged-query memory; passages in ``passages.jsonl``. Versions 1 and 2 load as they are (``READABLE``); a version
 this code does not know is refused."""
 READABLE = frozenset({1, 2, 3})

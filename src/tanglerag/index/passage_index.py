@@ -30,7 +30,7 @@ from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import IndexStoreError, InputError
 from tanglerag.fileio import atomic_write_text, file_lock, reporting_disk_full
 from tanglerag.index.dense import build_dense, configure_search, read_dense
-from tanglerag.index.documents import DocumentChanges, passages_of, plan_write
+from tanglerag.index.documents import DocumentChanges, by_document, passages_of, plan_write
 from tanglerag.index.fusion import reciprocal_rank_fusion
 from tanglerag.index.hnsw_edit import RemovedLink, cut_links, restore_links
 from tanglerag.index.manifest import READABLE, IndexManifest
@@ -72,7 +72,7 @@ class PassageIndex:
         """Add documents' passages: identical ones are skipped, changed ones replaced when ``replace`` (else
         ``DocumentConflict``, and nothing changes)."""
         current = list(self.passages)  # a writer holds every passage (streaming writes are a later step)
-        plan = plan_write(current, passages, replace=replace)
+        plan = plan_write(self.documents(current), passages, replace=replace)
         if plan.stale:  # replaced documents: one rebuild without their old text, with the new
             self._rewrite([p for p in current if p.id not in plan.stale], plan.fresh, show_progress)
         elif plan.fresh:
@@ -81,6 +81,18 @@ class PassageIndex:
             if self.bm25 is not None:
                 self.bm25 = BM25Index.build([embed_text(p) for p in self.passages])
         return plan.changes
+
+    def documents(self, passages: Sequence[Passage] | None = None) -> dict[str, list[Passage]]:
+        """Every passage (or ``passages``, this index's, in order) by the document it is stored under: the store's
+        ``doc_id``; passages held in a list (built here, or formats 1-2) by the chunk marks they carry."""
+        passages = self.passages if passages is None else passages
+        stored = self.passages.document_ids() if isinstance(self.passages, PassageStore) else None
+        return by_document(passages, stored)
+
+    @property
+    def damage(self) -> str | None:
+        """Why the stored passages can no longer be read (a read met a damaged page since loading), or None."""
+        return self.passages.damage if isinstance(self.passages, PassageStore) else None
 
     def remove(self, passage_ids: set[str]) -> int:
         """Drop these passages for real in every index type: the dense index is rebuilt from the stored vectors
@@ -235,7 +247,7 @@ class PassageIndex:
                 f"index {folder} was built with embedding model {manifest.embedding_model!r} but the configured model "
                 f"is {embedder.model_name!r}; set embedding.model={manifest.embedding_model} or rebuild the index")
         rebuild = "rebuild it with `tanglerag index`"
-        passages = _read_passages(files, manifest.format_version, rebuild)
+        passages = _read_passages(files, manifest.format_version, rebuild, verify=not mmap)
         try:
             dense = read_dense(files / "dense.faiss", mmap)
         except RuntimeError as exc:  # faiss reports a missing or truncated file as a bare RuntimeError
@@ -261,12 +273,14 @@ class PassageIndex:
         return index
 
 
-def _read_passages(files: Path, format_version: int, rebuild: str) -> Sequence[Passage]:
-    """The version's passage store; versions before format 3 kept passages in JSON lines, read whole."""
+def _read_passages(files: Path, format_version: int, rebuild: str, *, verify: bool) -> Sequence[Passage]:
+    """The version's passage store, checked page by page when ``verify`` (off with ``index.mmap``, which is for
+    corpora too large to read whole: damage is then found by the first read that meets it); versions before
+    format 3 kept passages in JSON lines, read whole."""
     path = files / (PASSAGES_FILE if format_version >= 3 else "passages.jsonl")
     try:
         if format_version >= 3:
-            return PassageStore(path)  # a missing file fails to open as a DatabaseError
+            return PassageStore(path, verify=verify)  # a missing file fails to open as a DatabaseError
         return [Passage.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
     except (OSError, ValueError, sqlite3.DatabaseError) as exc:
         raise IndexStoreError(f"{path} is missing or damaged ({_first_line(exc)}); {rebuild}") from exc
@@ -333,7 +347,7 @@ def remove_documents(folder: Path, doc_ids: list[str], embedder: TextEmbedder) -
     save; ``UnknownDocuments`` names ids it does not hold, and then nothing is removed."""
     with index_lock(folder):
         index = PassageIndex.load(folder, embedder)
-        removed = index.remove(passages_of(index.passages, doc_ids))
+        removed = index.remove(passages_of(index.documents(), doc_ids))
         index.save(folder)
     return index, DocumentChanges(removed=removed, removed_documents=list(doc_ids))
 

@@ -10,10 +10,11 @@ from pathlib import Path
 from fastapi import APIRouter
 from fastapi.responses import FileResponse, Response
 
+from tanglerag.errors import IndexStoreError
 from tanglerag.family import FAMILIES, families
 from tanglerag.service.errors import ServiceError
 from tanglerag.service.schemas import Health, Readiness, error_responses
-from tanglerag.service.state import State
+from tanglerag.service.state import ServiceState, State
 
 router = APIRouter(tags=["operations"])
 STATIC = Path(__file__).parent.parent / "static"
@@ -27,11 +28,25 @@ async def health(state: State) -> Health:
 
 @router.get("/readyz", response_model=Readiness, responses=error_responses(503))
 async def ready(state: State) -> Readiness:
-    """200 when a question could be answered now: the model is loaded, or the LLM server answers; 503 otherwise."""
-    problem = await asyncio.to_thread(state.runtime.llm.backend.not_ready)
+    """200 when a question could be answered now: the model is loaded, or the LLM server answers, and the index
+    (if any) reads; 503 otherwise."""
+    problem = (await asyncio.to_thread(state.runtime.llm.backend.not_ready)
+               or await asyncio.to_thread(_index_problem, state))
     if problem is not None:
         raise ServiceError(503, f"not ready: {problem}")
     return Readiness(status="ready", index=state.has_index())
+
+
+def _index_problem(state: ServiceState) -> str | None:
+    """Why the served index cannot answer (it fails to load: a damaged or missing file; or a read met a damaged page
+    since), or None: every question would fail on it."""
+    if not state.has_index():
+        return None
+    try:
+        index = state.runtime.index
+    except IndexStoreError as exc:
+        return str(exc)
+    return index.damage if index is not None else None
 
 
 def _model_name(model_id: str) -> str:
