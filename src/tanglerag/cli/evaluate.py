@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, comma_list, load_settings
-from tanglerag.cli.run_progress import RunProgress
+from tanglerag.cli.run_progress import RunProgress, stop_interrupted
 from tanglerag.datasets.registry import dataset_task, load_dataset
 from tanglerag.errors import InputError
 from tanglerag.eval.records import EvalReport
@@ -59,6 +59,8 @@ def eval_(
     concurrency: Annotated[int | None, typer.Option("--concurrency", min=1, help="questions in flight at once "
                                                     "(default: what the LLM backend serves at once)")] = None,
     fail_fast: Annotated[bool, typer.Option("--fail-fast", help="stop at the first failed question")] = False,
+    restart: Annotated[bool, typer.Option("--restart", help="discard the run the --out folder holds (its answers and "
+                                          "report) and start over")] = False,
     engine: Annotated[str | None, typer.Option("--engine", help="local (threads) or ray (Ray actors)")] = None,
     ray_address: Annotated[str | None, typer.Option("--ray-address", help="Ray cluster to join")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress display")] = False,
@@ -74,6 +76,8 @@ def eval_(
         raise InputError(f"--limit must be at least 1, got {limit}")
     if random_n is not None and sample is not None:
         raise InputError("--sample is the old name of --random: give one of them")
+    if restart and out is None:
+        raise InputError("--restart discards the run an --out folder holds: give the --out to start over")
     if out is not None and out.exists() and not out.is_dir():  # checked now, not after the run
         raise InputError(f"--out {out} is a file; give a folder for the results and predictions")
     names = comma_list(methods)
@@ -92,8 +96,13 @@ def eval_(
                                         settings.eval.seed)
     examples = loaded[:head] if head else loaded
     runner = EvalRunner(Runtime(settings, index_dir=index_dir), metrics=metric_names or None)
-    with RunProgress(quiet) as progress:
-        report, predictions = runner.run(dataset_name, examples, names, pool=loaded, out=out, listener=progress)
+    progress = RunProgress(quiet)
+    try:
+        with progress:
+            report, predictions = runner.run(dataset_name, examples, names, pool=loaded, out=out, restart=restart,
+                                             listener=progress)
+    except KeyboardInterrupt:
+        stop_interrupted(progress, out)
     if out:
         write_outputs(out, report, predictions)
     if as_json:

@@ -1,13 +1,18 @@
 """What a person sees during a long ``eval``: questions done of all, failures, calls, tokens/s and an ETA.
 
 A live bar on a terminal; a plain line every tenth of the run when stderr is a file or a pipe (a log that
-``tail -f`` can follow); nothing with ``--quiet``.
+``tail -f`` can follow); nothing with ``--quiet``. On Ctrl-C, one line: what is saved and the command that resumes.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
+import sys
 import time
+from pathlib import Path
 from types import TracebackType
+from typing import NoReturn
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
@@ -63,6 +68,17 @@ class RunProgress:
         elapsed = max(time.perf_counter() - self._start, 1e-9)
         return f"{self.failed} failed, {self.calls} calls, {self.tokens / elapsed:.0f} tok/s"
 
+    def interrupted(self, out: Path | None) -> str:
+        """What Ctrl-C leaves: the questions saved in ``out`` and the command that goes on from them (this one, without
+        ``--restart``); without ``out`` nothing is kept but the LLM cache."""
+        answered = self.done - self.failed
+        so_far = f"{answered} of {self.total} questions answered" if self.total else "before the first question"
+        if out is None:
+            return f"interrupted ({so_far}); nothing is saved without --out: give --out DIR to keep answers and resume"
+        retried = f", {self.failed} failed (asked again on resume)" if self.failed else ""
+        command = shlex.join(["tanglerag", *(arg for arg in sys.argv[1:] if arg != "--restart")])
+        return f"interrupted ({so_far}{retried}); the answers are saved in {out}; resume with: {command}"
+
     def eta(self) -> str:
         """Time left at this run's pace so far (questions resumed from a checkpoint took no time now)."""
         answered_now = self.done - self._resumed
@@ -70,3 +86,13 @@ class RunProgress:
             return "unknown"
         seconds = (time.perf_counter() - self._start) / answered_now * (self.total - self.done)
         return time.strftime("%H:%M:%S", time.gmtime(seconds))
+
+
+def stop_interrupted(progress: RunProgress, out: Path | None) -> NoReturn:
+    """Ctrl-C: say what is kept, then leave at once (status 130, as a shell expects of Ctrl-C). Exiting without
+    waiting ends the model calls in flight: their connections close, so a server stops generating; their questions
+    are asked again on resume. Everything saved was fsynced question by question, so there is nothing to flush."""
+    console.print(progress.interrupted(out), highlight=False, markup=False, soft_wrap=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)

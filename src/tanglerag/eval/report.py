@@ -10,6 +10,8 @@ from tanglerag.eval.records import EvalReport, Prediction
 from tanglerag.fileio import atomic_write_text as atomic_write
 from tanglerag.tables import Table
 
+OUTPUT_FILES = ("results.json", "predictions.jsonl", "results.md")
+"""What ``write_outputs`` writes into a run folder (``eval --restart`` removes them with the run)."""
 RATE_METRICS = {"accuracy", "em", "f1", "unk", "nm", "misled", "cited", "ans", "ent", "ear", "d_f1", "rouge_l", "dr"}
 CI_METRICS = {"accuracy", "em", "f1", "ans", "ent", "ear", "d_f1", "rouge_l"}
 
@@ -69,6 +71,7 @@ def results_json(report: Reported) -> str:
 
 
 def write_outputs(out: Path, report: EvalReport, predictions: list[Prediction]) -> None:
-    atomic_write(out / "results.json", results_json(report))
-    atomic_write(out / "predictions.jsonl", "".join(p.model_dump_json() + "\n" for p in predictions))
-    atomic_write(out / "results.md", markdown_table(report))
+    results, predictions_file, table = (out / name for name in OUTPUT_FILES)
+    atomic_write(results, results_json(report))
+    atomic_write(predictions_file, "".join(p.model_dump_json() + "\n" for p in predictions))
+    atomic_write(table, markdown_table(report))

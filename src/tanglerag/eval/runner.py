@@ -54,10 +54,11 @@ class EvalRunner:
         self.make_runtime = make_runtime or functools.partial(Runtime, runtime.settings, index_dir=runtime.index_dir)
 
     def run(self, dataset: str, examples: list[QAExample], methods: list[str], *,
-            pool: list[QAExample] | None = None, out: Path | None = None,
+            pool: list[QAExample] | None = None, out: Path | None = None, restart: bool = False,
             listener: RunListener | None = None) -> tuple[EvalReport, list[Prediction]]:
         """``pool``: the questions whose passages a pooled scope retrieves from (default: ``examples``);
-        ``out``: the folder whose checkpoint records (and on a re-run, skips) finished questions."""
+        ``out``: the folder whose checkpoint records (and on a re-run, skips) finished questions;
+        ``restart``: discard the run ``out`` holds and start over."""
         cfg = self.settings.eval
         n_loaded = len(examples)
         if cfg.closed_book_filter:
@@ -67,7 +68,7 @@ class EvalRunner:
             raise InputError("no questions left to evaluate")
         metrics = self.metrics or default_metrics(methods)
         pool = pool or examples
-        checkpoint = Checkpoint(out, run_identity(dataset, methods, metrics, pool, self.settings)) if out else None
+        checkpoint = self._checkpoint(out, restart, dataset, examples, methods, metrics, pool)
         with checkpoint if checkpoint is not None else nullcontext({}) as done:
             results = {ex.id: done[ex.id] for ex in examples if ex.id in done}
             if listener:
@@ -80,10 +81,20 @@ class EvalRunner:
                     listener.finished(result)
                 if result.failed and cfg.fail_fast:
                     raise LLMError(f"question {result.id} failed (--fail-fast): {result.error}")
+            if checkpoint is not None:
+                checkpoint.finish([ex.id for ex in examples])
         ordered = [results[ex.id] for ex in examples]
         report = self._report(dataset, methods, metrics, ordered, {"loaded": n_loaded, "pooled_questions": len(pool)})
         predictions = [p for name in methods for r in ordered for p in r.predictions if p.method == name]
         return report, predictions
+
+    def _checkpoint(self, out: Path | None, restart: bool, dataset: str, examples: list[QAExample],
+                    methods: list[str], metrics: list[str], pool: list[QAExample]) -> Checkpoint | None:
+        """The checkpoint of ``out``, for a run that depends on these questions and on the runtime's index."""
+        if out is None:
+            return None
+        identity = run_identity(dataset, methods, metrics, pool, self.settings, self.runtime.index_dir)
+        return Checkpoint(out, identity, asked=[ex.id for ex in examples], restart=restart)
 
     def concurrency(self, methods: list[str]) -> int:
         """``eval.concurrency``, by default what the backend serves at once; 1 for methods that need order."""

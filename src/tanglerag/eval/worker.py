@@ -2,12 +2,17 @@
 
 A worker is built once per process (or Ray actor) from a ``Runtime``: its methods, passage builder and reader
 are loaded once and then answer question after question. A question's methods run one after another in the
-same worker, so methods that show the same contexts share the prompt prefix in the model's KV cache.
+same worker, so methods that show the same contexts share the prompt prefix in the model's KV cache. An engine
+that answers in threads runs each question inside an ``InFlight`` group, which can cancel them all at once.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from tanglerag.datasets.base import QAExample
 from tanglerag.errors import LLMError, ServerUnreachableError
@@ -16,13 +21,64 @@ from tanglerag.eval.records import Prediction, QuestionResult
 from tanglerag.methods.base import method_class
 from tanglerag.metrics.registry import Reader, compute, needs_reader
 from tanglerag.runtime import Runtime
-from tanglerag.tracking import track
+from tanglerag.tracking import Tracker, track
 from tanglerag.types import Answer, Question
+
+_GROUP: ContextVar[InFlight | None] = ContextVar("tanglerag_in_flight", default=None)
 
 
 def default_metrics(methods: list[str]) -> list[str]:
     """What the methods declare, in order of first appearance."""
     return list(dict.fromkeys(m for name in methods for m in method_class(name).default_metrics))
+
+
+class InFlight:
+    """The questions an engine has in flight, so a stopped run (Ctrl-C, ``--fail-fast``, an error) cancels them at
+    once instead of letting each finish its methods: every tracker a question binds joins the group, and one that
+    joins after ``cancel`` starts cancelled. The LLM client then refuses the question's next call."""
+
+    def __init__(self) -> None:
+        self._trackers: set[Tracker] = set()
+        self._lock = threading.Lock()
+        self._cancelled = False
+
+    def run(self, answer: Callable[[QAExample], QuestionResult], example: QAExample) -> QuestionResult:
+        """``answer(example)`` in this thread, as a member of the group."""
+        token = _GROUP.set(self)
+        try:
+            return answer(example)
+        finally:
+            _GROUP.reset(token)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            for tracker in self._trackers:
+                tracker.cancel()
+
+    @contextmanager
+    def joined(self, tracker: Tracker) -> Iterator[None]:
+        with self._lock:
+            self._trackers.add(tracker)
+            if self._cancelled:
+                tracker.cancel()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._trackers.discard(tracker)
+
+
+@contextmanager
+def _tracked() -> Iterator[Tracker]:
+    """``track()``, joined to the group of the engine running this question, if any."""
+    group = _GROUP.get()
+    with track() as tracker:
+        if group is None:
+            yield tracker
+            return
+        with group.joined(tracker):
+            yield tracker
 
 
 class QuestionWorker:
@@ -46,7 +102,7 @@ class QuestionWorker:
         try:
             for method in self.methods:
                 oracle = example.interpretations if method.reads_gold_interpretations else []
-                with track() as tracker:
+                with _tracked() as tracker:
                     tracker.add_seconds("retrieve", retrieve_seconds)
                     answers.append(method.answer(Question(text=example.question, id=example.id,
                                                           interpretations=oracle), hits))

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
+from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from tanglerag.config import IndexConfig
+from tanglerag.errors import IndexStoreError
 
 FORMAT_VERSION = 3
 """3: passages in SQLite (``passages.sqlite3``), read on demand; its rows name their document (``doc_id``) since
@@ -28,3 +31,21 @@ class IndexManifest(BaseModel):
     updated_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     data: str = Field("", description="sub-folder holding this version's files; '' = the index folder itself "
                                       "(indexes written before versioned saves)")
+
+
+def fingerprint(folder: Path) -> dict[str, str | int]:
+    """What an eval run records of the index it retrieves from, read from ``manifest.json`` alone (cheap at any
+    size): the version folder the manifest names, new on every save (add, replace, remove), and a digest of the
+    manifest itself, which also tells apart indexes of the layout before versions. Passages are not read."""
+    path = folder / "manifest.json"
+    try:
+        raw = path.read_bytes()
+        manifest = IndexManifest.model_validate_json(raw)
+    except FileNotFoundError:
+        raise IndexStoreError(f"{folder} is not a tanglerag index (no manifest.json); build one with "
+                              "`tanglerag index`") from None
+    except (OSError, ValidationError) as exc:
+        raise IndexStoreError(f"{path} cannot be read as an index manifest ({type(exc).__name__}); "
+                              "rebuild the index with `tanglerag index`") from exc
+    return {"version": manifest.data or "(files beside the manifest)", "passages": manifest.count,
+            "saved": manifest.updated_at, "digest": hashlib.sha256(raw).hexdigest()[:16]}
