@@ -1,0 +1,68 @@
+"""The claims ledger: one call per passage (a batch, so a server's slots answer in parallel) for the claim it makes,
+read under the JSON schema or from text lines. A claim whose quote is not in its passage is marked unsupported, and
+one whose answer's words are not there either is not grounded: both by comparing normalised text, never by asking
+the model."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, Field
+
+from tanglerag.conflicts import Claim, answer_in_passage, quote_in_passage
+from tanglerag.llm.client import LLM
+from tanglerag.llm.structured import Decision
+from tanglerag.methods.ledger.prompts import claim_messages
+from tanglerag.text import clip_words, first_answer_line, is_unknown
+from tanglerag.tracking import stage
+from tanglerag.types import RetrievedPassage
+
+
+class ClaimReply(BaseModel):
+    """The quote comes first: decoded in order, the answer then follows the words the model picked out."""
+
+    quote: str = Field(max_length=300)
+    answer: str = Field(max_length=120)
+    about: str = Field(max_length=120)
+
+
+_LINE = re.compile(r"^\W*(quote|answer|about)\s*:\s*(.*)$", re.IGNORECASE)
+
+
+def read_claim_lines(text: str) -> ClaimReply | None:
+    """``Quote:``, ``Answer:`` and ``About:`` lines, in any order; without an Answer line the reply is read as its
+    first line (a small model often answers in a sentence). None when nothing is left."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        match = _LINE.match(line.strip())
+        if match:
+            found.setdefault(match[1].lower(), match[2].strip().strip('"'))
+    answer = found.get("answer") or ("" if found else first_answer_line(text))
+    if not answer:
+        return None
+    return ClaimReply.model_construct(quote=found.get("quote", ""), answer=answer.rstrip("."),
+                                      about=found.get("about", ""))
+
+
+def read_claims(llm: LLM, question: str, passages: list[RetrievedPassage], words: int,
+                budget: int) -> tuple[list[Claim], list[str]]:
+    """Every passage's claim (passages that answer nothing give none), and the ids of passages whose reply could
+    not be read."""
+    decisions = [Decision(reply=ClaimReply,
+                          json_messages=claim_messages(question, clip_words(hit.passage.text, words), as_json=True),
+                          json_tokens=budget + 32,
+                          text_messages=claim_messages(question, clip_words(hit.passage.text, words)),
+                          text_tokens=budget, parse_text=read_claim_lines)
+                 for hit in passages]
+    with stage("claims"):
+        replies = llm.decide_many(decisions)
+    claims, unread = [], []
+    for hit, reply in zip(passages, replies, strict=True):
+        if reply is None:
+            unread.append(hit.passage.id)
+        elif reply.answer.strip() and not is_unknown(reply.answer):
+            text = hit.passage.text
+            claims.append(Claim(answer=reply.answer.strip(), about=reply.about.strip(), quote=reply.quote.strip(),
+                                passage_id=hit.passage.id, supported=quote_in_passage(reply.quote, text),
+                                answer_found=answer_in_passage(reply.answer, text)))
+    return claims, unread

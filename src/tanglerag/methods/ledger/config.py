@@ -1,0 +1,48 @@
+"""The ``ledger`` settings section: the resolution policies in order and the thresholds of the evidence."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from tanglerag.config import Section, TokenBudget
+from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
+
+Policy = Literal["witnesses", "newest", "authority", "prior", "show-all"]
+
+
+def _default_policies() -> list[Policy]:
+    return ["witnesses", "newest", "authority", "show-all"]
+
+
+class LedgerConfig(Section):
+    """``ledger``: claims read one passage a call, independent sources counted without the model, conflicts settled
+    by the first policy in ``policies`` that can."""
+
+    policies: list[Policy] = Field(default_factory=_default_policies,
+                                   min_length=1, description=(
+        "resolution policies tried in order on each conflict until one decides: witnesses (more independent "
+        "sources win), newest (by date; 'as of YEAR' in the question picks the answer valid then), authority, "
+        "prior (one call: the model's own answer without the passages), show-all (every side disputed)"))
+    show_disputed: bool = Field(False, description=(
+        "list answers no policy could settle in the answer text, marked disputed (they are always in the report)"))
+    duplicate_similarity: float = Field(0.8, gt=0, le=1, description=(
+        "text similarity (rapidfuzz ratio of the normalised texts) from which two passages are copies or versions "
+        "of one document: one witness, and their differing answers one conflict"))
+    about_similarity: float = Field(0.9, gt=0, le=1, description=(
+        "similarity of two claims' 'about' (rapidfuzz token set ratio) from which they are about the same thing; "
+        "below it their different answers are complementary"))
+    claim_tokens: TokenBudget = Field(96, description="budget of one passage's claim (answer, about, quote)")
+    prior_tokens: TokenBudget = Field(24, description="budget of the prior policy's closed-book answer")
+    authority_tiers: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_AUTHORITY_TIERS), description=(
+        "named authority tiers a document's 'authority' may give instead of a number"))
+
+    @field_validator("policies")
+    @classmethod
+    def _each_once(cls, value: list[Policy]) -> list[Policy]:
+        """A policy twice in the order is a typo: the second could never decide what the first did not."""
+        repeated = sorted({p for p in value if value.count(p) > 1})
+        if repeated:
+            raise ValueError(f"policy {repeated[0]!r} is listed twice")
+        return value

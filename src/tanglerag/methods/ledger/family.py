@@ -1,0 +1,21 @@
+"""``ledger`` (ours) as a family: the method, the ``ledger`` section, its stages, structured defaults and the
+inspector view of its conflict report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tanglerag.family import Family
+from tanglerag.methods.ledger.config import LedgerConfig
+from tanglerag.methods.ledger.method import LedgerMethod
+
+FAMILY = Family(
+    name="ledger",
+    methods=(LedgerMethod,),
+    settings=LedgerConfig,
+    stages=frozenset({"claims", "prior"}),
+    options=("policies", "show_disputed", "duplicate_similarity", "about_similarity"),
+    # the claim (quote, answer, about) under the JSON schema: three fields a text reply often leaves out or merges
+    structured={"ledger": "auto"},
+    view=Path(__file__).with_name("view.js"),
+)

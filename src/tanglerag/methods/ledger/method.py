@@ -1,0 +1,97 @@
+"""``ledger``: answers as the evidence decides, with the conflicts it found and how each was settled.
+
+One call per passage reads the claim it makes (answer, what it is about, the words that state it), in one batch. The
+rest needs no model: a quote not found in its passage supports nothing; copies and versions of one document, and
+documents of one source, are one witness; answers about the same thing that differ are a conflict, settled by the
+policies in ``ledger.policies``; answers about different things stand side by side. Only the ``prior`` policy asks
+the model again (once a question, only when reached). The answer lists every kept answer with what it is about and
+its citations, in the multi-answer shape; the ``ConflictStep`` in the trace holds the claims and the reports.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import BaseModel, Field
+
+from tanglerag.conflicts import ConflictReport, ConflictStep, DocumentMeta, Side
+from tanglerag.llm.structured import Decision
+from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
+from tanglerag.methods.ledger.claims import read_claims
+from tanglerag.methods.ledger.config import LedgerConfig
+from tanglerag.methods.ledger.independence import independence
+from tanglerag.methods.ledger.policies import Evidence, resolve
+from tanglerag.methods.ledger.prompts import prior_messages
+from tanglerag.methods.ledger.sides import build_sides, things
+from tanglerag.stages.multi_answer import render
+from tanglerag.text import UNKNOWN, first_answer_line
+from tanglerag.tracking import record_step, stage
+from tanglerag.types import AnswerPart, Question, RetrievedPassage
+
+
+class PriorReply(BaseModel):
+    answer: str = Field(max_length=120)
+
+
+def _read_prior(text: str) -> PriorReply:
+    return PriorReply.model_construct(answer=first_answer_line(text).rstrip(".") or UNKNOWN)
+
+
+def settle(groups: list[list[Side]], policies: list[str], evidence: Evidence) -> list[ConflictReport]:
+    """A report for every group of sides about one thing that disagree, and one listing the things answered alone
+    when the passages answer for several things."""
+    reports = [resolve(group, _about(group), policies, evidence) for group in groups if len(group) > 1]
+    alone = [group[0] for group in groups if len(group) == 1]
+    if len(groups) > 1 and alone:
+        reports.append(ConflictReport(kind="complementary", sides=alone,
+                                      rule="different things: " + "; ".join(s.about or s.answer for s in alone)))
+    return reports
+
+
+def _about(group: list[Side]) -> str:
+    return next((s.about for s in group if s.about), "")
+
+
+def _parts(sides: list[Side], show_disputed: bool) -> list[AnswerPart]:
+    """The kept answers (and, if asked, the disputed ones, marked), the best witnessed first."""
+    shown = [s for s in sides if s.verdict == "kept" or (show_disputed and s.verdict == "disputed")]
+    return [AnswerPart(answer=s.answer, descriptor=f"{s.about}, disputed" if s.verdict == "disputed" else s.about,
+                       citations=s.passages) for s in shown]
+
+
+class LedgerMethod(Method):
+    name: ClassVar[str] = "ledger"
+    paper: ClassVar[str] = "ours"
+    description: ClassVar[str] = ("a claim with its quote from each passage; copies count once; conflicts settled by "
+                                  "witnesses, dates, authority (and optionally the model's prior), reported typed")
+    calls: ClassVar[str] = "one per passage, batched (+1 when the prior policy is reached)"
+    default_metrics: ClassVar[tuple[str, ...]] = CONFLICT_METRICS
+
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        if not passages:
+            return MethodOutput.abstain()
+        config = self.settings.section(LedgerConfig)
+        metas = {hit.passage.id: DocumentMeta.from_metadata(hit.passage.metadata, config.authority_tiers)
+                 for hit in passages}
+        claims, unread = read_claims(self.llm, question.text, passages, self.settings.methods.passage_words,
+                                     config.claim_tokens)
+        found = independence(passages, metas, config.duplicate_similarity)
+        sides = build_sides(claims, found)
+        evidence = Evidence(question=question.text, metas=metas, ask_prior=lambda: self._prior(question.text))
+        reports = settle(things(sides, found, config.about_similarity), list(config.policies), evidence)
+        dates = {pid: meta.date for pid, meta in metas.items() if meta.date is not None}
+        record_step(ConflictStep(claims=claims, reports=reports, policies=list(config.policies),
+                                 documents={pid: meta for pid, meta in metas.items() if not meta.is_empty()},
+                                 copies=found.copies(dates), unread=unread))
+        parts = _parts(sides, config.show_disputed)
+        text, citations = render(parts, passages)
+        return MethodOutput(text, citations, unknown=not parts, parts=parts)
+
+    def _prior(self, question: str) -> str:
+        """The model's own answer, no passages (the ``prior`` policy's one call)."""
+        budget = self.settings.section(LedgerConfig).prior_tokens
+        with stage("prior"):
+            reply = self.llm.decide(Decision(
+                reply=PriorReply, json_messages=prior_messages(question, as_json=True), json_tokens=budget + 16,
+                text_messages=prior_messages(question), text_tokens=budget, parse_text=_read_prior))
+        return reply.answer.strip() if reply is not None and reply.answer.strip() else UNKNOWN

@@ -1,0 +1,135 @@
+"""Resolution policies: each looks at the sides still standing in one conflict and keeps those its evidence
+favours, or says why it cannot tell them apart. They are tried in the order ``ledger.policies`` gives until one
+leaves a single side (it decided) or ``show-all`` reports the rest as disputed; every trial is recorded.
+
+- ``witnesses``: the sides with the most independent sources stand.
+- ``newest``: the newest dated side stands; with "as of YEAR" (or "in", "by", "during YEAR") in the question, the
+  newest dated by that year. Needs a date on every side.
+- ``authority``: the side of the most trusted document stands. Needs an authority on every side.
+- ``prior``: the side the model's own answer (one call, no passages) names stands, if it names exactly one.
+- ``show-all``: every standing side is reported as disputed.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tanglerag.conflicts import ConflictKind, ConflictReport, DocumentMeta, PolicyTrial, Side
+from tanglerag.methods.ledger.sides import same_answer
+from tanglerag.text import is_unknown
+
+_AS_OF = re.compile(r"\b(?:as of|as at|in|by|during)\s+(\d{4})\b", re.IGNORECASE)
+
+
+def as_of_year(question: str) -> int | None:
+    """The year a question asks about ("as of 2019"), the last one named; None when it names none."""
+    years = _AS_OF.findall(question)
+    return int(years[-1]) if years else None
+
+
+@dataclass
+class Evidence:
+    """What policies may consult besides the sides: the question, each passage's provenance, and the model's own
+    answer, asked at most once a question and only if a policy reaches for it."""
+
+    question: str
+    metas: dict[str, DocumentMeta]
+    ask_prior: Callable[[], str]
+    _prior: list[str] = field(default_factory=list)
+
+    def prior(self) -> str:
+        if not self._prior:
+            self._prior.append(self.ask_prior())
+        return self._prior[0]
+
+    def newest_date(self, side: Side) -> datetime.date | None:
+        return max((d for p in side.passages if (d := self.metas[p].date) is not None), default=None)
+
+    def authority(self, side: Side) -> float | None:
+        return max((a for p in side.passages if (a := self.metas[p].authority) is not None), default=None)
+
+
+Ruling = tuple[list[Side], str]
+"""The sides that still stand after a policy (all of them: it could not tell them apart), and what it found."""
+
+
+def _left_out(standing: list[Side], kept: list[Side]) -> list[Side]:
+    return [s for s in standing if all(s is not k for k in kept)]
+
+
+def _best(standing: list[Side], score: Callable[[Side], float], described: Callable[[Side], str], name: str) -> Ruling:
+    top = max(score(s) for s in standing)
+    kept = [s for s in standing if score(s) == top]
+    if len(kept) == len(standing) > 1:
+        return standing, f"{name} tie at {described(kept[0])}"
+    others = ", ".join(described(s) for s in _left_out(standing, kept))
+    return kept, f"{name} {described(kept[0])}" + (f" vs {others}" if others else "")
+
+
+def witnesses(standing: list[Side], evidence: Evidence) -> Ruling:
+    return _best(standing, lambda s: s.witnesses, lambda s: str(s.witnesses), "witnesses")
+
+
+def newest(standing: list[Side], evidence: Evidence) -> Ruling:
+    dates = {id(s): d for s in standing if (d := evidence.newest_date(s)) is not None}
+    if len(dates) < len(standing):
+        return standing, f"no date for {', '.join(s.answer for s in standing if id(s) not in dates)}"
+    year = as_of_year(evidence.question)
+    eligible = [s for s in standing if year is None or dates[id(s)].year <= year]
+    if not eligible:
+        return standing, f"no answer dated by {year}"
+    chosen, found = _best(eligible, lambda s: dates[id(s)].toordinal(), lambda s: str(dates[id(s)]),
+                          "newest" if year is None else f"as of {year}: newest")
+    if len(chosen) == len(standing):
+        return standing, found
+    return chosen, found + "".join(f"; {s.answer} dated after {year}" for s in _left_out(standing, eligible))
+
+
+def authority(standing: list[Side], evidence: Evidence) -> Ruling:
+    scores = {id(s): a for s in standing if (a := evidence.authority(s)) is not None}
+    if len(scores) < len(standing):
+        return standing, f"no authority for {', '.join(s.answer for s in standing if id(s) not in scores)}"
+    return _best(standing, lambda s: scores[id(s)], lambda s: f"{scores[id(s)]:g}", "authority")
+
+
+def prior(standing: list[Side], evidence: Evidence) -> Ruling:
+    own = evidence.prior()
+    if is_unknown(own):
+        return standing, "the model does not know the answer without the passages"
+    named = [s for s in standing if same_answer(s.answer, own)]
+    if len(named) != 1:
+        return standing, f"the model's own answer {own!r} names {'none' if not named else 'several'} of the sides"
+    return named, f"the model's own answer is {own!r}"
+
+
+POLICIES: dict[str, Callable[[list[Side], Evidence], Ruling]] = {
+    "witnesses": witnesses, "newest": newest, "authority": authority, "prior": prior}
+KIND_WHEN_DECIDED_BY: dict[str, ConflictKind] = {
+    "witnesses": "misinformation", "authority": "misinformation", "prior": "misinformation", "newest": "outdated"}
+
+
+def resolve(sides: list[Side], about: str, policies: list[str], evidence: Evidence) -> ConflictReport:
+    """Settle one conflict: sides a policy leaves out are rejected; the one left is kept; the rest, once the
+    policies are spent or ``show-all`` is reached, are disputed."""
+    standing, trials, decider = list(sides), [], None
+    for name in policies:
+        if name == "show-all":
+            trials.append(PolicyTrial(policy=name, outcome=f"{len(standing)} answers reported as disputed",
+                                      decided=True))
+            break
+        kept, outcome = POLICIES[name](standing, evidence)
+        for side in _left_out(standing, kept):
+            side.verdict = "rejected"
+        standing = kept
+        trials.append(PolicyTrial(policy=name, outcome=outcome, decided=len(kept) == 1))
+        if len(kept) == 1:
+            decider = name
+            break
+    for side in standing:
+        side.verdict = "kept" if decider else "disputed"
+    kind = KIND_WHEN_DECIDED_BY[decider] if decider else "conflicting_opinions"
+    return ConflictReport(kind=kind, about=about, sides=sides, trials=trials,
+                          rule=trials[-1].outcome if decider else "")

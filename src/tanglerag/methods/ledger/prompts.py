@@ -1,0 +1,39 @@
+"""The ledger's prompts, in our words: one passage at a time, the claim it makes (the words that state it, the
+answer, what it is about); and, for the prior policy, the model's own answer without any passage. Short on
+purpose: the prompt's length is most of a small model's cost, and each call sees one passage."""
+
+from __future__ import annotations
+
+from tanglerag.trace import Message
+
+CLAIM_SYSTEM = (
+    "You read one document and report what it says in answer to a question, in its own words. Other documents may "
+    "be about another person or thing with the same name, or be wrong: answer from this document alone."
+)
+CLAIM_TEXT = (
+    "Reply in three lines:\n"
+    "Quote: the words of the document that give the answer, copied exactly\n"
+    "Answer: the short answer they give\n"
+    "About: who or what the answer is about, with what tells it apart from others of that name\n"
+    "If the document does not answer the question, reply: Answer: unknown"
+)
+CLAIM_JSON = (
+    'Reply with JSON: {"quote": "the words of the document that give the answer, copied exactly", '
+    '"answer": "the short answer they give, or unknown", '
+    '"about": "who or what the answer is about, with what tells it apart from others of that name"}'
+)
+
+PRIOR_SYSTEM = "Answer from what you know. No documents are given."
+PRIOR_TEXT = "Reply with the short answer only, or unknown."
+PRIOR_JSON = 'Reply with JSON: {"answer": "the short answer, or unknown"}'
+
+
+def claim_messages(question: str, document: str, *, as_json: bool = False) -> list[Message]:
+    """The document first: calls for one passage share that prefix whatever the question."""
+    user = f"Document: {document}\n\nQuestion: {question}\n{CLAIM_JSON if as_json else CLAIM_TEXT}"
+    return [Message(role="system", content=CLAIM_SYSTEM), Message(role="user", content=user)]
+
+
+def prior_messages(question: str, *, as_json: bool = False) -> list[Message]:
+    user = f"Question: {question}\n{PRIOR_JSON if as_json else PRIOR_TEXT}"
+    return [Message(role="system", content=PRIOR_SYSTEM), Message(role="user", content=user)]

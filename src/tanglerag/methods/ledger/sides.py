@@ -1,0 +1,69 @@
+"""From claims to sides, and sides to the things they are about.
+
+A side is one answer: claims whose normalised answers are equal, or one of which contains the other as whole words
+("1963" and "17 February 1963"), are one side, shown by its most specific wording. Its witnesses are the independent
+sources among its grounded claims' passages (a claim whose passage holds neither its quote nor its answer's words is
+listed but witnesses nothing). Two sides are about the same thing, so their answers conflict, when a claim of each
+comes from one document (versions of it) or their claims' ``about`` match; otherwise they answer for different
+things and are complementary.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rapidfuzz import fuzz
+
+from tanglerag.conflicts import Claim, Side
+from tanglerag.methods.ledger.independence import Independence, components
+from tanglerag.text import normalize_answer
+
+
+def same_answer(a: str, b: str) -> bool:
+    x, y = normalize_answer(a), normalize_answer(b)
+    return bool(x) and bool(y) and (x == y or f" {x} " in f" {y} " or f" {y} " in f" {x} ")
+
+
+def build_sides(claims: list[Claim], independence: Independence) -> list[Side]:
+    """One side per answer, in the order the passages came; the most witnessed first."""
+    groups: list[list[Claim]] = []
+    for claim in claims:
+        group = next((g for g in groups if any(same_answer(claim.answer, c.answer) for c in g)), None)
+        if group is None:
+            groups.append([claim])
+        else:
+            group.append(claim)
+    sides = [_side(group, independence) for group in groups]
+    return sorted(sides, key=lambda s: -s.witnesses)
+
+
+def _side(claims: list[Claim], independence: Independence) -> Side:
+    wording = max((c.answer for c in claims), key=lambda a: (len(normalize_answer(a).split()), len(a)))
+    abouts = Counter(c.about for c in claims if c.about)
+    passages = list(dict.fromkeys(c.passage_id for c in claims))
+    witnessed = list(dict.fromkeys(c.passage_id for c in claims if c.grounded))
+    return Side(answer=wording, about=abouts.most_common(1)[0][0] if abouts else "", claims=claims,
+                passages=passages, witnesses=independence.witnesses(witnessed))
+
+
+def about_same(a: str, b: str, similarity: float) -> bool:
+    """Two descriptions of what a claim is about name the same thing: near-identical word sets once normalised.
+    An empty one says nothing, so it matches nothing."""
+    x, y = normalize_answer(a), normalize_answer(b)
+    return bool(x) and bool(y) and fuzz.token_set_ratio(x, y) >= similarity * 100
+
+
+def _linked(a: Side, b: Side, independence: Independence, similarity: float) -> bool:
+    one_document = ({independence.document[p] for p in a.passages} & {independence.document[p] for p in b.passages})
+    return bool(one_document) or any(about_same(x.about, y.about, similarity) for x in a.claims for y in b.claims)
+
+
+def things(sides: list[Side], independence: Independence, similarity: float) -> list[list[Side]]:
+    """Sides grouped by what they are about (linked sides, transitively): a group of several is a conflict."""
+    links = [(i, j) for i in range(len(sides)) for j in range(i + 1, len(sides))
+             if _linked(sides[i], sides[j], independence, similarity)]
+    component = components(len(sides), links)
+    groups: dict[int, list[Side]] = {}
+    for side, root in zip(sides, component, strict=True):
+        groups.setdefault(root, []).append(side)
+    return list(groups.values())

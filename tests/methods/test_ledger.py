@@ -1,0 +1,183 @@
+"""``ledger`` on the canned LLM: one claim call per passage, quotes checked against the passage, copies counted once,
+versions of one document paired, and every resolution policy deciding (or not) as declared, recorded in the report."""
+
+import json
+
+import pytest
+
+from tanglerag.conflicts import ConflictStep
+from tanglerag.errors import ConfigError, InputError
+from tanglerag.methods.base import make_method
+from tanglerag.methods.ledger.claims import read_claim_lines
+from tanglerag.methods.ledger.policies import as_of_year
+from tanglerag.settings import Settings
+from tanglerag.testing import CannedBackend
+from tanglerag.types import Passage, Question
+from tests.conftest import as_retrieved, resources
+
+BORN = Question(text="When was Michael Jordan born?")
+PLAYER = "Michael Jeffrey Jordan, the basketball player, was born on February 17, 1963 in Brooklyn."
+TEXTS = {
+    "a": PLAYER,
+    "copy": PLAYER.replace("Brooklyn.", "Brooklyn, New York."),
+    "bulls": "The Chicago Bulls guard Michael Jordan came into the world in 1963 and grew up in Wilmington.",
+    "wrong": "A fan page claims that the basketball star Michael Jordan was born in 1998 somewhere in Texas.",
+    "scientist": "Michael Irwin Jordan, the scientist at Berkeley, was born on February 25, 1956.",
+}
+CLAIMS = {  # what the model reads in each text: quote, answer, about
+    "a": ("was born on February 17, 1963", "1963", "Michael Jordan, the basketball player"),
+    "copy": ("was born on February 17, 1963", "1963", "Michael Jordan, the basketball player"),
+    "bulls": ("came into the world in 1963", "1963", "Michael Jordan, the basketball player"),
+    "wrong": ("was born in 1998", "1998", "Michael Jordan, the basketball player"),
+    "scientist": ("was born on February 25, 1956", "1956", "Michael I. Jordan, the scientist"),
+}
+
+
+def docs(*names: str, metadata: dict[str, dict] | None = None) -> list[Passage]:
+    return [Passage(id=n, text=TEXTS[n], metadata=(metadata or {}).get(n, {})) for n in names]
+
+
+def backend(claims: dict[str, tuple[str, str, str]] | None = None, prior: str = "unknown",
+            as_json: bool = True) -> CannedBackend:
+    """Claims by the text in the prompt's document; the prior call gets ``prior``."""
+    table = claims or CLAIMS
+
+    def respond(messages):
+        prompt = messages[-1].content
+        if "Document:" not in prompt:
+            return json.dumps({"answer": prior}) if as_json else prior
+        document = prompt.split("Document: ", 1)[1].split("\n\nQuestion:", 1)[0]
+        quote, answer, about = next(table[n] for n, text in TEXTS.items() if text == document)
+        if as_json:
+            return json.dumps({"quote": quote, "answer": answer, "about": about})
+        return f"Quote: {quote}\nAnswer: {answer}\nAbout: {about}"
+    return CannedBackend(responder=respond, structured=as_json)
+
+
+def ask(llm_factory, passages, *overrides, canned=None, question=BORN):
+    canned = canned or backend()
+    llm = llm_factory(canned, persistent=False)
+    llm.structured = "on" if canned.structured else "off"
+    method = make_method("ledger", resources(llm, Settings.load(overrides=list(overrides))))
+    answer = method.answer(question, as_retrieved(passages))
+    return answer, answer.trace.find(ConflictStep), canned
+
+
+def verdicts(step):
+    return {side.answer: side.verdict for report in step.reports for side in report.sides}
+
+
+def test_one_call_per_passage_reads_each_claim_and_checks_its_quote(llm_factory):
+    made_up = {**CLAIMS, "wrong": ("Jordan was born in 1998 in Texas", "1998", "the player"),
+               "bulls": ("he was born in Wilmington", "1962", "the player")}
+    answer, step, canned = ask(llm_factory, docs("a", "bulls", "wrong"), canned=backend(made_up))
+    assert len(canned.requests) == 3 and answer.usage.stages["claims"].llm_calls == 3
+    assert all(len([d for d in TEXTS.values() if d in m[-1].content]) == 1 for m, _ in canned.requests)
+    claims = {c.passage_id: c for c in step.claims}
+    assert claims["a"].supported and claims["a"].grounded
+    assert not claims["wrong"].supported and claims["wrong"].answer_found  # reworded quote, answer in the passage
+    assert not claims["bulls"].grounded  # neither the quote nor "1962" is in the passage: no witness
+    assert {s.answer: s.witnesses for r in step.reports for s in r.sides}["1962"] == 0
+
+
+def test_copies_of_one_document_count_once(llm_factory):
+    _, step, _ = ask(llm_factory, docs("a", "copy", "wrong"))
+    assert step.copies == [["a", "copy"]]
+    assert verdicts(step) == {"1963": "disputed", "1998": "disputed"}  # 1 witness each: a copy adds none
+    assert step.reports[0].trials[0].outcome == "witnesses tie at 1"
+
+
+def test_more_independent_witnesses_win_and_other_things_stand_beside_them(llm_factory):
+    answer, step, _ = ask(llm_factory, docs("a", "copy", "bulls", "wrong", "scientist"))
+    conflict = next(r for r in step.reports if r.kind != "complementary")
+    assert conflict.kind == "misinformation" and conflict.rule == "witnesses 2 vs 1"
+    assert verdicts(step) == {"1963": "kept", "1998": "rejected", "1956": "kept"}
+    assert answer.text == ("1963 (Michael Jordan, the basketball player) [1][2][3]\n"
+                           "1956 (Michael I. Jordan, the scientist) [5]")
+    assert answer.citations == ["a", "copy", "bulls", "scientist"] and step.overall == "misinformation"
+    assert [p.answer for p in answer.parts] == ["1963", "1956"]
+
+
+def test_different_things_are_complementary_not_conflicting(llm_factory):
+    answer, step, _ = ask(llm_factory, docs("a", "scientist"))
+    assert [r.kind for r in step.reports] == ["complementary"] and step.headline() is None
+    assert [p.answer for p in answer.parts] == ["1963", "1956"]
+
+
+def test_show_all_disputes_every_side_and_show_disputed_lists_them_marked(llm_factory):
+    answer, step, _ = ask(llm_factory, docs("a", "wrong"), "ledger.policies=[show-all]")
+    assert verdicts(step) == {"1963": "disputed", "1998": "disputed"} and step.overall == "conflicting_opinions"
+    assert answer.is_unknown  # nothing the evidence settles is asserted
+    shown, _, _ = ask(llm_factory, docs("a", "wrong"), "ledger.policies=[show-all]", "ledger.show_disputed=true")
+    assert shown.text.splitlines() == ["1963 (Michael Jordan, the basketball player, disputed) [1]",
+                                       "1998 (Michael Jordan, the basketball player, disputed) [2]"]
+
+
+DATED = {"a": {"date": "2019-03-01", "authority": "news"}, "wrong": {"date": 2023, "authority": 3}}
+
+
+def test_newest_settles_a_tie_by_date_and_an_as_of_year_picks_the_answer_valid_then(llm_factory):
+    _, step, _ = ask(llm_factory, docs("a", "wrong", metadata=DATED), "ledger.policies=[witnesses,newest]")
+    report = step.reports[0]
+    assert report.kind == "outdated" and verdicts(step) == {"1963": "rejected", "1998": "kept"}
+    assert report.rule == "newest 2023-01-01 vs 2019-03-01" and step.documents["a"].authority == 1.0
+    as_of = Question(text="When was Michael Jordan born, as of 2020?")
+    _, then, _ = ask(llm_factory, docs("a", "wrong", metadata=DATED), "ledger.policies=[newest]", question=as_of)
+    assert verdicts(then) == {"1963": "kept", "1998": "rejected"}
+    assert then.reports[0].rule == "as of 2020: newest 2019-03-01; 1998 dated after 2020"
+    undated, _, _ = ask(llm_factory, docs("a", "wrong"), "ledger.policies=[newest]")
+    assert undated.is_unknown
+
+
+def test_versions_of_one_document_conflict_whatever_they_say_they_are_about(llm_factory):
+    TEXTS["version"] = PLAYER.replace("1963", "1964")
+    claims = {**CLAIMS, "version": ("was born on February 17, 1964", "1964", "the Bulls' number 23")}
+    try:
+        _, step, _ = ask(llm_factory, docs("version", "a", metadata={"version": {"date": "2024"}, "a": {"date": "2020"}}),
+                         "ledger.policies=[witnesses,newest]", canned=backend(claims))
+    finally:
+        del TEXTS["version"]
+    assert step.copies == [["a", "version"]]  # one document, oldest version first
+    assert step.reports[0].kind == "outdated" and verdicts(step) == {"1964": "kept", "1963": "rejected"}
+
+
+def test_authority_settles_by_number_or_named_tier(llm_factory):
+    _, step, _ = ask(llm_factory, docs("a", "wrong", metadata=DATED), "ledger.policies=[authority]")
+    assert verdicts(step) == {"1963": "rejected", "1998": "kept"} and step.reports[0].rule == "authority 3 vs 1"
+    tiers = ["ledger.policies=[authority]", "ledger.authority_tiers={news: 5}"]
+    _, local, _ = ask(llm_factory, docs("a", "wrong", metadata=DATED), *tiers)
+    assert verdicts(local) == {"1963": "kept", "1998": "rejected"}
+
+
+def test_prior_asks_the_model_once_without_passages_and_keeps_the_side_it_names(llm_factory):
+    answer, step, canned = ask(llm_factory, docs("a", "wrong"), "ledger.policies=[prior,show-all]",
+                               canned=backend(prior="1963"))
+    prior_calls = [m for m, _ in canned.requests if "Document:" not in m[-1].content]
+    assert len(prior_calls) == 1 and all(text not in prior_calls[0][-1].content for text in TEXTS.values())
+    assert verdicts(step) == {"1963": "kept", "1998": "rejected"} and answer.usage.stages["prior"].llm_calls == 1
+    _, unsure, _ = ask(llm_factory, docs("a", "wrong"), "ledger.policies=[prior,show-all]", canned=backend(prior="1950"))
+    assert [t.policy for t in unsure.reports[0].trials] == ["prior", "show-all"]
+    _, agreed, quiet = ask(llm_factory, docs("a", "bulls"), "ledger.policies=[prior]", canned=backend(prior="1963"))
+    assert agreed.reports == [] and all("Document:" in m[-1].content for m, _ in quiet.requests)
+
+
+def test_unreadable_metadata_is_refused_before_any_call(llm_factory):
+    canned = backend()
+    with pytest.raises(InputError, match="metadata field 'date': cannot read 'last spring'"):
+        ask(llm_factory, docs("a", metadata={"a": {"date": "last spring"}}), canned=canned)
+    assert canned.requests == []
+
+
+def test_text_replies_are_read_line_by_line(llm_factory):
+    answer, step, _ = ask(llm_factory, docs("a", "scientist"), canned=backend(as_json=False))
+    assert [c.answer for c in step.claims] == ["1963", "1956"] and all(c.supported for c in step.claims)
+    assert read_claim_lines("Born in 1963.").answer == "Born in 1963"
+    assert read_claim_lines("Quote: x\nAnswer: unknown").answer == "unknown" and read_claim_lines("  ") is None
+
+
+def test_settings_refuse_a_policy_twice_and_no_passages_abstain(llm_factory):
+    with pytest.raises(ConfigError, match="listed twice"):
+        Settings.load(overrides=["ledger.policies=[witnesses,witnesses]"])
+    answer, step, canned = ask(llm_factory, [])
+    assert answer.is_unknown and step is None and canned.requests == []
+    assert as_of_year("Who led the party in 2010, as of 2015?") == 2015 and as_of_year("Who led it?") is None
