@@ -195,6 +195,12 @@ class ServiceConfig(Section):
     answer_timeout_s: float = Field(600.0, gt=0, description="longest answer; the client gets 504 beyond it")
     max_body_bytes: PositiveInt = Field(10_000_000, description="request bodies above this get 413")
     max_question_chars: int = Field(2000, strict=True, ge=1, le=100_000)
+    max_passage_chars: int = Field(4000, strict=True, ge=1, le=10_000_000, description=(
+        "a passage's text (and title) returned over HTTP is cut after this many characters and ends in a marker "
+        "saying how many were left out; what the method read is not changed"))
+    metrics_key_required: bool | None = Field(None, description=(
+        "GET /metrics needs an admin key (true) or is open (false); default: open only when service.host is a "
+        "loopback address"))
     cors_origins: list[str] = Field(default_factory=list, description=(
         "web origins whose pages may call the API from a browser, e.g. ['https://chat.example.org']; "
         "'*' allows any (only sensible without cookies: keys travel in the Authorization header)"))

@@ -11,7 +11,7 @@ import typer
 from pydantic import ValidationError
 from rich.markup import escape
 
-from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, load_settings
+from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, load_settings, terminal_json
 from tanglerag.errors import InputError
 from tanglerag.pipeline import AnswerOutput
 from tanglerag.runtime import Runtime
@@ -41,7 +41,7 @@ def ask(
     answer = Runtime(settings, index_dir=index_dir).pipeline(method, personal=user is not None).ask(q)
     if as_json:
         output = AnswerOutput.from_answer(answer, user, trace=with_trace)
-        sys.stdout.write(json.dumps(output.compact(), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(terminal_json(json.dumps(output.compact(), ensure_ascii=False, indent=2), sys.stdout) + "\n")
     else:
         print_answer(answer)
 

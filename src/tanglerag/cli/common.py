@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TextIO
 
 import typer
 from rich.console import Console
@@ -28,6 +28,18 @@ def printable(text: str) -> str:
     server text must not reset, retitle or reprogram the terminal it is printed on (``--json`` is not printed
     through here: it stays byte-exact)."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+_JSON_C1 = re.compile(r"[\x7f-\x9f]")
+
+
+def terminal_json(text: str, stream: TextIO) -> str:
+    """JSON text as it is written to ``stream``: on a terminal, DEL and the C1 controls (U+009B is CSI, which a
+    terminal may obey as ``ESC [``) are written as their ``\\u`` escapes, which every JSON reader turns back into the
+    same characters (``json.dumps`` already escapes C0). Piped or redirected, the text is left byte-exact."""
+    if not stream.isatty():
+        return text
+    return _JSON_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 class TerminalConsole(Console):

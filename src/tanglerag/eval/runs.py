@@ -214,7 +214,7 @@ def read_run(name: str, folder: Path) -> Run:
     """A finished run's predictions, or the finished questions of one still running (from its checkpoint)."""
     finished = (folder / PREDICTIONS_FILE).is_file()
     if finished:
-        predictions = _read_predictions(folder / PREDICTIONS_FILE)
+        predictions = _read_predictions(name, folder / PREDICTIONS_FILE)
     elif (folder / CHECKPOINT_FILE).is_file():
         results, _ = read_checkpoint(folder / CHECKPOINT_FILE)
         predictions = [p for r in results for p in r.predictions]
@@ -228,15 +228,30 @@ def read_run(name: str, folder: Path) -> Run:
     return _completed_from_dataset(info, predictions)
 
 
-def _read_predictions(path: Path) -> list[Prediction]:
+def _read_predictions(name: str, path: Path) -> list[Prediction]:
+    """Every prediction of the file; a line that is not one (not UTF-8, not JSON, not a prediction) is an error
+    naming the run, the file and the line, so the browser shows one line for this run and the others still open.
+
+    Lines are split on the bytes, before decoding: a damaged line is then found as itself, and a prediction's text
+    holding a Unicode line separator (which ``str.splitlines`` would cut at) stays one line."""
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError as exc:
+        raise InputError(f"run {name!r}: cannot read {path} ({exc.strerror or exc})") from None
     predictions = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
+    for number, line in enumerate(lines, start=1):
+        where = f"run {name!r}: {path} line {number}"
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{where} is not UTF-8 text (byte {exc.start + 1} of the line); the file is damaged: "
+                             "restore it, or evaluate again into a new --out folder") from None
+        if not text.strip():
             continue
         try:
-            predictions.append(Prediction.model_validate_json(line))
+            predictions.append(Prediction.model_validate_json(text))
         except ValidationError as exc:
-            raise InputError(f"{path} line {number} is not a prediction ({exc.errors()[0]['msg']})") from None
+            raise InputError(f"{where} is not a prediction ({exc.errors()[0]['msg']})") from None
     return predictions
 
 

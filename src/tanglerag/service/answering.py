@@ -139,20 +139,34 @@ async def _admitted(state: ServiceState, tracker: Tracker, work: Callable[[], An
     state.telemetry.in_flight.inc()
     future = asyncio.get_running_loop().run_in_executor(None, work)
 
-    def done(_: asyncio.Future[Answer]) -> None:
+    def done(ended: asyncio.Future[Answer]) -> None:
         state.telemetry.in_flight.dec()
         state.gate.release()
         if tracker.cancelled:
             state.telemetry.observe_abandoned(tracker.usage)
+            _log_abandoned(ended)
 
     future.add_done_callback(done)
     return future
 
 
+def _log_abandoned(ended: asyncio.Future[Answer]) -> None:
+    """One INFO line for a question nobody waits for any more (its client left, or it ran past its time): that is
+    how cancelling ends, not a fault. Reading its exception here also keeps asyncio from logging it as an ERROR
+    with a traceback when the future is collected. A bug is still logged as one, with its traceback."""
+    exc = None if ended.cancelled() else ended.exception()
+    if exc is None or isinstance(exc, TangleragError):
+        log.info("question abandoned (its client left or it ran past service.answer_timeout_s): %s",
+                 exc or "it had finished")
+    else:
+        log.error("an abandoned question failed", exc_info=exc)
+
+
 def _finished(state: ServiceState, answer: Answer, user: str | None) -> AskResponse:
-    """Count an answer's cost in the metrics and shape it as the API returns it."""
+    """Count an answer's cost in the metrics and shape it as the API returns it (passages clipped)."""
     state.telemetry.observe_usage(answer.usage)
-    return AskResponse.from_answer(answer, user, trace=True)
+    limit = state.runtime.settings.service.max_passage_chars
+    return AskResponse.from_answer(answer, user, trace=True).with_passages_clipped(limit)
 
 
 async def _progress(future: asyncio.Future[Any], events: asyncio.Queue[ProgressEvent],
@@ -178,6 +192,6 @@ def _outcome(state: ServiceState, running: Running) -> AskResponse | StreamFailu
     if exc is None:
         return _finished(state, running.future.result(), running.user)
     if isinstance(exc, TangleragError):
-        return StreamFailure(status_for(exc), client_message(exc))
+        return StreamFailure(status_for(exc), client_message(exc, state.redact))
     log.error("answering failed", exc_info=exc)
     return StreamFailure(500, "internal error (logged on the server)")

@@ -1,7 +1,8 @@
 """The FastAPI application: one warmed runtime, bounded admission, API keys, and the web inspector.
 
 ``create_app`` only assembles: the explicit state on ``app.state`` (``state.py``), the error shape and the
-body limit (``errors.py``), request metrics, and one router per area (``routes/``).
+body limit (``errors.py``), the check that bodies are text (``bodies.py``), request metrics, the security headers
+(``headers.py``), and one router per area (``routes/``).
 
 >>> app = create_app(Runtime(settings, index_dir=Path("my-index")))  # doctest: +SKIP
 >>> uvicorn.run(app, host="127.0.0.1", port=8000)  # doctest: +SKIP
@@ -23,7 +24,9 @@ from fastapi.staticfiles import StaticFiles
 
 from tanglerag.runtime import Runtime
 from tanglerag.service.auth import ApiKeys
+from tanglerag.service.bodies import UnicodeBodies
 from tanglerag.service.errors import BodyLimit, install_error_handlers
+from tanglerag.service.headers import SecurityHeaders
 from tanglerag.service.routes import ask, chat, index, ops, runs, users
 from tanglerag.service.schemas import served_methods
 from tanglerag.service.state import ServiceState
@@ -50,6 +53,7 @@ def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool =
                   description="Answers from tangled contexts, with citations and a trace of why.")
     app.state.tanglerag = state
     cfg = runtime.settings.service
+    app.add_middleware(UnicodeBodies)  # added first, so it runs inside BodyLimit: it reads bodies already bounded
     app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes)
     if cfg.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=cfg.cors_origins, allow_methods=["*"],
@@ -64,8 +68,9 @@ def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool =
                                         time.perf_counter() - start)
         return response
 
+    app.add_middleware(SecurityHeaders)  # added last, so it runs outermost: every response passes through it
     routers = (ask.router, chat.router, index.router, users.router, runs.router, ops.router)
-    install_error_handlers(app, [route for router in routers for route in router.routes])
+    install_error_handlers(app, [route for router in routers for route in router.routes], state.redact)
     for router in routers:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=ops.STATIC), name="static")

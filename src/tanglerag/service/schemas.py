@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -82,9 +82,22 @@ def error_responses(*codes: int, openai: bool = False) -> dict[int | str, dict[s
 
 class AskResponse(AnswerOutput):
     """The ``POST /v1/ask`` body: the answer as ``ask --json --trace`` prints it, always with its trace (the
-    inspector shows why from it), and with every key present."""
+    inspector shows why from it), and with every key present; passages clipped at ``service.max_passage_chars``."""
 
     trace: Trace
+
+    def with_passages_clipped(self, limit: int) -> Self:
+        passages = [p.model_copy(update={"title": clipped(p.title, limit), "text": clipped(p.text, limit)})
+                    for p in self.passages]
+        return self.model_copy(update={"passages": passages})
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text`` as the API returns it: at most ``limit`` characters, then a marker saying how many were left out.
+    A passage is whatever the corpus held; a 9 MB one must not make a 9 MB reply, nor vanish without a word."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} [... {len(text) - limit} more characters not shown: service.max_passage_chars]"
 
 
 class ChatAnswer(AskResponse):

@@ -18,9 +18,10 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from tanglerag.errors import ContextStoreError
 from tanglerag.eval.runs import RunLibrary
 from tanglerag.runtime import Runtime
-from tanglerag.service.auth import ApiKeys, Caller
+from tanglerag.service.auth import ApiKeys, Caller, is_loopback
 from tanglerag.service.errors import ServiceError
 from tanglerag.service.gate import Gate
+from tanglerag.service.redaction import Redactor
 from tanglerag.service.telemetry import Telemetry
 from tanglerag.users import USER_ID_PATTERN, check_user_id
 
@@ -33,13 +34,16 @@ class ServiceState:
     telemetry: Telemetry = field(default_factory=Telemetry)
     index_writes: asyncio.Lock = field(default_factory=asyncio.Lock)
     runs: RunLibrary | None = None  # eval runs to browse (serve --runs DIR)
+    redact: Redactor = field(default_factory=Redactor)  # the server's paths and URLs out of what callers read
 
     @classmethod
     def for_runtime(cls, runtime: Runtime, keys: ApiKeys, runs: Path | None = None) -> ServiceState:
-        cfg = runtime.settings.service
+        settings = runtime.settings
+        cfg = settings.service
         running = cfg.max_running or runtime.llm.backend.max_concurrency
+        folders = [runtime.index_dir, runs, settings.personal.store_dir, settings.cache_dir]
         return cls(runtime=runtime, keys=keys, gate=Gate(running, cfg.max_waiting, cfg.queue_timeout_s),
-                   runs=RunLibrary(runs) if runs is not None else None)
+                   runs=RunLibrary(runs) if runs is not None else None, redact=Redactor(folders))
 
     def has_index(self) -> bool:
         folder = self.runtime.index_dir
@@ -77,6 +81,23 @@ def get_admin(who: CallerDep) -> Caller:
 
 
 AdminDep = Annotated[Caller, Depends(get_admin)]
+
+
+def metrics_reader(request: Request, state: State) -> None:
+    """``/metrics`` needs an admin key when ``service.metrics_key_required`` says so, by default when the server
+    listens beyond loopback: the counts tell who asks what, how much and when. The key is read from the header, not
+    declared as the route's security scheme, because whether it is needed is the operator's setting."""
+    cfg = state.runtime.settings.service
+    required = cfg.metrics_key_required if cfg.metrics_key_required is not None else not is_loopback(cfg.host)
+    if required:
+        found = state.keys.identify(request.headers.get("authorization"))
+        if found is None:
+            raise ServiceError(401, "missing or invalid API key: /metrics needs an admin key here",
+                               {"WWW-Authenticate": "Bearer"})
+        get_admin(found)
+
+
+MetricsDep = Depends(metrics_reader)
 
 
 UserPath = Annotated[str, PathParam(pattern=USER_ID_PATTERN, description="letters, digits, '_', '-', '.', '@'")]

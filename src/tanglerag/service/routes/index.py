@@ -15,7 +15,8 @@ from tanglerag.errors import InputError
 from tanglerag.index.documents import DocumentChanges, UnknownDocuments
 from tanglerag.index.passage_index import PassageIndex, read_manifest, remove_documents, store_passages
 from tanglerag.ingest import chunk_passages, passages_from_upload
-from tanglerag.service.errors import ServiceError
+from tanglerag.service.bodies import first_unencodable, shown
+from tanglerag.service.errors import ServiceError, client_message
 from tanglerag.service.schemas import AddedDocuments, DocumentIn, IndexInfo, RemovedDocuments, error_responses
 from tanglerag.service.state import AdminDep, CallerDep, ServiceState, State
 from tanglerag.types import Passage
@@ -63,7 +64,7 @@ async def delete_document(doc_id: DocId, _: AdminDep, state: State) -> RemovedDo
     try:
         index, changes = await _written(state, lambda folder, rt: remove_documents(folder, [doc_id], rt.embedder))
     except UnknownDocuments as exc:
-        raise ServiceError(404, str(exc)) from None
+        raise ServiceError(404, client_message(exc, state.redact)) from None
     return RemovedDocuments(removed=changes.removed, total=index.manifest().count)
 
 
@@ -100,9 +101,20 @@ async def _uploaded_passages(request: Request) -> list[Passage]:
         for upload in uploads:
             if isinstance(upload, str):
                 raise InputError("'files' must be uploaded files, not text fields")
-            passages += passages_from_upload(upload.filename or "upload.jsonl", await upload.read())
+            passages += _text_only(passages_from_upload(upload.filename or "upload.jsonl", await upload.read()))
         return passages
     if kind in JSONL_TYPES or not kind:
-        return passages_from_upload("body.jsonl", await request.body())
+        return _text_only(passages_from_upload("body.jsonl", await request.body()))
     raise ServiceError(415, f"unsupported content type {kind!r}: send JSONL (application/x-ndjson) or "
                             "multipart/form-data files")
+
+
+def _text_only(passages: list[Passage]) -> list[Passage]:
+    """The passages of an upload, refused when a record holds a lone surrogate (a JSON escape such as ``\\ud800``,
+    which is not text): ``service.bodies`` checks a request's body, this an uploaded file's."""
+    for passage in passages:
+        where = first_unencodable(passage.model_dump())
+        if where is not None:
+            raise InputError(f"document '{shown(passage.id)}': {where} is not valid Unicode text (a lone surrogate "
+                             "such as \\ud800); send UTF-8 text")
+    return passages

@@ -14,10 +14,12 @@ from tanglerag.errors import IndexStoreError
 from tanglerag.family import FAMILIES, families
 from tanglerag.service.errors import ServiceError
 from tanglerag.service.schemas import Health, Readiness, error_responses
-from tanglerag.service.state import ServiceState, State
+from tanglerag.service.state import MetricsDep, ServiceState, State
 
 router = APIRouter(tags=["operations"])
 STATIC = Path(__file__).parent.parent / "static"
+METRICS_RESPONSES = error_responses(401, 403) | {
+    200: {"content": {"text/plain": {}}, "description": "Prometheus text format"}}
 
 
 @router.get("/healthz", response_model=Health)
@@ -33,7 +35,7 @@ async def ready(state: State) -> Readiness:
     problem = (await asyncio.to_thread(state.runtime.llm.backend.not_ready)
                or await asyncio.to_thread(_index_problem, state))
     if problem is not None:
-        raise ServiceError(503, f"not ready: {problem}")
+        raise ServiceError(503, f"not ready: {state.redact(problem)}")
     return Readiness(status="ready", index=state.has_index())
 
 
@@ -54,9 +56,11 @@ def _model_name(model_id: str) -> str:
     return Path(model_id.rsplit("#", 1)[-1]).name
 
 
-@router.get("/metrics", response_class=Response,
-            responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text format"}})
+@router.get("/metrics", response_class=Response, dependencies=[MetricsDep],
+            responses=METRICS_RESPONSES)
 async def metrics(state: State) -> Response:
+    """Prometheus metrics; an admin key is needed unless the server listens on loopback only
+    (``service.metrics_key_required``)."""
     return Response(state.telemetry.render(), media_type="text/plain; version=0.0.4")
 
 

@@ -12,10 +12,10 @@ from fastapi.responses import FileResponse
 from tanglerag.errors import InputError
 from tanglerag.eval.records import Prediction
 from tanglerag.eval.runs import Grid, GridQuery, Run, RunInfo, RunLibrary, UnknownRun
-from tanglerag.service.errors import ServiceError
+from tanglerag.service.errors import ServiceError, client_message
 from tanglerag.service.routes.ops import STATIC
-from tanglerag.service.schemas import RunAnswer, RunPassage, RunQuestion, error_responses
-from tanglerag.service.state import CallerDep, State
+from tanglerag.service.schemas import RunAnswer, RunPassage, RunQuestion, clipped, error_responses
+from tanglerag.service.state import CallerDep, ServiceState, State
 from tanglerag.types import Passage
 
 router = APIRouter(tags=["runs"], responses=error_responses(401, 404, 409, 422))
@@ -27,13 +27,14 @@ def _library(state: State) -> RunLibrary:
     return state.runs
 
 
-async def _run(library: RunLibrary, name: str) -> Run:
+async def _run(state: ServiceState, name: str) -> Run:
+    library = _library(state)
     try:
         return await asyncio.to_thread(library.get, name)
     except UnknownRun as exc:
-        raise ServiceError(404, str(exc)) from None
+        raise ServiceError(404, client_message(exc, state.redact)) from None
     except InputError as exc:  # the run's own files are damaged: nothing the request can change
-        raise ServiceError(409, str(exc)) from None
+        raise ServiceError(409, client_message(exc, state.redact)) from None
 
 
 @router.get("/v1/runs", response_model=list[RunInfo])
@@ -43,48 +44,50 @@ async def list_runs(_: CallerDep, state: State) -> list[RunInfo]:
     try:
         return await asyncio.to_thread(library.infos)
     except InputError as exc:
-        raise ServiceError(409, str(exc)) from None
+        raise ServiceError(409, client_message(exc, state.redact)) from None
 
 
 @router.get("/v1/runs/{run:path}/grid", response_model=Grid)
 async def run_grid(run: str, _: CallerDep, state: State, query: Annotated[GridQuery, Query()]) -> Grid:
     """The run's questions x methods with each cell's score, filtered by ``show`` and ``tangle``."""
-    loaded = await _run(_library(state), run)
+    loaded = await _run(state, run)
     try:
         return loaded.grid(query)
     except InputError as exc:
-        raise ServiceError(422, str(exc)) from None
+        raise ServiceError(422, client_message(exc, state.redact)) from None
 
 
 @router.get("/v1/runs/{run:path}/question", response_model=RunQuestion)
 async def run_question(run: str, _: CallerDep, state: State,
                        id: Annotated[str, Query(min_length=1, description="the question's id")]) -> RunQuestion:
     """Every method's answer to one question of the run, with its passages, scores and trace."""
-    loaded = await _run(_library(state), run)
+    loaded = await _run(state, run)
     try:
         answers = loaded.question(id)
     except UnknownRun as exc:
-        raise ServiceError(404, str(exc)) from None
+        raise ServiceError(404, client_message(exc, state.redact)) from None
     first = next(iter(answers.values()))
+    limit = state.runtime.settings.service.max_passage_chars
     return RunQuestion(run=run, id=id, question=first.question, gold=first.gold, tangles=first.tangles,
-                       answers=[_answer(p, loaded.dataset_passages) for p in answers.values()])
+                       answers=[_answer(p, loaded.dataset_passages, limit) for p in answers.values()])
 
 
-def _answer(prediction: Prediction, dataset_passages: dict[str, Passage]) -> RunAnswer:
-    """``dataset_passages`` stand in for the passages of predictions that kept only ids (their score is lost)."""
+def _answer(prediction: Prediction, dataset_passages: dict[str, Passage], limit: int) -> RunAnswer:
+    """``dataset_passages`` stand in for the passages of predictions that kept only ids (their score is lost);
+    passage texts are clipped at ``limit`` characters (``service.max_passage_chars``), as ``/v1/ask`` clips them."""
     if prediction.passages:
-        passages = [_passage(r.passage, r.score) for r in prediction.passages]
+        passages = [_passage(r.passage, r.score, limit) for r in prediction.passages]
     else:
-        passages = [_passage(dataset_passages[pid], None) if pid in dataset_passages
+        passages = [_passage(dataset_passages[pid], None, limit) if pid in dataset_passages
                     else RunPassage(id=pid, title="", text="", score=None, label="") for pid in prediction.passage_ids]
     return RunAnswer(method=prediction.method, answer=prediction.answer, citations=prediction.citations,
                      passages=passages, metrics=prediction.metrics, usage=prediction.usage,
                      usage_by_stage=prediction.usage_by_stage, parts=prediction.parts, trace=prediction.trace)
 
 
-def _passage(passage: Passage, score: float | None) -> RunPassage:
-    return RunPassage(id=passage.id, title=passage.title, text=passage.text, score=score,
-                      label=str(passage.metadata.get("type", "")))
+def _passage(passage: Passage, score: float | None, limit: int) -> RunPassage:
+    return RunPassage(id=passage.id, title=clipped(passage.title, limit), text=clipped(passage.text, limit),
+                      score=score, label=str(passage.metadata.get("type", "")))
 
 
 @router.get("/runs", include_in_schema=False)

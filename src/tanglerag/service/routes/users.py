@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 
 from tanglerag.errors import ContextStoreError
-from tanglerag.service.errors import ServiceError
+from tanglerag.service.errors import ServiceError, client_message
 from tanglerag.service.schemas import ContextList, NewContexts, error_responses
 from tanglerag.service.state import CallerDep, State, UserPath, acting_as
 from tanglerag.users import UserContext
@@ -41,5 +41,5 @@ async def remove_context(user: UserPath, who: CallerDep, state: State,
     try:
         await asyncio.to_thread(state.runtime.context_store.remove, user, id)
     except ContextStoreError as exc:
-        raise ServiceError(404, str(exc)) from None
+        raise ServiceError(404, client_message(exc, state.redact)) from None
     return Response(status_code=204)
