@@ -18,7 +18,7 @@ from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 from tanglerag.testing import HashEmbedder, canned_llm, fake_openai_server
 from tanglerag.types import Passage
-from tests.reliability.served import serving
+from tests.reliability.serving import served
 
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "1000"}
 TARGET = b"Amundsen"  # only in the passage the question retrieves: its page is the one damaged
@@ -77,14 +77,12 @@ def test_a_read_that_meets_the_damage_after_opening_is_the_same_one_line_error(t
     assert index.damage is not None and "is missing or damaged" in index.damage
 
 
-@pytest.mark.parametrize("warm_up", [False, pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, reason="service/app.py's start-up warm-up lets the index's IndexStoreError stop the start; "
-                        "issue 49 asks it to log the line and serve not-ready"))])
+@pytest.mark.parametrize("warm_up", [False, True])
 def test_the_service_says_not_ready_and_questions_get_no_500(tmp_path, warm_up):
     folder, _ = _damaged_index(tmp_path)
     runtime = Runtime(Settings.load(overrides=[f"personal.store_dir={tmp_path / 'users'}"]), index_dir=folder,
                       llm=canned_llm(default="Amundsen [1]"), embedder=HashEmbedder())
-    with serving(runtime, warm_up=warm_up) as url, httpx.Client(base_url=url, timeout=60) as http:
+    with served(runtime, warm_up=warm_up) as url, httpx.Client(base_url=url, timeout=60) as http:
         ready = http.get("/readyz")
         asked = http.post("/v1/ask", json={"question": QUESTION})
         healthy = http.get("/healthz")

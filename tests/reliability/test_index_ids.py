@@ -23,7 +23,7 @@ from tanglerag.settings import Settings
 from tanglerag.testing import HashEmbedder, canned_llm
 from tanglerag.types import Passage
 from tests.index.legacy import as_previous_release
-from tests.reliability.served import serving
+from tests.reliability.serving import served
 
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "1000"}
 LONG = " ".join(f"harbour{i} lighthouse keeper" for i in range(120))  # 360 words: chunked at 200 words
@@ -43,7 +43,7 @@ def test_over_http_a_long_document_never_replaces_one_whose_id_looks_like_its_ch
     runtime = Runtime(Settings.load(overrides=[f"personal.store_dir={tmp_path / 'users'}"]),
                       index_dir=tmp_path / "index", llm=canned_llm(), embedder=HashEmbedder())
     note = {"title": "Note", "text": "An unrelated note about the harbour office."}
-    with serving(runtime) as url, httpx.Client(base_url=url, timeout=60) as http:
+    with served(runtime) as url, httpx.Client(base_url=url, timeout=60) as http:
         assert http.put("/v1/index/documents/x%231", json=note).status_code == 200  # accepted as a document
         clash = http.put("/v1/index/documents/x", json={"text": LONG})
         assert http.put("/v1/index/documents/y", json={"text": LONG}).status_code == 200

@@ -22,6 +22,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
+from tanglerag.errors import IndexStoreError
 from tanglerag.runtime import Runtime
 from tanglerag.service.auth import ApiKeys
 from tanglerag.service.bodies import UnicodeBodies
@@ -34,6 +35,15 @@ from tanglerag.service.state import ServiceState
 log = logging.getLogger(__name__)
 
 
+def _warm(runtime: Runtime, index: bool) -> None:
+    """Load the models and the index before the first question; an index that cannot be loaded (damaged, missing)
+    does not stop the start: the service comes up and says not ready (``/readyz``) with the line naming it."""
+    try:
+        runtime.warm_up(index)
+    except IndexStoreError as exc:
+        log.error("the index could not be loaded, so the service is not ready: %s", exc)
+
+
 def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool = True,
                runs_dir: Path | None = None) -> FastAPI:
     """The service over ``runtime`` (its index folder is where documents are added); ``runs_dir``: eval
@@ -43,7 +53,7 @@ def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool =
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if warm_up:
-            await asyncio.to_thread(runtime.warm_up, state.has_index())
+            await asyncio.to_thread(_warm, runtime, state.has_index())
         log.info("tanglerag service ready (%s)",
                  "API keys required" if state.keys.enabled else "no API keys: loopback only")
         yield
