@@ -93,3 +93,22 @@ def test_the_step_reads_back_from_a_trace_as_itself():
     step = again.find(ConflictStep)
     assert step is not None and step.reports[0].sides[1].verdict == "rejected"
     assert step.documents["a"].date == datetime.date(2020, 1, 1)
+
+
+def test_conflict_recall_and_false_conflict_rate_read_the_report():
+    from tanglerag.datasets.base import QAExample
+    from tanglerag.metrics.registry import compute
+    from tanglerag.types import Answer
+
+    def example(tangles):
+        return QAExample(id="q", question="When?", answers=["1963"], tangles=tangles,
+                         metadata={"wrong_answers": ["1998"]})
+
+    reported = Answer(question="When?", method="ledger", text="1963", trace=Trace(steps=[_step()]))
+    unreported = Answer(question="When?", method="concat", text="1963")
+    metrics = ["conflict_recall", "false_conflict_rate"]
+    assert compute(metrics, reported, example(["misinformation"])) == {"conflict_recall": 1.0,
+                                                                        "false_conflict_rate": None}
+    assert compute(metrics, reported, example(["noise"])) == {"conflict_recall": None, "false_conflict_rate": 1.0}
+    assert compute(metrics, unreported, example(["misinformation"])) == {"conflict_recall": None,
+                                                                          "false_conflict_rate": None}

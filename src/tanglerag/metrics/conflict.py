@@ -10,6 +10,7 @@ only difference we know of.
 
 from __future__ import annotations
 
+from tanglerag.conflicts import ConflictStep
 from tanglerag.datasets.base import QAExample
 from tanglerag.metrics.registry import METRICS
 from tanglerag.text import normalize_answer, strip_citations
@@ -91,3 +92,33 @@ def as_of_correct(answer: Answer, example: QAExample) -> float | None:
     response = _response(answer)
     return float(any(_contains(response, s) for s in spellings)
                  and not any(_contains(response, w) for w in _wrong(example)))
+
+
+def _flagged(answer: Answer) -> list[str] | None:
+    """The answers a method's conflict report rejected or disputed; None when it wrote no report."""
+    step = answer.trace.find(ConflictStep)
+    if step is None:
+        return None
+    return [normalize_answer(side.answer) for report in step.reports for side in report.sides
+            if side.verdict in ("rejected", "disputed")]
+
+
+@METRICS.add("conflict_recall")
+def conflict_recall(answer: Answer, example: QAExample) -> float | None:
+    """1 when the conflict report rejects or disputes a known wrong answer of a question with misinformation
+    documents; None without such documents or without a report (methods that write none)."""
+    flagged, wrong = _flagged(answer), _wrong(example)
+    if flagged is None or not wrong or "misinformation" not in example.tangles:
+        return None
+    return float(any(_contains(side, w) or _contains(normalize_answer(w), side) for side in flagged for w in wrong
+                     if side))
+
+
+@METRICS.add("false_conflict_rate")
+def false_conflict_rate(answer: Answer, example: QAExample) -> float | None:
+    """1 when the report finds a conflict (a side rejected or disputed) in a question with no misinformation
+    document; None for questions with one, or without a report."""
+    flagged = _flagged(answer)
+    if flagged is None or "misinformation" in example.tangles:
+        return None
+    return float(bool(flagged))

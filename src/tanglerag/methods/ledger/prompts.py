@@ -17,15 +17,17 @@ CLAIM_TEXT = (
     "About: who or what the answer is about, with what tells it apart from others of that name\n"
     "If the document does not answer the question, reply: Answer: unknown"
 )
+# the keys described in prose, not as a filled-in object: shown an object of descriptions, the 1.5B model copied
+# them back as the values for documents that do not answer
 CLAIM_JSON = (
-    'Reply with JSON: {"quote": "the words of the document that give the answer, copied exactly", '
-    '"answer": "the short answer they give, or unknown", '
-    '"about": "who or what the answer is about, with what tells it apart from others of that name"}'
+    'Reply with JSON with three keys. "quote": the words of the document that give the answer, copied exactly. '
+    '"answer": the short answer they give, or "unknown" if the document does not answer the question. '
+    '"about": who or what the answer is about, with what tells it apart from others of that name.'
 )
 
 PRIOR_SYSTEM = "Answer from what you know. No documents are given."
 PRIOR_TEXT = "Reply with the short answer only, or unknown."
-PRIOR_JSON = 'Reply with JSON: {"answer": "the short answer, or unknown"}'
+PRIOR_JSON = 'Reply with JSON with one key, "answer": the short answer, or "unknown".'
 
 
 def claim_messages(question: str, document: str, *, as_json: bool = False) -> list[Message]:

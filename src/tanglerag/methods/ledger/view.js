@@ -2,17 +2,18 @@
 // /views.js. Any method that records a "conflicts" step gets this view.
 "use strict";
 
-// The claims (one per passage: answer, what it is about, the quoted words; unsupported quotes marked), then one
+// The claims (one per passage: answer, what it is about, the quoted words; ungrounded ones marked), then one
 // table per conflict: each side's verdict, answer, witnesses and passages, and the policies tried in order.
 registerStepView("conflicts", "Claims and conflicts", (step, index, numberOf) => {
   const source = id => numberOf.has(id) ? citeButton(numberOf.get(id), index) : `${id} `;
   const claims = el("table", { class: "claims" },
     el("tr", {}, el("th", {}, "passage"), el("th", {}, "answer"), el("th", {}, "about"), el("th", {}, "quote")),
-    step.claims.map(c => el("tr", { class: c.supported ? "" : "unsupported" },
+    step.claims.map(c => el("tr", { class: c.supported || c.answer_found ? "" : "unsupported" },
       el("td", {}, source(c.passage_id)), el("td", {}, c.answer), el("td", {}, c.about),
-      el("td", {}, c.quote, c.supported ? "" : " (not in the passage)"))));
+      el("td", {}, c.quote, c.supported ? "" : c.answer_found ? " (reworded: the answer is in the passage, the quote is not)"
+        : " (neither quote nor answer is in the passage: no witness)"))));
   const reports = step.reports.map(r => el("div", { class: "conflict" },
-    el("p", {}, el("strong", {}, r.kind.replace("_", " ")), r.about ? ` about ${r.about}` : "",
+    el("p", {}, el("strong", {}, r.kind.replaceAll("_", " ")), r.about ? ` about ${r.about}` : "",
       r.rule ? ` - ${r.rule}` : " - no policy decided"),
     el("table", { class: "sides" },
       el("tr", {}, el("th", {}, "verdict"), el("th", {}, "answer"), el("th", {}, "witnesses"), el("th", {}, "passages")),
