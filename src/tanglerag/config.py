@@ -208,6 +208,19 @@ class ServiceConfig(Section):
         None, description="lines 'KEY' (admin) or 'KEY USER' (that user only); adds to TANGLERAG_API_KEYS")
 
 
+class ConflictsConfig(Section):
+    """``conflicts``: a conflict report for any method's answer, made after it answered from the passages it used.
+
+    A core section, not a family's: it applies to every method, and the family that offers the analysis
+    (``Family.conflict_reporter``, the ledger's) is reached through the family registry."""
+
+    report: Annotated[bool, RAISES_COST] = Field(False, description=(
+        "after any method answered, read the claims of the passages it used, count independent sources and settle "
+        "disagreements with the ledger's policies (ledger.*), recording the report in the trace and `conflicts` "
+        "without changing the answer; costs one LLM call per passage (stage 'conflicts'). Methods that write "
+        "their own report (ledger) are not analysed twice"))
+
+
 M = TypeVar("M", bound=BaseModel)
 
 

@@ -55,6 +55,9 @@ class Family:
     """Dataset tasks it evaluates (``retrieval``): task -> ``"module:function"``."""
     delegates_to_any: bool = False
     """Its methods may hand a question to any method (``auto``): a run with them depends on every section."""
+    conflict_reporter: type[Any] | None = None
+    """One of its methods whose ``run`` records a ``ConflictStep`` (``ledger``): with ``conflicts.report`` on, it
+    reads the passages any other method answered from, and only that step is kept (``Method.answer``)."""
 
     @property
     def section_name(self) -> str:
@@ -112,6 +115,11 @@ def structured_defaults() -> StructuredModes:
     for family in families():
         merged.update(family.structured)
     return merged
+
+
+def conflict_reporter() -> type[Any] | None:
+    """The method class that makes conflict reports for other methods' answers (the first family offering one)."""
+    return next((f.conflict_reporter for f in families() if f.conflict_reporter is not None), None)
 
 
 def retriever_factory(name: str) -> Callable[..., Any]:

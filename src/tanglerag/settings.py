@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from pydantic import Field, create_model, model_validator
 
 from tanglerag.config import (
+    ConflictsConfig,
     EmbeddingConfig,
     EvalConfig,
     IndexConfig,
@@ -47,6 +48,7 @@ class Settings(Section):
     eval: EvalConfig = Field(default_factory=EvalConfig)
     personal: PersonalConfig = Field(default_factory=PersonalConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
+    conflicts: ConflictsConfig = Field(default_factory=ConflictsConfig)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Settings:
         return super().__new__(assembled() if cls is Settings else cls)

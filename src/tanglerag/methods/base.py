@@ -20,15 +20,16 @@ import difflib
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from tanglerag.conflicts import ConflictStep
 from tanglerag.embeddings import Embedder, TextEmbedder
 from tanglerag.errors import ConfigError, InputError
-from tanglerag.family import families
+from tanglerag.family import conflict_reporter, families
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.llm.client import LLM
 from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import Retriever
 from tanglerag.text import UNKNOWN
-from tanglerag.tracking import answering_as, current_tracker, track
+from tanglerag.tracking import Tracker, answering_as, current_tracker, stage, track
 from tanglerag.types import Answer, AnswerPart, Question, RetrievedPassage
 
 SINGLE_ANSWER_METRICS = ("em", "f1", "unk", "nm", "misled", "cited")
@@ -101,17 +102,60 @@ class Method:
         with answering_as(self.name):
             return self.run(question, passages)
 
+    def _run_and_report(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        """``run``, then, with ``conflicts.report`` on, the conflict report on the passages the answer used."""
+        result = self.run_named(question, passages)
+        if self.settings.conflicts.report:
+            report_conflicts(self.resources, question, passages if result.passages is None else result.passages)
+        return result
+
     def answer(self, question: Question, passages: list[RetrievedPassage]) -> Answer:
         tracker = current_tracker()
         if tracker is None:
             with track() as tracker:
-                result = self.run_named(question, passages)
+                result = self._run_and_report(question, passages)
         else:
-            result = self.run_named(question, passages)
+            result = self._run_and_report(question, passages)
         return Answer(question=question.text, method=self.name, text=UNKNOWN if result.unknown else result.text,
                       citations=[] if result.unknown else result.citations,
                       passages=passages if result.passages is None else result.passages, parts=result.parts,
                       is_unknown=result.unknown, usage=tracker.usage.model_copy(deep=True), trace=tracker.trace())
+
+
+class _ReportTracker(Tracker):
+    """The conflict report's own tracker: cancelled when the question's is, so a client that left stops it too."""
+
+    def __init__(self, question: Tracker) -> None:
+        super().__init__()
+        self._question = question
+
+    @property
+    def cancelled(self) -> bool:
+        return self._question.cancelled
+
+
+def report_conflicts(resources: Resources, question: Question, passages: list[RetrievedPassage]) -> None:
+    """Add the registered reporter's ``ConflictStep`` (the ledger's claims, witnesses and policies) on ``passages`` to
+    the active trace; what the reporter would have answered is dropped, so the method's answer stands as it was.
+
+    Its calls run under a tracker of their own and are then charged to the question's ``conflicts`` stage, so the
+    report's cost is one line of the usage, apart from the method's (the reporter marks stages of its own). Nothing
+    is done without passages, without a reporter, or when the method recorded a report itself (``ledger``)."""
+    reporter, tracker = conflict_reporter(), current_tracker()
+    if reporter is None or tracker is None or not passages or any(isinstance(s, ConflictStep) for s in tracker.steps):
+        return
+    if not (isinstance(reporter, type) and issubclass(reporter, Method)):
+        raise ConfigError(f"the conflict reporter {reporter!r} of a registered family is not a Method")
+    own = _ReportTracker(tracker)
+    with stage("conflicts"):
+        with track(own):
+            reporter(resources).run_named(question, passages)
+        for call in own.calls:
+            tracker.record_call(call.messages, call.replies, call.prompt_tokens, call.completion_tokens, call.cached,
+                                call.model_seconds, call.constrained)
+        for step in own.steps:
+            if isinstance(step, ConflictStep):
+                tracker.add_step(step)
 
 
 def method_classes() -> dict[str, type[Method]]:

@@ -19,7 +19,7 @@ from tanglerag.family import families
 from tanglerag.service.errors import ServiceError
 from tanglerag.settings import Settings, assembled
 
-CORE_SECTIONS = ("retrieval", "methods", "personal")
+CORE_SECTIONS = ("retrieval", "methods", "personal", "conflicts")
 """Core sections a request may set every field of; a family names its own fields (``Family.options``)."""
 
 

@@ -18,4 +18,5 @@ FAMILY = Family(
     # the claim (quote, answer, about) under the JSON schema: three fields a text reply often leaves out or merges
     structured={"ledger": "auto"},
     view=Path(__file__).with_name("view.js"),
+    conflict_reporter=LedgerMethod,  # conflicts.report: its claims, witnesses and policies on any method's passages
 )
