@@ -238,8 +238,11 @@ def test_ctrl_c_leaves_at_once_saying_what_is_saved_and_the_command_that_resumes
         sets = [part for value in _sets(server, tmp_path) for part in ("--set", value)]
         args = ["eval", "--dataset", "ramdocs-sample", "--methods", "concat", "--limit", "6", "--concurrency", "2",
                 "--out", str(tmp_path / "run"), *sets]
+        # SIGINT as a terminal's Ctrl-C delivers it: a shell runs a background job (CI's, say) with SIGINT ignored,
+        # and a child started from it would inherit that
         process = subprocess.Popen([sys.executable, "-m", "tanglerag.cli", *args], cwd=tmp_path, env=ENV,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 180
         while _count_lines(tmp_path / "run" / "checkpoint.jsonl") < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
