@@ -12,8 +12,9 @@ import re
 from typing import Any
 
 from fastapi.responses import JSONResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from tanglerag.service.asgi import replaying
 from tanglerag.service.errors import error_body
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -37,16 +38,7 @@ class UnicodeBodies:
             message = f"{where}: not valid Unicode text (a lone surrogate such as \\ud800); send UTF-8 text"
             await JSONResponse(error_body(scope["path"], message, 400), status_code=400)(scope, receive, send)
             return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)
 
 
 def lone_surrogate_in(body: bytes) -> str | None:

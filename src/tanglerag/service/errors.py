@@ -20,7 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.routing import BaseRoute, Match
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tanglerag.errors import (
     IndexStoreError,
@@ -30,6 +30,7 @@ from tanglerag.errors import (
     StructuredOutputUnsupported,
     TangleragError,
 )
+from tanglerag.service.asgi import replaying
 from tanglerag.service.redaction import Redactor
 
 log = logging.getLogger(__name__)
@@ -155,16 +156,7 @@ class BodyLimit:
         if body is None:
             await _too_large(self.max_bytes)(scope, receive, send)
             return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)
 
     async def _read_streamed(self, receive: Receive) -> bytes | None:
         """A streamed body read whole before the app sees any of it; None when it passes the limit."""
