@@ -10,6 +10,7 @@ from typing import Annotated, Any, Generic, Self, TypeVar
 
 from pydantic import BaseModel, Field, WithJsonSchema
 
+from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.methods.base import Method
 from tanglerag.stages.retrieve import Retriever
 from tanglerag.trace import Trace
@@ -72,6 +73,9 @@ class AnswerRecord(BaseModel, Generic[Shown]):
     usage: dict[str, Number]
     usage_by_stage: dict[str, dict[str, Number]]
     parts: list[AnswerPart] = Field(default_factory=list)
+    conflicts: list[ConflictReport] = Field(default_factory=list, description=(
+        "where the evidence answers one point in several ways: the kind, the sides with their verdicts and passage "
+        "ids, the policies tried and the rule that decided (the method's own report, or conflicts.report's)"))
     trace: Trace | None = None
 
 
@@ -89,18 +93,34 @@ class AnswerOutput(AnswerRecord[PassageOut]):
         return cls(question=answer.question, method=answer.method, answer=answer.text, citations=answer.citations,
                    passages=passages, usage=answer.usage.totals(),
                    usage_by_stage={name: cost.model_dump() for name, cost in answer.usage.stages.items()},
-                   parts=answer.parts, trace=answer.trace if trace else None, user=user or None,
+                   parts=answer.parts, conflicts=conflicts_of(answer.trace), trace=answer.trace if trace else None,
+                   user=user or None,
                    user_context=_chosen_context(answer) if user else None)
 
     def compact(self) -> dict[str, Any]:
         """JSON-ready, without the keys this answer lacks: what ``ask --json`` prints, so a plain answer stays
-        short. Left out: ``parts`` when there are none, ``trace`` when not asked for, the user fields without one."""
+        short. Left out: ``parts`` and ``conflicts`` when there are none, ``trace`` when not asked for, the user
+        fields without one."""
         lacking = set() if self.parts else {"parts"}
+        if not self.conflicts:
+            lacking.add("conflicts")
         if self.trace is None:
             lacking.add("trace")
         if self.user is None:
             lacking |= {"user", "user_context"}
         return self.model_dump(mode="json", exclude=lacking)
+
+
+def conflicts_of(trace: Trace) -> list[ConflictReport]:
+    """The conflict reports of an answer's trace (complementary ones too); empty when nothing reported."""
+    step = trace.find(ConflictStep)
+    return list(step.reports) if step is not None else []
+
+
+def disagreements(reports: list[ConflictReport]) -> list[ConflictReport]:
+    """The reports where sources disagree: a side rejected or disputed. Answers about different things all stand,
+    and two sources that are both right do not disagree."""
+    return [report for report in reports if any(side.verdict != "kept" for side in report.sides)]
 
 
 def _chosen_context(answer: Answer) -> UserContextOut | None:

@@ -4,8 +4,10 @@ stored runs hold still read back as they were written."""
 import json
 from pathlib import Path
 
+from tanglerag.conflicts import Claim, ConflictReport, ConflictStep, Side
 from tanglerag.eval.records import Prediction
 from tanglerag.pipeline import AnswerOutput, AnswerRecord
+from tanglerag.trace import Trace
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
 # a line as runs wrote it before predictions shared the answer's fields: its own key order, counts as floats
@@ -29,7 +31,7 @@ def test_a_prediction_has_the_answer_fields_of_ask_json_with_the_same_types():
 
 def test_a_stored_line_reads_back_and_writes_the_same_values():
     prediction = Prediction.model_validate_json(json.dumps(STORED))
-    assert json.loads(prediction.model_dump_json()) == STORED
+    assert json.loads(prediction.model_dump_json()) == STORED | {"conflicts": []}  # a report-less trace: none
     assert prediction.passages[0].passage.metadata == {"type": "correct"} and prediction.trace.steps[0].kind
 
 
@@ -41,3 +43,14 @@ def test_every_stored_run_in_the_repository_still_reads():
         stored, written = json.loads(first), json.loads(Prediction.model_validate_json(first).model_dump_json())
         same = ("id", "question", "method", "answer", "citations", "gold", "metrics", "usage", "usage_by_stage")
         assert [written[key] for key in same] == [stored[key] for key in same], path
+
+
+def test_a_stored_line_with_a_conflict_step_reads_its_reports_from_the_trace():
+    report = ConflictReport(kind="misinformation", rule="witnesses 2 vs 1", sides=[
+        Side(answer="Ann", passages=["d0"], witnesses=2), Side(answer="Bo", passages=["d1"], witnesses=1,
+                                                              verdict="rejected")])
+    step = ConflictStep(claims=[Claim(answer="Ann", passage_id="d0")], reports=[report])
+    line = json.dumps(STORED | {"trace": Trace(steps=[step]).model_dump(mode="json")})  # written before the field
+    prediction = Prediction.model_validate_json(line)
+    assert prediction.conflicts == [report]
+    assert Prediction.model_validate_json(prediction.model_dump_json()).conflicts == [report]

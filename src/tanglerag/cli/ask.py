@@ -12,8 +12,9 @@ from pydantic import ValidationError
 from rich.markup import escape
 
 from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, load_settings, terminal_json
+from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.errors import InputError
-from tanglerag.pipeline import AnswerOutput
+from tanglerag.pipeline import AnswerOutput, conflicts_of, disagreements
 from tanglerag.runtime import Runtime
 from tanglerag.types import Answer, Question
 
@@ -52,8 +53,10 @@ def print_answer(answer: Answer) -> None:
     out.print(f"[bold]{escape(answer.text)}[/]")  # corpus and model text is printed literally, never as markup
     for step in answer.trace.steps:  # each method family decides which of its decisions `ask` shows in one line
         headline = step.headline()
-        if headline:
+        if headline and not isinstance(step, ConflictStep):  # its reports get the block below
             out.print(headline, markup=False)
+    for line in disagreement_lines(answer):
+        out.print(line, markup=False)
     for n, hit in enumerate(answer.passages, 1):
         mark = "*" if hit.passage.id in answer.citations else " "
         out.print(escape(f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {hit.passage.text[:100]}..."))
@@ -64,3 +67,24 @@ def print_answer(answer: Answer) -> None:
              for name, s in answer.usage.stages.items() if s.total_calls]
     if spent:
         out.print(f"[dim]calls by stage: {escape(', '.join(spent))}[/]")
+
+
+def disagreement_lines(answer: Answer) -> list[str]:
+    """A block for each report where sources disagree: its kind, each side's verdict, answer, passages (numbered as
+    ``ask`` lists them) and independent witnesses, and the rule that decided."""
+    number = {hit.passage.id: n for n, hit in enumerate(answer.passages, 1)}
+    lines = []
+    for report in disagreements(conflicts_of(answer.trace)):
+        about = f" about {report.about}" if report.about else ""
+        lines.append(f"Sources disagree ({report.kind.replace('_', ' ')}{about}):")
+        for side in report.sides:
+            passages = " ".join(f"[{number[p]}]" if p in number else p for p in side.passages)
+            witnesses = f"{side.witnesses} witness{'es' * (side.witnesses != 1)}"
+            lines.append(f"  {side.verdict:<8} {side.answer} - {passages}, {witnesses}")
+        lines.append(f"  rule: {report.rule or _undecided(report)}")
+    return lines
+
+
+def _undecided(report: ConflictReport) -> str:
+    last = report.trials[-1] if report.trials else None
+    return "no policy decided" + (f" ({last.policy}: {last.outcome})" if last else "")

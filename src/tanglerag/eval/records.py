@@ -3,11 +3,11 @@ engines hand back (answered or failed), and the report that scores them."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from tanglerag.pipeline import AnswerRecord
+from tanglerag.pipeline import AnswerRecord, conflicts_of
 from tanglerag.trace import Trace
 from tanglerag.types import RetrievedPassage
 
@@ -27,6 +27,14 @@ class Prediction(AnswerRecord[RetrievedPassage]):
     gold: list[str]
     metrics: dict[str, float | None]
     tangles: list[str] = Field(default_factory=list, description="the question's tangle kinds (QAExample.tangles)")
+
+    @model_validator(mode="after")
+    def _conflicts_from_the_trace(self) -> Self:
+        """The reports are read from the trace, which a prediction always keeps: an engine need not copy them, and
+        predictions written before ``conflicts`` existed show their method's reports too."""
+        if not self.conflicts:
+            self.conflicts = conflicts_of(self.trace)
+        return self
 
 
 class QuestionResult(BaseModel):
