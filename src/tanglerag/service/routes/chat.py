@@ -3,8 +3,9 @@
 Stock clients (the ``openai`` SDK, Open WebUI, LangChain) can then use tanglerag as a model: each method is a model
 named ``tanglerag/<method>``. The last user message is the question. No method keeps a conversation, so earlier
 turns are not used; the response says how many were left out (``tanglerag.ignored_turns``). The reply's content
-is the answer followed by its numbered sources, so a chat window shows what each ``[n]`` is; the citations, the
-passages and the whole trace ride along in the extra ``tanglerag`` field, and ``usage`` holds our counts.
+is the answer, one sentence saying where its sources disagree when a conflict report found that they do, then its
+numbered sources, so a chat window shows what each ``[n]`` is; the citations, the passages, the conflict reports
+and the whole trace ride along in the extra ``tanglerag`` field, and ``usage`` holds our counts.
 Generation parameters a client sends (temperature, max_tokens, ...) are accepted and not used: the method's
 settings decide them.
 """
@@ -21,6 +22,8 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 
+from tanglerag.conflicts import Side
+from tanglerag.pipeline import disagreements
 from tanglerag.service import answering
 from tanglerag.service.answering import Running, StreamFailure
 from tanglerag.service.errors import ServiceError
@@ -86,10 +89,25 @@ def _question(body: ChatRequest) -> str:
 
 
 def _content(output: AskResponse) -> str:
-    """The answer, then the sources its [n] marks point to."""
+    """The answer, where its sources disagree (if they do), then the sources its [n] marks point to."""
     cited = set(output.citations)
     sources = [f"[{n}] {p.title or p.id} ({p.id})" for n, p in enumerate(output.passages, start=1) if p.id in cited]
-    return output.answer + ("\n\nSources:\n" + "\n".join(sources) if sources else "")
+    return output.answer + _disagreement(output) + ("\n\nSources:\n" + "\n".join(sources) if sources else "")
+
+
+def _disagreement(output: AskResponse) -> str:
+    """One sentence a chat reader sees without opening the report: each side's answer, how many passages state it
+    and what became of it ("Sources disagree: 1963 (2 sources) vs 1998 (1 source, rejected: witnesses 2 vs 1).");
+    empty when the sources agree."""
+    points = [" vs ".join(_side(side, report.rule) for side in report.sides)
+              for report in disagreements(output.conflicts)]
+    return f"\n\nSources disagree: {'; '.join(points)}." if points else ""
+
+
+def _side(side: Side, rule: str) -> str:
+    count = f"{len(side.passages)} source{'s' * (len(side.passages) != 1)}"
+    verdict = {"kept": "", "disputed": ", disputed", "rejected": f", rejected: {rule}" if rule else ", rejected"}
+    return f"{side.answer} ({count}{verdict[side.verdict]})"
 
 
 def _usage(output: AskResponse) -> ChatUsage:
