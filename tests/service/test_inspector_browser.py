@@ -251,3 +251,40 @@ def test_no_passages_no_empty_heading_and_a_narrow_window_does_not_scroll_sidewa
     enabled = page.locator("#ask-button").evaluate("b => getComputedStyle(b).backgroundColor")
     assert page.locator("#stop-button").evaluate("b => getComputedStyle(b).backgroundColor") != enabled
     page.close()
+
+
+def test_the_conflicts_panel_lists_each_report_with_its_sides_and_rule(page):
+    """A canned answer with a report (concat + conflicts.report on the conflicting corpus), one side's answer made
+    to look like markup: the panel shows it as text."""
+    import json
+
+    from tanglerag.llm.cache import CallCache
+    from tanglerag.llm.client import LLM
+    from tanglerag.methods.base import make_method
+    from tanglerag.service.schemas import AskResponse
+    from tanglerag.settings import Settings
+    from tanglerag.types import Question
+    from tests.conflicting import JORDAN, QUESTION, conflicting_backend
+    from tests.conftest import as_retrieved, resources
+
+    settings = Settings.load(overrides=["conflicts.report=true"])
+    method = make_method("concat", resources(LLM(conflicting_backend(), CallCache(None)), settings))
+    body = AskResponse.from_answer(method.answer(Question(text=QUESTION), as_retrieved(JORDAN)), trace=True)
+    answer = body.model_dump(mode="json")
+    answer["conflicts"][0]["sides"][1]["answer"] = "<img src=x onerror=alert(1)>"
+    answer["trace"]["steps"][0]["documents"] = {"fan": {"source": "fan site", "date": "2021-05-01"}}
+    page.route("**/v1/ask?stream=true", lambda route: route.fulfill(
+        status=200, content_type="text/event-stream", body=f"event: answer\ndata: {json.dumps(answer)}\n\n"))
+    ask(page, QUESTION, "concat")
+    panel = page.locator("#col-0 section.conflicts")
+    assert panel.locator("h3").inner_text() == "Conflicts"
+    assert panel.locator(".report p").first.inner_text() == "misinformation about Michael Jordan, the basketball player"
+    sides = panel.locator(".sides li")
+    assert sides.count() == 2 and sides.nth(0).get_attribute("class") == "verdict-kept"
+    assert sides.nth(0).inner_text() == "kept 1963 [1] [2] · 2 witnesses"
+    assert sides.nth(1).inner_text() == "rejected <img src=x onerror=alert(1)> [3] (fan site, 2021-05-01) · 1 witness"
+    assert panel.locator("img").count() == 0  # a document's words are text, never markup
+    assert panel.locator(".rule").inner_text() == "rule: witnesses 2 vs 1"
+    sides.nth(1).locator(".cite").click()
+    assert page.locator("#col-0 .passage.highlight").get_attribute("id") == "c0-p3"
+    shot(page, "inspector-conflicts")

@@ -39,6 +39,7 @@ function renderAnswer(column, index, answer) {
       part.citations.map(id => citeButton(numberOf.get(id), index))))));
   }
   if (answer.user_context) column.append(el("p", {}, "used what we know about the user: ", el("em", {}, answer.user_context.text)));
+  if (answer.conflicts && answer.conflicts.length) column.append(conflictsPanel(answer, index, numberOf));
   column.append(exportLinks(answer), costTable(answer), callsView(answer.trace.calls));
   for (const step of answer.trace.steps) column.append(renderStep(step, index, numberOf));
   if (!answer.passages.length) {
@@ -55,6 +56,29 @@ function passageView(p, i, index, citations) {
     el("span", { class: "pid" }, about), p.label ? el("span", { class: `label label-${p.label}` }, p.label) : null,
     p.text ? el("div", {}, p.title ? el("strong", {}, p.title, ": ") : null, p.text)
       : el("div", { class: "pid" }, "(this run did not keep the passage's text)"));
+}
+
+// The answer's conflict reports (its method's, or conflicts.report's): each one's kind, its sides with their verdicts,
+// passages (with the date, source and authority the report read) and witnesses, and the rule that decided.
+function conflictsPanel(answer, index, numberOf) {
+  const step = answer.trace.steps.find(s => s.kind === "conflicts");
+  const documents = step && step.documents ? step.documents : {};
+  const source = id => {
+    const meta = documents[id] || {};
+    const about = [meta.source, meta.date, typeof meta.authority === "number" ? `authority ${meta.authority}` : null];
+    const shown = about.filter(Boolean).join(", ");
+    return el("span", { class: "side-passage" }, numberOf.has(id) ? citeButton(numberOf.get(id), index) : id,
+      shown ? ` (${shown})` : "", " ");
+  };
+  const last = r => r.trials.length ? r.trials[r.trials.length - 1] : null;
+  const rule = r => r.rule || (last(r) ? `no policy decided (${last(r).policy}: ${last(r).outcome})` : "no policy decided");
+  return el("section", { class: "conflicts", "aria-label": "conflicts" }, el("h3", {}, "Conflicts"),
+    answer.conflicts.map(r => el("div", { class: `report kind-${r.kind}` },
+      el("p", {}, el("strong", {}, r.kind.replaceAll("_", " ")), r.about ? ` about ${r.about}` : ""),
+      el("ul", { class: "sides" }, r.sides.map(s => el("li", { class: `verdict-${s.verdict}` },
+        el("span", { class: "verdict" }, s.verdict), " ", el("strong", {}, s.answer), " ", s.passages.map(source),
+        `· ${s.witnesses} witness${s.witnesses === 1 ? "" : "es"}`))),
+      el("p", { class: "rule" }, "rule: ", rule(r)))));
 }
 
 function exportLinks(answer) {
