@@ -114,11 +114,19 @@ def conflict_recall(answer: Answer, example: QAExample) -> float | None:
                      if side))
 
 
+def _gold_disagrees(example: QAExample) -> bool:
+    """The question's evidence disagrees by its dataset's labels: a passage with misinformation or a conflicting
+    answer (RAMDocs, conflictQA), or passages dated with the answers other dates had (the freshness set), which a
+    report is right to call outdated."""
+    tangles = set(example.tangles)
+    return bool(tangles & {"misinformation", "conflict"}) or ("temporal" in tangles and bool(_wrong(example)))
+
+
 @METRICS.add("false_conflict_rate")
 def false_conflict_rate(answer: Answer, example: QAExample) -> float | None:
-    """1 when the report finds a conflict (a side rejected or disputed) in a question with no misinformation
-    document; None for questions with one, or without a report."""
+    """1 when the report finds a conflict (a side rejected or disputed) in a question whose evidence does not
+    disagree by its labels; None for questions whose evidence does, or without a report."""
     flagged = _flagged(answer)
-    if flagged is None or "misinformation" in example.tangles:
+    if flagged is None or _gold_disagrees(example):
         return None
     return float(bool(flagged))
