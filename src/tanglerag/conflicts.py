@@ -194,6 +194,7 @@ class ConflictStep(TraceStep):
     copies: list[list[str]] = Field(default_factory=list, description=(
         "passages that are copies or versions of one document (one witness), oldest first where dated"))
     unread: list[str] = Field(default_factory=list, description="passages whose claim could not be read")
+    withheld: list[str] = Field(default_factory=list, description="disputed answers left out of the answer text")
 
     @property
     def overall(self) -> ConflictKind:
@@ -219,5 +220,6 @@ class ConflictStep(TraceStep):
             return None
         rejected = sum(len(r.by_verdict("rejected")) for r in contested)
         disputed = sum(len(r.by_verdict("disputed")) for r in contested)
-        return (f"sources disagree ({self.overall}): {rejected} answer(s) rejected, {disputed} disputed; "
+        held = f" ({len(self.withheld)} held back)" if self.withheld else ""
+        return (f"sources disagree ({self.overall}): {rejected} answer(s) rejected, {disputed} disputed{held}; "
                 + "; ".join(r.rule for r in contested if r.rule))

@@ -104,13 +104,28 @@ def test_different_things_are_complementary_not_conflicting(llm_factory):
     assert [p.answer for p in answer.parts] == ["1963", "1956"]
 
 
-def test_show_all_disputes_every_side_and_show_disputed_lists_them_marked(llm_factory):
+def test_show_all_disputes_every_side_and_show_disputed_decides_which_are_listed(llm_factory):
     answer, step, _ = ask(llm_factory, docs("a", "wrong"), "ledger.policies=[show-all]")
     assert verdicts(step) == {"1963": "disputed", "1998": "disputed"} and step.overall == "conflicting_opinions"
-    assert answer.is_unknown  # nothing the evidence settles is asserted
-    shown, _, _ = ask(llm_factory, docs("a", "wrong"), "ledger.policies=[show-all]", "ledger.show_disputed=true")
-    assert shown.text.splitlines() == ["1963 (Michael Jordan, the basketball player, disputed) [1]",
-                                       "1998 (Michael Jordan, the basketball player, disputed) [2]"]
+    assert answer.text.splitlines() == ["1963 (Michael Jordan, the basketball player, disputed) [1]",
+                                        "1998 (Michael Jordan, the basketball player, disputed) [2]"]
+    never, held, _ = ask(llm_factory, docs("a", "wrong"), "ledger.policies=[show-all]", "ledger.show_disputed=never")
+    assert never.is_unknown and held.withheld == ["1963", "1998"]  # nothing the evidence settles is asserted
+    assert "(2 held back)" in held.headline()
+
+
+def test_a_dispute_between_versions_of_one_document_is_held_back_unless_all_are_shown(llm_factory):
+    TEXTS["version"] = PLAYER.replace("1963", "1964")
+    claims = {**CLAIMS, "version": ("was born on February 17, 1964", "1964", "Michael Jordan, the basketball player")}
+    try:
+        answer, step, _ = ask(llm_factory, docs("a", "version", "scientist"), "ledger.policies=[show-all]",
+                              canned=backend(claims))
+        every, _, _ = ask(llm_factory, docs("a", "version"), "ledger.policies=[show-all]",
+                          "ledger.show_disputed=always", canned=backend(claims))
+    finally:
+        del TEXTS["version"]
+    assert step.withheld == ["1963", "1964"] and [p.answer for p in answer.parts] == ["1956"]
+    assert [p.answer for p in every.parts] == ["1963", "1964"]
 
 
 DATED = {"a": {"date": "2019-03-01", "authority": "news"}, "wrong": {"date": 2023, "authority": 3}}
@@ -125,8 +140,9 @@ def test_newest_settles_a_tie_by_date_and_an_as_of_year_picks_the_answer_valid_t
     _, then, _ = ask(llm_factory, docs("a", "wrong", metadata=DATED), "ledger.policies=[newest]", question=as_of)
     assert verdicts(then) == {"1963": "kept", "1998": "rejected"}
     assert then.reports[0].rule == "as of 2020: newest 2019-03-01; 1998 dated after 2020"
-    undated, _, _ = ask(llm_factory, docs("a", "wrong"), "ledger.policies=[newest]")
-    assert undated.is_unknown
+    _, undated, _ = ask(llm_factory, docs("a", "wrong"), "ledger.policies=[newest]")
+    assert verdicts(undated) == {"1963": "disputed", "1998": "disputed"}
+    assert undated.reports[0].trials[0].outcome == "no date for 1963, 1998"
 
 
 def test_versions_of_one_document_conflict_whatever_they_say_they_are_about(llm_factory):

@@ -25,8 +25,11 @@ class LedgerConfig(Section):
         "resolution policies tried in order on each conflict until one decides: witnesses (more independent "
         "sources win), newest (by date; 'as of YEAR' in the question picks the answer valid then), authority, "
         "prior (one call: the model's own answer without the passages), show-all (every side disputed)"))
-    show_disputed: bool = Field(False, description=(
-        "list answers no policy could settle in the answer text, marked disputed (they are always in the report)"))
+    show_disputed: Literal["never", "independent", "always"] = Field("independent", description=(
+        "which answers no policy settled go into the answer text, marked disputed (the report always has them): "
+        "never; independent (unless the dispute is between versions of one document, a conflict for certain, "
+        "so neither version is asserted; a dispute between independent documents may be two things the model "
+        "described alike); always"))
     duplicate_similarity: float = Field(0.8, gt=0, le=1, description=(
         "text similarity (rapidfuzz ratio of the normalised texts) from which two passages are copies or versions "
         "of one document: one witness, and their differing answers one conflict"))

@@ -5,7 +5,8 @@ rest needs no model: a quote not found in its passage supports nothing; copies a
 documents of one source, are one witness; answers about the same thing that differ are a conflict, settled by the
 policies in ``ledger.policies``; answers about different things stand side by side. Only the ``prior`` policy asks
 the model again (once a question, only when reached). The answer lists every kept answer with what it is about and
-its citations, in the multi-answer shape; the ``ConflictStep`` in the trace holds the claims and the reports.
+its citations, in the multi-answer shape, and the disputed ones ``ledger.show_disputed`` lets through, marked; the
+``ConflictStep`` in the trace holds the claims and the reports.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from tanglerag.llm.structured import Decision
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
 from tanglerag.methods.ledger.claims import read_claims
 from tanglerag.methods.ledger.config import LedgerConfig
-from tanglerag.methods.ledger.independence import independence
+from tanglerag.methods.ledger.independence import Independence, independence
 from tanglerag.methods.ledger.policies import Evidence, resolve
 from tanglerag.methods.ledger.prompts import prior_messages
 from tanglerag.methods.ledger.sides import build_sides, things
@@ -52,9 +53,23 @@ def _about(group: list[Side]) -> str:
     return next((s.about for s in group if s.about), "")
 
 
-def _parts(sides: list[Side], show_disputed: bool) -> list[AnswerPart]:
-    """The kept answers (and, if asked, the disputed ones, marked), the best witnessed first."""
-    shown = [s for s in sides if s.verdict == "kept" or (show_disputed and s.verdict == "disputed")]
+def withheld(reports: list[ConflictReport], found: Independence, show_disputed: str) -> list[Side]:
+    """The disputed sides ``ledger.show_disputed`` leaves out of the answer text: all, none, or (``independent``)
+    those disputed with a version of their own document."""
+    disputed = [[s for s in r.sides if s.verdict == "disputed"] for r in reports]
+    if show_disputed != "independent":
+        return [s for group in disputed for s in group] if show_disputed == "never" else []
+    held = []
+    for group in disputed:
+        documents = [{found.document[p] for p in side.passages} for side in group]
+        held += [side for i, side in enumerate(group) if any(documents[i] & other for other in documents[:i]
+                                                             + documents[i + 1:])]
+    return held
+
+
+def _parts(sides: list[Side], held: list[Side]) -> list[AnswerPart]:
+    """The kept answers and the disputed ones not held back (marked), the best witnessed first."""
+    shown = [s for s in sides if s.verdict == "kept" or (s.verdict == "disputed" and all(s is not h for h in held))]
     return [AnswerPart(answer=s.answer, descriptor=f"{s.about}, disputed" if s.verdict == "disputed" else s.about,
                        citations=s.passages) for s in shown]
 
@@ -80,10 +95,11 @@ class LedgerMethod(Method):
         evidence = Evidence(question=question.text, metas=metas, ask_prior=lambda: self._prior(question.text))
         reports = settle(things(sides, found, config.about_similarity), list(config.policies), evidence)
         dates = {pid: meta.date for pid, meta in metas.items() if meta.date is not None}
+        held = withheld(reports, found, config.show_disputed)
         record_step(ConflictStep(claims=claims, reports=reports, policies=list(config.policies),
                                  documents={pid: meta for pid, meta in metas.items() if not meta.is_empty()},
-                                 copies=found.copies(dates), unread=unread))
-        parts = _parts(sides, config.show_disputed)
+                                 copies=found.copies(dates), unread=unread, withheld=[s.answer for s in held]))
+        parts = _parts(sides, held)
         text, citations = render(parts, passages)
         return MethodOutput(text, citations, unknown=not parts, parts=parts)
 
