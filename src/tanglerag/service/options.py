@@ -61,7 +61,8 @@ def options_model() -> type[BaseModel]:
         info = _field(key)
         extra = [INTEGRAL] if info.annotation is int else []
         typed: Any = Annotated[(info.annotation, *info.metadata, *extra)] if info.metadata or extra else info.annotation
-        fields[key.replace(".", "__")] = (typed | None, Field(None, alias=key, description=info.description))
+        fields[key.replace(".", "__")] = (typed | None, Field(None, alias=key, description=info.description,
+                                                              json_schema_extra=info.json_schema_extra))
     config = ConfigDict(extra="forbid", populate_by_name=False, strict=True)
     return create_model("Options", __config__=config, __doc__="method settings for this question", **fields)
 

@@ -35,7 +35,7 @@ class _Body(BaseModel):
 
 
 class AskRequest(_Body):
-    question: str = Field(min_length=1, description="the question (at most service.max_question_chars)")
+    question: str = Field(min_length=1, pattern=r"\S", description="the question (at most service.max_question_chars)")
     method: str = Field("concat", description="a name from GET /v1/methods")
     top_k: Annotated[TopK, INTEGRAL] | None = Field(None, description="passages retrieved (default: retrieval.top_k)")
     user: UserId | None = Field(None, description="answer with this user's contexts (PCAS)")

@@ -20,8 +20,8 @@ class LedgerConfig(Section):
     """``ledger``: claims read one passage a call, independent sources counted without the model, conflicts settled
     by the first policy in ``policies`` that can."""
 
-    policies: list[Policy] = Field(default_factory=_default_policies,
-                                   min_length=1, description=(
+    policies: list[Policy] = Field(default_factory=_default_policies,  # each once: said in the schema too
+                                   min_length=1, json_schema_extra={"uniqueItems": True}, description=(
         "resolution policies tried in order on each conflict until one decides: witnesses (more independent "
         "sources win), newest (by date; 'as of YEAR' in the question picks the answer valid then), authority, "
         "prior (one call: the model's own answer without the passages), show-all (every side disputed)"))
