@@ -68,10 +68,20 @@ class Family:
 
 
 def _fits(name: str, family: Family) -> None:
-    """A new family may not reuse a registered family's method or section name."""
+    """A new family may not reuse a registered family's method, section, metric, retriever or task name, and may
+    only offer per-request options its section has (a name clash would silently shadow one of the two)."""
     if name != family.name:
         raise DuplicateName(f"family {family.name!r} is registered under another name, {name!r}")
+    fields = set(family.settings.model_fields) if family.settings is not None else set()
+    if not set(family.options) <= fields:
+        raise ConfigError(f"family {family.name!r} offers per-request options its settings section does not have: "
+                          f"{', '.join(sorted(set(family.options) - fields))}")
     for other in FAMILIES.values():
+        for what, ours, theirs in (("metric", family.metrics, other.metrics),
+                                   ("retriever", family.retrievers, other.retrievers),
+                                   ("task", family.tasks, other.tasks)):
+            if shared := sorted(set(ours) & set(theirs)):
+                raise DuplicateName(f"families {other.name!r} and {family.name!r} both have a {what} {shared[0]!r}")
         clash = set(other.method_names()) & set(family.method_names())
         if clash:
             raise DuplicateName(f"families {other.name!r} and {family.name!r} both have a method {sorted(clash)[0]!r}")

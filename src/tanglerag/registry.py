@@ -18,6 +18,7 @@ tanglerag.errors.InputError: unknown colour 'rde' (did you mean 'red'?); availab
 from __future__ import annotations
 
 import difflib
+import logging
 from collections.abc import Callable, Iterator
 from importlib.metadata import entry_points
 from typing import Generic, TypeVar
@@ -25,6 +26,7 @@ from typing import Generic, TypeVar
 from tanglerag.errors import InputError
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class DuplicateName(ValueError):
@@ -68,12 +70,18 @@ class Registry(Generic[T]):
         return item
 
     def load(self) -> None:
-        """Register every plug-in of the entry-point group, once; an entry point's name is the item's name."""
+        """Register every plug-in of the entry-point group, once; an entry point's name is the item's name. A plug-in
+        that fails to import or does not fit is left out with one logged line naming it and its distribution."""
         if self._loaded:
             return
-        self._loaded = True
+        self._loaded = True  # first: a plug-in's own check may look the registry up while it loads
         for point in entry_points(group=self.group or ""):
-            self.register(point.name, point.load())
+            try:
+                self.register(point.name, point.load())
+            except Exception as exc:  # one broken plug-in must not take the others (or the CLI's --help) down
+                owner = point.dist.name if point.dist is not None else "an unknown distribution"
+                log.error("the %s plug-in %r of %s was not loaded: %s: %s", self.kind, point.name, owner,
+                          type(exc).__name__, exc)
 
     def get(self, name: str) -> T:
         """The item, or an InputError naming the closest known names."""

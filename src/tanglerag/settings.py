@@ -59,6 +59,23 @@ class Settings(Section):
         return super(Settings, target).model_validate(obj, **kwargs)
 
     @classmethod
+    def model_validate_json(cls, json_data: str | bytes | bytearray, **kwargs: Any) -> Settings:
+        target = assembled() if cls is Settings else cls
+        return super(Settings, target).model_validate_json(json_data, **kwargs)
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Every section's schema, the families' included."""
+        target = assembled() if cls is Settings else cls
+        return super(Settings, target).model_json_schema(*args, **kwargs)
+
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        """Pickled as its values, rebuilt under the families registered where it is unpickled: the assembled class
+        is rebuilt whenever a family is registered, so it cannot be pickled by name (Ray sends settings to its
+        actors)."""
+        return _rebuilt, (self.model_dump(),)
+
+    @classmethod
     def load(cls, path: Path | None = None, overrides: list[str] | None = None,
              values: dict[str, Any] | None = None) -> Settings:
         """YAML (optional), then ``a.b=value`` overrides, then typed ``values`` (see ``config.load_config``)."""
@@ -108,16 +125,15 @@ def assembled() -> type[Settings]:
     return _assemble(FAMILIES.version, tuple(sections().items()))
 
 
+def _rebuilt(values: dict[str, Any]) -> Settings:
+    return Settings.model_validate(values)
+
+
 @lru_cache(maxsize=8)
 def _assemble(version: int, family_sections: tuple[tuple[str, type[Section]], ...]) -> type[Settings]:
+    taken = sorted(name for name, _ in family_sections if hasattr(Settings, name) or name in Settings.model_fields)
+    if taken:  # a family section named like a core one (eval) or a method (load) would silently replace it
+        raise ConfigError(f"a method family's settings section is named {taken[0]!r}, which the core settings use")
     fields: dict[str, Any] = {name: (cls, Field(default_factory=cls)) for name, cls in family_sections}
     model: type[Settings] = create_model(_ASSEMBLED, __base__=Settings, __module__=__name__, **fields)
     return model
-
-
-def __getattr__(name: str) -> Any:
-    """Pickle finds an assembled settings object's class by name here (Ray sends settings to its actors)."""
-    if name == _ASSEMBLED:
-        return assembled()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-

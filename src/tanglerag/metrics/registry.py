@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from tanglerag.datasets.base import QAExample
-from tanglerag.errors import InputError
+from tanglerag.errors import ConfigError, InputError
 from tanglerag.family import families
 from tanglerag.registry import Registry
 from tanglerag.text import UNKNOWN, best_over, exact_match, normalize_answer, strip_citations, token_f1
@@ -47,14 +47,25 @@ def resolve(name: str) -> Metric | None:
     or one with a cut-off such as ``mrecall@5``."""
     if name in METRICS:
         return METRICS.get(name)
-    for family in families():
-        if name in family.metrics:
-            metric: Metric = family.metrics[name]
-            return metric
+    if name in (declared := family_metrics()):
+        return declared[name]
     for prefix, factory in CUTOFF_METRICS.items():
         if name.startswith(prefix) and name[len(prefix):].isdigit() and int(name[len(prefix):]) > 0:
             return factory(int(name[len(prefix):]))
     return None
+
+
+def family_metrics() -> dict[str, Metric]:
+    """The metrics the registered families declare; one named like a registry metric would be silently hidden by
+    it, so it is refused."""
+    declared: dict[str, Metric] = {}
+    for family in families():
+        for name, metric in family.metrics.items():
+            if name in METRICS or name in READER_METRICS or name in DERIVED:
+                raise ConfigError(f"family {family.name!r} declares a metric {name!r}, a name the metric registry "
+                                  "already has: rename it")
+            declared[name] = metric
+    return declared
 
 
 def _prediction(answer: Answer) -> str:
@@ -109,8 +120,7 @@ def check_names(names: list[str]) -> None:
     """Raise InputError naming every metric the registry does not know (before any LLM call is spent)."""
     unknown = [n for n in names if resolve(n) is None and n not in READER_METRICS and n not in DERIVED]
     if unknown:
-        family_metrics = [name for family in families() for name in family.metrics]
-        available = sorted([*METRICS, *READER_METRICS, *DERIVED, *family_metrics, *(f"{p}K" for p in CUTOFF_METRICS)])
+        available = sorted([*METRICS, *READER_METRICS, *DERIVED, *family_metrics(), *(f"{p}K" for p in CUTOFF_METRICS)])
         raise InputError(f"unknown metric(s) {unknown}; available: {', '.join(available)}")
 
 
