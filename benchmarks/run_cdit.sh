@@ -21,7 +21,7 @@ index_all() {  # DATASET KINDS...: the dataset's pooled passages, one pristine i
 eval_on() {  # NAME TOP_K OUT METHODS extra flags...
   local name="$1" k="$2" out="$3" methods="$4"; shift 4
   [ -f "$ROOT/$name/$out/results.json" ] && return 0  # done in an earlier, interrupted run
-  HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset "$DATASET" --sample "$N" --scope pooled \
+  HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset "$DATASET" --random "$N" --scope pooled \
     --index "$ROOT/$name/index" --top-k "$k" --methods "$methods" --metrics accuracy,em,f1,unk,cited "$@" \
     --out "$ROOT/$name/$out" --json > /dev/null
 }

@@ -25,7 +25,7 @@ run() {  # NAME METHODS extra flags...
   local name="$1" methods="$2"; shift 2
   [[ " $RUNS " == *" $name "* ]] || return 0
   resume_run "runs/$OUT/$name" "docs/results/$OUT/$name"
-  HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --methods "$methods" --sample "$N" --top-k 10 \
+  HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --methods "$methods" --random "$N" --top-k 10 \
     --scope own "$@" "${EXTRA[@]}" --out "runs/$OUT/$name" --json > /dev/null
   keep_run "runs/$OUT/$name" "docs/results/$OUT/$name"
 }

@@ -16,7 +16,7 @@ RUNS=("${@:-main oracle each demos}")
 run() {  # NAME METHODS extra flags...
   local name="$1" methods="$2"; shift 2
   resume_run "runs/diva/$name" "docs/results/diva/$name"
-  HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset asqa --methods "$methods" --sample "$N" --scope pooled "$@" \
+  HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset asqa --methods "$methods" --random "$N" --scope pooled "$@" \
     --out "runs/diva/$name" --json > /dev/null
   keep_run "runs/diva/$name" "docs/results/diva/$name"
 }

@@ -29,7 +29,7 @@ run() {  # NAME METHODS extra flags...
   [[ " $RUNS " == *" $name "* ]] || return 0
   resume_run "runs/peers/$name" "docs/results/peers/$name"
   HF_HUB_OFFLINE=1 .venv/bin/tanglerag eval --dataset ramdocs --methods "$methods" --metrics "$METRICS" \
-    --sample "$N" --head "$HEAD" --top-k 10 --scope own --set corg.graph=pairwise "$@" "${EXTRA[@]}" \
+    --random "$N" --head "$HEAD" --top-k 10 --scope own --set corg.graph=pairwise "$@" "${EXTRA[@]}" \
     --out "runs/peers/$name" --json > /dev/null
   keep_run "runs/peers/$name" "docs/results/peers/$name"
 }

@@ -34,12 +34,12 @@ eval_run() {  # NAME MODE DATASET METHODS extra flags...
 for name in ${RUNS[*]}; do
   mode="${name#*-}"
   case "$name" in
-    corg-*) eval_run "$name" "$mode" ramdocs corg --sample 100 --head "$CORG_N" --top-k 10 --scope own --set corg.graph=pairwise ;;
-    diva-*) eval_run "$name" "$mode" asqa diva --sample "$DIVA_N" --scope pooled ;;
+    corg-*) eval_run "$name" "$mode" ramdocs corg --random 100 --head "$CORG_N" --top-k 10 --scope own --set corg.graph=pairwise ;;
+    diva-*) eval_run "$name" "$mode" asqa diva --random "$DIVA_N" --scope pooled ;;
     pf-*) eval_run "$name" "$mode" ramdocs post-fusion,concat+pf,pf+concat --limit "$PF_N" --top-k 5 --scope own \
             --set methods.concat_prompt=post_fusion --gold ensure ;;
     cdit-*) mkdir -p docs/results/structured
-            HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/cdit_judge_probe.py --llm --cmd phi1 --sample "$CDIT_N" \
+            HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/cdit_judge_probe.py --llm --cmd phi1 --random "$CDIT_N" \
               --set "llm.structured=$mode" --out "docs/results/structured/cdit-judge-$mode.md" > /dev/null ;;
     *) echo "unknown run: $name" >&2; exit 2 ;;
   esac

@@ -1,7 +1,7 @@
 """QA readers for D-F1: the configured LLM (works offline) or a Hugging Face extractive model.
 
 The paper reads responses with a RoBERTa model fine-tuned on SQuAD 2.0; users with hub access set
-``corg.reader: deepset/roberta-base-squad2`` (or a local folder). Reader calls are evaluation
+``eval.reader: deepset/roberta-base-squad2`` (or a local folder). Reader calls are evaluation
 cost, so they are cached but not charged to the method being scored.
 """
 
