@@ -2,9 +2,9 @@ import pytest
 
 from tanglerag.datasets.orca_sharc import OrcaExample
 from tanglerag.errors import ConfigError, InputError
-from tanglerag.methods.pcas.evaluate import rank, run_method, score, sweep
 from tanglerag.methods.pcas.joint import retrieve_pcas
 from tanglerag.methods.pcas.scorers import BM25Scorer, DenseScorer
+from tanglerag.methods.pcas.scoring import rank, run_method, score, sweep
 from tanglerag.testing import HashEmbedder
 
 DOC_IDS = ["0", "1", "2", "3"]

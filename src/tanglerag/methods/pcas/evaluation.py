@@ -18,9 +18,9 @@ from tanglerag.datasets.registry import shared_data
 from tanglerag.errors import InputError
 from tanglerag.eval.report import results_json
 from tanglerag.fileio import atomic_write_text
-from tanglerag.methods.pcas.evaluate import PcasResult, run_method, sweep
 from tanglerag.methods.pcas.joint import RETRIEVAL_METHODS
 from tanglerag.methods.pcas.scorers import BM25Scorer, DenseScorer, PairScorer
+from tanglerag.methods.pcas.scoring import PcasResult, run_method, sweep
 from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 
