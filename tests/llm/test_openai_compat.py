@@ -194,3 +194,15 @@ def test_no_more_requests_in_flight_than_the_concurrency() -> None:
     with ThreadPoolExecutor(max_workers=6) as pool:
         replies = list(pool.map(lambda _: backend.generate(MSGS, GenerationParams()), range(6)))
     assert [r.texts for r in replies] == [["hello"]] * 6 and most[0] == 2
+
+
+def test_the_sdk_hooks_the_backoff_relies_on_still_exist() -> None:
+    # _PacedOpenAI overrides one private method of the SDK and calls another: a rename in a new SDK release must
+    # fail here, by name, rather than as a silent change of the waits between retries
+    import openai
+
+    from tanglerag.llm.openai_compat import _PacedOpenAI
+
+    assert callable(getattr(openai.OpenAI, "_calculate_retry_timeout", None))
+    assert callable(getattr(openai.OpenAI, "_parse_retry_after_header", None))
+    assert _PacedOpenAI._calculate_retry_timeout is not openai.OpenAI._calculate_retry_timeout
