@@ -14,7 +14,7 @@ import tanglerag
 ROOT = Path(tanglerag.__file__).parent
 LAYERS = {
     0: {"types", "trace", "config", "errors", "text", "tracking", "fileio", "jsonio", "tables",
-        "registry", "family", "settings", "users", "conflicts"},
+        "registry", "family", "settings", "users", "conflicts", "where"},
     1: {"llm", "embeddings", "index", "ingest", "datasets"},
     2: {"stages", "metrics"},
     3: {"methods"},

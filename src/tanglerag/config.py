@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator
 
-from tanglerag.errors import ConfigError
+from tanglerag.errors import ConfigError, InputError
+from tanglerag.where import parse_where
 
 
 class Section(BaseModel):
@@ -133,6 +134,22 @@ class RetrievalConfig(Section):
     top_k: TopK = 5
     mode: Literal["dense", "bm25", "hybrid"] = "dense"
     rrf_k: PositiveInt = 60
+    where: Annotated[str, WithJsonSchema({"type": "string", "maxLength": 2000, "format": "tanglerag-where"})] = Field(
+        "", max_length=2000, description=(
+        "retrieve only passages whose document metadata passes this filter (empty: all), e.g. \"date >= 2024-01-01 "
+        "and source in (example.org, 'Le Monde')\": conditions FIELD OP VALUE joined by 'and'; fields date, source, "
+        "authority, meta.KEY; operators = != < <= > >= in"))
+
+    @field_validator("where")
+    @classmethod
+    def _readable_where(cls, value: str) -> str:
+        """A filter that cannot be read is refused with the settings, naming what is wrong, not at the first
+        question; tier names are checked when the tiers in force are known (at retrieval)."""
+        try:
+            parse_where(value, tiers=None)
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
+        return value
 
 
 class MethodsConfig(Section):

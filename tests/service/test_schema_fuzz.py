@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, assume, settings
+from hypothesis import strategies as st
 from schemathesis.checks import positive_data_acceptance
 from schemathesis.core.parameters import ParameterLocation
 
@@ -20,6 +21,21 @@ from tanglerag.service.app import create_app
 from tanglerag.service.auth import ApiKeys
 from tests.eval.run_folders import write_run
 from tests.service.conftest import ADMIN, ALICE, bearer, make_runtime
+
+
+def _where_condition(field: str) -> st.SearchStrategy[str]:
+    values = {"date": st.dates().map(str) | st.integers(1000, 9999).map(str), "authority": st.sampled_from(
+              ["0", "-1.5", "official", "News"]), "source": st.from_regex(r"[a-z]{1,8}\.org", fullmatch=True),
+              "meta.lang": st.sampled_from(["fr", "'Le Monde'", '"x y"', "3"])}[field]
+    single = st.tuples(st.sampled_from(["=", "!=", "<", "<=", ">", ">="]), values).map(" ".join)
+    listed = st.lists(values, min_size=1, max_size=3).map(lambda vs: f"in ({', '.join(vs)})")
+    return (single | listed).map(lambda rest: f"{field} {rest}")
+
+
+# retrieval.where is text in a small language (format tanglerag-where): what a client may send is a filter it reads
+schemathesis.openapi.format("tanglerag-where", st.just("") | st.lists(
+    st.sampled_from(["date", "source", "authority", "meta.lang"]).flatmap(_where_condition), min_size=1,
+    max_size=3).map(" and ".join))
 
 
 @schemathesis.serializer("application/x-ndjson")
