@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from tanglerag.ingest import IngestError, chunk_words, load_corpus
+from tanglerag.ingest import IngestError, chunk_passages, chunk_words, load_corpus, passages_from_upload
 
 
 def _jsonl(path: Path, rows: list) -> Path:
@@ -63,3 +63,83 @@ def test_chunking_covers_every_word():
     assert all(len(c.split()) <= 10 for c in chunks)
     with pytest.raises(IngestError):
         chunk_words("x", 5, 5)
+
+
+# -- document metadata (issue 50, item 1) ---------------------------------------------------------------------------
+LONG = " ".join(f"w{i}" for i in range(25))
+
+
+def test_jsonl_provenance_fields_reach_every_chunk(tmp_path):
+    corpus = _jsonl(tmp_path / "c.jsonl", [
+        {"id": "a", "text": LONG, "date": "2024-03-01", "source": "example.org", "authority": "official",
+         "meta": {"lang": "fr"}},
+        {"id": "b", "text": "short", "metadata": {"date": 2023, "authority": 2.5}}])
+    out = load_corpus(corpus, chunk_size=10, chunk_overlap=2)
+    assert [p.id for p in out] == ["a#0", "a#1", "a#2", "b"]
+    for chunk in out[:3]:
+        assert chunk.metadata == {"date": "2024-03-01", "source": "example.org", "authority": "official",
+                                  "meta": {"lang": "fr"}, "source_id": "a", "chunk": chunk.metadata["chunk"]}
+    assert out[3].metadata == {"date": 2023, "authority": 2.5}  # a named tier and a date are kept as written
+
+
+@pytest.mark.parametrize("record, message", [
+    ({"date": "soon"}, r"c\.jsonl: document 'a': metadata field 'date': cannot read 'soon'"),
+    ({"date": "2024-02-30"}, "metadata field 'date'"),
+    ({"authority": "offical"}, r"metadata field 'authority': unknown tier 'offical' \(a number, or one of: "),
+    ({"source": ["x"]}, "metadata field 'source': expected text"),
+    ({"meta": "x"}, "metadata field 'meta': expected an object"),
+])
+def test_unreadable_provenance_is_refused_naming_the_document_and_field(tmp_path, record, message):
+    corpus = _jsonl(tmp_path / "c.jsonl", [{"id": "ok", "text": "fine"}, {"id": "a", "text": "x", **record}])
+    with pytest.raises(IngestError, match=message) as caught:
+        load_corpus(corpus)
+    assert "\n" not in str(caught.value)
+
+
+def test_tiers_in_force_decide_which_names_pass(tmp_path):
+    corpus = _jsonl(tmp_path / "c.jsonl", [{"id": "a", "text": "x", "authority": "gov"}])
+    with pytest.raises(IngestError, match="unknown tier 'gov'"):
+        load_corpus(corpus)
+    assert load_corpus(corpus, tiers={"gov": 4.0})[0].metadata["authority"] == "gov"
+
+
+def test_markdown_front_matter_becomes_metadata_and_leaves_the_text(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "law.md").write_text("---\ntitle: Tax law\ndate: 2024-03-01\nsource: gov.example\nauthority: official\n"
+                                 "meta: {lang: en, tags: [tax, law]}\n---\n# Rates\nThe rate is 20 percent.\n")
+    (docs / "plain.md").write_text("No front matter here.\n---\nA rule, then more text.\n")
+    (docs / "rule.txt").write_text("---\ntitle: not front matter in a .txt\n---\nbody\n")
+    (docs / "only.md").write_text("---\ntitle: nothing below\n---\n")
+    law, plain, rule = load_corpus(docs)  # only.md has no text: skipped like an empty file
+    assert law.id == "law.md" and law.title == "Tax law" and law.text == "# Rates\nThe rate is 20 percent.\n"
+    assert law.metadata == {"date": "2024-03-01", "source": "gov.example", "authority": "official",
+                            "meta": {"lang": "en", "tags": ["tax", "law"]}, "path": "law.md"}  # YAML's date as ISO text
+    assert plain.text.startswith("No front matter") and plain.metadata == {"path": "plain.md"}
+    assert rule.text.startswith("---\ntitle") and rule.title == "rule"
+
+
+@pytest.mark.parametrize("front, message", [
+    ("title: [unclosed\n", r"notes\.md: front matter is not valid YAML at line \d+"),
+    ("- a list\n", r"notes\.md: front matter must be fields \(key: value\), not a list"),
+    ("title: 3\n", "front matter field 'title': expected text"),
+    ("blob: !!binary aGVsbG8=\n", "front matter field 'blob': a bytes is not a value metadata can hold"),
+    ("date: 2024-13-01\n", r"notes\.md: document 'notes\.md': metadata field 'date'"),
+])
+def test_front_matter_that_cannot_be_read_is_one_line_naming_the_file(tmp_path, front, message):
+    (tmp_path / "notes.md").write_text(f"---\n{front}---\nBody text.\n")
+    with pytest.raises(IngestError, match=message) as caught:
+        load_corpus(tmp_path / "notes.md")
+    assert "\n" not in str(caught.value)
+
+
+def test_uploads_read_front_matter_and_records_alike():
+    (note,) = passages_from_upload("guides/notes.md", b"---\ndate: 2024-05\nsource: wiki\n---\nThe note.\n")
+    assert note.id == "guides/notes.md" and note.text == "The note.\n"
+    assert note.metadata == {"date": "2024-05", "source": "wiki", "path": "guides/notes.md"}
+    (record,) = passages_from_upload("more.jsonl", b'{"id": "r", "text": "t", "date": "2024", "source": "s"}\n')
+    assert record.metadata == {"date": "2024", "source": "s"}
+    with pytest.raises(IngestError, match="no text after its front matter"):
+        passages_from_upload("empty.md", b"---\nsource: wiki\n---\n")
+    with pytest.raises(IngestError, match=r"upload: document 'r': metadata field 'date'"):
+        chunk_passages(passages_from_upload("bad.jsonl", b'{"id": "r", "text": "t", "date": "May"}\n'), "upload")

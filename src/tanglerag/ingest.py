@@ -1,14 +1,26 @@
-"""Read corpora into Passages: JSONL records or folders of .txt/.md files, with chunking."""
+"""Read corpora into Passages: JSONL records or folders of .txt/.md files, with chunking.
+
+A document's provenance rides in its passages' ``metadata``: a JSONL record's ``date``, ``source``, ``authority`` and
+``meta`` fields (like any extra field), or a Markdown file's YAML front matter. Every passage is checked with
+``DocumentMeta.from_metadata`` on its way to chunking, so an unreadable date or an unknown authority tier is refused
+in one line naming the document and the field before anything is embedded or stored; a named tier is stored as
+written and mapped to its number when read, so changing what a tier is worth needs no new index.
+"""
 
 from __future__ import annotations
 
+import datetime
 import logging
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
+import yaml
 from pydantic import ValidationError
 
-from tanglerag.errors import IngestError
+from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS, DocumentMeta
+from tanglerag.errors import IngestError, InputError
 from tanglerag.jsonio import loads as json_loads
 from tanglerag.types import Passage, record_id
 
@@ -122,27 +134,95 @@ def text_document(name: str, data: bytes, *, doc_id: str | None = None) -> Passa
     except UnicodeDecodeError as exc:
         raise IngestError(f"{name}: not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}); save it as "
                           "UTF-8") from exc
-    if not text.strip():
-        raise IngestError(f"{name}: empty file")
     base = name.rsplit("/", 1)[-1]
-    return Passage(id=record_id(doc_id or base), title=base.rsplit(".", 1)[0].replace("_", " "), text=text,
-                   metadata={"path": doc_id or base})
+    passage = _file_passage(record_id(doc_id or base), base, text)
+    if passage is None:
+        raise IngestError(f"{name}: empty file" if not text.strip() else f"{name}: no text after its front matter")
+    return passage
 
 
-def chunk_passages(passages: Iterable[Passage], source: str, *, chunk_size: int = 200,
-                   chunk_overlap: int = 40) -> list[Passage]:
-    """Chunk long passages; refuse an empty result or a repeated id (naming ``source``)."""
-    return list(stream_chunks(passages, source, chunk_size=chunk_size, chunk_overlap=chunk_overlap))
+def _file_passage(doc_id: str, file_name: str, text: str) -> Passage | None:
+    """A file's text as a passage titled after the file, its path in ``metadata``; a Markdown file's front matter
+    gives its fields (``title`` the title). None when no text is left."""
+    fields: dict[str, Any] = {}
+    if file_name.lower().endswith(".md"):
+        text, fields = split_front_matter(text, doc_id)
+    title = fields.pop("title", None)
+    if title is not None and not isinstance(title, str):
+        raise IngestError(f"{doc_id}: front matter field 'title': expected text, got {title!r}")
+    if not text.strip():
+        return None
+    return Passage(id=doc_id, title=title or file_name.rsplit(".", 1)[0].replace("_", " "), text=text,
+                   metadata={**fields, "path": doc_id})
 
 
-def stream_chunks(passages: Iterable[Passage], source: str, *, chunk_size: int = 200,
-                  chunk_overlap: int = 40) -> Iterator[Passage]:
+class _FrontMatterLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types
+    """Safe YAML that leaves dates as text, as JSONL gives them: one parser (``conflicts.parse_date``) reads them
+    all, and an impossible one (2024-13-01) is refused naming the field instead of failing inside YAML."""
+
+
+_FrontMatterLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M)
+
+
+def split_front_matter(text: str, name: str) -> tuple[str, dict[str, Any]]:
+    """A Markdown file's text without its YAML front matter (a first line ``---``, up to a line ``---`` or
+    ``...``), and the fields it held, JSON-ready (dates stay text). A file without one is all text; a block that is
+    not a YAML mapping is refused, naming the file and the line."""
+    found = _FRONT_MATTER.match(text)
+    if found is None:
+        return text, {}
+    try:
+        fields = yaml.load(found[1], Loader=_FrontMatterLoader)  # a SafeLoader: plain data only
+    except ValueError as exc:  # a value an explicit tag asks for and YAML cannot build (!!timestamp 2024-13-01)
+        raise IngestError(f"{name}: front matter is not valid YAML: {exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 2}" if mark is not None else ""  # +1 for 1-based, +1 for the opening '---'
+        raise IngestError(f"{name}: front matter is not valid YAML{at}: {getattr(exc, 'problem', None) or exc}"
+                          ) from None
+    except RecursionError:
+        raise IngestError(f"{name}: front matter is nested too deeply") from None
+    if fields is not None and not isinstance(fields, dict):
+        raise IngestError(f"{name}: front matter must be fields (key: value), not a {type(fields).__name__}")
+    try:
+        return text[found.end():], json_ready(fields or {})
+    except ValueError as exc:
+        raise IngestError(f"{name}: front matter {exc}") from None
+
+
+def json_ready(value: Any, field: str = "") -> Any:
+    """``value`` as the passage store keeps metadata (JSON): dates become ISO text, mapping keys text; ValueError
+    names the field holding anything else (YAML's binary or set values, Python objects)."""
+    if isinstance(value, datetime.date):  # a datetime too
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(key): json_ready(item, f"{field}.{key}" if field else str(key)) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(item, field) for item in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise ValueError(f"field {field!r}: a {type(value).__name__} is not a value metadata can hold (text, a number, "
+                     "true/false, a date, a list or a mapping)")
+
+
+def chunk_passages(passages: Iterable[Passage], source: str, *, chunk_size: int = 200, chunk_overlap: int = 40,
+                   tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> list[Passage]:
+    """Chunk long passages; refuse an empty result, a repeated id or unreadable metadata (naming ``source``)."""
+    return list(stream_chunks(passages, source, chunk_size=chunk_size, chunk_overlap=chunk_overlap, tiers=tiers))
+
+
+def stream_chunks(passages: Iterable[Passage], source: str, *, chunk_size: int = 200, chunk_overlap: int = 40,
+                  tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> Iterator[Passage]:
     """``chunk_passages`` as a stream: a repeated id stops it when met; an empty corpus once it ends. A document
     whose id has a chunk's shape (``x#1``) is an ordinary document, but no passage id may be held twice: chunk 1
-    of a long ``x`` and a document ``x#1`` in one corpus are refused, naming both."""
+    of a long ``x`` and a document ``x#1`` in one corpus are refused, naming both. Each document's metadata is
+    checked first (``tiers``: the authority tier names it may use), and every chunk carries it."""
     owner: dict[str, str] = {}
     for passage in passages:
-        for chunk in _chunked(passage, chunk_size, chunk_overlap):
+        for chunk in _chunked(checked_metadata(passage, source, tiers), chunk_size, chunk_overlap):
             if chunk.id in owner:
                 raise IngestError(f"corpus {source}: duplicate passage id {chunk.id!r}" + (
                     "" if owner[chunk.id] == passage.id else
@@ -153,33 +233,47 @@ def stream_chunks(passages: Iterable[Passage], source: str, *, chunk_size: int =
         raise IngestError(f"corpus {source} holds no passages")
 
 
+def checked_metadata(passage: Passage, source: str, tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> Passage:
+    """``passage`` once its provenance reads (``DocumentMeta.from_metadata``: a date, a source, a number or a known
+    tier) and its metadata is JSON the store can keep; IngestError names ``source``, the document and the field."""
+    try:
+        DocumentMeta.from_metadata(passage.metadata, tiers)
+        ready = json_ready(passage.metadata)
+    except (InputError, ValueError) as exc:
+        raise IngestError(f"{source}: document {passage.id!r}: {exc}") from None
+    return passage if ready == passage.metadata else passage.model_copy(update={"metadata": ready})
+
+
 def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
 
 
 def read_text_folder(folder: Path) -> Iterator[Passage]:
+    """Each .txt/.md file under ``folder`` as a document whose id is its relative path; binary and empty files are
+    skipped with a warning, a Markdown file's front matter that cannot be read is refused."""
     files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in {".txt", ".md"} and p.is_file())
     for file in files:
         raw = file.read_bytes()
         if b"\x00" in raw[:8192]:
             log.warning("skipping %s: it looks binary, not text", file)
             continue
-        text = raw.decode("utf-8", errors="replace")
-        if not text.strip():
+        passage = _file_passage(file.relative_to(folder).as_posix(), file.name, raw.decode("utf-8", errors="replace"))
+        if passage is None:
             log.warning("skipping empty file %s", file)
             continue
-        rel = file.relative_to(folder).as_posix()
-        yield Passage(id=rel, title=file.stem.replace("_", " "), text=text, metadata={"path": rel})
+        yield passage
 
 
-def load_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 40, skip_bad: bool = False) -> list[Passage]:
+def load_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 40, skip_bad: bool = False,
+                tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> list[Passage]:
     """Load and chunk a corpus; raise IngestError if it holds nothing."""
-    return list(stream_corpus(source, chunk_size=chunk_size, chunk_overlap=chunk_overlap, skip_bad=skip_bad))
+    return list(stream_corpus(source, chunk_size=chunk_size, chunk_overlap=chunk_overlap, skip_bad=skip_bad,
+                              tiers=tiers))
 
 
-def stream_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 40,
-                  skip_bad: bool = False) -> Iterator[Passage]:
+def stream_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 40, skip_bad: bool = False,
+                  tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> Iterator[Passage]:
     """The corpus's chunks one by one, read as they are needed (a corpus file need not fit in memory)."""
     if not source.exists():
         raise IngestError(f"corpus not found: {source}")
@@ -191,4 +285,4 @@ def stream_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 4
         raw = iter([text_document(str(source), source.read_bytes())])
     else:
         raise IngestError(f"unsupported corpus {source}: give a .jsonl file or a folder of .txt/.md files")
-    return stream_chunks(raw, str(source), chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    return stream_chunks(raw, str(source), chunk_size=chunk_size, chunk_overlap=chunk_overlap, tiers=tiers)

@@ -6,6 +6,7 @@ import pytest
 
 from tanglerag.config import IndexConfig
 from tanglerag.index.documents import DocumentConflict, PassageIdTaken, UnknownDocuments, document_id
+from tanglerag.index.extend import add_streaming
 from tanglerag.index.passage_index import IndexStoreError, PassageIndex, remove_documents, store_passages
 from tanglerag.index.trim import TrimState
 from tanglerag.ingest import chunk_passages
@@ -88,3 +89,38 @@ def test_an_id_held_by_another_document_is_refused_replacing_or_not(tmp_path, em
         with pytest.raises(PassageIdTaken, match="'guide#1' of document 'guide' is held by document 'guide#1'"):
             store_passages(folder, _corpus([]), embedder, IndexConfig(), replace=replace)
     assert [p.text for p in PassageIndex.load(folder, embedder).passages] == [plain.text]
+
+
+def _dated(date: str) -> list[Passage]:
+    """The long guide (three chunks) and a short note, each with a date and a source."""
+    docs = [LONG.model_copy(update={"metadata": {"date": date, "source": "guide.org"}}),
+            Passage(id="note", text="Harbour office hours.", metadata={"date": date, "meta": {"lang": "en"}})]
+    return chunk_passages(docs, "test", chunk_size=40, chunk_overlap=0)
+
+
+def _metadata(folder, embedder) -> dict[str, dict]:
+    return {p.id: p.metadata for p in PassageIndex.load(folder, embedder).passages}
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_metadata_is_part_of_a_document_kept_through_add_replace_and_remove(tmp_path, embedder, streamed):
+    folder = tmp_path / "idx"
+
+    def write(passages: list[Passage], replace: bool = False):
+        if streamed:
+            return add_streaming(folder, lambda: iter(passages), embedder, IndexConfig(), replace=replace)
+        return store_passages(folder, passages, embedder, IndexConfig(), replace=replace)
+
+    write(_dated("2023-01-01"))
+    stored = _metadata(folder, embedder)
+    assert [stored[f"guide#{i}"] for i in range(3)] == [{"date": "2023-01-01", "source": "guide.org",
+                                                          "source_id": "guide", "chunk": i} for i in range(3)]
+    assert write(_dated("2023-01-01"))[1].unchanged == 4  # the same text and metadata: nothing to do
+    with pytest.raises(DocumentConflict, match="'guide', 'note' already in the index with other text or metadata"):
+        write(_dated("2024-06-01"))  # a new date under the same text is a change, never dropped silently
+    assert _metadata(folder, embedder) == stored
+    changes = write(_dated("2024-06-01"), replace=True)[1]
+    assert changes.replaced == ["guide", "note"] and changes.removed == 4
+    assert {m["date"] for m in _metadata(folder, embedder).values()} == {"2024-06-01"}
+    remove_documents(folder, ["note"], embedder)
+    assert [m["date"] for m in _metadata(folder, embedder).values()] == ["2024-06-01"] * 3

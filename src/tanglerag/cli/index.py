@@ -18,6 +18,7 @@ from tanglerag.index.passage_index import PassageIndex, remove_documents
 from tanglerag.index.streaming import build_streaming
 from tanglerag.runtime import Runtime
 from tanglerag.types import Passage
+from tanglerag.where import authority_tiers
 
 app = typer.Typer()
 T = TypeVar("T")
@@ -26,7 +27,9 @@ T = TypeVar("T")
 @app.command()
 def index(
     out: Annotated[Path, typer.Option("--out", "-o", help="index folder to create, extend or shrink")],
-    corpus: Annotated[Path | None, typer.Argument(help="JSONL file ({id,title,text}) or folder of .txt/.md")] = None,
+    corpus: Annotated[Path | None, typer.Argument(help=(
+        "JSONL file ({id,title,text}, optionally date, source, authority, meta) or folder of .txt/.md (Markdown "
+        "front matter read as metadata)"))] = None,
     index_type: Annotated[str | None, typer.Option("--index-type", help="flat | hnsw | ivf | ivfpq")] = None,
     bm25: Annotated[bool, typer.Option("--bm25", help="also build a BM25 index")] = False,
     add: Annotated[bool, typer.Option("--add", help="add to an existing index instead of replacing it")] = False,
@@ -46,7 +49,7 @@ def index(
         raise InputError("give a corpus to index (or --remove IDS to take documents out of --out)")
     if replace and not add:
         raise InputError("--replace only applies with --add (without --add the index is built anew)")
-    read = corpus_reader(corpus, settings.index, skip_bad=skip_bad)
+    read = corpus_reader(corpus, settings.index, skip_bad=skip_bad, tiers=authority_tiers(settings))
     embedder = Runtime(settings).embedder
     if not add:
         _summary(out, _with_progress(read, lambda advance: build_streaming(out, read(), embedder, settings.index,

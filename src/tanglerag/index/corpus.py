@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from tanglerag.config import IndexConfig
+from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.ingest import stream_chunks, stream_corpus
 from tanglerag.types import Passage
 
@@ -24,12 +25,15 @@ CorpusReader = Callable[[], Iterator[Passage]]
 """Reads the corpus from its start on each call: a streamed add passes over it twice (check, then write)."""
 
 
-def corpus_reader(corpus: Corpus, config: IndexConfig, *, skip_bad: bool = False) -> CorpusReader:
+def corpus_reader(corpus: Corpus, config: IndexConfig, *, skip_bad: bool = False,
+                  tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> CorpusReader:
     """The corpus's chunks, ``config.chunk_words`` words each (overlapping by ``config.chunk_overlap``); a file is
     re-read on each call rather than held in memory. ``skip_bad`` warns about malformed JSONL lines and skips them
-    instead of refusing the file."""
+    instead of refusing the file. ``tiers``: the authority tier names documents may give (``where.authority_tiers``
+    of the settings); a document with another, or a date that cannot be read, is refused by name."""
     size, overlap = config.chunk_words, config.chunk_overlap
     if isinstance(corpus, str | os.PathLike):
-        return functools.partial(stream_corpus, Path(corpus), chunk_size=size, chunk_overlap=overlap, skip_bad=skip_bad)
+        return functools.partial(stream_corpus, Path(corpus), chunk_size=size, chunk_overlap=overlap, skip_bad=skip_bad,
+                                 tiers=tiers)
     passages = list(corpus)  # a generator would be spent after the first pass
-    return functools.partial(stream_chunks, passages, "in memory", chunk_size=size, chunk_overlap=overlap)
+    return functools.partial(stream_chunks, passages, "in memory", chunk_size=size, chunk_overlap=overlap, tiers=tiers)

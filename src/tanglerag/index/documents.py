@@ -1,9 +1,9 @@
 """Documents in an index: what a user adds, replaces and removes, as opposed to the passages search returns.
 
 A document is one source record or file. A short one is stored as a single passage under its own id; a long one
-as chunks ``ID#0``, ``ID#1``, ... that remember their source. Replacing or removing a document therefore acts
-on all of its chunks, and a changed document under a known id is never silently dropped: it is a conflict unless
-the caller asked to replace it.
+as chunks ``ID#0``, ``ID#1``, ... that remember their source (and each carry the document's metadata). Replacing or
+removing a document therefore acts on all of its chunks, and a changed document (its text, title or metadata) under
+a known id is never silently dropped: it is a conflict unless the caller asked to replace it.
 
 Which document a stored passage belongs to is stored with it (the passage store's ``doc_id``), never read from the
 shape of its id: ``x#1`` may be chunk 1 of ``x`` or a document of its own. A passage id is held by one document
@@ -12,6 +12,7 @@ only, so a write whose passage id another document holds is refused, replacing o
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -21,12 +22,12 @@ from tanglerag.types import Passage
 
 
 class DocumentConflict(IndexStoreError):
-    """Documents already in the index hold other text than the ones sent under their ids."""
+    """Documents already in the index hold other text (or metadata) than the ones sent under their ids."""
 
     def __init__(self, ids: list[str]) -> None:
         shown = ", ".join(repr(i) for i in ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
-        super().__init__(f"document id {shown} already in the index with other text; replace it explicitly "
-                         "(HTTP: replace=true or PUT /v1/index/documents/ID; CLI: --replace)")
+        super().__init__(f"document id {shown} already in the index with other text or metadata; replace it "
+                         "explicitly (HTTP: replace=true or PUT /v1/index/documents/ID; CLI: --replace)")
         self.ids = ids
 
 
@@ -110,5 +111,7 @@ def passages_of(docs: Mapping[str, list[Passage]], doc_ids: list[str]) -> set[st
     return {p.id for d in doc_ids for p in docs[d]}
 
 
-def _content(parts: list[Passage]) -> list[tuple[str, str, str]]:
-    return sorted((p.id, p.title, p.text) for p in parts)
+def _content(parts: list[Passage]) -> list[tuple[str, str, str, str]]:
+    """What makes two versions of a document the same: each passage's id, title, text and metadata (a new date or
+    source under the same text is a change too, replaced when asked and never dropped silently)."""
+    return sorted((p.id, p.title, p.text, json.dumps(p.metadata, sort_keys=True)) for p in parts)

@@ -20,11 +20,13 @@ from tanglerag.service.errors import ServiceError, client_message
 from tanglerag.service.schemas import AddedDocuments, DocumentIn, IndexInfo, RemovedDocuments, error_responses
 from tanglerag.service.state import AdminDep, CallerDep, ServiceState, State
 from tanglerag.types import Passage
+from tanglerag.where import authority_tiers
 
 router = APIRouter(tags=["index"], responses=error_responses(401))
 JSONL_TYPES = ("application/x-ndjson", "application/jsonl", "application/json", "text/plain")
 UPLOAD_BODY = {"requestBody": {"required": True, "content": {
-    "application/x-ndjson": {"schema": {"type": "string", "description": "JSONL: {id, text, title?}"}},
+    "application/x-ndjson": {"schema": {"type": "string", "description": (
+        "JSONL: {id, text, title?, date?, source?, authority?, meta?, ...}; .md files may carry YAML front matter")}},
     "multipart/form-data": {"schema": {"type": "object", "properties": {
         "files": {"type": "array", "items": {"type": "string", "format": "binary"}}}}}}}}
 WRITE_ERRORS = error_responses(400, 403, 409, 413)
@@ -70,7 +72,8 @@ async def delete_document(doc_id: DocId, _: AdminDep, state: State) -> RemovedDo
 
 async def _added(state: ServiceState, passages: list[Passage], replace: bool) -> AddedDocuments:
     cfg = state.runtime.settings.index
-    chunks = chunk_passages(passages, "upload", chunk_size=cfg.chunk_words, chunk_overlap=cfg.chunk_overlap)
+    chunks = chunk_passages(passages, "upload", chunk_size=cfg.chunk_words, chunk_overlap=cfg.chunk_overlap,
+                            tiers=authority_tiers(state.runtime.settings))  # metadata checked before any write
     index, changes = await _written(state, lambda folder, rt: store_passages(folder, chunks, rt.embedder, cfg,
                                                                              replace=replace))
     return AddedDocuments(received=len(chunks), added=changes.added, already_present=changes.unchanged,
