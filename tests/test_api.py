@@ -174,3 +174,21 @@ def test_module_level_functions_load_the_configured_models(tmp_path: Path, setti
     answers = tanglerag.ask_many(["capital of France?", "capital of Italy?"], folder, settings=settings)
     assert [a.citations for a in answers] == [["fr"], ["it"]]
     assert tanglerag.evaluate("ramdocs-sample", limit=1, settings=settings).n == 1
+
+
+def test_ask_filters_by_document_metadata(tmp_path: Path, settings: Settings) -> None:
+    rag = _rag(tmp_path, settings)
+    dated = [p.model_copy(update={"metadata": {"date": date, "source": "atlas.org"}})
+             for p, date in zip(CAPITALS, ["2021", "2024-05-01", "2024-06"], strict=True)]
+    rag.build(dated)
+    answer = rag.ask("What is the capital of France?", where="date >= 2024-01-01")
+    assert {hit.passage.id for hit in answer.passages} == {"de", "it"}
+    many = rag.ask_many(["What is the capital of France?"], where="date < 2022")
+    assert [hit.passage.id for hit in many[0].passages] == ["fr"]
+    assert len(rag.ask("What is the capital of France?").passages) == 2  # the settings' (empty) where again
+    with pytest.raises(InputError, match="where 'dat >= 2024': unknown field 'dat'"):
+        rag.ask("What is the capital of France?", where="dat >= 2024")
+    with pytest.raises(InputError, match="does not apply to a question with a user_id"):
+        rag.ask(tanglerag.Question(text="Capital?", user_id="alice"), where="date >= 2024")
+    with pytest.raises(InputError, match=r"in memory: document 'fr': metadata field 'date'"):
+        rag.add([CAPITALS[0].model_copy(update={"metadata": {"date": "yesterday"}})])

@@ -36,7 +36,7 @@ from tanglerag.eval.engines.local import answer_locally
 from tanglerag.eval.records import EvalReport, QuestionResult
 from tanglerag.eval.report import write_outputs
 from tanglerag.eval.runner import EvalRunner
-from tanglerag.eval.worker import QuestionWorker
+from tanglerag.eval.worker import QuestionWorker, tracked_question
 from tanglerag.index import passage_index
 from tanglerag.index.corpus import Corpus, corpus_reader
 from tanglerag.index.documents import DocumentChanges
@@ -50,6 +50,7 @@ from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 from tanglerag.tracking import Tracker
 from tanglerag.types import Answer, Question
+from tanglerag.where import authority_tiers, parse_where
 
 __all__ = ["Tanglerag", "aask", "add_documents", "ask", "ask_many", "build_index", "evaluate", "remove_documents",
            "replace_documents"]
@@ -84,7 +85,7 @@ class Tanglerag:
         """Build the index anew from ``corpus`` (``tanglerag index CORPUS --out DIR``): the folder's old index, if
         any, is replaced once the new one is complete. ``settings.index`` picks the index type, BM25 and chunking;
         ``skip_bad_lines`` warns about malformed JSONL lines instead of refusing the corpus."""
-        read = corpus_reader(corpus, self.settings.index, skip_bad=skip_bad_lines)
+        read = corpus_reader(corpus, self.settings.index, skip_bad=skip_bad_lines, tiers=authority_tiers(self.settings))
         index = build_streaming(self._folder(), read(), self.runtime.embedder, self.settings.index, progress=progress)
         self.runtime.replace_index(index)
         return index.manifest()
@@ -97,7 +98,7 @@ class Tanglerag:
         (``DocumentConflict``, nothing written) unless ``replace``: new text is never dropped silently. The
         stored index keeps its own type and BM25 setting.
         """
-        read = corpus_reader(corpus, self.settings.index, skip_bad=skip_bad_lines)
+        read = corpus_reader(corpus, self.settings.index, skip_bad=skip_bad_lines, tiers=authority_tiers(self.settings))
         index, changes = add_streaming(self._folder(), read, self.runtime.embedder, self.settings.index,
                                        replace=replace, progress=progress)
         self.runtime.replace_index(index)
@@ -116,20 +117,23 @@ class Tanglerag:
         self.runtime.replace_index(index)
         return changes
 
-    def ask(self, question: str | Question, *, method: str = DEFAULT_METHOD) -> Answer:
+    def ask(self, question: str | Question, *, method: str = DEFAULT_METHOD, where: str | None = None) -> Answer:
         """Retrieve from the index and answer with ``method`` (``tanglerag ask``): the answer, its citations, the
         passages shown, usage by stage and the typed trace. A ``Question`` with a ``user_id`` is answered with
-        that user's personal context (``--user``)."""
-        return self._answer(_as_question(question), method)
+        that user's personal context (``--user``). ``where`` retrieves only passages whose document metadata passes
+        it (``--where``, e.g. ``"date >= 2024-01-01 and source in (example.org, b.org)"``) instead of
+        ``retrieval.where``."""
+        return self._answer(_as_question(question), method, where=where)
 
-    async def aask(self, question: str | Question, *, method: str = DEFAULT_METHOD) -> Answer:
+    async def aask(self, question: str | Question, *, method: str = DEFAULT_METHOD,
+                   where: str | None = None) -> Answer:
         """``ask`` for an event loop: the question is answered in a worker thread, leaving the loop free.
 
         Cancelling the awaiting task cancels the question: an LLM call in progress finishes in its thread, but no
         further one starts (the service stops a question the same way when its client leaves).
         """
         tracker = Tracker()
-        work = functools.partial(self._answer, _as_question(question), method, tracker)
+        work = functools.partial(self._answer, _as_question(question), method, tracker, where)
         try:
             return await asyncio.get_running_loop().run_in_executor(None, work)
         except asyncio.CancelledError:
@@ -137,15 +141,17 @@ class Tanglerag:
             raise
 
     def ask_many(self, questions: Iterable[str | Question], *, method: str = DEFAULT_METHOD,
-                 concurrency: int | None = None, progress: Progress | None = None) -> list[Answer]:
+                 concurrency: int | None = None, progress: Progress | None = None,
+                 where: str | None = None) -> list[Answer]:
         """Answer every question, in order, on the evaluation engine: ``concurrency`` in flight at once (default
         ``eval.concurrency``, else what the LLM backend serves at once; always 1 for a method that remembers
-        earlier questions). Each answer equals what ``ask`` gives; the first error stops the batch and is raised.
+        earlier questions). Each answer equals what ``ask`` gives (``where`` as there); the first error stops the
+        batch and is raised.
         """
         asked = [_as_question(q) for q in questions]
         if not asked:
             return []
-        worker = _AskingWorker(functools.partial(self._answer, method=method), asked)
+        worker = _AskingWorker(functools.partial(self._answer, method=method, where=where), asked)
         examples = [QAExample(id=str(position), question=q.text, answers=[]) for position, q in enumerate(asked)]
         for done, _ in enumerate(answer_locally(worker, examples, self._concurrency(method, concurrency)), 1):
             if progress is not None:
@@ -176,8 +182,22 @@ class Tanglerag:
             raise InputError("this Tanglerag has no index folder: give one, Tanglerag(index_dir)")
         return self.index_dir
 
-    def _answer(self, question: Question, method: str, tracker: Tracker | None = None) -> Answer:
-        return self.runtime.pipeline(method, personal=question.user_id is not None).ask(question, tracker=tracker)
+    def _answer(self, question: Question, method: str, tracker: Tracker | None = None,
+                where: str | None = None) -> Answer:
+        runtime = self._filtered(where)
+        personal = question.user_id is not None
+        if personal and runtime.settings.retrieval.where:
+            raise InputError("a where filter does not apply to a question with a user_id yet (the personal retriever "
+                             "ranks the whole index)")
+        return runtime.pipeline(method, personal=personal).ask(question, tracker=tracker)
+
+    def _filtered(self, where: str | None) -> Runtime:
+        """The runtime, or one sharing its models whose ``retrieval.where`` is ``where`` (InputError: unreadable)."""
+        if where is None:
+            return self.runtime
+        parse_where(where, tiers=None)
+        retrieval = self.settings.retrieval.model_copy(update={"where": where})
+        return self.runtime.with_settings(self.settings.model_copy(update={"retrieval": retrieval}))
 
     def _concurrency(self, method: str, wanted: int | None) -> int:
         """The evaluation runner's own rule, with ``wanted`` in place of ``eval.concurrency`` when given."""
@@ -199,14 +219,15 @@ class _AskingWorker(QuestionWorker):
     question's position, which is its example's id.
     """
 
-    def __init__(self, answer: Callable[[Question], Answer], questions: list[Question]) -> None:
+    def __init__(self, answer: Callable[..., Answer], questions: list[Question]) -> None:
         self._answer_question = answer
         self._questions = questions
         self.answers: dict[int, Answer] = {}
 
     def answer(self, example: QAExample) -> QuestionResult:
         position = int(example.id)
-        self.answers[position] = self._answer_question(self._questions[position])
+        with tracked_question() as tracker:  # joined to the engine's group: stopping the batch cancels its calls
+            self.answers[position] = self._answer_question(self._questions[position], tracker=tracker)
         return QuestionResult(id=example.id)
 
 

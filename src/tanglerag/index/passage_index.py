@@ -39,6 +39,7 @@ from tanglerag.index.passage_store import PassageStore
 from tanglerag.index.sparse import BM25Index
 from tanglerag.index.trim import TrimLog, TrimState, apply_separation
 from tanglerag.types import Passage, RetrievedPassage
+from tanglerag.where import Where
 
 log = logging.getLogger(__name__)
 
@@ -148,36 +149,68 @@ class PassageIndex:
         return {pid: self._position_map[pid] for pid in ids if pid in self._position_map}
 
     # -- search -------------------------------------------------------------------------
-    def search(self, query: str, k: int, mode: SearchMode = "dense", rrf_k: int = 60) -> list[RetrievedPassage]:
-        return self.search_trimmed(query, k, mode, rrf_k)[0]
+    def search(self, query: str, k: int, mode: SearchMode = "dense", rrf_k: int = 60,
+               where: Where | None = None) -> list[RetrievedPassage]:
+        """The top ``k`` passages for ``query``; with ``where``, the top ``k`` of those whose metadata passes it."""
+        return self.search_trimmed(query, k, mode, rrf_k, where)[0]
 
-    def search_trimmed(self, query: str, k: int, mode: SearchMode = "dense",
-                       rrf_k: int = 60) -> tuple[list[RetrievedPassage], list[tuple[str, str]]]:
+    def search_trimmed(self, query: str, k: int, mode: SearchMode = "dense", rrf_k: int = 60,
+                       where: Where | None = None) -> tuple[list[RetrievedPassage], list[tuple[str, str]]]:
         """Top-k with no two separated passages, and the (dropped, kept) pairs the separation table decided."""
         if not self.trim.separated:
-            return self._search(query, k, mode, rrf_k), []
-        return apply_separation(self._search(query, min(len(self.passages), 3 * k), mode, rrf_k), self.trim, k)
+            return self._search(query, k, mode, rrf_k, where), []
+        wider = self._search(query, min(len(self.passages), 3 * k), mode, rrf_k, where)
+        return apply_separation(wider, self.trim, k)
 
     def search_untrimmed(self, query: str, k: int, mode: SearchMode = "dense", rrf_k: int = 60) -> list[RetrievedPassage]:
         """Top-k without the separation table (an HNSW graph's cut links still steer it): what trimming does to
         the index structure alone, for measurements."""
         return self._search(query, k, mode, rrf_k)
 
-    def _search(self, query: str, k: int, mode: SearchMode, rrf_k: int) -> list[RetrievedPassage]:
+    def _search(self, query: str, k: int, mode: SearchMode, rrf_k: int,
+                where: Where | None = None) -> list[RetrievedPassage]:
         if not query.strip():
             raise InputError("query is empty")
         k = min(k, len(self.passages))
-        if mode == "dense":
-            hits = self._dense_search(query, k)
-        elif mode == "bm25":
-            hits = self._bm25_search(query, k)
-        else:
-            depth = min(len(self.passages), max(k * 4, 20))
-            dense = [i for i, _ in self._dense_search(query, depth)]
-            sparse = [i for i, _ in self._bm25_search(query, depth)]
-            hits = reciprocal_rank_fusion([dense, sparse], rrf_k)[:k]
+        hits = self._ranked(query, k, mode, rrf_k) if where is None else self._ranked_where(query, k, mode, rrf_k,
+                                                                                            where)
         return [RetrievedPassage(passage=self.passages[i], score=score, rank=rank)
                 for rank, (i, score) in enumerate(hits, 1)]
+
+    def _ranked(self, query: str, k: int, mode: SearchMode, rrf_k: int) -> list[tuple[int, float]]:
+        """(position, score) of the top ``k`` in the ``mode``'s ranking."""
+        if mode == "dense":
+            return self._dense_search(query, k)
+        if mode == "bm25":
+            return self._bm25_search(query, k)
+        depth = min(len(self.passages), max(k * 4, 20))
+        dense = [i for i, _ in self._dense_search(query, depth)]
+        sparse = [i for i, _ in self._bm25_search(query, depth)]
+        return reciprocal_rank_fusion([dense, sparse], rrf_k)[:k]
+
+    def _ranked_where(self, query: str, k: int, mode: SearchMode, rrf_k: int, where: Where) -> list[tuple[int, float]]:
+        """The top ``k`` of the ranking among the passages ``where`` lets through. The ranking is read deeper, four
+        times each round, until ``k`` pass or the whole index was ranked, so every index type and mode scores as it
+        does unfiltered and the filter only decides which passages are shown. Only candidates' metadata is read
+        (from the store, by position): the filter runs in Python on typed values, never as SQL. An IVF index ranks
+        the lists it probes (``index.ivf_nprobe``), so a match outside them is not found, filtered or not."""
+        passed: dict[int, bool] = {}
+        depth = min(len(self.passages), max(4 * k, 64))
+        while True:
+            hits = self._ranked(query, depth, mode, rrf_k)
+            self._judge([i for i, _ in hits if i not in passed], where, passed)
+            kept = [(i, score) for i, score in hits if passed[i]]
+            if len(kept) >= k or depth >= len(self.passages):
+                return kept[:k]
+            depth = min(len(self.passages), depth * 4)
+
+    def _judge(self, positions: list[int], where: Where, passed: dict[int, bool]) -> None:
+        """Record in ``passed`` whether each of these positions' metadata passes ``where``."""
+        if isinstance(self.passages, PassageStore):
+            metadata = self.passages.metadata_at(positions)
+        else:
+            metadata = {i: self.passages[i].metadata for i in positions}
+        passed.update((i, where.matches(metadata.get(i, {}))) for i in positions)
 
     def _dense_search(self, query: str, k: int) -> list[tuple[int, float]]:
         scores, ids = self.dense.search(self.embedder.embed([query]), k)

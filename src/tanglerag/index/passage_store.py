@@ -118,6 +118,15 @@ class PassageStore(Sequence[Passage]):
         """Position of each of these ids the store holds (an id it lacks is left out)."""
         return {pid: int(pos) for pid, pos in self._by_ids("pos", ids)}
 
+    def metadata_at(self, positions: Iterable[int]) -> dict[int, dict[str, Any]]:
+        """The metadata of the passages at these positions (a filtered search reads its candidates' without their
+        texts), looked up a batch at a time with bound parameters."""
+        found: dict[int, dict[str, Any]] = {}
+        for chunk in batched(positions, BATCH):
+            rows = self._rows(f"SELECT pos, metadata FROM passages WHERE pos IN ({','.join('?' * len(chunk))})", chunk)
+            found.update((int(pos), json.loads(metadata)) for pos, metadata in rows)
+        return found
+
     def owners(self, ids: Iterable[str]) -> dict[str, str]:
         """The document of each of these passage ids the store holds."""
         return {pid: str(doc) for pid, doc in self._by_ids(self._doc, ids)}

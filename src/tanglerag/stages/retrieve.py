@@ -8,15 +8,18 @@ its own decisions in the active trace.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
 from tanglerag.config import RetrievalConfig
+from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.trace import TraceStep
 from tanglerag.tracking import record_step
 from tanglerag.types import Question, RetrievedPassage
+from tanglerag.where import parse_where
 
 
 class SeparatedHit(BaseModel):
@@ -46,19 +49,24 @@ class Retriever(Protocol):
 
 
 class IndexRetriever:
-    """Searches a PassageIndex with the configured mode (dense, bm25, hybrid).
+    """Searches a PassageIndex with the configured mode (dense, bm25, hybrid), among the passages whose metadata
+    passes ``retrieval.where`` when one is set.
 
     >>> retriever = IndexRetriever(index, RetrievalConfig(top_k=3))  # doctest: +SKIP
     >>> retriever.retrieve(Question(text="Who directed Lahu Ke Do Rang?")).passages  # doctest: +SKIP
     """
 
-    def __init__(self, index: PassageIndex, config: RetrievalConfig | None = None) -> None:
+    def __init__(self, index: PassageIndex, config: RetrievalConfig | None = None,
+                 tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> None:
+        """``tiers`` map the authority tier names of ``config.where`` and of the documents; a where that cannot be
+        read with them is an InputError here, before any search."""
         self.index = index
         self.config = config or RetrievalConfig()
+        self.where = parse_where(self.config.where, tiers)
 
     def retrieve(self, question: Question, k: int | None = None) -> Retrieval:
         hits, dropped = self.index.search_trimmed(question.text, k or self.config.top_k, self.config.mode,
-                                                  self.config.rrf_k)
+                                                  self.config.rrf_k, self.where)
         if dropped:  # CDIT's separation table spoke: say so in the trace
             record_step(SeparationStep(dropped=[SeparatedHit(passage_id=d, separated_from=s) for d, s in dropped]))
         return Retrieval(passages=hits)
