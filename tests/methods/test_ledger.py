@@ -104,6 +104,15 @@ def test_different_things_are_complementary_not_conflicting(llm_factory):
     assert [p.answer for p in answer.parts] == ["1963", "1956"]
 
 
+def test_an_about_that_only_repeats_its_answer_is_read_as_what_the_question_asks_about(llm_factory):
+    claims = {**CLAIMS, "a": ("was born on February 17, 1963", "1963", "Michael Jordan"),
+              "bulls": ("came into the world in 1963", "1963", "Michael Jordan"),
+              "wrong": ("was born in 1998", "1998", "1998")}
+    answer, step, _ = ask(llm_factory, docs("a", "bulls", "wrong"), canned=backend(claims))
+    assert [r.kind for r in step.reports] == ["misinformation"] and step.reports[0].rule == "witnesses 2 vs 1"
+    assert [p.answer for p in answer.parts] == ["1963"]
+
+
 def test_show_all_disputes_every_side_and_show_disputed_decides_which_are_listed(llm_factory):
     answer, step, _ = ask(llm_factory, docs("a", "wrong"), "ledger.policies=[show-all]")
     assert verdicts(step) == {"1963": "disputed", "1998": "disputed"} and step.overall == "conflicting_opinions"

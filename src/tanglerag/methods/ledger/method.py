@@ -93,7 +93,7 @@ class LedgerMethod(Method):
         found = independence(passages, metas, config.duplicate_similarity)
         sides = build_sides(claims, found)
         evidence = Evidence(question=question.text, metas=metas, ask_prior=lambda: self._prior(question.text))
-        reports = settle(things(sides, found, config.about_similarity), list(config.policies), evidence)
+        reports = settle(things(sides, found, config.about_similarity, question.text), list(config.policies), evidence)
         dates = {pid: meta.date for pid, meta in metas.items() if meta.date is not None}
         held = withheld(reports, found, config.show_disputed)
         record_step(ConflictStep(claims=claims, reports=reports, policies=list(config.policies),
