@@ -15,8 +15,9 @@ from tanglerag.methods.base import Method
 from tanglerag.stages.retrieve import Retriever
 from tanglerag.trace import Trace
 from tanglerag.tracking import Tracker, stage, track
-from tanglerag.types import Answer, AnswerPart, Question
+from tanglerag.types import Answer, AnswerPart, Question, RetrievedPassage
 from tanglerag.users import PersonalContextStep
+from tanglerag.where import date_text, document_value
 
 
 class RAGPipeline:
@@ -43,12 +44,25 @@ Shown = TypeVar("Shown", bound=BaseModel)
 
 
 class PassageOut(BaseModel):
-    """A retrieved passage as an answer output shows it: flat, with its retrieval score."""
+    """A retrieved passage as an answer output shows it: flat, with its retrieval score and its document's date and
+    source (left out of the output when the document gives none, so an answer without metadata reads as before)."""
 
     id: str
     title: str
     text: str
     score: float
+    date: str | None = Field(None, exclude_if=lambda value: value is None, description=(
+        "the document's date, as precisely as it gave it (2024, 2024-05 or 2024-05-03)"))
+    source: str | None = Field(None, exclude_if=lambda value: value is None, description=(
+        "the document's publisher, site or file"))
+
+    @classmethod
+    def from_hit(cls, hit: RetrievedPassage) -> PassageOut:
+        """A retrieved passage with the date and source its metadata gives (an unreadable one is left out: a
+        citation is shown whatever an old index holds)."""
+        metadata = hit.passage.metadata
+        return cls(id=hit.passage.id, title=hit.passage.title, text=hit.passage.text, score=hit.score,
+                   date=date_text(metadata), source=document_value(metadata, "source", {}))
 
 
 class UserContextOut(BaseModel):
@@ -88,8 +102,7 @@ class AnswerOutput(AnswerRecord[PassageOut]):
     @classmethod
     def from_answer(cls, answer: Answer, user: str | None = None, *, trace: bool = False) -> Self:
         """``trace`` keeps every LLM call and method step; ``user`` adds the context PCAS picked for that user."""
-        passages = [PassageOut(id=hit.passage.id, title=hit.passage.title, text=hit.passage.text, score=hit.score)
-                    for hit in answer.passages]
+        passages = [PassageOut.from_hit(hit) for hit in answer.passages]
         return cls(question=answer.question, method=answer.method, answer=answer.text, citations=answer.citations,
                    passages=passages, usage=answer.usage.totals(),
                    usage_by_stage={name: cost.model_dump() for name, cost in answer.usage.stages.items()},

@@ -288,3 +288,27 @@ def test_the_conflicts_panel_lists_each_report_with_its_sides_and_rule(page):
     sides.nth(1).locator(".cite").click()
     assert page.locator("#col-0 .passage.highlight").get_attribute("id") == "c0-p3"
     shot(page, "inspector-conflicts")
+
+
+def test_each_passage_shows_its_documents_date_and_source_as_text(page):
+    """A canned answer whose passages carry a date and a source (one made to look like markup), and one none."""
+    import json
+
+    from tanglerag.service.schemas import AskResponse
+    from tanglerag.trace import Trace
+    from tanglerag.types import Answer, RetrievedPassage, Usage
+
+    dated = [TANGLED[0].model_copy(update={"metadata": {"date": "2024-03-01", "source": "<b>example.org</b>"}}),
+             TANGLED[1].model_copy(update={"metadata": {"date": "2019"}}), TANGLED[2]]
+    answer = AskResponse.from_answer(Answer(
+        question="What is Paris?", method="concat", text="Paris is the capital of France [1]", citations=["paris-fr"],
+        passages=[RetrievedPassage(passage=p, score=0.5, rank=i) for i, p in enumerate(dated, 1)], usage=Usage(),
+        trace=Trace()), trace=True).model_dump(mode="json")
+    page.route("**/v1/ask?stream=true", lambda route: route.fulfill(
+        status=200, content_type="text/event-stream", body=f"event: answer\ndata: {json.dumps(answer)}\n\n"))
+    ask(page, "What is Paris?", "concat")
+    about = page.locator("#col-0 .passage .pid")
+    assert about.nth(0).inner_text() == "[1] paris-fr · 0.500 · 2024-03-01 · <b>example.org</b>"
+    assert about.nth(1).inner_text() == "[2] paris-tx · 0.500 · 2019"
+    assert about.nth(2).inner_text() == "[3] paris-fr-2 · 0.500"
+    assert page.locator("#col-0 .passage b").count() == 0  # a document's words are text, never markup

@@ -14,11 +14,15 @@ from rich.markup import escape
 from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, load_settings, terminal_json
 from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.errors import InputError
-from tanglerag.pipeline import AnswerOutput, conflicts_of, disagreements
+from tanglerag.pipeline import AnswerOutput, PassageOut, conflicts_of, disagreements
 from tanglerag.runtime import Runtime
-from tanglerag.types import Answer, Question
+from tanglerag.types import Answer, Question, RetrievedPassage
+from tanglerag.where import parse_where
 
 app = typer.Typer()
+WHERE_HELP = ("retrieve only passages whose document metadata passes this filter, e.g. \"date >= 2024-01-01 and source "
+              "in (example.org, 'Le Monde')\" (fields date, source, authority, meta.KEY; = != < <= > >= in; joined by "
+              "and)")
 
 
 @app.command()
@@ -31,10 +35,17 @@ def ask(
     with_trace: Annotated[bool, typer.Option("--trace", help="with --json: add every LLM call and method step")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="bypass the LLM cache")] = False,
     user: Annotated[str | None, typer.Option("--user", "-u", help="use this user's contexts (PCAS)")] = None,
+    where: Annotated[str | None, typer.Option("--where", "-w", help=WHERE_HELP)] = None,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
     """Retrieve passages and answer with citations; with --user, jointly pick the user's relevant context."""
-    settings = load_settings(config, set_, verbose, retrieval__top_k=top_k, llm__cache=False if no_cache else None)
+    if where is not None:
+        parse_where(where, tiers=None)  # one line naming what cannot be read, before any setting is loaded
+    settings = load_settings(config, set_, verbose, retrieval__top_k=top_k, llm__cache=False if no_cache else None,
+                             retrieval__where=where)
+    if user is not None and settings.retrieval.where:
+        raise InputError("a where filter does not apply with --user yet (the personal retriever ranks the whole "
+                         "index): ask without one of them")
     try:
         q = Question(text=question, user_id=user)
     except ValidationError as exc:
@@ -59,7 +70,8 @@ def print_answer(answer: Answer) -> None:
         out.print(line, markup=False)
     for n, hit in enumerate(answer.passages, 1):
         mark = "*" if hit.passage.id in answer.citations else " "
-        out.print(escape(f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {hit.passage.text[:100]}..."))
+        line = f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {_provenance(hit)}{hit.passage.text[:100]}..."
+        out.print(escape(line))
     u = answer.usage.totals()
     out.print(f"[dim]{u['llm_calls']} LLM calls ({u['cached_calls']} cached), {u['prompt_tokens']} prompt + "
               f"{u['completion_tokens']} completion tokens, {u['seconds']:.2f}s[/]")
@@ -88,3 +100,11 @@ def disagreement_lines(answer: Answer) -> list[str]:
 def _undecided(report: ConflictReport) -> str:
     last = report.trials[-1] if report.trials else None
     return "no policy decided" + (f" ({last.policy}: {last.outcome})" if last else "")
+
+
+def _provenance(hit: RetrievedPassage) -> str:
+    """A passage's document date and source as its line shows them (``2024-03-01 · example.org  ``), or nothing."""
+    shown = PassageOut.from_hit(hit)
+    source = shown.source if shown.source is None or len(shown.source) <= 60 else shown.source[:59] + "…"
+    about = " · ".join(part for part in (shown.date, source) if part)
+    return f"{about}  " if about else ""

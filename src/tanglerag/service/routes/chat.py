@@ -4,7 +4,8 @@ Stock clients (the ``openai`` SDK, Open WebUI, LangChain) can then use tanglerag
 named ``tanglerag/<method>``. The last user message is the question. No method keeps a conversation, so earlier
 turns are not used; the response says how many were left out (``tanglerag.ignored_turns``). The reply's content
 is the answer, one sentence saying where its sources disagree when a conflict report found that they do, then its
-numbered sources, so a chat window shows what each ``[n]`` is; the citations, the passages, the conflict reports
+numbered sources (with each document's date and source when it gives them), so a chat window shows what each ``[n]``
+is; the citations, the passages, the conflict reports
 and the whole trace ride along in the extra ``tanglerag`` field, and ``usage`` holds our counts.
 Generation parameters a client sends (temperature, max_tokens, ...) are accepted and not used: the method's
 settings decide them.
@@ -91,7 +92,8 @@ def _question(body: ChatRequest) -> str:
 def _content(output: AskResponse) -> str:
     """The answer, where its sources disagree (if they do), then the sources its [n] marks point to."""
     cited = set(output.citations)
-    sources = [f"[{n}] {p.title or p.id} ({p.id})" for n, p in enumerate(output.passages, start=1) if p.id in cited]
+    sources = [f"[{n}] {p.title or p.id} ({p.id})" + "".join(f" · {about}" for about in (p.date, p.source) if about)
+               for n, p in enumerate(output.passages, start=1) if p.id in cited]
     return output.answer + _disagreement(output) + ("\n\nSources:\n" + "\n".join(sources) if sources else "")
 
 

@@ -1,0 +1,81 @@
+"""``tanglerag ask`` and document metadata: each passage line shows its document's date and source, ``--json`` carries
+them (left out when a document has none), and ``--where`` reaches the settings or is refused in one line."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from tanglerag.cli import app
+from tanglerag.trace import Trace
+from tanglerag.types import Answer, Passage, RetrievedPassage, Usage
+
+runner = CliRunner()
+PASSAGES = [
+    Passage(id="doc-7", title="Budget", text="The budget grew by 5,000.",
+            metadata={"date": "2024-03-01", "source": "example.org", "authority": "official"}),
+    Passage(id="doc-8", title="Old budget", text="The budget grew by 6,500.", metadata={"date": 2019}),
+    Passage(id="doc-9", title="Note", text="A note without provenance.", metadata={"date": "not a date"}),
+]
+ANSWER = Answer(question="How much did the budget grow?", method="concat", text="5,000 [1]", citations=["doc-7"],
+                passages=[RetrievedPassage(passage=p, score=0.61 - i / 10, rank=i + 1) for i, p in enumerate(PASSAGES)],
+                usage=Usage(), trace=Trace())
+
+
+@pytest.fixture
+def asked(monkeypatch, tmp_path):
+    """Runs ``ask`` against a stand-in runtime that answers ANSWER and keeps the settings it was built with."""
+    built = []
+
+    class _Runtime:
+        def __init__(self, settings, **kwargs) -> None:
+            built.append(settings)
+
+        def pipeline(self, method: str, personal: bool = False) -> "_Runtime":
+            return self
+
+        def ask(self, question) -> Answer:
+            return ANSWER
+
+    monkeypatch.setattr("tanglerag.cli.ask.Runtime", _Runtime)
+
+    def run(*flags: str):
+        result = runner.invoke(app, ["ask", "How much?", "--index", str(tmp_path), *flags,
+                                     "--set", f"cache_dir={tmp_path}"])
+        return result, built
+    return run
+
+
+def test_each_passage_line_shows_the_documents_date_and_source(asked):
+    result, _ = asked()
+    lines = [line for line in result.stdout.splitlines() if line[1:2] == "["]
+    assert lines[0] == "*[1] doc-7 (0.610) 2024-03-01 · example.org  The budget grew by 5,000...."
+    assert lines[1] == " [2] doc-8 (0.510) 2019  The budget grew by 6,500...."
+    assert lines[2] == " [3] doc-9 (0.410) A note without provenance...."  # an unreadable date is left out
+
+
+def test_json_carries_date_and_source_only_where_a_document_gives_them(asked):
+    result, _ = asked("--json")
+    passages = json.loads(result.stdout)["passages"]
+    assert [(p.get("date"), p.get("source")) for p in passages] == [("2024-03-01", "example.org"), ("2019", None),
+                                                                     (None, None)]
+    assert set(passages[2]) == {"id", "title", "text", "score"}
+
+
+def test_where_reaches_the_settings(asked):
+    where = "date >= 2024-01-01 and source in (example.org, 'Le Monde')"
+    result, built = asked("--where", where)
+    assert result.exit_code == 0 and built[-1].retrieval.where == where
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--where", "dat >= 2024"], "error: where 'dat >= 2024': unknown field 'dat': filter on date, source"),
+    (["--where", "date >= 2024-13"], "error: where 'date >= 2024-13': date value '2024-13' cannot be read"),
+    (["--where", "date >= 2024", "--user", "alice"], "error: a where filter does not apply with --user yet"),
+    (["--set", "retrieval.where=date >= 2024", "--user", "alice"], "error: a where filter does not apply with --user"),
+])
+def test_a_where_that_cannot_apply_is_one_line_and_exit_2(asked, flags, message):
+    result, built = asked(*flags)
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2 and said.startswith(message) and "Traceback" not in said
+    assert built == []  # refused before anything was loaded
