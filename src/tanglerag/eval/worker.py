@@ -70,8 +70,9 @@ class InFlight:
 
 
 @contextmanager
-def _tracked() -> Iterator[Tracker]:
-    """``track()``, joined to the group of the engine running this question, if any."""
+def tracked_question() -> Iterator[Tracker]:
+    """``track()``, joined to the group of the engine running this question, if any: when the engine stops (an error,
+    Ctrl-C) it cancels the question's further calls."""
     group = _GROUP.get()
     with track() as tracker:
         if group is None:
@@ -102,7 +103,7 @@ class QuestionWorker:
         try:
             for method in self.methods:
                 oracle = example.interpretations if method.reads_gold_interpretations else []
-                with _tracked() as tracker:
+                with tracked_question() as tracker:
                     tracker.add_seconds("retrieve", retrieve_seconds)
                     answers.append(method.answer(Question(text=example.question, id=example.id,
                                                           interpretations=oracle), hits))
