@@ -94,7 +94,7 @@ class Tanglerag:
             progress: IndexProgress | None = None) -> DocumentChanges:
         """Add documents (``tanglerag index CORPUS --out DIR --add``), or build the index if there is none yet.
 
-        Identical documents are skipped. A document under a known id with other text is refused
+        Identical documents are skipped. A document under a known id with other text (or metadata) is refused
         (``DocumentConflict``, nothing written) unless ``replace``: new text is never dropped silently. The
         stored index keeps its own type and BM25 setting.
         """

@@ -34,7 +34,7 @@ def index(
     bm25: Annotated[bool, typer.Option("--bm25", help="also build a BM25 index")] = False,
     add: Annotated[bool, typer.Option("--add", help="add to an existing index instead of replacing it")] = False,
     replace: Annotated[bool, typer.Option("--replace", help=(
-        "with --add: replace documents whose id is known but whose text changed (else they are refused)"))] = False,
+        "with --add: replace documents whose id is known but whose text or metadata changed (else refused)"))] = False,
     remove: Annotated[str | None, typer.Option("--remove", help=(
         "comma-separated document ids to remove from the index in --out (all of their chunks)"))] = None,
     skip_bad: Annotated[bool, typer.Option("--skip-bad-lines", help="warn and skip malformed JSONL lines")] = False,

@@ -45,7 +45,7 @@ async def index_info(_: CallerDep, state: State) -> IndexInfo:
 @router.post("/v1/index/documents", response_model=AddedDocuments, openapi_extra=UPLOAD_BODY,
              responses=WRITE_ERRORS | error_responses(415))
 async def add_documents(request: Request, _: AdminDep, state: State, replace: Annotated[bool, Query(
-        description="replace documents whose id is known but whose text changed (else 409 naming them)")] = False,
+        description="replace documents whose id is known but whose text or metadata changed (else 409 naming them)")] = False,
                         ) -> AddedDocuments:
     """Add documents (a JSONL body, or uploaded .jsonl/.txt/.md files) to the index; saved atomically."""
     return await _added(state, await _uploaded_passages(request), replace)
