@@ -188,7 +188,7 @@ def test_ask_filters_by_document_metadata(tmp_path: Path, settings: Settings) ->
     assert len(rag.ask("What is the capital of France?").passages) == 2  # the settings' (empty) where again
     with pytest.raises(InputError, match="where 'dat >= 2024': unknown field 'dat'"):
         rag.ask("What is the capital of France?", where="dat >= 2024")
-    with pytest.raises(InputError, match="does not apply to a question with a user_id"):
+    with pytest.raises(InputError, match="does not apply to a question with a user"):
         rag.ask(tanglerag.Question(text="Capital?", user_id="alice"), where="date >= 2024")
     with pytest.raises(InputError, match=r"in memory: document 'fr': metadata field 'date'"):
         rag.add([CAPITALS[0].model_copy(update={"metadata": {"date": "yesterday"}})])

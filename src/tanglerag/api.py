@@ -185,11 +185,7 @@ class Tanglerag:
     def _answer(self, question: Question, method: str, tracker: Tracker | None = None,
                 where: str | None = None) -> Answer:
         runtime = self._filtered(where)
-        personal = question.user_id is not None
-        if personal and runtime.settings.retrieval.where:
-            raise InputError("a where filter does not apply to a question with a user_id yet (the personal retriever "
-                             "ranks the whole index)")
-        return runtime.pipeline(method, personal=personal).ask(question, tracker=tracker)
+        return runtime.pipeline(method, personal=question.user_id is not None).ask(question, tracker=tracker)
 
     def _filtered(self, where: str | None) -> Runtime:
         """The runtime, or one sharing its models whose ``retrieval.where`` is ``where`` (InputError: unreadable)."""

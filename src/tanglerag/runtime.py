@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 
 from tanglerag.embeddings import Embedder, TextEmbedder
-from tanglerag.errors import IndexStoreError
+from tanglerag.errors import IndexStoreError, InputError
 from tanglerag.family import check_structured_modes, retriever_factory
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.index.user_contexts import UserContextStore
@@ -26,6 +26,15 @@ from tanglerag.metrics.registry import Reader
 from tanglerag.pipeline import RAGPipeline
 from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import IndexRetriever, Retriever
+from tanglerag.where import authority_tiers
+
+
+def refuse_where_with_user(settings: Settings) -> None:
+    """The personal retriever ranks the whole index: a ``retrieval.where`` it would not apply is refused (for the
+    CLI, the API and the service alike), not silently ignored."""
+    if settings.retrieval.where:
+        raise InputError("a where filter does not apply to a question with a user yet (the personal retriever "
+                         "ranks the whole index): ask without one of them")
 
 
 class Runtime:
@@ -62,13 +71,15 @@ class Runtime:
         if self.index is None:
             return None
         if personal:
+            refuse_where_with_user(self.settings)
             retriever: Retriever = retriever_factory("personal")(self.index, self.context_store, self.settings)
             return retriever
-        return IndexRetriever(self.index, self.settings.retrieval)
+        return IndexRetriever(self.index, self.settings.retrieval, authority_tiers(self.settings))
 
     def resources(self, personal: bool = False, index: PassageIndex | None = None) -> Resources:
         """``index`` replaces the configured one (an evaluation's pooled passages): methods retrieve from it."""
-        retriever = IndexRetriever(index, self.settings.retrieval) if index is not None else self.retriever(personal)
+        retriever = (IndexRetriever(index, self.settings.retrieval, authority_tiers(self.settings)) if index is not None
+                     else self.retriever(personal))
         return Resources(settings=self.settings, llm=self.llm, embedder=self.embedder, retriever=retriever,
                          index=index if index is not None else self.index)
 

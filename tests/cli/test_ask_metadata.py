@@ -71,8 +71,8 @@ def test_where_reaches_the_settings(asked):
 @pytest.mark.parametrize("flags, message", [
     (["--where", "dat >= 2024"], "error: where 'dat >= 2024': unknown field 'dat': filter on date, source"),
     (["--where", "date >= 2024-13"], "error: where 'date >= 2024-13': date value '2024-13' cannot be read"),
-    (["--where", "date >= 2024", "--user", "alice"], "error: a where filter does not apply with --user yet"),
-    (["--set", "retrieval.where=date >= 2024", "--user", "alice"], "error: a where filter does not apply with --user"),
+    (["--where", "date >= 2024", "--user", "alice"], "error: a where filter does not apply to a question with a user yet"),
+    (["--set", "retrieval.where=date >= 2024", "--user", "alice"], "error: a where filter does not apply to a question with a user"),
 ])
 def test_a_where_that_cannot_apply_is_one_line_and_exit_2(asked, flags, message):
     result, built = asked(*flags)

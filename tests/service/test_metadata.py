@@ -46,6 +46,13 @@ def test_a_where_that_cannot_be_read_is_a_400_naming_it(client):
     assert schema["anyOf"][0]["format"] == "tanglerag-where"
 
 
+def test_a_where_with_a_user_is_refused_rather_than_ignored(client):
+    # the personal retriever ranks the whole index: a filter it would not apply is refused, as ask --user refuses it
+    r = client.post("/v1/ask", json={"question": "What is the capital of France?", "user": "alice",
+                                     "options": {"retrieval.where": "date >= 2024"}})
+    assert r.status_code == 400 and "does not apply to a question with a user" in r.json()["error"]
+
+
 def test_chat_sources_show_each_documents_date_and_source(tmp_path):
     from tanglerag.testing import CannedBackend
     from tests.service.conftest import client_for, make_runtime

@@ -15,7 +15,7 @@ from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt,
 from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.errors import InputError
 from tanglerag.pipeline import AnswerOutput, PassageOut, conflicts_of, disagreements
-from tanglerag.runtime import Runtime
+from tanglerag.runtime import Runtime, refuse_where_with_user
 from tanglerag.types import Answer, Question, RetrievedPassage
 from tanglerag.where import parse_where
 
@@ -43,9 +43,8 @@ def ask(
         parse_where(where, tiers=None)  # one line naming what cannot be read, before any setting is loaded
     settings = load_settings(config, set_, verbose, retrieval__top_k=top_k, llm__cache=False if no_cache else None,
                              retrieval__where=where)
-    if user is not None and settings.retrieval.where:
-        raise InputError("a where filter does not apply with --user yet (the personal retriever ranks the whole "
-                         "index): ask without one of them")
+    if user is not None:
+        refuse_where_with_user(settings)  # before any model loads
     try:
         q = Question(text=question, user_id=user)
     except ValidationError as exc:

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from tanglerag.cli.ask import WHERE_HELP
 from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, comma_list, load_settings
 from tanglerag.cli.run_progress import RunProgress, stop_interrupted
 from tanglerag.datasets.registry import dataset_task, load_dataset
@@ -26,6 +27,7 @@ from tanglerag.family import task_runner
 from tanglerag.methods.base import method_classes
 from tanglerag.metrics.registry import check_names
 from tanglerag.runtime import Runtime
+from tanglerag.where import parse_where
 
 app = typer.Typer()
 
@@ -53,6 +55,7 @@ def eval_(
     closed_book_filter: Annotated[bool, typer.Option("--closed-book-filter",
                                                      help="drop questions answered right without passages")] = False,
     samples: Annotated[int | None, typer.Option("--samples", help="self-consistency samples per call")] = None,
+    where: Annotated[str | None, typer.Option("--where", "-w", help=WHERE_HELP)] = None,
     corpus: Annotated[Path | None, typer.Option("--corpus", help="ORCA-ShARC: id2snippet.json")] = None,
     retriever: Annotated[str, typer.Option("--retriever", help="ORCA-ShARC: dense, bm25 or both")] = "dense,bm25",
     sweep: Annotated[bool, typer.Option("--sweep", help="ORCA-ShARC: tune lambda and beam on this set")] = False,
@@ -68,7 +71,10 @@ def eval_(
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
     """Benchmark methods on a dataset; cached LLM calls make re-runs free."""
-    settings = load_settings(config, set_, verbose, retrieval__top_k=top_k, eval__passage_scope=scope,
+    if where is not None:
+        parse_where(where, tiers=None)  # one line naming what cannot be read
+    settings = load_settings(config, set_, verbose, retrieval__top_k=top_k, retrieval__where=where,
+                             eval__passage_scope=scope,
                              eval__gold=gold, eval__gold_position=gold_position, methods__samples=samples,
                              eval__closed_book_filter=closed_book_filter or None, eval__concurrency=concurrency,
                              eval__fail_fast=fail_fast or None, eval__engine=engine, eval__ray_address=ray_address)

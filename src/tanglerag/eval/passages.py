@@ -15,6 +15,7 @@ from tanglerag.errors import InputError
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.text import normalize_answer, strip_citations
 from tanglerag.types import Passage, RetrievedPassage
+from tanglerag.where import Where
 
 
 def is_gold(passage: Passage, example: QAExample) -> bool:
@@ -32,8 +33,10 @@ def is_gold(passage: Passage, example: QAExample) -> bool:
 
 class PassageBuilder:
     def __init__(self, examples: list[QAExample], embedder: TextEmbedder, config: EvalConfig,
-                 shared_index: PassageIndex | None = None) -> None:
+                 shared_index: PassageIndex | None = None, where: Where | None = None) -> None:
+        """``where``: rank only passages whose metadata passes it (``retrieval.where``), own or pooled."""
         self.config = config
+        self.where = where
         self.embedder = embedder
         self.shared_index = shared_index
         if config.passage_scope == "pooled" and shared_index is None:
@@ -45,10 +48,10 @@ class PassageBuilder:
     def ranking(self, example: QAExample, depth: int) -> list[RetrievedPassage]:
         if self.config.passage_scope == "own" and example.passages:
             local = PassageIndex.build(example.passages, self.embedder, IndexConfig(index_type="flat"))
-            return local.search(example.question, len(example.passages))
+            return local.search(example.question, len(example.passages), where=self.where)
         if self.shared_index is None:
             raise InputError(f"example {example.id} has no passages of its own: pass --index to retrieve from")
-        return self.shared_index.search(example.question, depth)
+        return self.shared_index.search(example.question, depth, where=self.where)
 
     def build(self, example: QAExample, k: int) -> list[RetrievedPassage]:
         ranking = self.ranking(example, max(k * 10, 50))

@@ -23,6 +23,7 @@ from tanglerag.metrics.registry import Reader, compute, needs_reader
 from tanglerag.runtime import Runtime
 from tanglerag.tracking import Tracker, track
 from tanglerag.types import Answer, Question
+from tanglerag.where import authority_tiers, parse_where
 
 _GROUP: ContextVar[InFlight | None] = ContextVar("tanglerag_in_flight", default=None)
 
@@ -89,7 +90,8 @@ class QuestionWorker:
                  reader: Reader | None = None) -> None:
         self.runtime = runtime
         self.metrics = metrics
-        self.builder = PassageBuilder(pool, runtime.embedder, runtime.settings.eval, runtime.index)
+        self.builder = PassageBuilder(pool, runtime.embedder, runtime.settings.eval, runtime.index,
+                                      parse_where(runtime.settings.retrieval.where, authority_tiers(runtime.settings)))
         # methods that retrieve again (Diva) search what the questions were retrieved from
         self.methods = [runtime.method(name, index=self.builder.shared_index) for name in methods]
         self.reader = reader or (runtime.reader() if needs_reader(metrics) else None)
