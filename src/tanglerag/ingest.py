@@ -45,10 +45,16 @@ def chunk_words(text: str, size: int, overlap: int) -> list[str]:
     return chunks
 
 
+CHUNK_MARKS = ("source_id", "chunk")
+"""Metadata keys that mark a passage as a chunk of a longer document; only chunking sets them, so a record that
+brings its own (an export of chunks) cannot pass for a chunk of another document."""
+
+
 def _chunked(passage: Passage, size: int, overlap: int) -> Iterator[Passage]:
     pieces = chunk_words(passage.text, size, overlap)
     if len(pieces) == 1:
-        yield passage
+        own = {key: value for key, value in passage.metadata.items() if key not in CHUNK_MARKS}
+        yield passage if own == passage.metadata else passage.model_copy(update={"metadata": own})
         return
     for i, piece in enumerate(pieces):
         yield Passage(id=f"{passage.id}#{i}", title=passage.title, text=piece,

@@ -98,3 +98,15 @@ def test_an_index_of_the_previous_release_opens_refuses_the_clash_and_gains_doc_
     data = json.loads((folder / "manifest.json").read_text())["data"]
     with sqlite3.connect(folder / data / "passages.sqlite3") as db:  # the save wrote the new format
         assert db.execute("SELECT id, doc_id FROM passages ORDER BY pos").fetchall() == [("x#1", "x#1"), ("z", "z")]
+
+
+def test_a_record_bringing_its_own_chunk_marks_is_still_its_own_document(tmp_path):
+    # an export of chunks re-indexed: its metadata says source_id / chunk, which only chunking may set
+    folder, embedder = tmp_path / "idx", HashEmbedder()
+    exported = Passage(id="x#1", text="A short note about the harbour.", metadata={"source_id": "x", "chunk": 1})
+    store_passages(folder, chunk_passages([exported], "test"), embedder, IndexConfig())
+    long_x = chunk_passages([Passage(id="x", text=LONG)], "test")
+    for replace in (False, True):
+        with pytest.raises(IndexStoreError, match="'x#1'.*nothing was written"):
+            store_passages(folder, long_x, embedder, IndexConfig(), replace=replace)
+    assert _stored(folder) == {"x#1": "A short note about the harbour."}
