@@ -78,24 +78,14 @@ def eval_(
                              eval__gold=gold, eval__gold_position=gold_position, methods__samples=samples,
                              eval__closed_book_filter=closed_book_filter or None, eval__concurrency=concurrency,
                              eval__fail_fast=fail_fast or None, eval__engine=engine, eval__ray_address=ray_address)
-    if limit is not None and limit < 1:
-        raise InputError(f"--limit must be at least 1, got {limit}")
-    if random_n is not None and sample is not None:
-        raise InputError("--sample is the old name of --random: give one of them")
-    if restart and out is None:
-        raise InputError("--restart discards the run an --out folder holds: give the --out to start over")
-    if out is not None and out.exists() and not out.is_dir():  # checked now, not after the run
-        raise InputError(f"--out {out} is a file; give a folder for the results and predictions")
+    _check_flags(limit, random_n, sample, restart, out)
     names = comma_list(methods)
     if dataset_task(dataset) == "retrieval":
         task = task_runner("retrieval")
         task(settings, Path(dataset), names, limit=limit, out=out, as_json=as_json,
              options={"corpus": corpus, "retrievers": comma_list(retriever), "sweep": sweep})
         return
-    known = method_classes()
-    unknown = [m for m in names if m not in known]
-    if not names or unknown:
-        raise InputError(f"unknown method(s) {unknown or names}; available: {', '.join(sorted(known))}")
+    _check_methods(names)
     metric_names = comma_list(metrics or "")
     check_names(metric_names)
     dataset_name, loaded = load_dataset(dataset, fmt, limit, sample if random_n is None else random_n,
@@ -115,6 +105,25 @@ def eval_(
         sys.stdout.write(results_json(report))
     else:
         _print_report(report)
+
+
+def _check_flags(limit: int | None, random_n: int | None, sample: int | None, restart: bool, out: Path | None) -> None:
+    """The flags' own mistakes, refused before anything loads."""
+    if limit is not None and limit < 1:
+        raise InputError(f"--limit must be at least 1, got {limit}")
+    if random_n is not None and sample is not None:
+        raise InputError("--sample is the old name of --random: give one of them")
+    if restart and out is None:
+        raise InputError("--restart discards the run an --out folder holds: give the --out to start over")
+    if out is not None and out.exists() and not out.is_dir():  # checked now, not after the run
+        raise InputError(f"--out {out} is a file; give a folder for the results and predictions")
+
+
+def _check_methods(names: list[str]) -> None:
+    known = method_classes()
+    unknown = [m for m in names if m not in known]
+    if not names or unknown:
+        raise InputError(f"unknown method(s) {unknown or names}; available: {', '.join(sorted(known))}")
 
 
 def _print_report(report: EvalReport) -> None:
