@@ -1,0 +1,277 @@
+"""Issue 50's report: the ledger beside the peers on RAMDocs dev, and the conflictQA, mixed-suite and freshness runs.
+
+Reads `benchmarks/run_conflicts.sh` runs (docs/results/conflicts/<name>) and the stored peers runs on the same question
+ids (docs/results/peers/main and answer-each), and writes docs/results/conflicts.md (tables, paired CIs, the goal,
+what the ledger's traces say) and docs/results/conflicts_frontier.png (strict score against misinformation leak,
+points sized by LLM calls per question). A run whose folder is missing is listed as not yet run.
+Usage: .venv/bin/python benchmarks/conflicts_report.py [--runs docs/results/conflicts] [--peers docs/results/peers]
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+from run_io import diff_text, load, mean_percent, on_common_questions, paired_diff, step, usage_means, write_report
+
+from tanglerag.tables import Table
+
+ROOT = Path(__file__).resolve().parent.parent
+LEDGER_RUNS = {"ledger": "ledger", "ledger-prior": "ledger-prior"}  # run folder: name in the report
+PEERS = {"main": {"concat": "concat", "corg": "corg", "madam-rag": "madam-rag", "astute-rag": "astute-rag"},
+         "answer-each": {"corg": "corg-answer-each"}}  # peers run folder: {method: name in the report}
+BASELINES = ("corg-answer-each", "madam-rag")
+METRICS = ("ramdocs_strict", "answer_recall", "misinfo_leak", "conflict_recall", "false_conflict_rate")
+LABELS = {"ramdocs_strict": "strict", "answer_recall": "recall", "misinfo_leak": "leak",
+          "conflict_recall": "conflict recall", "false_conflict_rate": "false conflict rate",
+          "tangle_score": "tangle score", "as_of_correct": "as-of correct"}
+GOAL = {"strict": 38.0, "leak": 33.0, "calls": 6.0, "conflict_recall": 80.0, "false_conflict_rate": 20.0}
+OTHER_RUNS = {  # section: (run folder, metrics, what it is)
+    "conflictQA": ("conflictqa", ("ramdocs_strict", "answer_recall", "misinfo_leak", "conflict_recall",
+                                  "false_conflict_rate"), "conflictQA (StrategyQA half), a sample of 60"),
+    "Mixed suite": ("mixed", ("tangle_score", "answer_recall", "misinfo_leak", "ramdocs_strict", "conflict_recall",
+                              "false_conflict_rate"), ("the mixed dev suite's 60 (benchmarks/mixed_suite.py); "
+                    "goal: tangle score above concat's 38.2")),
+    "Freshness": ("freshness", ("as_of_correct", "ramdocs_strict", "misinfo_leak", "conflict_recall",
+                                "false_conflict_rate"), ("the freshness set (benchmarks/freshness_set.py), a sample "
+                  "of 100; goal: >= 95% of as-of questions answered with the answer valid at that date")),
+}
+
+
+def predictions(runs: Path, peers: Path) -> tuple[dict[str, dict[str, dict]], list[str]]:
+    """Per method, per question id, on the questions every method answered; and the runs not found."""
+    per_q: dict[str, dict[str, dict]] = {}
+    missing = []
+    for folder, name in LEDGER_RUNS.items():
+        if (runs / folder / "results.json").exists():
+            per_q[name] = load(runs / folder)[1]["ledger"]
+        else:
+            missing.append(f"{name} (docs/results/conflicts/{folder})")
+    for folder, names in PEERS.items():
+        if (peers / folder / "results.json").exists():
+            rows = load(peers / folder)[1]
+            per_q.update({name: rows[method] for method, name in names.items() if method in rows})
+        else:
+            missing.append(f"peers {folder} (docs/results/peers/{folder})")
+    return on_common_questions(per_q), missing
+
+
+def cell(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def having(per_q: dict[str, dict[str, dict]], a: str, b: str, metric: str) -> dict[str, dict[str, dict]]:
+    """Methods a and b on the questions where both have ``metric`` (leak is defined only where a wrong answer is)."""
+    ids = [i for i in per_q[a] if per_q[a][i]["metrics"].get(metric) is not None
+           and per_q[b][i]["metrics"].get(metric) is not None]
+    return {m: {i: per_q[m][i] for i in ids} for m in (a, b)}
+
+
+def versus(per_q: dict[str, dict[str, dict]], method: str, base: str, metric: str) -> str:
+    if method == base or base not in per_q:
+        return "-"
+    pair = having(per_q, method, base, metric)
+    return diff_text(paired_diff(pair, method, base, metric)) if pair[method] else "-"
+
+
+def main_table(per_q: dict[str, dict[str, dict]]) -> list[str]:
+    table = Table(["method", *(LABELS[m] for m in METRICS), "calls/q", "prompt tok/q", "model s/q"])
+    for method, rows in per_q.items():
+        values = list(rows.values())
+        calls, prompt, seconds = usage_means(values)
+        table.add(method, *(cell(mean_percent(values, m)) for m in METRICS), f"{calls:.2f}", f"{prompt:,.0f}",
+                  f"{seconds:.1f}")
+    return table.lines()
+
+
+def counts_line(per_q: dict[str, dict[str, dict]]) -> str:
+    anyone = next(iter(per_q.values()))
+    parts = [f"{LABELS[m]} n={sum(r['metrics'].get(m) is not None for r in per_q[name].values())}"
+             for m, name in (("misinfo_leak", "concat"), ("conflict_recall", "ledger"),
+                             ("false_conflict_rate", "ledger")) if name in per_q]
+    return f"{len(anyone)} questions; questions a metric is defined on: " + ", ".join(parts) + "."
+
+
+def paired_table(per_q: dict[str, dict[str, dict]]) -> list[str]:
+    table = Table(["method", *(f"{LABELS[m]} vs {b} [95% CI]" for b in BASELINES
+                               for m in ("ramdocs_strict", "misinfo_leak"))])
+    for method in per_q:
+        table.add(method, *(versus(per_q, method, b, m) for b in BASELINES for m in ("ramdocs_strict", "misinfo_leak")))
+    return table.lines()
+
+
+def goal_table(per_q: dict[str, dict[str, dict]]) -> list[str]:
+    table = Table(["method", "strict >= 38", "leak <= 33%", "calls <= 6", "conflict recall >= 80%",
+                   "false conflict rate <= 20%", "goal"])
+    for method, rows in per_q.items():
+        values = list(rows.values())
+        strict, leak = mean_percent(values, "ramdocs_strict"), mean_percent(values, "misinfo_leak")
+        recall, false = mean_percent(values, "conflict_recall"), mean_percent(values, "false_conflict_rate")
+        calls = usage_means(values)[0]
+        checks = {"strict": strict is not None and strict >= GOAL["strict"],
+                  "leak": leak is not None and leak <= GOAL["leak"], "calls": calls <= GOAL["calls"],
+                  "conflict recall": recall is not None and recall >= GOAL["conflict_recall"],
+                  "false conflict rate": false is not None and false <= GOAL["false_conflict_rate"]}
+        shown = [f"{v:.1f} {'yes' if ok else 'no'}" if v is not None else "- (no report)"
+                 for v, ok in zip((strict, leak, calls, recall, false), checks.values(), strict=True)]
+        missed = [k for k, ok in checks.items() if not ok]
+        table.add(method, *shown, "reached" if not missed else "missed on " + ", ".join(missed))
+    return table.lines()
+
+
+def frontier(path: Path, per_q: dict[str, dict[str, dict]]) -> None:
+    """Strict score against misinformation leak (the goal's corner: up and left), each point sized by its
+    method's LLM calls per question and labelled with them; the goal's box drawn dashed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=120)
+    for method, rows in per_q.items():
+        values = list(rows.values())
+        strict, leak = mean_percent(values, "ramdocs_strict"), mean_percent(values, "misinfo_leak")
+        calls = usage_means(values)[0]
+        ax.scatter(leak, strict, s=40 * calls, alpha=0.6)
+        ax.annotate(f"{method} ({calls:.1f} calls)", (leak, strict), textcoords="offset points", xytext=(6, 4),
+                    fontsize=8)
+    ax.axhline(GOAL["strict"], linestyle="--", color="grey", linewidth=0.8)
+    ax.axvline(GOAL["leak"], linestyle="--", color="grey", linewidth=0.8)
+    ax.set_xlabel("misinformation leak (%, lower is better)")
+    ax.set_ylabel("RAMDocs strict score (%)")
+    n = len(next(iter(per_q.values())))
+    ax.set_title(f"RAMDocs dev, {n} questions, Qwen2.5-Coder-1.5B\npoint area ~ LLM calls/q; goal: upper left of "
+                 "the dashed lines", fontsize=8)
+    ax.margins(x=0.25, y=0.1)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def deciders(rows: list[dict]) -> tuple[Counter[str], Counter[str], int]:
+    """From the ledger's trace: which policy settled each dispute, the kinds of the reports, and the questions whose
+    claims were read as copies of another document."""
+    decided: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+    copies = 0
+    for row in rows:
+        trace = step(row, "conflicts") or {}
+        copies += bool(trace.get("copies"))
+        for report in trace.get("reports", []):
+            kinds[report["kind"]] += 1
+            settled = next((t["policy"] for t in report.get("trials", []) if t["decided"]), None)
+            if report.get("trials"):
+                decided[settled or "none"] += 1
+    return decided, kinds, copies
+
+
+def ablation_lines(per_q: dict[str, dict[str, dict]]) -> list[str]:
+    lines = []
+    table = Table(["run", "disputes", "settled by (policy: disputes)", "report kinds", "questions with copies"])
+    for name in LEDGER_RUNS.values():
+        if name in per_q:
+            decided, kinds, copies = deciders(list(per_q[name].values()))
+            table.add(name, sum(decided.values()), ", ".join(f"{p}: {c}" for p, c in decided.most_common()),
+                      ", ".join(f"{k}: {c}" for k, c in kinds.most_common()), copies)
+    if table.rows:
+        lines += [("Which policy settled each dispute, from the ledger's trace (a dispute is a set of differing answers "
+                  "about one thing; the first policy in `ledger.policies` that decides it settles it):"), "",
+                  *table.lines(), ""]
+    if "ledger" in per_q and "ledger-prior" in per_q:
+        lines += [("The one ablation run so far, the `prior` policy (one closed-book call) added before show-all "
+                  "(ledger-prior against ledger, paired): strict "
+                  f"{diff_text(paired_diff(per_q, 'ledger-prior', 'ledger', 'ramdocs_strict'))}, leak "
+                  f"{versus(per_q, 'ledger-prior', 'ledger', 'misinfo_leak')}."), ""]
+    lines += [("Not yet run: the other policies one at a time (without `witnesses`, `newest`, `authority`; "
+              "`ledger.show_disputed` other than `independent`; `ledger.duplicate_similarity` and "
+              "`ledger.about_similarity` other than 0.8 / 0.9). No replay script over the stored claims was left in "
+              "benchmarks/ and no ablation numbers in docs/results/conflicts/, so each needs its own run "
+              "(`benchmarks/run_conflicts.sh` with RUNS and `--set ledger.policies=[...]`, answered from the LLM "
+              "cache of the ledger run: the claim calls do not change).")]
+    return lines
+
+
+def other_section(runs: Path, title: str) -> list[str]:
+    folder, metrics, what = OTHER_RUNS[title]
+    head = [f"## {title}", "", f"{what}.", ""]
+    if not (runs / folder / "results.json").exists():
+        return [*head, f"Not yet run: `benchmarks/run_conflicts.sh` with `RUNS={folder}` (the `{folder}` section).", ""]
+    per_q = on_common_questions(load(runs / folder)[1])
+    table = Table(["method", *(LABELS.get(m, m) for m in metrics), "calls/q", "prompt tok/q", "model s/q"])
+    for method, rows in per_q.items():
+        values = list(rows.values())
+        calls, prompt, seconds = usage_means(values)
+        table.add(method, *(cell(mean_percent(values, m)) for m in metrics), f"{calls:.2f}", f"{prompt:,.0f}",
+                  f"{seconds:.1f}")
+    return [*head, f"{len(next(iter(per_q.values())))} questions.", "", *table.lines(), ""]
+
+
+def report_section(runs: Path) -> list[str]:
+    head = ["## Conflict reports for another method (concat with `conflicts.report=true`)", ""]
+    if not (runs / "report" / "results.json").exists():
+        return [*head, "Not yet run: `benchmarks/run_conflicts.sh` with `RUNS=report` (the `report` section).", ""]
+    per_q = on_common_questions(load(runs / "report")[1])
+    table = Table(["method", *(LABELS[m] for m in METRICS), "calls/q"])
+    for method, rows in per_q.items():
+        values = list(rows.values())
+        table.add(method, *(cell(mean_percent(values, m)) for m in METRICS), f"{usage_means(values)[0]:.2f}")
+    return [*head, *table.lines(), ""]
+
+
+DISCUSSION = [
+    "## Reading", "",
+    ("- **The RAMDocs goal is missed.** No method reaches strict >= 38 with leak <= 33% at <= 6 calls. The ledger "
+    "sits between the two ends of the trade: it leaks less than COrg answer-each (which has the strict score, 38.0, "
+    "but leaks in most questions with a wrong answer) at fewer calls, yet its strict score is 13 points lower, and "
+    "its leak is no lower than concat's or MADAM-RAG's, whose strict scores it is above (against MADAM-RAG within the CI)."),
+    ("- **Why, from the traces (README, \"Conflict reports\").** The 1.5B model gives two same-name entities the "
+    "same `about`, so the witness rule rejects the second, valid answer as it rejects a planted one: ambiguous "
+    "questions lose answers (recall 55.5 against answer-each's 72.0). Edited versions of a correct document (about "
+    "40% of the misinformation documents) tie one witness against one without dates, so `newest` and `authority` "
+    "cannot decide them and show-all lets the wrong answer through as disputed: the leak stays near a third."),
+    ("- **Conflict detection**: conflict_recall clears 80% but false_conflict_rate is far above 20%: claims read "
+    "from noise documents differ from the gold answer and count as conflicts, so the ledger reports a conflict on "
+    "most questions that have none. The second goal is missed on the false-conflict side."),
+    ("- **The prior policy** (one closed-book call before show-all) lowers the leak a little and costs strict "
+    "score and half a call; the paired intervals include zero, so it stays out of the default order."),
+    ("- conflictQA, the mixed suite and freshness are not measured yet where their sections say so: nothing is "
+    "claimed for them."),
+    "",
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=Path, default=ROOT / "docs/results/conflicts")
+    parser.add_argument("--peers", type=Path, default=ROOT / "docs/results/peers")
+    args = parser.parse_args()
+    per_q, missing = predictions(args.runs, args.peers)
+    frontier(ROOT / "docs/results/conflicts_frontier.png", per_q)
+    intro = ("Generated by `benchmarks/conflicts_report.py` from `benchmarks/run_conflicts.sh` (data in "
+             "`docs/results/conflicts/`) and the stored peers runs of `benchmarks/run_peers.sh` on the same question "
+             "ids (`docs/results/peers/`). RAMDocs dev, the peers sample; embedded Qwen2.5-Coder-1.5B (Q4_K_M), "
+             "greedy, each question's own documents (at most 10). Scores in %. **strict**: every gold answer and no "
+             "wrong one; **recall**: share of gold answers present; **leak**: a misinformation answer present, over "
+             "the questions that list one; **conflict recall** / **false conflict rate**: the conflict report "
+             "flags a conflict where the documents hold a wrong answer / where they hold none (only methods that "
+             "write reports have them). Calls include cached ones (what the method costs).")
+    if missing:
+        intro += " Not found: " + "; ".join(missing) + "."
+    lines = ["# Conflicts: the ledger beside the peers (issue 50)", "", intro, "", counts_line(per_q), "",
+             *main_table(per_q), "",
+             "## Paired differences (95% bootstrap CI, in points; leak over the questions both have it)", "",
+             *paired_table(per_q), "",
+             "![strict score against misinformation leak, sized by calls](conflicts_frontier.png)", "",
+             ("## The goal (strict >= 38 and leak <= 33% at <= 6 calls; conflict recall >= 80% with false conflict "
+             "rate <= 20%)"), "", *goal_table(per_q), "",
+             "## Policy ablations", "", *ablation_lines(per_q), "",
+             *report_section(args.runs),
+             *(line for title in OTHER_RUNS for line in other_section(args.runs, title)),
+             *DISCUSSION]
+    write_report("conflicts", lines)
+
+
+if __name__ == "__main__":
+    main()
