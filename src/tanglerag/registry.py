@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import difflib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
@@ -27,6 +27,14 @@ from tanglerag.errors import InputError
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+
+
+def unknown_name(kind: str, name: str, known: Iterable[str]) -> str:
+    """The message for a name that is not among ``known``: the likely intended one, then every known name."""
+    known = sorted(known)
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown {kind} {name!r}{hint}; available: {', '.join(known)}"
 
 
 class DuplicateName(ValueError):
@@ -96,10 +104,8 @@ class Registry(Generic[T]):
         return self._items.get(name)
 
     def unknown(self, name: str) -> str:
-        """The message for a name that is not registered: the likely intended one, then every known name."""
-        close = difflib.get_close_matches(name, self.names(), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        return f"unknown {self.kind} {name!r}{hint}; available: {', '.join(sorted(self.names()))}"
+        """The message for a name that is not registered (see ``unknown_name``)."""
+        return unknown_name(self.kind, name, self.names())
 
     def names(self) -> list[str]:
         self.load()

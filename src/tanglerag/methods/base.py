@@ -16,7 +16,6 @@ LLM client and ``record_step`` collected. A method that needs more than the pass
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -26,6 +25,7 @@ from tanglerag.errors import ConfigError, InputError
 from tanglerag.family import conflict_reporter, families
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.llm.client import LLM
+from tanglerag.registry import unknown_name
 from tanglerag.settings import Settings
 from tanglerag.stages.retrieve import Retriever
 from tanglerag.text import UNKNOWN
@@ -172,9 +172,7 @@ def method_classes() -> dict[str, type[Method]]:
 def method_class(name: str) -> type[Method]:
     table = method_classes()
     if name not in table:
-        close = difflib.get_close_matches(name, table, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InputError(f"unknown method {name!r}{hint}; available: {', '.join(sorted(table))}")
+        raise InputError(unknown_name("method", name, table))
     return table[name]
 
 
