@@ -16,13 +16,13 @@ from tanglerag.config import IndexConfig
 from tanglerag.errors import IndexStoreError
 from tanglerag.index.extend import add_streaming
 from tanglerag.index.passage_index import PassageIndex, remove_documents, store_passages
-from tanglerag.index.passage_store import PassageStore
 from tanglerag.ingest import chunk_passages
 from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 from tanglerag.testing import HashEmbedder, canned_llm
 from tanglerag.types import Passage
 from tests.index.legacy import as_previous_release
+from tests.index.stored import stored_passages
 from tests.reliability.serving import served
 
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "1000"}
@@ -30,13 +30,8 @@ LONG = " ".join(f"harbour{i} lighthouse keeper" for i in range(120))  # 360 word
 
 
 def _stored(folder: Path) -> dict[str, str]:
-    """Passage id -> text of the version the manifest names, read straight from its store."""
-    data = json.loads((folder / "manifest.json").read_text())["data"]
-    store = PassageStore(folder / data / "passages.sqlite3")
-    try:
-        return {p.id: p.text for p in store}
-    finally:
-        store.close()
+    """Passage id -> text, as stored."""
+    return {p.id: p.text for p in stored_passages(folder)}
 
 
 def test_over_http_a_long_document_never_replaces_one_whose_id_looks_like_its_chunk(tmp_path):

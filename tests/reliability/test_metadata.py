@@ -10,10 +10,10 @@ from pathlib import Path
 
 import httpx
 
-from tanglerag.index.passage_store import PassageStore
 from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 from tanglerag.testing import HashEmbedder, canned_llm, fake_openai_server
+from tests.index.stored import stored_passages
 
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "1000"}
 LONG = " ".join(f"harbour{i} lighthouse keeper" for i in range(140))  # 420 words: three chunks at 200 / 40
@@ -21,13 +21,8 @@ QUESTION = "Who kept the lighthouse on the harbour?"
 
 
 def _stored(folder: Path) -> dict[str, dict]:
-    """Passage id -> metadata of the version the manifest names, read straight from its store."""
-    data = json.loads((folder / "manifest.json").read_text())["data"]
-    store = PassageStore(folder / data / "passages.sqlite3")
-    try:
-        return {p.id: p.metadata for p in store}
-    finally:
-        store.close()
+    """Passage id -> metadata, as stored."""
+    return {p.id: p.metadata for p in stored_passages(folder)}
 
 
 def _cli(*args: str, code: int = 0) -> str:
