@@ -1,3 +1,4 @@
+import hashlib
 import json
 from pathlib import Path
 
@@ -112,11 +113,13 @@ def test_markdown_front_matter_becomes_metadata_and_leaves_the_text(tmp_path):
     (docs / "rule.txt").write_text("---\ntitle: not front matter in a .txt\n---\nbody\n")
     (docs / "only.md").write_text("---\ntitle: nothing below\n---\n")
     law, plain, rule = load_corpus(docs)  # only.md has no text: skipped like an empty file
-    assert law.id == "law.md" and law.title == "Tax law" and law.text == "# Rates\nThe rate is 20 percent.\n"
-    assert law.metadata == {"date": "2024-03-01", "source": "gov.example", "authority": "official",
-                            "meta": {"lang": "en", "tags": ["tax", "law"]}, "path": "law.md"}  # YAML's date as ISO text
-    assert plain.text.startswith("No front matter") and plain.metadata == {"path": "plain.md"}
-    assert rule.text.startswith("---\ntitle") and rule.title == "rule"
+    assert law.id == "law.md" and law.title == "Tax law" and law.text == "# Rates\nThe rate is 20 percent."
+    assert law.metadata == {"date": "2024-03-01", "source": "gov.example", "authority": "official",  # YAML's date
+                            "meta": {"lang": "en", "tags": ["tax", "law"]}, "path": "law.md",  # as ISO text
+                            "sha256": hashlib.sha256((docs / "law.md").read_bytes()).hexdigest(), "section": ["Rates"]}
+    # a line over '---' is a setext heading (CommonMark): the file's one section
+    assert plain.text.startswith("No front matter") and plain.metadata["section"] == ["No front matter here."]
+    assert rule.text.startswith("---\ntitle") and rule.title == "rule" and "section" not in rule.metadata
 
 
 @pytest.mark.parametrize("front, message", [
@@ -136,10 +139,103 @@ def test_front_matter_that_cannot_be_read_is_one_line_naming_the_file(tmp_path, 
 def test_uploads_read_front_matter_and_records_alike():
     (note,) = passages_from_upload("guides/notes.md", b"---\ndate: 2024-05\nsource: wiki\n---\nThe note.\n")
     assert note.id == "guides/notes.md" and note.text == "The note.\n"
-    assert note.metadata == {"date": "2024-05", "source": "wiki", "path": "guides/notes.md"}
+    assert note.metadata == {"date": "2024-05", "source": "wiki", "path": "guides/notes.md",
+                             "sha256": hashlib.sha256(b"---\ndate: 2024-05\nsource: wiki\n---\nThe note.\n").hexdigest()}
     (record,) = passages_from_upload("more.jsonl", b'{"id": "r", "text": "t", "date": "2024", "source": "s"}\n')
     assert record.metadata == {"date": "2024", "source": "s"}
     with pytest.raises(IngestError, match="no text after its front matter"):
         passages_from_upload("empty.md", b"---\nsource: wiki\n---\n")
     with pytest.raises(IngestError, match=r"upload: document 'r': metadata field 'date'"):
         chunk_passages(passages_from_upload("bad.jsonl", b'{"id": "r", "text": "t", "date": "May"}\n'), "upload")
+
+
+DOCUMENTS = Path(__file__).parent / "data" / "documents"
+
+
+def _word(path: Path, *blocks: tuple[int | None, str]) -> Path:
+    import docx
+
+    document = docx.Document()
+    for level, text in blocks:
+        document.add_paragraph(text) if level is None else document.add_heading(text, level)
+    document.save(str(path))
+    return path
+
+
+def test_a_folder_of_documents_as_people_have_them_each_chunk_saying_where_it_stands(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "web").mkdir(parents=True)
+    pdf = (DOCUMENTS / "reportlab-userguide-p6-11.pdf").read_bytes()
+    (docs / "guide.pdf").write_bytes(pdf)
+    (docs / "web" / "basics.html").write_bytes((DOCUMENTS / "The-Basics.html").read_bytes())
+    _word(docs / "policy.docx", (1, "Leave"), (None, "Staff take leave."), (2, "Limits"), (None, "Five days."))
+    (docs / "notes.md").write_text("# Notes\nFirst.\n## Later\nSecond.\n")
+    (docs / ".hidden.md").write_text("# Hidden\nnot read\n")
+    chunks = load_corpus(docs, chunk_size=120, chunk_overlap=20)
+    by_doc: dict[str, list] = {}
+    for chunk in chunks:
+        by_doc.setdefault(chunk.metadata["path"], []).append(chunk)
+    assert sorted(by_doc) == ["guide.pdf", "notes.md", "policy.docx", "web/basics.html"]
+    guide = by_doc["guide.pdf"]
+    assert {c.metadata["page"] for c in guide} == {1, 2, 3, 4, 5, 6} and len(guide) > 6
+    assert all(c.title == "ReportLab PDF Generation User Guide" and c.metadata["date"] == "2024-10-12"
+               and c.metadata["source"] == c.metadata["author"] == "the ReportLab Team"
+               and c.metadata["sha256"] == hashlib.sha256(pdf).hexdigest() for c in guide)
+    pages = [c.metadata["page"] for c in guide]
+    assert pages == sorted(pages) and [c.id for c in guide] == [f"guide.pdf#{i}" for i in range(len(guide))]
+    assert [(c.metadata["section"], c.text) for c in by_doc["policy.docx"]] == [
+        (["Leave"], "Leave\nStaff take leave."), (["Leave", "Limits"], "Limits\nFive days.")]
+    assert [c.metadata["section"] for c in by_doc["notes.md"]] == [["Notes"], ["Notes", "Later"]]
+    assert by_doc["notes.md"][0].title == "Notes"  # the first heading titles a file without front matter
+    basics = by_doc["web/basics.html"][0]
+    assert basics.metadata["section"] == ["2.1 The Basics"] and basics.id.startswith("web/basics.html")
+
+
+def test_bad_files_are_one_warning_each_and_the_rest_is_indexed(tmp_path, caplog):
+    import pypdf
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "good.txt").write_text("A good note about leave.")
+    locked = pypdf.PdfWriter(clone_from=pypdf.PdfReader(DOCUMENTS / "reportlab-userguide-p6-11.pdf"))
+    locked.encrypt("secret", algorithm="AES-256")
+    locked.write(str(docs / "locked.pdf"))
+    (docs / "cut.pdf").write_bytes((DOCUMENTS / "reportlab-userguide-p6-11.pdf").read_bytes()[:3000])
+    (docs / "page.pdf").write_text("<html>a page saved as .pdf</html>")
+    (docs / "latin.txt").write_bytes(b"caf\xe9 au lait")
+    (docs / "old.docx").write_bytes(b"\xd0\xcf\x11\xe0 an OLE file")
+    (docs / "empty.md").write_text("")
+    (docs / "image.pdf").write_bytes(_blank_pdf())
+    with caplog.at_level("WARNING"):
+        (good,) = load_corpus(docs)
+    assert good.id == "good.txt"
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert all("\n" not in w for w in warnings) and len(warnings) == 7
+    said = " ".join(warnings)
+    for name, reason in [("locked.pdf", "encrypted PDF"), ("cut.pdf", "PDF"), ("page.pdf", "not a PDF"),
+                         ("latin.txt", "not UTF-8 text"), ("old.docx", "not a Word .docx file"), ("empty.md", "empty"),
+                         ("image.pdf", "scanned or image-only")]:
+        assert any(name in w and reason in w for w in warnings), (name, said)
+
+
+def test_a_single_bad_file_or_upload_is_refused_in_one_line(tmp_path):
+    (tmp_path / "blank.pdf").write_bytes(_blank_pdf())
+    with pytest.raises(IngestError, match=r"blank.pdf: no text in its 1 page\(s\)"):
+        load_corpus(tmp_path / "blank.pdf")
+    with pytest.raises(IngestError, match=r"^notes.rtf: unsupported file type; upload \.docx, .*\.pdf.* or \.jsonl"):
+        passages_from_upload("notes.rtf", b"{\\rtf1}")
+    (doc,) = passages_from_upload("hr/guide.pdf", (DOCUMENTS / "reportlab-userguide-p6-11.pdf").read_bytes())
+    assert doc.id == "hr/guide.pdf" and doc.metadata["path"] == "hr/guide.pdf"
+    chunks = chunk_passages([doc], "upload")
+    assert all(c.metadata["page"] in range(1, 7) for c in chunks)
+
+
+def _blank_pdf() -> bytes:
+    import io
+
+    import pypdf
+
+    writer, buffer = pypdf.PdfWriter(), io.BytesIO()
+    writer.add_blank_page(612, 792)
+    writer.write(buffer)
+    return buffer.getvalue()

@@ -1,7 +1,11 @@
-"""Read corpora into Passages: JSONL records or folders of .txt/.md files, with chunking.
+"""Read corpora into Passages: JSONL records, or files (text, Markdown, PDF, HTML, Word: ``tanglerag.loaders``) one
+at a time or a folder of them, with chunking that follows each file's structure.
 
 A document's provenance rides in its passages' ``metadata``: a JSONL record's ``date``, ``source``, ``authority`` and
-``meta`` fields (like any extra field), or a Markdown file's YAML front matter. Every passage is checked with
+``meta`` fields (like any extra field), a Markdown file's YAML front matter, or what a file declares itself (a PDF's
+creation date and author, a page's date and canonical address), which never overrides what a person wrote. A file's
+chunks also carry its ``path``, the ``sha256`` of its bytes, and their ``page`` and ``section`` path
+(``tanglerag.provenance``): a chunk never spans two pages or two sections. Every passage is checked with
 ``DocumentMeta.from_metadata`` on its way to chunking, so an unreadable date or an unknown authority tier is refused
 in one line naming the document and the field before anything is embedded or stored; a named tier is stored as
 written and mapped to its number when read, so changing what a tier is worth needs no new index.
@@ -9,20 +13,24 @@ written and mapped to its number when read, so changing what a tier is worth nee
 
 from __future__ import annotations
 
-import datetime
+import hashlib
 import logging
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS, DocumentMeta
 from tanglerag.errors import IngestError, InputError
 from tanglerag.jsonio import loads as json_loads
+from tanglerag.loaders import LOADERS, Segment, UnreadableFile, extension, loader_for
+from tanglerag.loaders.front_matter import json_ready, split_front_matter
+from tanglerag.provenance import PAGE, PATH, SECTION, SHA256
 from tanglerag.types import Passage, record_id
+
+__all__ = ["SourceDocument", "chunk_passages", "chunk_words", "file_document", "json_ready", "load_corpus",
+           "passages_from_upload", "split_front_matter", "stream_chunks", "stream_corpus"]
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +58,23 @@ CHUNK_MARKS = ("source_id", "chunk")
 brings its own (an export of chunks) cannot pass for a chunk of another document."""
 
 
+class SourceDocument(Passage):
+    """A document read from a file, with the pieces its structure draws (pages, sections): its ``text`` is theirs
+    joined, and chunking cuts inside each piece, never across two."""
+
+    segments: list[Segment] = Field(default_factory=list)
+
+    def placed(self) -> bool:
+        """Whether its pieces say where they stand (else it is chunked as plain text, as before loaders)."""
+        return len(self.segments) > 1 or any(s.page is not None or s.section for s in self.segments)
+
+
 def _chunked(passage: Passage, size: int, overlap: int) -> Iterator[Passage]:
+    if isinstance(passage, SourceDocument):
+        if passage.placed():
+            yield from _placed_chunks(passage, size, overlap)
+            return
+        passage = Passage(id=passage.id, title=passage.title, text=passage.text, metadata=passage.metadata)
     pieces = chunk_words(passage.text, size, overlap)
     if len(pieces) == 1:
         own = {key: value for key, value in passage.metadata.items() if key not in CHUNK_MARKS}
@@ -59,6 +83,24 @@ def _chunked(passage: Passage, size: int, overlap: int) -> Iterator[Passage]:
     for i, piece in enumerate(pieces):
         yield Passage(id=f"{passage.id}#{i}", title=passage.title, text=piece,
                       metadata={**passage.metadata, "source_id": passage.id, "chunk": i})
+
+
+def _placed_chunks(document: SourceDocument, size: int, overlap: int) -> Iterator[Passage]:
+    """Each piece chunked on its own, every chunk carrying its piece's page and section path; a piece that fits in
+    one chunk keeps its lines. A document of one chunk keeps its own id."""
+    own = {key: value for key, value in document.metadata.items() if key not in CHUNK_MARKS}
+    pieces: list[tuple[str, Segment]] = []
+    for segment in document.segments:
+        windows = chunk_words(segment.text, size, overlap)
+        pieces += [(segment.text.strip(), segment)] if len(windows) == 1 else [(w, segment) for w in windows]
+    for i, (text, segment) in enumerate(pieces):
+        place = {**({PAGE: segment.page} if segment.page is not None else {}),
+                 **({SECTION: segment.section} if segment.section else {})}
+        if len(pieces) == 1:
+            yield Passage(id=document.id, title=document.title, text=text, metadata={**own, **place})
+        else:
+            yield Passage(id=f"{document.id}#{i}", title=document.title, text=text,
+                          metadata={**own, **place, "source_id": document.id, "chunk": i})
 
 
 def _record_passage(line: bytes) -> Passage:
@@ -111,17 +153,23 @@ def parse_jsonl_lines(lines: Iterable[bytes], source: str, *, skip_bad: bool = F
 
 
 def passages_from_upload(name: str, data: bytes) -> list[Passage]:
-    """An uploaded file's passages: JSONL records, or one text/markdown document whose id is the path the client
-    sent (``guides/notes.md``, as a folder ingested by the CLI names its files), so files of one name in two
-    folders do not collide; the path is only an id and never reaches the filesystem."""
+    """An uploaded file's passages: JSONL records, or one document of a type a loader reads (text, Markdown, PDF,
+    HTML, Word) whose id is the path the client sent (``guides/notes.md``, as a folder ingested by the CLI names its
+    files), so files of one name in two folders do not collide; the path is only an id and never reaches the
+    filesystem. A file that cannot be read is refused in one line naming it and the reason."""
     path = upload_path(name)
     base = path.rsplit("/", 1)[-1]
-    suffix = base.rsplit(".", 1)[-1].lower() if "." in base else ""
+    suffix = extension(base)
     if suffix in {"jsonl", "json", ""}:
         return list(parse_jsonl_lines(data.splitlines(), base or "body"))
-    if suffix in {"txt", "md"}:
-        return [text_document(path, data, doc_id=path)]
-    raise IngestError(f"{base}: unsupported file type; upload .jsonl, .txt or .md")
+    if loader_for(base) is not None:
+        return [file_document(path, data, doc_id=path)]
+    raise IngestError(f"{base}: unsupported file type; upload {supported_types()} or .jsonl")
+
+
+def supported_types() -> str:
+    """The file types loaders read, as a message lists them (``.docx, .htm, ...``)."""
+    return ", ".join(f".{name}" for name in sorted(LOADERS.names()))
 
 
 def upload_path(name: str) -> str:
@@ -130,88 +178,44 @@ def upload_path(name: str) -> str:
     return "/".join(parts)
 
 
-def text_document(name: str, data: bytes, *, doc_id: str | None = None) -> Passage:
-    """One text/markdown file given on its own (or uploaded) as a passage: binary, non-UTF-8 or empty is refused,
-    naming the file (a folder of files skips such files instead). Its id is ``doc_id``, else the file's name."""
-    if b"\x00" in data[:8192]:
-        raise IngestError(f"{name}: looks binary, not text")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise IngestError(f"{name}: not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}); save it as "
-                          "UTF-8") from exc
+def file_document(name: str, data: bytes, *, doc_id: str | None = None) -> SourceDocument:
+    """One file given on its own (or uploaded) as a document: a file its loader cannot read (binary, not UTF-8,
+    encrypted, damaged, no text) is an ``UnreadableFile`` naming it, an empty one an ``IngestError`` (a folder skips
+    both with a warning). Its id is ``doc_id``, else the file's name."""
     base = name.rsplit("/", 1)[-1]
-    passage = _file_passage(record_id(doc_id or base), base, text)
-    if passage is None:
-        raise IngestError(f"{name}: empty file" if not text.strip() else f"{name}: no text after its front matter")
-    return passage
+    document = _file_document(record_id(doc_id or base), base, data, name)
+    if document is None:
+        raise UnreadableFile(f"{name}: empty file" if not data.strip() else f"{name}: no text after its front matter")
+    return document
 
 
-def _file_passage(doc_id: str, file_name: str, text: str) -> Passage | None:
-    """A file's text as a passage titled after the file, its path in ``metadata``; a Markdown file's front matter
-    gives its fields (``title`` the title). None when no text is left."""
-    fields: dict[str, Any] = {}
-    if file_name.lower().endswith(".md"):
-        text, fields = split_front_matter(text, doc_id)
+def _file_document(doc_id: str, file_name: str, data: bytes, shown: str) -> SourceDocument | None:
+    """A file as a document titled as it says (front matter, the file's own title, its first heading) or after its
+    name, its ``path`` and ``sha256`` in ``metadata`` beside the fields its front matter gives and those the file
+    declares (which never override a person's). None when no text is left."""
+    loader = loader_for(file_name)
+    if loader is None:
+        raise IngestError(f"{shown}: unsupported file type; give {supported_types()} or .jsonl")
+    loaded = loader(shown, data)
+    fields: dict[str, Any] = dict(loaded.explicit)
     title = fields.pop("title", None)
     if title is not None and not isinstance(title, str):
         raise IngestError(f"{doc_id}: front matter field 'title': expected text, got {title!r}")
+    text = loaded.text()
     if not text.strip():
         return None
-    return Passage(id=doc_id, title=title or file_name.rsplit(".", 1)[0].replace("_", " "), text=text,
-                   metadata={**fields, "path": doc_id})
+    detected = _detected_fields(loaded.detected)
+    metadata = {**detected, **fields, PATH: doc_id, SHA256: hashlib.sha256(data).hexdigest()}
+    return SourceDocument(id=doc_id, title=title or loaded.title or file_name.rsplit(".", 1)[0].replace("_", " "),
+                          text=text, metadata=metadata, segments=loaded.segments)
 
 
-class _FrontMatterLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types
-    """Safe YAML that leaves dates as text, as JSONL gives them: one parser (``conflicts.parse_date``) reads them
-    all, and an impossible one (2024-13-01) is refused naming the field instead of failing inside YAML."""
-
-
-_FrontMatterLoader.yaml_implicit_resolvers = {
-    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
-_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S | re.M)
-
-
-def split_front_matter(text: str, name: str) -> tuple[str, dict[str, Any]]:
-    """A Markdown file's text without its YAML front matter (a first line ``---``, up to a line ``---`` or
-    ``...``), and the fields it held, JSON-ready (dates stay text). A file without one is all text; a block that is
-    not a YAML mapping is refused, naming the file and the line."""
-    found = _FRONT_MATTER.match(text)
-    if found is None:
-        return text, {}
-    try:
-        fields = yaml.load(found[1], Loader=_FrontMatterLoader)  # a SafeLoader: plain data only
-    except ValueError as exc:  # a value an explicit tag asks for and YAML cannot build (!!timestamp 2024-13-01)
-        raise IngestError(f"{name}: front matter is not valid YAML: {exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 2}" if mark is not None else ""  # +1 for 1-based, +1 for the opening '---'
-        raise IngestError(f"{name}: front matter is not valid YAML{at}: {getattr(exc, 'problem', None) or exc}"
-                          ) from None
-    except RecursionError:
-        raise IngestError(f"{name}: front matter is nested too deeply") from None
-    if fields is not None and not isinstance(fields, dict):
-        raise IngestError(f"{name}: front matter must be fields (key: value), not a {type(fields).__name__}")
-    try:
-        return text[found.end():], json_ready(fields or {})
-    except ValueError as exc:
-        raise IngestError(f"{name}: front matter {exc}") from None
-
-
-def json_ready(value: Any, field: str = "") -> Any:
-    """``value`` as the passage store keeps metadata (JSON): dates become ISO text, mapping keys text; ValueError
-    names the field holding anything else (YAML's binary or set values, Python objects)."""
-    if isinstance(value, datetime.date):  # a datetime too
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(key): json_ready(item, f"{field}.{key}" if field else str(key)) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_ready(item, field) for item in value]
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    raise ValueError(f"field {field!r}: a {type(value).__name__} is not a value metadata can hold (text, a number, "
-                     "true/false, a date, a list or a mapping)")
+def _detected_fields(detected: Mapping[str, str]) -> dict[str, str]:
+    """What a file declares, as metadata: its date, its author, its address, and as ``source`` the address (else the
+    author), which the conflict policies count witnesses by."""
+    fields = {key: detected[key] for key in ("date", "author", "url") if detected.get(key)}
+    source = detected.get("url") or detected.get("author")
+    return {**fields, "source": source} if source else fields
 
 
 def chunk_passages(passages: Iterable[Passage], source: str, *, chunk_size: int = 200, chunk_overlap: int = 40,
@@ -255,20 +259,39 @@ def _first_error(exc: ValidationError) -> str:
     return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
 
 
-def read_text_folder(folder: Path) -> Iterator[Passage]:
-    """Each .txt/.md file under ``folder`` as a document whose id is its relative path; binary and empty files are
-    skipped with a warning, a Markdown file's front matter that cannot be read is refused."""
-    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in {".txt", ".md"} and p.is_file())
+def read_folder(folder: Path) -> Iterator[Passage]:
+    """Each file under ``folder`` of a type a loader reads, as a document whose id is its relative path. A file that
+    cannot be read (binary, not UTF-8, encrypted, damaged, no text) or is empty is skipped with one warning naming it
+    and the reason, and the rest is read; a Markdown file's front matter that cannot be read is refused."""
+    for file in folder_files(folder):
+        yield from _folder_document(folder, file)
+
+
+def folder_files(folder: Path) -> list[Path]:
+    """The files under ``folder`` a loader reads, in path order (hidden files and folders left out)."""
+    return sorted(p for p in folder.rglob("*") if loader_for(p.name) is not None and p.is_file()
+                  and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+
+
+def read_folder_files(folder: Path, files: Iterable[Path]) -> Iterator[Passage]:
+    """These files of ``folder`` as ``read_folder`` reads them (``index --sync`` reads only the changed ones)."""
     for file in files:
-        raw = file.read_bytes()
-        if b"\x00" in raw[:8192]:
-            log.warning("skipping %s: it looks binary, not text", file)
-            continue
-        passage = _file_passage(file.relative_to(folder).as_posix(), file.name, raw.decode("utf-8", errors="replace"))
-        if passage is None:
-            log.warning("skipping empty file %s", file)
-            continue
-        yield passage
+        yield from _folder_document(folder, file)
+
+
+def _folder_document(folder: Path, file: Path) -> Iterator[Passage]:
+    try:
+        document = _file_document(file.relative_to(folder).as_posix(), file.name, file.read_bytes(), str(file))
+    except UnreadableFile as exc:
+        log.warning("skipping %s", exc)
+        return
+    except OSError as exc:
+        log.warning("skipping %s: %s", file, exc.strerror or exc)
+        return
+    if document is None:
+        log.warning("skipping empty file %s", file)
+        return
+    yield document
 
 
 def load_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 40, skip_bad: bool = False,
@@ -284,11 +307,12 @@ def stream_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 4
     if not source.exists():
         raise IngestError(f"corpus not found: {source}")
     if source.is_dir():
-        raw: Iterator[Passage] = read_text_folder(source)
+        raw: Iterator[Passage] = read_folder(source)
     elif source.suffix.lower() in {".jsonl", ".json"}:
         raw = read_jsonl_passages(source, skip_bad=skip_bad)
-    elif source.suffix.lower() in {".txt", ".md"}:
-        raw = iter([text_document(str(source), source.read_bytes())])
+    elif loader_for(source.name) is not None:
+        raw = iter([file_document(str(source), source.read_bytes())])
     else:
-        raise IngestError(f"unsupported corpus {source}: give a .jsonl file or a folder of .txt/.md files")
+        raise IngestError(f"unsupported corpus {source}: give a .jsonl file, a folder, or a file of type "
+                          f"{supported_types()}")
     return stream_chunks(raw, str(source), chunk_size=chunk_size, chunk_overlap=chunk_overlap, tiers=tiers)

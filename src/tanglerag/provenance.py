@@ -1,0 +1,49 @@
+"""Where in its file a passage stands: the metadata keys loaders write, and the place a citation shows.
+
+Why a core module: loaders (index layer) write these keys into every chunk's metadata, and the layers that show
+citations (``ask``, ``ask --json``, the inspector, chat, eval predictions) read them back; one place names the keys
+and renders them, so a citation reads the same everywhere ("policy-2024.pdf p. 12, §Scope > Limits").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+PATH = "path"
+"""The file's path relative to the folder it was indexed from (the document's id): set for every file."""
+SHA256 = "sha256"
+"""The sha256 of the file's bytes, so ``index FOLDER --sync`` can tell a changed file without reading it."""
+PAGE = "page"
+"""The 1-based page of a paged file (PDF) a chunk comes from; a chunk never spans two pages."""
+SECTION = "section"
+"""The headings a chunk stands under, outermost first (Markdown, HTML, Word)."""
+
+
+def page_of(metadata: Mapping[str, Any]) -> int | None:
+    """The page a passage's metadata names (a positive integer), else None."""
+    page = metadata.get(PAGE)
+    return page if isinstance(page, int) and not isinstance(page, bool) and page > 0 else None
+
+
+def section_of(metadata: Mapping[str, Any]) -> list[str] | None:
+    """The heading path a passage's metadata names (non-empty texts), else None."""
+    section = metadata.get(SECTION)
+    if isinstance(section, str):
+        section = [section]
+    if not isinstance(section, list) or not section or not all(isinstance(s, str) and s for s in section):
+        return None
+    return section
+
+
+def location(metadata: Mapping[str, Any]) -> str | None:
+    """Where a passage stands in its file, as a citation shows it (``policy-2024.pdf p. 12, §Scope > Limits``);
+    None when its metadata names neither a page nor a section (a plain text file, a JSONL record)."""
+    page, section = page_of(metadata), section_of(metadata)
+    if page is None and section is None:
+        return None
+    path = metadata.get(PATH)
+    name = path.rsplit("/", 1)[-1] if isinstance(path, str) and path else None
+    place = ", ".join(part for part in (f"p. {page}" if page else None,
+                                        f"§{' > '.join(section)}" if section else None) if part)
+    return f"{name} {place}" if name else place
