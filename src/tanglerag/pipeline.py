@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field, WithJsonSchema
 
 from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.methods.base import Method
+from tanglerag.provenance import location, page_of, section_of
 from tanglerag.stages.retrieve import Retriever
 from tanglerag.trace import Trace
 from tanglerag.tracking import Tracker, stage, track
@@ -55,14 +56,21 @@ class PassageOut(BaseModel):
         "the document's date, as precisely as it gave it (2024, 2024-05 or 2024-05-03)"))
     source: str | None = Field(None, exclude_if=lambda value: value is None, description=(
         "the document's publisher, site or file"))
+    location: str | None = Field(None, exclude_if=lambda value: value is None, description=(
+        "where in its file the passage stands: 'policy-2024.pdf p. 12, §Scope > Limits' (a file's page and heading "
+        "path)"))
+    page: int | None = Field(None, exclude_if=lambda value: value is None, description="the PDF page, 1-based")
+    section: list[str] | None = Field(None, exclude_if=lambda value: value is None, description=(
+        "the headings the passage stands under, outermost first"))
 
     @classmethod
     def from_hit(cls, hit: RetrievedPassage) -> PassageOut:
-        """A retrieved passage with the date and source its metadata gives (an unreadable one is left out: a
-        citation is shown whatever an old index holds)."""
+        """A retrieved passage with the date, source and place in its file its metadata gives (an unreadable one is
+        left out: a citation is shown whatever an old index holds)."""
         metadata = hit.passage.metadata
         return cls(id=hit.passage.id, title=hit.passage.title, text=hit.passage.text, score=hit.score,
-                   date=date_text(metadata), source=document_value(metadata, "source", {}))
+                   date=date_text(metadata), source=document_value(metadata, "source", {}),
+                   location=location(metadata), page=page_of(metadata), section=section_of(metadata))
 
 
 class UserContextOut(BaseModel):

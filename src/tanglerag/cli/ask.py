@@ -102,8 +102,9 @@ def _undecided(report: ConflictReport) -> str:
 
 
 def _provenance(hit: RetrievedPassage) -> str:
-    """A passage's document date and source as its line shows them (``2024-03-01 · example.org  ``), or nothing."""
+    """Where a passage stands in its file, and its document's date and source, as its line shows them
+    (``guide.pdf p. 3, §Scope · 2024-03-01 · example.org  ``), or nothing."""
     shown = PassageOut.from_hit(hit)
     source = shown.source if shown.source is None or len(shown.source) <= 60 else shown.source[:59] + "…"
-    about = " · ".join(part for part in (shown.date, source) if part)
+    about = " · ".join(part for part in (shown.location, shown.date, source) if part)
     return f"{about}  " if about else ""

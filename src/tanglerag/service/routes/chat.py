@@ -92,7 +92,8 @@ def _question(body: ChatRequest) -> str:
 def _content(output: AskResponse) -> str:
     """The answer, where its sources disagree (if they do), then the sources its [n] marks point to."""
     cited = set(output.citations)
-    sources = [f"[{n}] {p.title or p.id} ({p.id})" + "".join(f" · {about}" for about in (p.date, p.source) if about)
+    sources = [f"[{n}] {p.title or p.id} ({p.id})" + "".join(f" · {about}" for about in (p.location, p.date, p.source)
+                                                             if about)
                for n, p in enumerate(output.passages, start=1) if p.id in cited]
     return output.answer + _disagreement(output) + ("\n\nSources:\n" + "\n".join(sources) if sources else "")
 

@@ -49,10 +49,11 @@ function renderAnswer(column, index, answer) {
   column.append(el("h3", {}, "Passages"), ...answer.passages.map((p, i) => passageView(p, i, index, answer.citations)));
 }
 
-// A passage as the method was shown it, with its document's date and source when it gives them; eval runs add the
-// dataset's label (e.g. misinfo) and older runs kept no text.
+// A passage as the method was shown it, with where it stands in its file (page, section) and its document's date and
+// source when it gives them; eval runs add the dataset's label (e.g. misinfo) and older runs kept no text.
 function passageView(p, i, index, citations) {
-  const about = [`[${i + 1}] ${p.id}`, typeof p.score === "number" ? p.score.toFixed(3) : null, p.date, p.source]
+  const about = [`[${i + 1}] ${p.id}`, typeof p.score === "number" ? p.score.toFixed(3) : null, p.location, p.date,
+    p.source]
     .filter(Boolean).join(" · ");
   return el("div", { class: `passage${citations.includes(p.id) ? " cited" : ""}`, id: `c${index}-p${i + 1}`, tabindex: "-1" },
     el("span", { class: "pid" }, about), p.label ? el("span", { class: `label label-${p.label}` }, p.label) : null,
