@@ -20,7 +20,7 @@ import faiss
 from tanglerag.config import IndexConfig
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.index.dense import build_dense
-from tanglerag.index.documents import DocumentChanges, DocumentConflict, document_id, plan_write
+from tanglerag.index.documents import DocumentChanges, DocumentConflict, document_id, passages_of, plan_write
 from tanglerag.index.manifest import IndexManifest
 from tanglerag.index.passage_index import PassageIndex, embed_text, faiss_disk_errors, index_lock, write_version
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
@@ -57,34 +57,47 @@ def plan_add(store: PassageStore, passages: Iterable[Passage], *, replace: bool,
     return plan
 
 
+Drop = Callable[[PassageIndex], list[str]]
+"""Given the stored index (under the lock), the documents to remove in the same new version (``index --sync``)."""
+
+
 def add_streaming(folder: Path, read: Callable[[], Iterator[Passage]], embedder: TextEmbedder, config: IndexConfig,
                   *, replace: bool = False, batch_size: int = BATCH, progress: Progress | None = None,
-                  check: Callable[[PassageIndex], None] | None = None) -> tuple[PassageIndex, DocumentChanges]:
+                  check: Callable[[PassageIndex], None] | None = None,
+                  drop: Drop | None = None) -> tuple[PassageIndex, DocumentChanges]:
     """Add the documents ``read()`` yields (called twice: plan, then write) to the index in ``folder``, or build
-    one there under ``config``, and save it; ``check`` may refuse the stored index first. Indexes saved before the
-    passage store existed are added to in memory, as before."""
+    one there under ``config``, and save it; ``check`` may refuse the stored index first, and ``drop`` names stored
+    documents to remove in the same version (one atomic swap: a kill leaves the old index or the new, whole). Indexes
+    saved before the passage store existed are added to in memory, as before."""
     with index_lock(folder):
         if not (folder / "manifest.json").exists():
             write_new_version(folder, read(), embedder, config, batch_size, progress)
             index = PassageIndex.load(folder, embedder)
             return index, DocumentChanges(added=len(index.passages))
-        changes = _extend_saved(folder, read, embedder, replace, batch_size, progress, check)
+        changes = _extend_saved(folder, read, embedder, replace, batch_size, progress, check, drop)
     return PassageIndex.load(folder, embedder), changes  # read once the old version's vectors are freed
 
 
 def _extend_saved(folder: Path, read: Callable[[], Iterator[Passage]], embedder: TextEmbedder, replace: bool,
                   batch_size: int, progress: Progress | None,
-                  check: Callable[[PassageIndex], None] | None) -> DocumentChanges:
+                  check: Callable[[PassageIndex], None] | None, drop: Drop | None) -> DocumentChanges:
     index = PassageIndex.load(folder, embedder)
     if check is not None:
         check(index)
+    dropped = drop(index) if drop is not None else []
     if not isinstance(index.passages, PassageStore):
+        removed = index.remove(passages_of(index.documents(), dropped)) if dropped else 0
         changes = index.add(list(read()), replace=replace)
         index.save(folder)
+        changes.removed += removed
+        changes.removed_documents = dropped
         return changes
     plan = plan_add(index.passages, read(), replace=replace, batch_size=batch_size)
-    store = index.passages
-    write_version(folder, lambda data: _write(data, index, store, read(), plan.stale, batch_size, progress))
+    gone = {p.id for parts in index.passages.documents(dropped).values() for p in parts}
+    store, stale = index.passages, plan.stale | gone
+    write_version(folder, lambda data: _write(data, index, store, read(), stale, batch_size, progress))
+    plan.changes.removed = len(stale)
+    plan.changes.removed_documents = dropped
     return plan.changes
 
 

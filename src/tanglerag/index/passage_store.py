@@ -135,6 +135,13 @@ class PassageStore(Sequence[Passage]):
         """Each position's document, in position order (a writer's whole view of the index)."""
         return [str(doc) for (doc,) in self._rows(f"SELECT {self._doc} FROM passages ORDER BY pos")]
 
+    def file_hashes(self) -> dict[str, str]:
+        """Each document read from a file (its chunks' metadata holds ``path`` and ``sha256``): its id -> the sha256
+        of the file's bytes when it was indexed, read inside SQLite (no passage becomes a Python object)."""
+        rows = self._rows(f"SELECT DISTINCT {self._doc}, json_extract(metadata, '$.sha256') FROM passages "
+                          "WHERE json_extract(metadata, '$.path') IS NOT NULL")
+        return {str(doc): str(digest or "") for doc, digest in rows}
+
     def documents(self, doc_ids: Iterable[str]) -> dict[str, list[Passage]]:
         """Every stored passage of each of these documents the store holds, in position order (a lookup on the
         ``doc_id`` index per document; in a store without it, the old rule's range of ids ``ID``, ``ID#...``)."""

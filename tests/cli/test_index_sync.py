@@ -1,0 +1,60 @@
+"""Issue 51 in real ``tanglerag`` processes: ``index FOLDER --sync`` after edits and deletions, on a folder of
+documents as people have them (a PDF, a web page, Word, Markdown) holding a bad file that is skipped in one line."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import docx
+
+from tests.index.stored import stored_passages
+
+DOCUMENTS = Path(__file__).parents[1] / "data" / "documents"
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "1000"}
+
+
+def _cli(*args: str, code: int = 0) -> str:
+    run = subprocess.run([sys.executable, "-m", "tanglerag.cli", *args], env=ENV, capture_output=True, text=True,
+                         timeout=300)
+    said = run.stdout + run.stderr
+    assert run.returncode == code and "Traceback" not in said, said
+    return said
+
+
+def test_index_folder_sync_after_edits_and_deletions(tmp_path):
+    docs, out = tmp_path / "docs", tmp_path / "idx"
+    (docs / "web").mkdir(parents=True)
+    shutil.copy(DOCUMENTS / "reportlab-userguide-p6-11.pdf", docs / "guide.pdf")
+    shutil.copy(DOCUMENTS / "The-Basics.html", docs / "web" / "basics.html")
+    word = docx.Document()
+    word.add_heading("Leave", 1)
+    word.add_paragraph("Staff take five days of leave.")
+    word.save(str(docs / "policy.docx"))
+    (docs / "notes.md").write_text("# Notes\nThe lighthouse opens at nine.\n")
+    (docs / "broken.pdf").write_text("not really a PDF")
+    common = ["--out", str(out), "--set", f"cache_dir={tmp_path / 'cache'}"]
+
+    said = _cli("index", str(docs), "--sync", *common)
+    assert "sync " in said and "5 files: 5 new or changed, 0 deleted, 0 unchanged" in said
+    assert [line for line in said.splitlines() if "broken.pdf" in line] == [
+        next(line for line in said.splitlines() if "skipping" in line)]  # one line for the bad file
+    assert "not a PDF" in said
+    first = {p.id: p.metadata for p in stored_passages(out)}
+    assert {m["path"] for m in first.values()} == {"guide.pdf", "web/basics.html", "policy.docx", "notes.md"}
+    assert all("page" in m for m in first.values() if m["path"] == "guide.pdf")
+
+    (docs / "notes.md").write_text("# Notes\nThe lighthouse now opens at ten.\n")
+    (docs / "policy.docx").unlink()
+    (docs / "broken.pdf").unlink()
+    said = _cli("index", str(docs), "--sync", *common)
+    assert "3 files: 1 new or changed, 1 deleted, 2 unchanged" in said, said
+    after = {p.id: p for p in stored_passages(out)}
+    assert {p.metadata["path"] for p in after.values()} == {"guide.pdf", "web/basics.html", "notes.md"}
+    assert after["notes.md"].text == "# Notes\nThe lighthouse now opens at ten."
+    assert {pid: m for pid, m in first.items() if m["path"] in {"guide.pdf", "web/basics.html"}} == {
+        pid: p.metadata for pid, p in after.items() if p.metadata["path"] in {"guide.pdf", "web/basics.html"}}
+
+    said = _cli("index", str(docs), "--sync", *common)
+    assert "3 files: 0 new or changed, 0 deleted, 3 unchanged" in said and "nothing written" in said
