@@ -76,8 +76,31 @@ def test_one_call_per_passage_reads_each_claim_and_checks_its_quote(llm_factory)
     claims = {c.passage_id: c for c in step.claims}
     assert claims["a"].supported and claims["a"].grounded
     assert not claims["wrong"].supported and claims["wrong"].answer_found  # reworded quote, answer in the passage
-    assert not claims["bulls"].grounded  # neither the quote nor "1962" is in the passage: no witness
-    assert {s.answer: s.witnesses for r in step.reports for s in r.sides}["1962"] == 0
+    assert not claims["bulls"].grounded  # neither the quote nor "1962" is in the passage: the model's misreading
+    assert "1962" not in {s.answer for r in step.reports for s in r.sides} and "1962" not in answer.text
+
+
+def test_a_passage_that_names_an_answer_it_was_not_read_for_corroborates_it(llm_factory):
+    unsure = {**CLAIMS, "bulls": ("", "unknown", "")}  # the model read nothing in "bulls", which says 1963
+    answer, step, _ = ask(llm_factory, docs("a", "bulls", "wrong"), canned=backend(unsure))
+    assert [c.passage_id for c in step.claims] == ["a", "wrong"]
+    assert verdicts(step) == {"1963": "kept", "1998": "rejected"} and step.reports[0].rule == "witnesses 2 vs 1"
+    assert answer.citations == ["a"]  # cited where it was read; corroborated by "bulls"
+    _, copies, _ = ask(llm_factory, docs("a", "copy", "wrong"), canned=backend(unsure))
+    assert copies.reports[0].trials[0].outcome == "witnesses tie at 1"  # a copy that names it is still one source
+
+
+def test_same_thing_versions_lets_independent_documents_answer_side_by_side(llm_factory):
+    answer, step, _ = ask(llm_factory, docs("a", "bulls", "wrong"), "ledger.same_thing=versions")
+    assert [r.kind for r in step.reports] == ["complementary"] and [p.answer for p in answer.parts] == ["1963", "1998"]
+    TEXTS["version"] = PLAYER.replace("1963", "1964")
+    claims = {**CLAIMS, "version": ("was born on February 17, 1964", "1964", "Michael Jordan, the basketball player")}
+    try:
+        _, versions, _ = ask(llm_factory, docs("a", "version", "bulls"), "ledger.same_thing=versions",
+                             canned=backend(claims))
+    finally:
+        del TEXTS["version"]
+    assert verdicts(versions) == {"1963": "kept", "1964": "rejected"}  # versions conflict: bulls says 1963 too
 
 
 def test_copies_of_one_document_count_once(llm_factory):

@@ -30,6 +30,11 @@ class LedgerConfig(Section):
         "never; independent (unless the dispute is between versions of one document, a conflict for certain, "
         "so neither version is asserted; a dispute between independent documents may be two things the model "
         "described alike); always"))
+    same_thing: Literal["about", "versions"] = Field("about", description=(
+        "when two different answers are about the same thing, so they conflict: about (versions of one document, "
+        "or claims whose 'about' match: planted answers are caught, but two people of one name the small model "
+        "describes alike are taken for one); versions (only versions of one document: answers of independent "
+        "documents stand side by side, so fewer valid answers are lost and more planted ones pass)"))
     duplicate_similarity: float = Field(0.8, gt=0, le=1, description=(
         "text similarity (rapidfuzz ratio of the normalised texts) from which two passages are copies or versions "
         "of one document: one witness, and their differing answers one conflict"))

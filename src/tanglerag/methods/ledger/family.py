@@ -14,7 +14,7 @@ FAMILY = Family(
     methods=(LedgerMethod,),
     settings=LedgerConfig,
     stages=frozenset({"claims", "prior"}),
-    options=("policies", "show_disputed", "duplicate_similarity", "about_similarity"),
+    options=("policies", "show_disputed", "same_thing", "duplicate_similarity", "about_similarity"),
     # the claim (quote, answer, about) under the JSON schema: three fields a text reply often leaves out or merges
     structured={"ledger": "auto"},
     view=Path(__file__).with_name("view.js"),

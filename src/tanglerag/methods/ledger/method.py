@@ -91,9 +91,10 @@ class LedgerMethod(Method):
         claims, unread = read_claims(self.llm, question.text, passages, self.settings.methods.passage_words,
                                      config.claim_tokens)
         found = independence(passages, metas, config.duplicate_similarity)
-        sides = build_sides(claims, found)
+        sides = build_sides(claims, found, {hit.passage.id: hit.passage.text for hit in passages})
         evidence = Evidence(question=question.text, metas=metas, ask_prior=lambda: self._prior(question.text))
-        reports = settle(things(sides, found, config.about_similarity, question.text), list(config.policies), evidence)
+        about = config.about_similarity if config.same_thing == "about" else None
+        reports = settle(things(sides, found, about, question.text), list(config.policies), evidence)
         dates = {pid: meta.date for pid, meta in metas.items() if meta.date is not None}
         held = withheld(reports, found, config.show_disputed)
         record_step(ConflictStep(claims=claims, reports=reports, policies=list(config.policies),

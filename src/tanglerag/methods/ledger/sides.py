@@ -1,11 +1,14 @@
 """From claims to sides, and sides to the things they are about.
 
 A side is one answer: claims whose normalised answers are equal, or one of which contains the other as whole words
-("1963" and "17 February 1963"), are one side, shown by its most specific wording. Its witnesses are the independent
-sources among its grounded claims' passages (a claim whose passage holds neither its quote nor its answer's words is
-listed but witnesses nothing). Two sides are about the same thing, so their answers conflict, when a claim of each
-comes from one document (versions of it) or their claims' ``about`` match; otherwise they answer for different
-things and are complementary.
+("1963" and "17 February 1963"), are one side, shown by its most specific wording. Only grounded claims make sides: a
+claim whose passage holds neither its quote nor its answer's words is the model's misreading, not a source's claim
+(the ledger keeps it, marked). A side's witnesses are the independent sources that state its answer: its claims'
+passages and every other passage whose text holds the words of its most specific wording (the model reads one claim a passage, so a
+passage that also names the answer corroborates it; on RAMDocs dev this is what tells most planted answers, found in
+their one edited passage only, from answers several sources repeat). Two sides are about the same thing, so their
+answers conflict, when a claim of each comes from one document (versions of it) or, unless ``ledger.same_thing`` is
+``versions``, their claims' ``about`` match; otherwise they answer for different things and are complementary.
 """
 
 from __future__ import annotations
@@ -24,26 +27,33 @@ def same_answer(a: str, b: str) -> bool:
     return bool(x) and bool(y) and (x == y or f" {x} " in f" {y} " or f" {y} " in f" {x} ")
 
 
-def build_sides(claims: list[Claim], independence: Independence) -> list[Side]:
-    """One side per answer, in the order the passages came; the most witnessed first."""
+def build_sides(claims: list[Claim], independence: Independence, texts: dict[str, str]) -> list[Side]:
+    """One side per answer the grounded claims give, in the order the passages came; the most witnessed first.
+    ``texts``: every passage's text by id, for the passages that corroborate an answer they were not read for."""
     groups: list[list[Claim]] = []
-    for claim in claims:
+    for claim in (c for c in claims if c.grounded):
         group = next((g for g in groups if any(same_answer(claim.answer, c.answer) for c in g)), None)
         if group is None:
             groups.append([claim])
         else:
             group.append(claim)
-    sides = [_side(group, independence) for group in groups]
+    sides = [_side(group, independence, texts) for group in groups]
     return sorted(sides, key=lambda s: -s.witnesses)
 
 
-def _side(claims: list[Claim], independence: Independence) -> Side:
+def states(text: str, answer: str) -> bool:
+    """The text holds the answer's words, whole and in order, once both are normalised."""
+    words = normalize_answer(answer)
+    return bool(words) and f" {words} " in f" {normalize_answer(text)} "
+
+
+def _side(claims: list[Claim], independence: Independence, texts: dict[str, str]) -> Side:
     wording = max((c.answer for c in claims), key=lambda a: (len(normalize_answer(a).split()), len(a)))
     abouts = Counter(c.about for c in claims if c.about)
     passages = list(dict.fromkeys(c.passage_id for c in claims))
-    witnessed = list(dict.fromkeys(c.passage_id for c in claims if c.grounded))
+    corroborating = [pid for pid, text in texts.items() if states(text, wording)]
     return Side(answer=wording, about=abouts.most_common(1)[0][0] if abouts else "", claims=claims,
-                passages=passages, witnesses=independence.witnesses(witnessed))
+                passages=passages, witnesses=independence.witnesses(list(dict.fromkeys(passages + corroborating))))
 
 
 def about_same(a: str, b: str, similarity: float) -> bool:
@@ -62,14 +72,16 @@ def thing_of(claim: Claim, question: str) -> str:
     return " ".join(rest) or normalize_answer(question)
 
 
-def _linked(a: Side, b: Side, independence: Independence, similarity: float, question: str) -> bool:
+def _linked(a: Side, b: Side, independence: Independence, similarity: float | None, question: str) -> bool:
     one_document = ({independence.document[p] for p in a.passages} & {independence.document[p] for p in b.passages})
-    return bool(one_document) or any(about_same(thing_of(x, question), thing_of(y, question), similarity)
+    return bool(one_document) or similarity is not None and any(about_same(thing_of(x, question), thing_of(y, question), similarity)
                                      for x in a.claims for y in b.claims)
 
 
-def things(sides: list[Side], independence: Independence, similarity: float, question: str) -> list[list[Side]]:
-    """Sides grouped by what they are about (linked sides, transitively): a group of several is a conflict."""
+def things(sides: list[Side], independence: Independence, similarity: float | None,
+           question: str) -> list[list[Side]]:
+    """Sides grouped by what they are about (linked sides, transitively): a group of several is a conflict.
+    ``similarity`` None links versions of one document only."""
     links = [(i, j) for i in range(len(sides)) for j in range(i + 1, len(sides))
              if _linked(sides[i], sides[j], independence, similarity, question)]
     component = components(len(sides), links)

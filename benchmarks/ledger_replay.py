@@ -1,0 +1,155 @@
+"""Re-score the ledger's rules on stored claims, without the model.
+
+Every call the ledger makes (one claim a passage; the prior policy's closed-book call) is in the traces of a stored
+run's predictions. This script answers each call from those traces through the canned backend, so the rules that
+come after the claims (grounding, corroboration, independence, sides, what conflicts with what, the policies,
+``show_disputed``) run for real, in the real method, on each question's stored passages in their stored order, and
+the metric registry scores them: an ablation or a rule change costs seconds instead of an hour of model time. Each
+answer's cost is what its calls cost when the stored run made them (calls, tokens, model seconds). A call no stored
+run holds (a rule that asks something new, such as the prior policy where the stored runs never reached it) stops
+the replay and names the question.
+
+Usage: ledger_replay.py [NAME ...] [--from RUN ...]
+  replays the named variants of VARIANTS (all of them by default; the prior policy is left out: today's rules reach
+  it in questions where the stored run with it, under earlier rules, never asked it) over the stored runs (default:
+  ledger and ledger-prior under docs/results/conflicts) and writes docs/results/conflicts/replay/NAME/ (results.json,
+  predictions.jsonl in the eval's format, read by conflicts_report.py). The settings are the first run's, then the
+  variant's overrides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tanglerag.datasets.registry import load_dataset
+from tanglerag.llm.factory import build_llm
+from tanglerag.methods.base import Resources, make_method
+from tanglerag.metrics import METRICS
+from tanglerag.settings import Settings
+from tanglerag.testing import CannedBackend, HashEmbedder
+from tanglerag.trace import Message
+from tanglerag.types import Passage, Question, RetrievedPassage
+
+ROOT = Path(__file__).resolve().parent.parent
+STORED = ROOT / "docs/results/conflicts"
+VARIANTS: dict[str, list[str]] = {  # name: --set overrides of the stored run's settings; "default": today's rules
+    "default": [],
+    "no-witnesses": ["ledger.policies=[newest, authority, show-all]"],
+    "no-newest": ["ledger.policies=[witnesses, authority, show-all]"],
+    "no-authority": ["ledger.policies=[witnesses, newest, show-all]"],
+    "show-all-only": ["ledger.policies=[show-all]"],
+    "show-disputed-never": ["ledger.show_disputed=never"],
+    "show-disputed-always": ["ledger.show_disputed=always"],
+    "same-thing-versions": ["ledger.same_thing=versions"],
+    "about-0.8": ["ledger.about_similarity=0.8"],
+    "about-1.0": ["ledger.about_similarity=1.0"],
+    "duplicates-0.7": ["ledger.duplicate_similarity=0.7"],
+    "duplicates-0.9": ["ledger.duplicate_similarity=0.9"],
+}
+
+
+def _key(messages: list[Message] | list[dict[str, str]]) -> str:
+    return json.dumps([(m["role"], m["content"]) if isinstance(m, dict) else (m.role, m.content) for m in messages])
+
+
+def stored_calls(runs: list[Path]) -> dict[str, dict[str, Any]]:
+    """Every call of the runs' traces by its messages: its first reply and what it cost."""
+    calls: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        with (run / "predictions.jsonl").open() as lines:
+            for line in lines:
+                for call in json.loads(line)["trace"]["calls"]:
+                    calls.setdefault(_key(call["messages"]), call)
+    return calls
+
+
+class MissingCall(RuntimeError):
+    """A rule asked the model something no stored run asked."""
+
+
+def replay_backend(calls: dict[str, dict[str, Any]]) -> CannedBackend:
+    def respond(messages: list[Message]) -> str:
+        try:
+            return str(calls[_key(messages)]["replies"][0])
+        except KeyError:
+            raise MissingCall(f"no stored reply for: {messages[-1].content[-200:]!r}") from None
+    return CannedBackend(responder=respond, structured=True)
+
+
+def settings_of(run: Path, overrides: list[str]) -> Settings:
+    """The stored run's settings with ``overrides`` on top (typed values would win over overrides: go through a
+    file), the cache off: every call is answered from the traces."""
+    stored = json.loads((run / "run.json").read_text())["settings"]
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:  # JSON is YAML
+        json.dump(Settings.load(values=stored).model_dump(mode="json"), file)
+    return Settings.load(Path(file.name), overrides=[*overrides, "llm.cache=false"])
+
+
+def usage_of(answer_calls: list[Any], calls: dict[str, dict[str, Any]]) -> dict[str, float]:
+    made = [calls[_key(call.messages)] for call in answer_calls]
+    return {"llm_calls": 0, "cached_calls": len(made), "prompt_tokens": sum(c["prompt_tokens"] for c in made),
+            "completion_tokens": sum(c["completion_tokens"] for c in made),
+            "model_seconds": sum(c["model_seconds"] for c in made), "seconds": 0.0}
+
+
+def replay(name: str, overrides: list[str], runs: list[Path], calls: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    settings = settings_of(runs[0], overrides)
+    llm = build_llm(settings.llm, settings.cache_dir, backend=replay_backend(calls))
+    method = make_method("ledger", Resources.for_llm(llm, settings, embedder=HashEmbedder()))
+    stored_run = json.loads((runs[0] / "run.json").read_text())
+    examples = {e.id: e for e in load_dataset(stored_run["dataset"])[1]}
+    rows, totals = [], {m: [] for m in stored_run["metrics"]}
+    for line in (runs[0] / "predictions.jsonl").read_text().splitlines():
+        stored = json.loads(line)
+        hits = [RetrievedPassage(passage=Passage(**p["passage"]), score=p["score"], rank=p["rank"])
+                for p in stored["passages"]]
+        answer = method.answer(Question(text=stored["question"]), hits)
+        scores = {m: METRICS.get(m)(answer, examples[stored["id"]]) for m in stored_run["metrics"]}
+        for metric, value in scores.items():
+            if value is not None:
+                totals[metric].append(value)
+        trace = answer.trace.model_dump(mode="json")
+        rows.append({"id": stored["id"], "method": "ledger", "question": stored["question"], "answer": answer.text,
+                     "citations": answer.citations, "metrics": scores, "usage": usage_of(answer.trace.calls, calls),
+                     "trace": {"calls": [], "steps": trace["steps"]}})
+    means = {m: sum(v) / len(v) for m, v in totals.items() if v}
+    out = STORED / "replay" / name
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    (out / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (out / "results.json").write_text(json.dumps({
+        "dataset": stored_run["dataset"], "n": len(rows), "replayed_from": [r.name for r in runs],
+        "overrides": overrides, "results": [{"method": "ledger", "metrics": means}],
+        "setting": {"passage_scope": "the stored run's passages, in their stored order"}}, indent=1) + "\n")
+    return means
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", default=list(VARIANTS), help=f"variants: {', '.join(VARIANTS)}")
+    parser.add_argument("--from", dest="runs", nargs="+", default=["ledger", "ledger-prior"],
+                        help="stored runs under docs/results/conflicts (or paths) whose calls answer the replay")
+    args = parser.parse_args()
+    unknown = [n for n in args.names if n not in VARIANTS]
+    if unknown:
+        parser.error(f"unknown variant {unknown[0]!r}; known: {', '.join(VARIANTS)}")
+    runs = [Path(r) if "/" in r else STORED / r for r in args.runs]
+    calls = stored_calls(runs)
+    for name in args.names:
+        try:
+            means = replay(name, VARIANTS[name], runs, calls)
+        except MissingCall as exc:
+            print(f"{name}: {exc}", file=sys.stderr)
+            continue
+        print(name, " ".join(f"{k}={100 * v:.1f}" for k, v in means.items()), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
