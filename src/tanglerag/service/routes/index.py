@@ -26,7 +26,8 @@ router = APIRouter(tags=["index"], responses=error_responses(401))
 JSONL_TYPES = ("application/x-ndjson", "application/jsonl", "application/json", "text/plain")
 UPLOAD_BODY = {"requestBody": {"required": True, "content": {
     "application/x-ndjson": {"schema": {"type": "string", "description": (
-        "JSONL: {id, text, title?, date?, source?, authority?, meta?, ...}; .md files may carry YAML front matter")}},
+        "JSONL: {id, text, title?, date?, source?, authority?, meta?, ...}; or files: .txt, .md (YAML front matter "
+        "read as metadata), .pdf, .html, .docx")}},
     "multipart/form-data": {"schema": {"type": "object", "properties": {
         "files": {"type": "array", "items": {"type": "string", "format": "binary"}}}}}}}}
 WRITE_ERRORS = error_responses(400, 403, 409, 413)
@@ -47,7 +48,8 @@ async def index_info(_: CallerDep, state: State) -> IndexInfo:
 async def add_documents(request: Request, _: AdminDep, state: State, replace: Annotated[bool, Query(
         description="replace documents whose id is known but whose text or metadata changed (else 409 naming them)")] = False,
                         ) -> AddedDocuments:
-    """Add documents (a JSONL body, or uploaded .jsonl/.txt/.md files) to the index; saved atomically."""
+    """Add documents (a JSONL body, or uploaded .jsonl/.txt/.md/.pdf/.html/.docx files; each file's chunks keep its
+    pages and sections) to the index; saved atomically. A file that cannot be read is a 400 naming it."""
     return await _added(state, await _uploaded_passages(request), replace)
 
 
