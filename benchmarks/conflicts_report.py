@@ -1,7 +1,8 @@
 """Issue 50's report: the ledger beside the peers on RAMDocs dev, and the conflictQA, mixed-suite and freshness runs.
 
-Reads `benchmarks/run_conflicts.sh` runs (docs/results/conflicts/<name>) and the stored peers runs on the same question
-ids (docs/results/peers/main and answer-each), and writes docs/results/conflicts.md (tables, paired CIs, the goal,
+Reads `benchmarks/run_conflicts.sh` runs (docs/results/conflicts/<name>), the replays of today's rules and their
+ablations on the stored claims (`benchmarks/ledger_replay.py`, docs/results/conflicts/replay/<variant>) and the stored
+peers runs on the same question ids (docs/results/peers/main and answer-each), and writes docs/results/conflicts.md (tables, paired CIs, the goal,
 what the ledger's traces say) and docs/results/conflicts_frontier.png (strict score against misinformation leak,
 points sized by LLM calls per question). A run whose folder is missing is listed as not yet run.
 Usage: .venv/bin/python benchmarks/conflicts_report.py [--runs docs/results/conflicts] [--peers docs/results/peers]
@@ -18,7 +19,10 @@ from run_io import diff_text, load, mean_percent, on_common_questions, paired_di
 from tanglerag.tables import Table
 
 ROOT = Path(__file__).resolve().parent.parent
-LEDGER_RUNS = {"ledger": "ledger", "ledger-prior": "ledger-prior"}  # run folder: name in the report
+LEDGER_RUNS = {"replay/default": "ledger", "replay/same-thing-versions": "ledger, same_thing=versions",
+               "ledger": "ledger, earlier rules (as run)",
+               "ledger-prior": "ledger-prior, earlier rules (as run)"}  # run folder: name in the report
+DEFAULT = "ledger"
 PEERS = {"main": {"concat": "concat", "corg": "corg", "madam-rag": "madam-rag", "astute-rag": "astute-rag"},
          "answer-each": {"corg": "corg-answer-each"}}  # peers run folder: {method: name in the report}
 BASELINES = ("corg-answer-each", "madam-rag")
@@ -48,6 +52,7 @@ def predictions(runs: Path, peers: Path) -> tuple[dict[str, dict[str, dict]], li
             per_q[name] = load(runs / folder)[1]["ledger"]
         else:
             missing.append(f"{name} (docs/results/conflicts/{folder})")
+    per_q.update(replays(runs))
     for folder, names in PEERS.items():
         if (peers / folder / "results.json").exists():
             rows = load(peers / folder)[1]
@@ -55,6 +60,15 @@ def predictions(runs: Path, peers: Path) -> tuple[dict[str, dict[str, dict]], li
         else:
             missing.append(f"peers {folder} (docs/results/peers/{folder})")
     return on_common_questions(per_q), missing
+
+
+def replays(runs: Path) -> dict[str, dict[str, dict]]:
+    """The ablation variants replayed on the stored claims, named ``ledger: <variant>`` (the default and versions
+    are main rows already)."""
+    folder = runs / "replay"
+    shown = {Path(f).name for f in LEDGER_RUNS if f.startswith("replay/")}
+    return {f"ledger: {run.name}": load(run)[1]["ledger"] for run in sorted(folder.glob("*"))
+            if run.name not in shown and (run / "results.json").exists()}
 
 
 def cell(value: float | None) -> str:
@@ -73,6 +87,10 @@ def versus(per_q: dict[str, dict[str, dict]], method: str, base: str, metric: st
         return "-"
     pair = having(per_q, method, base, metric)
     return diff_text(paired_diff(pair, method, base, metric)) if pair[method] else "-"
+
+
+def main_rows(per_q: dict[str, dict[str, dict]]) -> dict[str, dict[str, dict]]:
+    return {m: rows for m, rows in per_q.items() if not m.startswith("ledger: ")}
 
 
 def main_table(per_q: dict[str, dict[str, dict]]) -> list[str]:
@@ -169,8 +187,24 @@ def deciders(rows: list[dict]) -> tuple[Counter[str], Counter[str], int]:
 
 def ablation_lines(per_q: dict[str, dict[str, dict]]) -> list[str]:
     lines = []
+    variants = [m for m in per_q if m.startswith("ledger")]
+    scores = Table(["variant (replayed)", *(LABELS[m] for m in METRICS), "calls/q",
+                    f"strict vs {DEFAULT} [95% CI]", f"leak vs {DEFAULT} [95% CI]"])
+    for name in variants:
+        values = list(per_q[name].values())
+        scores.add(name, *(cell(mean_percent(values, m)) for m in METRICS), f"{usage_means(values)[0]:.2f}",
+                   versus(per_q, name, DEFAULT, "ramdocs_strict"), versus(per_q, name, DEFAULT, "misinfo_leak"))
+    lines += [("Each variant changes one thing of today's default (`ledger.policies=[witnesses, newest, authority, "
+               "show-all]`, `show_disputed=independent`, `same_thing=about`, `about_similarity=0.9`, "
+               "`duplicate_similarity=0.8`), replayed by `benchmarks/ledger_replay.py` on the claims the stored "
+               "`ledger` run read (every call answered from its trace: no model involved, the same claims for every "
+               "variant; costs are the stored calls'). The two runs marked *as run* were answered under the rules "
+               "before this change (ungrounded claims still made sides, witnesses counted only the passages a claim "
+               "was read from). The `prior` policy cannot be replayed under today's rules (they reach it in "
+               "questions the stored prior run never asked it); its row is the earlier run's."), "",
+              *scores.lines(), ""]
     table = Table(["run", "disputes", "settled by (policy: disputes)", "report kinds", "questions with copies"])
-    for name in LEDGER_RUNS.values():
+    for name in variants:
         if name in per_q:
             decided, kinds, copies = deciders(list(per_q[name].values()))
             table.add(name, sum(decided.values()), ", ".join(f"{p}: {c}" for p, c in decided.most_common()),
@@ -179,17 +213,12 @@ def ablation_lines(per_q: dict[str, dict[str, dict]]) -> list[str]:
         lines += [("Which policy settled each dispute, from the ledger's trace (a dispute is a set of differing answers "
                   "about one thing; the first policy in `ledger.policies` that decides it settles it):"), "",
                   *table.lines(), ""]
-    if "ledger" in per_q and "ledger-prior" in per_q:
-        lines += [("The one ablation run so far, the `prior` policy (one closed-book call) added before show-all "
-                  "(ledger-prior against ledger, paired): strict "
-                  f"{diff_text(paired_diff(per_q, 'ledger-prior', 'ledger', 'ramdocs_strict'))}, leak "
-                  f"{versus(per_q, 'ledger-prior', 'ledger', 'misinfo_leak')}."), ""]
-    lines += [("Not yet run: the other policies one at a time (without `witnesses`, `newest`, `authority`; "
-              "`ledger.show_disputed` other than `independent`; `ledger.duplicate_similarity` and "
-              "`ledger.about_similarity` other than 0.8 / 0.9). No replay script over the stored claims was left in "
-              "benchmarks/ and no ablation numbers in docs/results/conflicts/, so each needs its own run "
-              "(`benchmarks/run_conflicts.sh` with RUNS and `--set ledger.policies=[...]`, answered from the LLM "
-              "cache of the ledger run: the claim calls do not change).")]
+    earlier, prior = LEDGER_RUNS["ledger"], LEDGER_RUNS["ledger-prior"]
+    if earlier in per_q and prior in per_q:
+        lines += [("The `prior` policy (one closed-book call) added before show-all, under the earlier rules "
+                  "(ledger-prior against ledger as run, paired): strict "
+                  f"{diff_text(paired_diff(per_q, prior, earlier, 'ramdocs_strict'))}, leak "
+                  f"{versus(per_q, prior, earlier, 'misinfo_leak')}.")]
     return lines
 
 
@@ -248,7 +277,7 @@ def main() -> None:
     parser.add_argument("--peers", type=Path, default=ROOT / "docs/results/peers")
     args = parser.parse_args()
     per_q, missing = predictions(args.runs, args.peers)
-    frontier(ROOT / "docs/results/conflicts_frontier.png", per_q)
+    frontier(ROOT / "docs/results/conflicts_frontier.png", main_rows(per_q))
     intro = ("Generated by `benchmarks/conflicts_report.py` from `benchmarks/run_conflicts.sh` (data in "
              "`docs/results/conflicts/`) and the stored peers runs of `benchmarks/run_peers.sh` on the same question "
              "ids (`docs/results/peers/`). RAMDocs dev, the peers sample; embedded Qwen2.5-Coder-1.5B (Q4_K_M), "
@@ -260,12 +289,12 @@ def main() -> None:
     if missing:
         intro += " Not found: " + "; ".join(missing) + "."
     lines = ["# Conflicts: the ledger beside the peers (issue 50)", "", intro, "", counts_line(per_q), "",
-             *main_table(per_q), "",
+             *main_table(main_rows(per_q)), "",
              "## Paired differences (95% bootstrap CI, in points; leak over the questions both have it)", "",
-             *paired_table(per_q), "",
+             *paired_table(main_rows(per_q)), "",
              "![strict score against misinformation leak, sized by calls](conflicts_frontier.png)", "",
              ("## The goal (strict >= 38 and leak <= 33% at <= 6 calls; conflict recall >= 80% with false conflict "
-             "rate <= 20%)"), "", *goal_table(per_q), "",
+             "rate <= 20%)"), "", *goal_table(main_rows(per_q)), "",
              "## Policy ablations", "", *ablation_lines(per_q), "",
              *report_section(args.runs),
              *(line for title in OTHER_RUNS for line in other_section(args.runs, title)),
