@@ -68,7 +68,7 @@ def replays(runs: Path) -> dict[str, dict[str, dict]]:
     folder = runs / "replay"
     shown = {Path(f).name for f in LEDGER_RUNS if f.startswith("replay/")}
     return {f"ledger: {run.name}": load(run)[1]["ledger"] for run in sorted(folder.glob("*"))
-            if run.name not in shown and (run / "results.json").exists()}
+            if run.name not in shown and run.name != "concat-report" and (run / "results.json").exists()}
 
 
 def cell(value: float | None) -> str:
@@ -238,10 +238,15 @@ def other_section(runs: Path, title: str) -> list[str]:
 
 
 def report_section(runs: Path) -> list[str]:
-    head = ["## Conflict reports for another method (concat with `conflicts.report=true`)", ""]
-    if not (runs / "report" / "results.json").exists():
-        return [*head, "Not yet run: `benchmarks/run_conflicts.sh` with `RUNS=report` (the `report` section).", ""]
-    per_q = on_common_questions(load(runs / "report")[1])
+    head = ["## Conflict reports for another method (concat with `conflicts.report=true`)", "",
+            ("Concat's stored answers on the same 100 questions (docs/results/peers/main) with the conflict report "
+             "post-step on the passages each answer used, replayed by `benchmarks/ledger_replay.py concat-report` "
+             "(concat's call and the report's claim calls answered from the stored traces). The report does not "
+             "change the answer: its strict score and leak are concat's; it adds the conflict flags, for one call "
+             "per passage."), ""]
+    if not (runs / "replay/concat-report/results.json").exists():
+        return [*head, "Not yet replayed: `benchmarks/ledger_replay.py concat-report`.", ""]
+    per_q = on_common_questions(load(runs / "replay/concat-report")[1])
     table = Table(["method", *(LABELS[m] for m in METRICS), "calls/q"])
     for method, rows in per_q.items():
         values = list(rows.values())

@@ -38,8 +38,10 @@ from tanglerag.types import Passage, Question, RetrievedPassage
 
 ROOT = Path(__file__).resolve().parent.parent
 STORED = ROOT / "docs/results/conflicts"
+BASES = {"concat-report": ("concat", ROOT / "docs/results/peers/main")}  # variant: (method, run it replays)
 VARIANTS: dict[str, list[str]] = {  # name: --set overrides of the stored run's settings; "default": today's rules
     "default": [],
+    "concat-report": ["conflicts.report=true"],  # concat's stored answers, the ledger's report on their passages
     "no-witnesses": ["ledger.policies=[newest, authority, show-all]"],
     "no-newest": ["ledger.policies=[witnesses, authority, show-all]"],
     "no-authority": ["ledger.policies=[witnesses, newest, show-all]"],
@@ -99,14 +101,21 @@ def usage_of(answer_calls: list[Any], calls: dict[str, dict[str, Any]]) -> dict[
 
 
 def replay(name: str, overrides: list[str], runs: list[Path], calls: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """One variant: the ledger's stored questions answered again (or, for a variant in BASES, another method's
+    stored questions, its own calls answered from its run's traces), scored by the ledger run's metrics."""
+    method_name, base = BASES.get(name, ("ledger", runs[0]))
+    if base != runs[0]:
+        calls = {**stored_calls([base]), **calls}
     settings = settings_of(runs[0], overrides)
     llm = build_llm(settings.llm, settings.cache_dir, backend=replay_backend(calls))
-    method = make_method("ledger", Resources.for_llm(llm, settings, embedder=HashEmbedder()))
+    method = make_method(method_name, Resources.for_llm(llm, settings, embedder=HashEmbedder()))
     stored_run = json.loads((runs[0] / "run.json").read_text())
     examples = {e.id: e for e in load_dataset(stored_run["dataset"])[1]}
     rows, totals = [], {m: [] for m in stored_run["metrics"]}
-    for line in (runs[0] / "predictions.jsonl").read_text().splitlines():
+    for line in (base / "predictions.jsonl").read_text().splitlines():
         stored = json.loads(line)
+        if stored["method"] != method_name:
+            continue
         hits = [RetrievedPassage(passage=Passage(**p["passage"]), score=p["score"], rank=p["rank"])
                 for p in stored["passages"]]
         answer = method.answer(Question(text=stored["question"]), hits)
@@ -115,7 +124,7 @@ def replay(name: str, overrides: list[str], runs: list[Path], calls: dict[str, d
             if value is not None:
                 totals[metric].append(value)
         trace = answer.trace.model_dump(mode="json")
-        rows.append({"id": stored["id"], "method": "ledger", "question": stored["question"], "answer": answer.text,
+        rows.append({"id": stored["id"], "method": method_name, "question": stored["question"], "answer": answer.text,
                      "citations": answer.citations, "metrics": scores, "usage": usage_of(answer.trace.calls, calls),
                      "trace": {"calls": [], "steps": trace["steps"]}})
     means = {m: sum(v) / len(v) for m, v in totals.items() if v}
@@ -125,7 +134,7 @@ def replay(name: str, overrides: list[str], runs: list[Path], calls: dict[str, d
     (out / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (out / "results.json").write_text(json.dumps({
         "dataset": stored_run["dataset"], "n": len(rows), "replayed_from": [r.name for r in runs],
-        "overrides": overrides, "results": [{"method": "ledger", "metrics": means}],
+        "overrides": overrides, "results": [{"method": method_name, "metrics": means}],
         "setting": {"passage_scope": "the stored run's passages, in their stored order"}}, indent=1) + "\n")
     return means
 
