@@ -5,13 +5,16 @@
 #   ledger        ledger on the RAMDocs dev peers sample (the 100 question ids of docs/results/peers)
 #   ledger-prior  the same with the prior policy (one closed-book call) before show-all
 #   report        concat with conflicts.report=true: a conflict report for a method that is not the ledger (its
-#                 answer is concat's; the report costs one call per passage)
+#                 answer is concat's; the report costs one call per passage). The report reads the replay instead
+#                 (benchmarks/ledger_replay.py concat-report: the stored concat answers and ledger claims, no model)
 #   conflictqa    ledger and concat on conflictQA (StrategyQA half, memory beside counter-memory), a sample of 60
 #   mixed         ledger and concat on the mixed suite of benchmarks/mixed_suite.py (10 per class and source: its
 #                 first 60, the suite without the freshness rows, which the freshness run measures)
 #   freshness     ledger and concat on the freshness set (benchmarks/freshness_set.py), a sample of 100
 # The stored runs were answered under the defaults of their time (each folder's run.json): a run resumed under other
 # settings is refused, so pass theirs.
+# Today's rules and their ablations on RAMDocs are re-scored without the model from the stored ledger runs' traces:
+# benchmarks/ledger_replay.py (docs/results/conflicts/replay/<variant>).
 # Usage: benchmarks/run_conflicts.sh [N [--set key=value ...]]   (N: the RAMDocs sample, default 100; env HEAD=K
 #   answers only the first K questions of each run now, so a long run can be taken in pieces; RUNS="ledger report"
 #   picks runs; DRY=1 prints each eval command instead of running it, and starts no model). Then:
