@@ -4,9 +4,9 @@ A side is one answer: claims whose normalised answers are equal, or one of which
 ("1963" and "17 February 1963"), are one side, shown by its most specific wording. Only grounded claims make sides: a
 claim whose passage holds neither its quote nor its answer's words is the model's misreading, not a source's claim
 (the ledger keeps it, marked). A side's witnesses are the independent sources that state its answer: its claims'
-passages and every other passage whose text holds the words of its most specific wording (the model reads one claim a passage, so a
-passage that also names the answer corroborates it; on RAMDocs dev this is what tells most planted answers, found in
-their one edited passage only, from answers several sources repeat). Two sides are about the same thing, so their
+passages and every other passage whose text holds its most specific wording, words in order (the model reads one
+claim a passage, so a passage that also names the answer corroborates it; a planted answer is mostly found in its one
+edited passage only: on RAMDocs dev this lowers the leak from 36.1% to 27.9%, docs/results/conflicts.md). Two sides are about the same thing, so their
 answers conflict, when a claim of each comes from one document (versions of it) or, unless ``ledger.same_thing`` is
 ``versions``, their claims' ``about`` match; otherwise they answer for different things and are complementary.
 """
@@ -17,7 +17,7 @@ from collections import Counter
 
 from rapidfuzz import fuzz
 
-from tanglerag.conflicts import Claim, Side
+from tanglerag.conflicts import Claim, Side, quote_in_passage
 from tanglerag.methods.ledger.independence import Independence, components
 from tanglerag.text import normalize_answer
 
@@ -41,17 +41,11 @@ def build_sides(claims: list[Claim], independence: Independence, texts: dict[str
     return sorted(sides, key=lambda s: -s.witnesses)
 
 
-def states(text: str, answer: str) -> bool:
-    """The text holds the answer's words, whole and in order, once both are normalised."""
-    words = normalize_answer(answer)
-    return bool(words) and f" {words} " in f" {normalize_answer(text)} "
-
-
 def _side(claims: list[Claim], independence: Independence, texts: dict[str, str]) -> Side:
     wording = max((c.answer for c in claims), key=lambda a: (len(normalize_answer(a).split()), len(a)))
     abouts = Counter(c.about for c in claims if c.about)
     passages = list(dict.fromkeys(c.passage_id for c in claims))
-    corroborating = [pid for pid, text in texts.items() if states(text, wording)]
+    corroborating = [pid for pid, text in texts.items() if quote_in_passage(wording, text)]
     return Side(answer=wording, about=abouts.most_common(1)[0][0] if abouts else "", claims=claims,
                 passages=passages, witnesses=independence.witnesses(list(dict.fromkeys(passages + corroborating))))
 
