@@ -108,6 +108,9 @@ class EmbeddingConfig(Section):
     device: str = Field("auto", description="auto: CUDA (or Apple MPS) when torch was installed with it, else CPU; "
                         "or a torch device name (cpu, cuda, cuda:1)")
     normalize: bool = True
+    cache: bool = Field(True, description=(
+        "keep every text's vector in the cache folder (embeddings.sqlite3, by model and text): re-runs, resumed "
+        "runs, re-indexing and concurrent workers embed each text once; false embeds everything afresh"))
 
 
 class IndexConfig(Section):

@@ -13,6 +13,8 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
+from tanglerag.embedding_cache import FILE_NAME as EMBEDDING_CACHE
+from tanglerag.embedding_cache import CachedEmbedder
 from tanglerag.embeddings import Embedder, TextEmbedder
 from tanglerag.errors import IndexStoreError, InputError
 from tanglerag.family import check_structured_modes, retriever_factory
@@ -53,7 +55,13 @@ class Runtime:
 
     @cached_property
     def embedder(self) -> TextEmbedder:
-        return self._embedder or Embedder(self.settings.embedding)
+        """The given embedder, or the configured one behind the embedding cache (``embedding.cache``)."""
+        if self._embedder is not None:
+            return self._embedder
+        config = self.settings.embedding
+        if not config.cache:
+            return Embedder(config)
+        return CachedEmbedder(Embedder(config), self.settings.cache_dir / EMBEDDING_CACHE, normalize=config.normalize)
 
     @cached_property
     def index(self) -> PassageIndex | None:
