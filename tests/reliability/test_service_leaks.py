@@ -40,7 +40,7 @@ def test_the_llm_servers_address_and_raw_reply_go_to_the_log_never_to_a_caller(t
         chat_streamed = _sse_error(httpx.post(f"{url}/v1/chat/completions", json=CHAT | {"stream": True}).text)
     address = llm["base_url"].removeprefix("http://").split("/")[0]  # 127.0.0.1:PORT
     assert plain.status_code == 503 and chat.status_code == 503
-    assert chat.json()["error"]["code"] == 503 and '"status": 503' in streamed
+    assert chat.json()["error"]["code"] == "model_failed" and '"status": 503' in streamed
     for seen in (plain.text, streamed, chat.text, chat_streamed):
         assert address not in seen and "SECRET" not in seen and "sk-live" not in seen and "http" not in seen, seen
         assert "the LLM failed on this question" in seen and "tell the operator" in seen, seen

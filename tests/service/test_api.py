@@ -104,8 +104,10 @@ def test_health_and_metrics(client):
 
 
 def test_every_error_has_one_shape_even_from_the_framework(client):
-    r = client.get("/v1/nothing-here")
-    assert r.status_code == 404 and r.json() == {"error": "no such path: /v1/nothing-here"}
+    r = client.get("/v1/nothing-here")  # most often an OpenAI client trying an endpoint we lack: OpenAI's shape
+    assert r.status_code == 404 and r.json() == {"error": {
+        "message": "no such path: /v1/nothing-here", "type": "invalid_request_error", "param": None,
+        "code": "unknown_url"}}
     r = client.put("/v1/users/alice/contexts")
     assert r.status_code == 405 and r.json() == {"error": "PUT is not allowed here"}
     assert r.headers["allow"] == "DELETE, GET, POST"  # every route at the path, not the first one's

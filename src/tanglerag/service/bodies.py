@@ -36,7 +36,8 @@ class UnicodeBodies:
         where = lone_surrogate_in(body) if _SURROGATE_ESCAPE.search(body) else None
         if where is not None:
             message = f"{where}: not valid Unicode text (a lone surrogate such as \\ud800); send UTF-8 text"
-            await JSONResponse(error_body(scope["path"], message, 400), status_code=400)(scope, receive, send)
+            await JSONResponse(error_body(scope["path"], message, 400, param=where),
+                               status_code=400)(scope, receive, send)
             return
         await self.app(scope, replaying(body, receive), send)
 

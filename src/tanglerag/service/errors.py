@@ -1,7 +1,11 @@
 """How the service fails: one ``{"error": message}`` body, the status a user error maps to, and the body limit.
 
-On the OpenAI-compatible routes the message sits where OpenAI's clients read it, ``{"error": {"message": ...}}``,
-so an SDK's exception says what is wrong rather than only the status code.
+On the OpenAI-compatible routes, and on any path no route serves outside our own API's (the client that reaches one is
+most often an OpenAI client trying an endpoint we lack, such as ``/v1/embeddings``), every error has OpenAI's shape, as its OpenAPI
+description gives it: ``{"error": {"message", "type", "param", "code"}}`` with a string ``code`` (``model_not_found``,
+``unsupported_parameter``, ...) and the field at fault in ``param``, and an invalid body is a 400 there (OpenAI's
+status), not FastAPI's 422 with its ``detail`` array. An SDK's exception then says what is wrong, and its type
+(``BadRequestError``, ``NotFoundError``) is the one it would be against OpenAI.
 
 Every message a caller sees of a failure (an HTTP body, an SSE ``error`` event, a chat stream's error) comes from
 ``client_message``: the kind of failure and what to do, never a URL, a path, a key or a model server's raw reply;
@@ -37,12 +41,16 @@ log = logging.getLogger(__name__)
 
 
 class ServiceError(Exception):
-    """An HTTP error with a one-line message (the body is ``{"error": message}``)."""
+    """An HTTP error with a one-line message (the body is ``{"error": message}``); ``code`` and ``param`` are what
+    OpenAI's error shape says of it on the OpenAI routes (a default code by status when not given)."""
 
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None, *,
+                 code: str | None = None, param: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.headers = headers
+        self.code = code
+        self.param = param
 
 
 def status_for(exc: TangleragError) -> int:
@@ -55,15 +63,37 @@ def status_for(exc: TangleragError) -> int:
     return 400
 
 
-OPENAI_PATHS = {"/v1/chat/completions", "/v1/models"}
+OPENAI_PATHS = {"/v1/chat/completions", "/v1/completions", "/v1/models"}
+_CODES = {400: "invalid_request", 401: "invalid_api_key", 403: "insufficient_permissions", 404: "not_found",
+          405: "method_not_allowed", 409: "conflict", 413: "request_too_large", 415: "unsupported_media_type",
+          422: "invalid_request", 429: "rate_limit_exceeded", 500: "server_error", 502: "upstream_unreachable",
+          503: "model_failed", 504: "timeout"}
 
 
-def error_body(path: str, message: str, status: int) -> dict[str, Any]:
-    """The body of an error at ``path``: OpenAI's shape on its routes, ours elsewhere."""
-    if path in OPENAI_PATHS:
+def is_openai(path: str) -> bool:
+    """Whether ``path`` is one of OpenAI's routes (the model list and each model included)."""
+    return path in OPENAI_PATHS or path.startswith("/v1/models/")
+
+
+def error_status(status: int, openai: bool) -> int:
+    """The status an error gets: OpenAI answers an invalid request with 400 where FastAPI's convention is 422."""
+    return 400 if openai and status == 422 else status
+
+
+def error_body(path: str, message: str, status: int, *, code: str | None = None, param: str | None = None,
+               openai: bool | None = None) -> dict[str, Any]:
+    """The body of an error at ``path``: OpenAI's shape on its routes (or where ``openai`` says), ours elsewhere."""
+    if openai or (openai is None and is_openai(path)):
         return {"error": {"message": message, "type": "invalid_request_error" if status < 500 else "server_error",
-                          "code": status}}
+                          "param": param, "code": code or _CODES.get(status, "error")}}
     return {"error": message}
+
+
+def error_response(request: Request, status: int, message: str, headers: dict[str, str] | None = None, *,
+                   code: str | None = None, param: str | None = None, openai: bool | None = None) -> JSONResponse:
+    openai = is_openai(request.url.path) if openai is None else openai
+    return JSONResponse(error_body(request.url.path, message, status, code=code, param=param, openai=openai),
+                        status_code=error_status(status, openai), headers=headers)
 
 
 def install_error_handlers(app: FastAPI, routes: Sequence[BaseRoute], redact: Redactor) -> None:
@@ -72,31 +102,49 @@ def install_error_handlers(app: FastAPI, routes: Sequence[BaseRoute], redact: Re
 
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> JSONResponse:
-        return JSONResponse(error_body(request.url.path, str(exc), exc.status), status_code=exc.status,
-                            headers=exc.headers)
+        return error_response(request, exc.status, str(exc), exc.headers, code=exc.code, param=exc.param)
 
     @app.exception_handler(TangleragError)
     async def user_error(request: Request, exc: TangleragError) -> JSONResponse:
-        return JSONResponse(error_body(request.url.path, client_message(exc, redact), status_for(exc)),
-                            status_code=status_for(exc))
+        return error_response(request, status_for(exc), client_message(exc, redact))
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
-        """Starlette's own refusals (no such path, wrong method, unreadable body) in our error shape."""
+        """Starlette's own refusals (no such path, wrong method, unreadable body) in our error shape; a path no
+        route serves in OpenAI's."""
         headers = dict(exc.headers or {})
+        allowed = allowed_methods(request, routes)
         if exc.status_code == 405:
-            headers["Allow"] = ", ".join(allowed_methods(request, routes))
+            headers["Allow"] = ", ".join(allowed)
         message = {404: f"no such path: {request.url.path}", 405: f"{request.method} is not allowed here"}
-        return JSONResponse(error_body(request.url.path, message.get(exc.status_code, str(exc.detail)),
-                                       exc.status_code),
-                            status_code=exc.status_code, headers=headers)
+        unknown = exc.status_code == 404 and not allowed and not _ours(request.url.path, routes)
+        return error_response(request, exc.status_code, message.get(exc.status_code, str(exc.detail)), headers,
+                              code="unknown_url" if unknown else None, openai=True if unknown else None)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request", "type": ""}
         where = ".".join(str(p) for p in first["loc"] if p != "body") or "body"
+        if is_openai(request.url.path):
+            return error_response(request, 400, f"{where}: {first['msg']}", param=where, code=_reason(str(first["type"])))
         body = error_body(request.url.path, f"{where}: {first['msg']}", 422)
         return JSONResponse(body | {"detail": json.loads(json.dumps(exc.errors(), default=str))}, status_code=422)
+
+
+def _ours(path: str, routes: Sequence[BaseRoute]) -> bool:
+    """Whether ``path`` lies where our own API's routes are (``/v1/index/...``): an unknown path there is a mistyped
+    call of ours, answered in our shape; anywhere else it is a client of OpenAI's API asking for what we lack."""
+    families = {"/".join(str(getattr(route, "path", "")).split("/")[:3]) for route in routes}
+    return "/".join(path.split("/")[:3]) in {family for family in families if not is_openai(family)}
+
+
+def _reason(pydantic_type: str) -> str:
+    """OpenAI's code for a pydantic error type: a missing field, a value of the wrong type, or a wrong value."""
+    if pydantic_type == "missing":
+        return "missing_required_parameter"
+    if pydantic_type.endswith("_type") or pydantic_type in ("model_attributes_type", "is_instance_of"):
+        return "invalid_type"
+    return "invalid_value"
 
 
 _DETAILS = "the server's log has the details"
@@ -147,14 +195,14 @@ class BodyLimit:
             return
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await _too_large(self.max_bytes)(scope, receive, send)
+            await _too_large(self.max_bytes, scope["path"])(scope, receive, send)
             return
         if declared is not None:
             await self.app(scope, receive, send)  # servers stop reading at the declared length
             return
         body = await self._read_streamed(receive)
         if body is None:
-            await _too_large(self.max_bytes)(scope, receive, send)
+            await _too_large(self.max_bytes, scope["path"])(scope, receive, send)
             return
         await self.app(scope, replaying(body, receive), send)
 
@@ -174,5 +222,5 @@ class BodyLimit:
         return b"".join(chunks)
 
 
-def _too_large(limit: int) -> JSONResponse:
-    return JSONResponse({"error": f"request body is larger than {limit} bytes"}, status_code=413)
+def _too_large(limit: int, path: str) -> JSONResponse:
+    return JSONResponse(error_body(path, f"request body is larger than {limit} bytes", 413), status_code=413)

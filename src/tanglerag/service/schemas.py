@@ -49,9 +49,13 @@ class ErrorBody(BaseModel):
 
 
 class OpenAIErrorDetail(BaseModel):
+    """OpenAI's ``Error`` object (its OpenAPI description requires all four keys; ``param`` and ``code`` may be
+    null there, and are strings here whenever a field or a reason can be named)."""
+
     message: str
     type: str
-    code: int
+    param: str | None = Field(description="the request field at fault, when one is")
+    code: str | None = Field(description="a machine-readable reason: model_not_found, unsupported_parameter, ...")
 
 
 class OpenAIErrorBody(BaseModel):
@@ -175,27 +179,74 @@ class ChatMessageIn(BaseModel):
         return self.content or ""
 
 
-class ChatRequest(BaseModel):
-    """OpenAI's chat request; fields beyond these (temperature, max_tokens, ...) are accepted and not used."""
+class _OpenAIRequest(BaseModel):
+    """What OpenAI's chat and legacy completion requests share. Fields with a meaning we cannot give (``n`` > 1,
+    ``logprobs``, tools) are declared so that a request using them is refused (400) instead of answered as if they
+    were honoured; sampling fields (temperature, top_p, seed, ...) are accepted and not used: the method's settings
+    decide them. ``max_tokens`` is type-checked and not used (an answer is not cut mid-citation)."""
 
     model_config = ConfigDict(extra="allow", strict=True)
     model: str = Field(description="tanglerag/<method> (GET /v1/models)", examples=["tanglerag/corg"])
+    stream: bool = False
+    stream_options: dict[str, Any] | None = None
+    n: Annotated[int, Field(ge=1), INTEGRAL] | None = Field(None, description="only 1: one answer per question", json_schema_extra={"maximum": 1})
+    stop: str | list[str] | None = Field(None, description="the reply is cut before the first of these")
+    max_tokens: Annotated[int, Field(ge=1), INTEGRAL] | None = Field(None, description="checked, not used")
+    temperature: float | None = Field(None, ge=0, le=2, description="accepted, not used")
+    top_p: float | None = Field(None, ge=0, le=1, description="accepted, not used")
+
+
+class ChatRequest(_OpenAIRequest):
+    """OpenAI's chat request (``CreateChatCompletionRequest``)."""
+
     messages: list[ChatMessageIn] = Field(min_length=1, max_length=200, json_schema_extra={
         "contains": {"properties": {"role": {"const": "user"}, "content": {"type": "string", "pattern": r"\S"}},
                      "required": ["role", "content"]}},
         description="the last user message is the question; at least one user message with text")
-    stream: bool = False
-    stream_options: dict[str, Any] | None = None
+    response_format: dict[str, Any] | None = Field(None, description=(
+        "text, json_object, or json_schema whose required properties are among answer, citations, conflicts"),
+        json_schema_extra={"anyOf": [{"type": "null"}, {
+            "type": "object", "required": ["type"], "properties": {"type": {"enum": ["text", "json_object"]}}}, {
+            "type": "object", "required": ["type", "json_schema"], "properties": {
+                "type": {"const": "json_schema"}, "json_schema": {
+                    "type": "object", "required": ["schema"], "properties": {"schema": {"type": "object"}}}}}]})
+    max_completion_tokens: Annotated[int, Field(ge=1), INTEGRAL] | None = Field(None, description="checked, not used")
+    # what the schema allows of these is what is not refused (400 unsupported_parameter names the field otherwise)
+    logprobs: bool | None = Field(None, description="refused when true", json_schema_extra={"enum": [False, None]})
+    top_logprobs: Annotated[int, INTEGRAL] | None = Field(None, description="refused", json_schema_extra={"enum": [0, None]})
+    tools: list[dict[str, Any]] | None = Field(None, description="refused: no method calls tools",
+                                               json_schema_extra={"maxItems": 0})
+    tool_choice: str | dict[str, Any] | None = Field(None, description="refused unless 'none'",
+                                                     json_schema_extra={"enum": ["none", None]})
+    functions: list[dict[str, Any]] | None = Field(None, description="refused (the deprecated form of tools)",
+                                                   json_schema_extra={"maxItems": 0})
+    function_call: str | dict[str, Any] | None = Field(None, description="refused unless 'none'",
+                                                       json_schema_extra={"enum": ["none", None]})
+
+
+class CompletionRequest(_OpenAIRequest):
+    """OpenAI's legacy completion request (``CreateCompletionRequest``): the prompt is the question."""
+
+    prompt: str | list[str] = Field(description="the question (a list of one string is read as that string)",
+                                    json_schema_extra={"anyOf": [{"type": "string", "pattern": r"\S"}, {
+                                        "type": "array", "minItems": 1, "maxItems": 1,
+                                        "items": {"type": "string", "pattern": r"\S"}}]})
+    logprobs: Annotated[int, INTEGRAL] | None = Field(None, description="refused", json_schema_extra={"enum": [None]})
+    echo: bool | None = Field(None, description="refused when true", json_schema_extra={"enum": [False, None]})
+    suffix: str | None = Field(None, description="refused", json_schema_extra={"enum": ["", None]})
+    best_of: Annotated[int, INTEGRAL] | None = Field(None, description="only 1", json_schema_extra={"enum": [1, None]})
 
 
 class ChatMessageOut(BaseModel):
     role: Literal["assistant"] = "assistant"
     content: str
+    refusal: None = None
 
 
 class ChatChoice(BaseModel):
     index: int = 0
     message: ChatMessageOut
+    logprobs: None = None
     finish_reason: Literal["stop"] = "stop"
 
 
@@ -216,10 +267,29 @@ class ChatCompletion(BaseModel):
                                               "trace), plus ignored_turns: earlier turns no method uses")
 
 
+class CompletionChoice(BaseModel):
+    text: str
+    index: int = 0
+    logprobs: None = None
+    finish_reason: Literal["stop"] = "stop"
+
+
+class Completion(BaseModel):
+    """OpenAI's legacy ``text_completion`` (``CreateCompletionResponse``)."""
+
+    id: str
+    object: Literal["text_completion"] = "text_completion"
+    created: int
+    model: str
+    choices: list[CompletionChoice]
+    usage: ChatUsage
+    tanglerag: ChatAnswer = Field(description="the answer as POST /v1/ask returns it")
+
+
 class ModelCard(BaseModel):
     id: str
     object: Literal["model"] = "model"
-    created: int = 0
+    created: int = Field(description="when this server started serving it (Unix seconds)")
     owned_by: str = "tanglerag"
 
 

@@ -7,6 +7,7 @@ an admin) as a FastAPI dependency, so a router can be read, tested and mounted o
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -35,6 +36,7 @@ class ServiceState:
     index_writes: asyncio.Lock = field(default_factory=asyncio.Lock)
     runs: RunLibrary | None = None  # eval runs to browse (serve --runs DIR)
     redact: Redactor = field(default_factory=Redactor)  # the server's paths and URLs out of what callers read
+    started: int = field(default_factory=lambda: int(time.time()))  # a model's `created`: when it was first served
 
     @classmethod
     def for_runtime(cls, runtime: Runtime, keys: ApiKeys, runs: Path | None = None) -> ServiceState:

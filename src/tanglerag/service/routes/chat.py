@@ -1,4 +1,5 @@
-"""The OpenAI-compatible surface: ``GET /v1/models`` and ``POST /v1/chat/completions``, plain and streamed.
+"""The OpenAI-compatible surface: ``GET /v1/models`` (and each model), ``POST /v1/chat/completions`` plain and
+streamed, and the legacy ``POST /v1/completions`` (its prompt is the question).
 
 Stock clients (the ``openai`` SDK, Open WebUI, LangChain) can then use tanglerag as a model: each method is a model
 named ``tanglerag/<method>``. The last user message is the question. No method keeps a conversation, so earlier
@@ -7,8 +8,8 @@ is the answer, one sentence saying where its sources disagree when a conflict re
 numbered sources (with each document's date and source when it gives them), so a chat window shows what each ``[n]``
 is; the citations, the passages, the conflict reports
 and the whole trace ride along in the extra ``tanglerag`` field, and ``usage`` holds our counts.
-Generation parameters a client sends (temperature, max_tokens, ...) are accepted and not used: the method's
-settings decide them.
+What is honoured and what is refused with a 400 (``n`` > 1, tools, log-probabilities) is ``service.compat``'s;
+sampling parameters (temperature, max_tokens, ...) are accepted and not used: the method's settings decide them.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ from fastapi.responses import StreamingResponse
 
 from tanglerag.conflicts import Side
 from tanglerag.pipeline import disagreements
-from tanglerag.service import answering
+from tanglerag.service import answering, compat
 from tanglerag.service.answering import Running, StreamFailure
-from tanglerag.service.errors import ServiceError
+from tanglerag.service.compat import PREFIX, JsonReply
+from tanglerag.service.errors import ServiceError, error_body
 from tanglerag.service.schemas import (
     AskRequest,
     AskResponse,
@@ -37,6 +39,9 @@ from tanglerag.service.schemas import (
     ChatMessageOut,
     ChatRequest,
     ChatUsage,
+    Completion,
+    CompletionChoice,
+    CompletionRequest,
     ModelCard,
     ModelList,
     error_responses,
@@ -45,47 +50,75 @@ from tanglerag.service.schemas import (
 from tanglerag.service.state import CallerDep, ServiceState, State
 
 router = APIRouter(tags=["openai-compatible"])
-CHAT_ERRORS = error_responses(400, 401, 403, 404, 409, 413, 422, 429, 502, 503, 504, openai=True)
-PREFIX = "tanglerag/"
+CHAT_ERRORS = error_responses(400, 401, 403, 404, 409, 413, 429, 502, 503, 504, openai=True)
 STREAM_DOC: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-stream": {}}, "description": (
     "with stream=true: chat.completion.chunk events (progress as SSE comments while the method works), "
     "then data: [DONE]")}}
 
 
 @router.get("/v1/models", response_model=ModelList, responses=error_responses(401, openai=True))
-async def models(_: CallerDep) -> ModelList:
+async def models(_: CallerDep, state: State) -> ModelList:
     """Every method as a model a chat client can pick (a wrong key fails here, as clients check on connecting)."""
-    return ModelList(data=[ModelCard(id=f"{PREFIX}{name}") for name in served_methods()])
+    return ModelList(data=[ModelCard(id=f"{PREFIX}{name}", created=state.started) for name in served_methods()])
+
+
+@router.get("/v1/models/{model:path}", response_model=ModelCard, responses=error_responses(401, 404, openai=True))
+async def model(model: str, _: CallerDep, state: State) -> ModelCard:
+    """One model (``tanglerag/<method>``); 404 ``model_not_found`` for a name no method has."""
+    return ModelCard(id=f"{PREFIX}{compat.method_for(model)}", created=state.started)
 
 
 @router.post("/v1/chat/completions", response_model=ChatCompletion, responses=STREAM_DOC | CHAT_ERRORS)
 async def chat(body: ChatRequest, who: CallerDep, state: State) -> Any:
     """Answer the last user message with the method the model names."""
-    ask = AskRequest(question=_question(body), method=_method(body.model))
+    compat.refuse_unsupported(body)
+    shape = compat.reply_format(body.response_format)
+    ask = AskRequest(question=_question(body), method=compat.method_for(body.model))
     rt, question = answering.prepare(state, ask, who)
     ignored = sum(m.role in ("user", "assistant") for m in body.messages) - 1
     if body.stream:
         running = await answering.started(state, rt, ask, question)
-        return StreamingResponse(_chunks(state, body, running, ignored),
+        return StreamingResponse(_chunks(state, body, running, ignored, shape),
                                  media_type="text/event-stream", headers={"Cache-Control": "no-store"})
     output = await answering.answered(state, rt, ask, question)
     return ChatCompletion(id=_completion_id(), created=int(time.time()), model=body.model,
-                          choices=[ChatChoice(message=ChatMessageOut(content=_content(output)))],
+                          choices=[ChatChoice(message=ChatMessageOut(content=_reply(output, shape, body.stop)))],
                           usage=_usage(output), tanglerag=_extra(output, ignored))
 
 
-def _method(model: str) -> str:
-    name = model.removeprefix(PREFIX)
-    if name not in served_methods():
-        raise ServiceError(404, f"unknown model {model!r}: GET /v1/models lists them ({PREFIX}<method>)")
-    return name
+@router.post("/v1/completions", response_model=Completion, responses=STREAM_DOC | CHAT_ERRORS)
+async def completions(body: CompletionRequest, who: CallerDep, state: State) -> Any:
+    """OpenAI's legacy completion: the prompt is the question, answered as a chat message is."""
+    compat.refuse_unsupported(body)
+    ask = AskRequest(question=_text(compat.prompt_of(body), "prompt"), method=compat.method_for(body.model))
+    rt, question = answering.prepare(state, ask, who)
+    if body.stream:
+        running = await answering.started(state, rt, ask, question)
+        return StreamingResponse(_text_chunks(state, body, running),
+                                 media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+    output = await answering.answered(state, rt, ask, question)
+    return Completion(id=f"cmpl-{uuid.uuid4().hex}", created=int(time.time()), model=body.model,
+                      choices=[CompletionChoice(text=_reply(output, None, body.stop))], usage=_usage(output),
+                      tanglerag=_extra(output, 0))
+
+
+def _text(text: str, param: str) -> str:
+    if not text.strip():
+        raise ServiceError(400, f"{param}: no text to answer", code="invalid_value", param=param)
+    return text
+
+
+def _reply(output: AskResponse, shape: JsonReply | None, stop: str | list[str] | None) -> str:
+    """The reply's text: the answer with its sources, or the JSON answer asked for; cut at a stop string."""
+    return compat.cut_at_stop(shape.render(output) if shape is not None else _content(output), stop)
 
 
 def _question(body: ChatRequest) -> str:
     last = next((m for m in reversed(body.messages) if m.role == "user"), None)
     text = last.text() if last is not None else ""
     if not text.strip():
-        raise ServiceError(422, "messages: no user message with text to answer")
+        raise ServiceError(400, "messages: no user message with text to answer", code="invalid_value",
+                           param="messages")
     return text
 
 
@@ -127,12 +160,13 @@ def _completion_id() -> str:
     return f"chatcmpl-{uuid.uuid4().hex}"
 
 
-async def _chunks(state: ServiceState, body: ChatRequest, running: Running, ignored: int) -> AsyncIterator[str]:
+async def _chunks(state: ServiceState, body: ChatRequest, running: Running, ignored: int,
+                  shape: JsonReply | None) -> AsyncIterator[str]:
     """OpenAI's chunk stream: the role, SSE comments while the method works, the content, the finish."""
     base = {"id": _completion_id(), "object": "chat.completion.chunk", "created": int(time.time()), "model": body.model}
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
-        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
         return f"data: {json.dumps(base | {'choices': [choice]} | extra, ensure_ascii=False)}\n\n"
 
     yield chunk({"role": "assistant", "content": ""})
@@ -144,12 +178,39 @@ async def _chunks(state: ServiceState, body: ChatRequest, running: Running, igno
             if not isinstance(item, AskResponse):
                 yield f": {item.type} {item.stage}\n\n"  # a comment: clients skip it, the connection stays alive
                 continue
-            yield chunk({"content": _content(item)})
+            yield chunk({"content": _reply(item, shape, body.stop)})
             yield chunk({}, "stop", tanglerag=_extra(item, ignored).model_dump(mode="json"))
             if body.stream_options and body.stream_options.get("include_usage"):
                 yield f"data: {json.dumps(base | {'choices': [], 'usage': _usage(item).model_dump()})}\n\n"
     yield "data: [DONE]\n\n"
 
 
+async def _text_chunks(state: ServiceState, body: CompletionRequest, running: Running) -> AsyncIterator[str]:
+    """A legacy completion streamed: ``text_completion`` chunks (the same shape as the whole reply), SSE comments
+    while the method works, the text, then the finish."""
+    base = {"id": f"cmpl-{uuid.uuid4().hex}", "object": "text_completion", "created": int(time.time()),
+            "model": body.model}
+
+    def chunk(text: str, finish: str | None = None) -> str:
+        choice = {"text": text, "index": 0, "logprobs": None, "finish_reason": finish}
+        return f"data: {json.dumps(base | {'choices': [choice]}, ensure_ascii=False)}\n\n"
+
+    async with aclosing(answering.streamed(state, running)) as items:
+        async for item in items:
+            if isinstance(item, StreamFailure):
+                yield _error(item.status, item.error)
+                return
+            if not isinstance(item, AskResponse):
+                yield f": {item.type} {item.stage}\n\n"
+                continue
+            yield chunk(_reply(item, None, body.stop))
+            yield chunk("", "stop")
+            if body.stream_options and body.stream_options.get("include_usage"):
+                yield f"data: {json.dumps(base | {'choices': [], 'usage': _usage(item).model_dump()})}\n\n"
+    yield "data: [DONE]\n\n"
+
+
 def _error(status: int, message: str) -> str:
-    return f"data: {json.dumps({'error': {'message': message, 'code': status}}, ensure_ascii=False)}\n\n"
+    """A failure after the stream opened, in OpenAI's error shape (the status can no longer be the HTTP one)."""
+    body = error_body("/v1/chat/completions", message, status, openai=True)
+    return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
