@@ -15,7 +15,7 @@ ROOT = Path(tanglerag.__file__).parent
 LAYERS = {
     0: {"types", "trace", "config", "errors", "text", "tracking", "fileio", "jsonio", "tables", "provenance",
         "registry", "family", "settings", "users", "conflicts", "where", "disk_store"},
-    1: {"llm", "embeddings", "embedding_cache", "index", "ingest", "loaders", "datasets"},
+    1: {"llm", "embeddings", "embedding_cache", "index", "ingest", "dpr", "loaders", "datasets"},
     2: {"stages", "metrics"},
     3: {"methods"},
     4: {"pipeline", "runtime"},

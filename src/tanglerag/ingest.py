@@ -1,5 +1,6 @@
-"""Read corpora into Passages: JSONL records, or files (text, Markdown, PDF, HTML, Word: ``tanglerag.loaders``) one
-at a time or a folder of them, with chunking that follows each file's structure.
+"""Read corpora into Passages: JSONL records, the DPR Wikipedia passages TSV (``tanglerag.dpr``), or files (text,
+Markdown, PDF, HTML, Word: ``tanglerag.loaders``) one at a time or a folder of them, with chunking that follows each
+file's structure.
 
 A document's provenance rides in its passages' ``metadata``: a JSONL record's ``date``, ``source``, ``authority`` and
 ``meta`` fields (like any extra field), a Markdown file's YAML front matter, or what a file declares itself (a PDF's
@@ -22,6 +23,7 @@ from typing import Any
 from pydantic import Field, ValidationError
 
 from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS, DocumentMeta
+from tanglerag.dpr import read_dpr_tsv
 from tanglerag.errors import IngestError, InputError
 from tanglerag.jsonio import loads as json_loads
 from tanglerag.loaders import LOADERS, Segment, UnreadableFile, extension, loader_for
@@ -310,9 +312,11 @@ def stream_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 4
         raw: Iterator[Passage] = read_folder(source)
     elif source.suffix.lower() in {".jsonl", ".json"}:
         raw = read_jsonl_passages(source, skip_bad=skip_bad)
+    elif source.suffix.lower() == ".tsv":
+        raw = read_dpr_tsv(source)
     elif loader_for(source.name) is not None:
         raw = iter([file_document(str(source), source.read_bytes())])
     else:
-        raise IngestError(f"unsupported corpus {source}: give a .jsonl file, a folder, or a file of type "
-                          f"{supported_types()}")
+        raise IngestError(f"unsupported corpus {source}: give a .jsonl file, a DPR passages .tsv, a folder, or a "
+                          f"file of type {supported_types()}")
     return stream_chunks(raw, str(source), chunk_size=chunk_size, chunk_overlap=chunk_overlap, tiers=tiers)

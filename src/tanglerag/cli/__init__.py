@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typer
 
-from tanglerag.cli import ask, contexts, evaluate, index, models, serve, trace
+from tanglerag.cli import ask, contexts, convert, evaluate, index, models, serve, trace
 from tanglerag.cli.common import UserErrorGroup
 from tanglerag.family import families, resolve
 
@@ -19,5 +19,6 @@ for module in (index, ask, evaluate, models, serve):
     app.add_typer(module.app)
 app.add_typer(contexts.contexts_app)
 app.add_typer(trace.trace_app, name="trace")
+app.add_typer(convert.convert_app, name="convert")
 for reference in (command for family in families() for command in family.commands):
     app.add_typer(resolve(reference))

@@ -32,8 +32,9 @@ T = TypeVar("T")
 def index(
     out: Annotated[Path, typer.Option("--out", "-o", help="index folder to create, extend or shrink")],
     corpus: Annotated[Path | None, typer.Argument(help=(
-        "JSONL file ({id,title,text}, optionally date, source, authority, meta), a folder of files or one file: "
-        ".txt, .md (front matter read as metadata), .pdf, .html, .docx"))] = None,
+        "JSONL file ({id,title,text}, optionally date, source, authority, meta), the DPR Wikipedia passages .tsv "
+        "(id, text, title), a folder of files or one file: .txt, .md (front matter read as metadata), .pdf, .html, "
+        ".docx"))] = None,
     index_type: Annotated[str | None, typer.Option("--index-type", help="flat | hnsw | ivf | ivfpq")] = None,
     bm25: Annotated[bool, typer.Option("--bm25", help="also build a BM25 index")] = False,
     add: Annotated[bool, typer.Option("--add", help="add to an existing index instead of replacing it")] = False,
