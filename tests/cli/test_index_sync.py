@@ -58,3 +58,38 @@ def test_index_folder_sync_after_edits_and_deletions(tmp_path):
 
     said = _cli("index", str(docs), "--sync", *common)
     assert "3 files: 0 new or changed, 0 deleted, 3 unchanged" in said and "nothing written" in said
+
+
+KILLED_WHILE_EMBEDDING = """
+import os, signal, sys
+import tanglerag.embeddings
+from tanglerag.cli import app
+
+def die(self, texts, **kwargs):  # the sync has read the changed files and starts embedding them: kill -9
+    os.kill(os.getpid(), signal.SIGKILL)
+
+tanglerag.embeddings.Embedder.embed = die
+sys.argv = ["tanglerag", *sys.argv[1:]]
+app()
+"""
+
+
+def test_a_sync_killed_with_kill_9_leaves_the_index_as_it_was_and_the_next_sync_finishes(tmp_path):
+    docs, out = tmp_path / "docs", tmp_path / "idx"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\nThe ferry leaves at six.\n")
+    (docs / "b.md").write_text("# B\nThe museum closes on Mondays.\n")
+    common = ["--out", str(out), "--set", f"cache_dir={tmp_path / 'cache'}"]
+    _cli("index", str(docs), "--sync", *common)
+    before = {p.id: p.text for p in stored_passages(out)}
+    (docs / "a.md").write_text("# A\nThe ferry now leaves at seven.\n")
+    (docs / "b.md").unlink()
+    (docs / "c.md").write_text("# C\nThe library opens at ten.\n")
+    killed = subprocess.run([sys.executable, "-c", KILLED_WHILE_EMBEDDING, "index", str(docs), "--sync", *common],
+                            env=ENV, capture_output=True, text=True, timeout=300)
+    assert killed.returncode == -9, killed.stdout + killed.stderr
+    assert {p.id: p.text for p in stored_passages(out)} == before  # nothing half-synced, nothing lost
+    said = _cli("index", str(docs), "--sync", *common)
+    assert "2 files: 2 new or changed, 1 deleted, 0 unchanged" in said, said
+    assert {p.metadata["path"]: p.text for p in stored_passages(out)} == {
+        "a.md": "# A\nThe ferry now leaves at seven.", "c.md": "# C\nThe library opens at ten."}
