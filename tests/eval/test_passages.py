@@ -1,7 +1,13 @@
-from tanglerag.config import EvalConfig
+from tanglerag.config import EvalConfig, RetrievalConfig
 from tanglerag.datasets.base import QAExample
+from tanglerag.datasets.registry import load_dataset
 from tanglerag.eval.passages import PassageBuilder, is_gold
+from tanglerag.eval.runner import EvalRunner
+from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
+from tanglerag.testing import CannedBackend
 from tanglerag.types import Passage
+from tanglerag.where import parse_where
 
 
 def _example(qid: str, topic: str) -> QAExample:
@@ -68,3 +74,49 @@ def test_an_inserted_gold_passage_lands_at_a_seeded_random_position(embedder):
     assert positions == gold_positions(0)  # fixed by the seed and the question id
     assert set(positions) == {0, 1, 2}  # anywhere in the top 3, not always last
     assert positions != gold_positions(1)
+
+
+class _NoEmbedding:
+    """An embedder that must not be used: BM25 over a question's own passages embeds nothing."""
+
+    model_name = "none"
+    dimension = 8
+
+    def embed(self, texts, *, show_progress=False):
+        raise AssertionError(f"embedded {len(texts)} text(s)")
+
+
+def test_bm25_over_own_passages_ranks_by_words_and_embeds_nothing():
+    example = QAExample(id="q", question="Which river flows through Vienna?", answers=["Danube"], passages=[
+        Passage(id="p0", text="Paris is the capital of France."),
+        Passage(id="p1", text="The Danube river flows through Vienna and Budapest.", metadata={"source": "a.org"}),
+        Passage(id="p2", text="Vienna hosts the opera ball.", metadata={"source": "b.org"}),
+    ])
+    builder = PassageBuilder([example], _NoEmbedding(), EvalConfig(), retrieval=RetrievalConfig(mode="bm25"))
+    hits = builder.build(example, 3)
+    # every own passage ranked: one sharing no word with the question comes last, score 0
+    assert [h.passage.id for h in hits] == ["p1", "p2", "p0"] and hits[-1].score == 0.0
+    assert [h.rank for h in hits] == [1, 2, 3]
+    # the filter decides which are shown, as it does for an index
+    filtered = PassageBuilder([example], _NoEmbedding(), EvalConfig(), where=parse_where("source = b.org"),
+                              retrieval=RetrievalConfig(mode="bm25")).build(example, 3)
+    assert [h.passage.id for h in filtered] == ["p2"]
+
+
+def test_hybrid_and_pooled_modes_rank_with_both(embedder):
+    hybrid = RetrievalConfig(mode="hybrid")
+    hits = PassageBuilder(EXAMPLES, embedder, EvalConfig(), retrieval=hybrid).build(EXAMPLES[0], 3)
+    assert {h.passage.id for h in hits} == {"a-g", "a-m", "a-n"}
+    pooled = PassageBuilder(EXAMPLES, embedder, EvalConfig(passage_scope="pooled"),
+                            retrieval=RetrievalConfig(mode="bm25"))
+    assert pooled.shared_index is not None and pooled.shared_index.bm25 is not None
+    assert {h.passage.id[0] for h in pooled.build(EXAMPLES[1], 2)} == {"b"}  # penguin's words rank first
+
+
+def test_an_eval_run_with_bm25_over_own_passages_embeds_nothing(llm_factory):
+    _, examples = load_dataset("ramdocs-sample", limit=3)
+    settings = Settings.load(overrides=["retrieval.top_k=2", "retrieval.mode=bm25"])
+    runtime = Runtime(settings, llm=llm_factory(CannedBackend(default="unknown")), embedder=_NoEmbedding())
+    report, predictions = EvalRunner(runtime).run("ramdocs-sample", examples, ["concat"])
+    assert report.n == 3 and all(len(p.passage_ids) == 2 for p in predictions)
+    assert all(pid.startswith(ex.id) for ex, p in zip(examples, predictions, strict=True) for pid in p.passage_ids)

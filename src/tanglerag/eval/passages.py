@@ -2,17 +2,23 @@
 
 The post-fusion paper compares settings "with" and "without" the gold passage and studies its
 position; these are properties of the experiment, not of the methods, so they live here.
+
+Passages are ranked by ``retrieval.mode`` like any retrieval. For questions that carry their own passages that choice
+is also a cost: ``dense`` embeds each question's passages (MiniLM on a CPU dominates a run against a fast model
+server, unless the embedding cache already holds them), ``bm25`` ranks them by BM25 over those passages alone and
+embeds nothing, ``hybrid`` fuses both.
 """
 
 from __future__ import annotations
 
 import hashlib
 
-from tanglerag.config import EvalConfig, IndexConfig
+from tanglerag.config import EvalConfig, IndexConfig, RetrievalConfig
 from tanglerag.datasets.base import QAExample
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import InputError
-from tanglerag.index.passage_index import PassageIndex
+from tanglerag.index.passage_index import PassageIndex, embed_text
+from tanglerag.index.sparse import BM25Index
 from tanglerag.text import normalize_answer, strip_citations
 from tanglerag.types import Passage, RetrievedPassage
 from tanglerag.where import Where
@@ -33,25 +39,34 @@ def is_gold(passage: Passage, example: QAExample) -> bool:
 
 class PassageBuilder:
     def __init__(self, examples: list[QAExample], embedder: TextEmbedder, config: EvalConfig,
-                 shared_index: PassageIndex | None = None, where: Where | None = None) -> None:
-        """``where``: rank only passages whose metadata passes it (``retrieval.where``), own or pooled."""
+                 shared_index: PassageIndex | None = None, where: Where | None = None, *,
+                 retrieval: RetrievalConfig | None = None) -> None:
+        """``where``: rank only passages whose metadata passes it (``retrieval.where``), own or pooled.
+        ``retrieval``: its ``mode`` (dense, bm25, hybrid) and ``rrf_k`` rank the passages (default: dense)."""
         self.config = config
         self.where = where
         self.embedder = embedder
         self.shared_index = shared_index
+        self.retrieval = retrieval or RetrievalConfig()
         if config.passage_scope == "pooled" and shared_index is None:
             pooled = {p.id: p for ex in examples for p in ex.passages}
             if not pooled:
                 raise InputError("passage_scope=pooled needs a dataset whose questions carry passages")
-            self.shared_index = PassageIndex.build(list(pooled.values()), embedder, IndexConfig(index_type="flat"))
+            self.shared_index = PassageIndex.build(list(pooled.values()), embedder, self._local_config())
+
+    def _local_config(self) -> IndexConfig:
+        return IndexConfig(index_type="flat", bm25=self.retrieval.mode != "dense")
 
     def ranking(self, example: QAExample, depth: int) -> list[RetrievedPassage]:
+        mode, rrf_k = self.retrieval.mode, self.retrieval.rrf_k
         if self.config.passage_scope == "own" and example.passages:
-            local = PassageIndex.build(example.passages, self.embedder, IndexConfig(index_type="flat"))
-            return local.search(example.question, len(example.passages), where=self.where)
+            if mode == "bm25":
+                return bm25_ranking(example.passages, example.question, self.where)
+            local = PassageIndex.build(example.passages, self.embedder, self._local_config())
+            return local.search(example.question, len(example.passages), mode, rrf_k, where=self.where)
         if self.shared_index is None:
             raise InputError(f"example {example.id} has no passages of its own: pass --index to retrieve from")
-        return self.shared_index.search(example.question, depth, where=self.where)
+        return self.shared_index.search(example.question, depth, mode, rrf_k, where=self.where)
 
     def build(self, example: QAExample, k: int) -> list[RetrievedPassage]:
         ranking = self.ranking(example, max(k * 10, 50))
@@ -83,3 +98,17 @@ class PassageBuilder:
             return top
         rest = [h for h in top if h is not gold]
         return [gold, *rest] if position == "top" else [*rest, gold]
+
+
+def bm25_ranking(passages: list[Passage], question: str, where: Where | None = None) -> list[RetrievedPassage]:
+    """Every one of ``passages`` ranked by BM25 over these passages alone (nothing embedded): those sharing no word
+    with the question follow in their given order with score 0, so all of them are ranked, as a dense ranking of
+    them would be. ``where`` then decides which are shown, as it does for an index (the statistics stay those of
+    all of them)."""
+    if not question.strip():
+        raise InputError("query is empty")
+    scored = BM25Index.build([embed_text(p) for p in passages]).search(question, len(passages))
+    seen = {i for i, _ in scored}
+    order = scored + [(i, 0.0) for i in range(len(passages)) if i not in seen]
+    shown = [(i, score) for i, score in order if where is None or where.matches(passages[i].metadata)]
+    return [RetrievedPassage(passage=passages[i], score=score, rank=rank) for rank, (i, score) in enumerate(shown, 1)]

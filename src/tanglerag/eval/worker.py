@@ -91,7 +91,8 @@ class QuestionWorker:
         self.runtime = runtime
         self.metrics = metrics
         self.builder = PassageBuilder(pool, runtime.embedder, runtime.settings.eval, runtime.index,
-                                      parse_where(runtime.settings.retrieval.where, authority_tiers(runtime.settings)))
+                                      parse_where(runtime.settings.retrieval.where, authority_tiers(runtime.settings)),
+                                      retrieval=runtime.settings.retrieval)
         # methods that retrieve again (Diva) search what the questions were retrieved from
         self.methods = [runtime.method(name, index=self.builder.shared_index) for name in methods]
         self.reader = reader or (runtime.reader() if needs_reader(metrics) else None)
