@@ -202,6 +202,18 @@ class PersonalConfig(Section):
                                                     "MiniLM on ORCA-ShARC dev (docs/results/pcas.md)")
 
 
+class ConversationConfig(Section):
+    """A follow-up message made standalone from the conversation before retrieval (``stages/followup.py``)."""
+
+    rewrite: Literal["auto", "always", "never"] = Field("auto", description=(
+        "auto: one model call only for a message that reads as depending on earlier turns (a pronoun, a "
+        "continuation such as 'and the other one?', three words or fewer); always: for every message with history; "
+        "never: the message is the question"))
+    max_turns: int = Field(6, strict=True, ge=1, le=50, description="earlier turns the rewrite reads (the last ones)")
+    turn_words: int = Field(80, strict=True, ge=5, le=1000, description="each turn is cut after this many words")
+    rewrite_tokens: int = Field(96, strict=True, ge=8, le=512, description="longest rewritten question, in tokens")
+
+
 class ServiceConfig(Section):
     """``tanglerag serve``: limits that keep one process-wide LLM usable under load."""
 

@@ -10,6 +10,7 @@ the models up front when latency matters more than start-up time.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 
@@ -27,7 +28,10 @@ from tanglerag.metrics.readers import build_reader
 from tanglerag.metrics.registry import Reader
 from tanglerag.pipeline import RAGPipeline
 from tanglerag.settings import Settings
+from tanglerag.stages.followup import Turn, standalone
 from tanglerag.stages.retrieve import IndexRetriever, Retriever
+from tanglerag.tracking import Tracker, track
+from tanglerag.types import Answer, Question
 from tanglerag.where import authority_tiers
 
 
@@ -100,6 +104,16 @@ class Runtime:
         if resources.retriever is None:
             raise IndexStoreError("answering a question needs an index: pass --index DIR")
         return RAGPipeline(resources.retriever, make_method(method, resources), self.settings.retrieval.top_k)
+
+    def answer(self, method: str, question: Question, *, history: Sequence[Turn] = (), personal: bool = False,
+               tracker: Tracker | None = None) -> Answer:
+        """Answer ``question`` with ``method``; with ``history`` (a conversation's earlier turns), first made
+        standalone when it depends on them (``stages/followup.py``), in the same trace as the answer."""
+        if history:
+            with track(tracker) as tracker:
+                text = standalone(self.llm, history, question.text, self.settings.conversation)
+            question = question.model_copy(update={"text": text})
+        return self.pipeline(method, personal=personal).ask(question, tracker=tracker)
 
     def reader(self) -> Reader:
         """The D-F1 reader: the configured LLM, or a Hugging Face extractive QA model (``eval.reader``)."""

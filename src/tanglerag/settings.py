@@ -18,6 +18,7 @@ from pydantic import Field, create_model, model_validator
 
 from tanglerag.config import (
     ConflictsConfig,
+    ConversationConfig,
     EmbeddingConfig,
     EvalConfig,
     IndexConfig,
@@ -49,6 +50,7 @@ class Settings(Section):
     personal: PersonalConfig = Field(default_factory=PersonalConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
     conflicts: ConflictsConfig = Field(default_factory=ConflictsConfig)
+    conversation: ConversationConfig = Field(default_factory=ConversationConfig)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Settings:
         return super().__new__(assembled() if cls is Settings else cls)

@@ -27,8 +27,9 @@ from tanglerag.trace import LLMCall, Message, Step, Trace, TraceStep
 from tanglerag.types import StageUsage, Usage
 
 _ACTIVE: ContextVar[Tracker | None] = ContextVar("tanglerag_tracker", default=None)
-CORE_STAGES = frozenset({"retrieve", "conflicts"})
-"""The stages the general layers mark (the pipeline's retrieval, the conflict report any method's answer may get);
+CORE_STAGES = frozenset({"retrieve", "conflicts", "rewrite"})
+"""The stages the general layers mark (the pipeline's retrieval, the conflict report any method's answer may get, a
+follow-up's rewrite into a standalone question);
 each family declares its own (``Family.stages``), and a setting keyed by stage (``llm.structured_stages``) is
 checked against them all."""
 _METHOD: ContextVar[str | None] = ContextVar("tanglerag_method", default=None)

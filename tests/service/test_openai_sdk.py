@@ -32,7 +32,7 @@ def test_a_chat_completion_answers_the_last_user_message_with_sources(sdk):
     assert completion.choices[0].finish_reason == "stop" and completion.model == "tanglerag/concat"
     assert completion.usage.prompt_tokens > 0 and completion.usage.total_tokens == (
         completion.usage.prompt_tokens + completion.usage.completion_tokens)
-    assert extra["ignored_turns"] == 2 and extra["citations"] and extra["trace"]["calls"]
+    assert extra["ignored_turns"] == 0 and extra["citations"] and extra["trace"]["calls"]
     assert "What is the capital of France?" in extra["trace"]["calls"][0]["messages"][-1]["content"]
 
 

@@ -16,10 +16,14 @@ from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.errors import InputError
 from tanglerag.pipeline import AnswerOutput, PassageOut, conflicts_of, disagreements
 from tanglerag.runtime import Runtime, refuse_where_with_user
+from tanglerag.stages.followup import Turn, read_turns
 from tanglerag.types import Answer, Question, RetrievedPassage
 from tanglerag.where import parse_where
 
 app = typer.Typer()
+HISTORY_HELP = ("a JSON file of the conversation so far (chat messages [{\"role\": \"user\", \"content\": ...}, "
+                "{\"role\": \"assistant\", ...}], or one a line): a question that depends on it (\"and the other "
+                "one?\") is first rewritten into a standalone one")
 WHERE_HELP = ("retrieve only passages whose document metadata passes this filter, e.g. \"date >= 2024-01-01 and source "
               "in (example.org, 'Le Monde')\" (fields date, source, authority, meta.KEY; = != < <= > >= in; joined by "
               "and)")
@@ -36,6 +40,7 @@ def ask(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="bypass the LLM cache")] = False,
     user: Annotated[str | None, typer.Option("--user", "-u", help="use this user's contexts (PCAS)")] = None,
     where: Annotated[str | None, typer.Option("--where", "-w", help=WHERE_HELP)] = None,
+    history: Annotated[Path | None, typer.Option("--history", help=HISTORY_HELP)] = None,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
     """Retrieve passages and answer with citations; with --user, jointly pick the user's relevant context."""
@@ -49,12 +54,32 @@ def ask(
         q = Question(text=question, user_id=user)
     except ValidationError as exc:
         raise InputError(f"invalid question: {exc.errors()[0]['msg']}") from exc
-    answer = Runtime(settings, index_dir=index_dir).pipeline(method, personal=user is not None).ask(q)
+    runtime = Runtime(settings, index_dir=index_dir)
+    if history is not None:  # made standalone first when it depends on the conversation
+        answer = runtime.answer(method, q, history=read_history(history), personal=user is not None)
+    else:
+        answer = runtime.pipeline(method, personal=user is not None).ask(q)
     if as_json:
         output = AnswerOutput.from_answer(answer, user, trace=with_trace)
         sys.stdout.write(terminal_json(json.dumps(output.compact(), ensure_ascii=False, indent=2), sys.stdout) + "\n")
     else:
         print_answer(answer)
+
+
+def read_history(path: Path) -> list[Turn]:
+    """A conversation's earlier turns from a JSON file of chat messages (a list, or one message a line)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the history {path}: {getattr(exc, 'strerror', None) or exc}") from exc
+    stripped = text.strip()
+    try:
+        messages = json.loads(stripped) if stripped.startswith("[") else [
+            json.loads(line) for line in stripped.splitlines() if line.strip()]
+        return read_turns(messages)
+    except ValueError as exc:  # json's errors are ValueErrors too
+        raise InputError(f"{path}: not a chat history ({exc}); expected JSON messages [{{\"role\": \"user\", "
+                         f"\"content\": \"...\"}}, ...]") from exc
 
 
 def print_answer(answer: Answer) -> None:

@@ -124,8 +124,9 @@ async def streamed(state: ServiceState, running: Running
 
 
 def _answer(rt: Runtime, body: AskRequest, question: Question, tracker: Tracker) -> Answer:
-    """The blocking work of one question (run in a worker thread)."""
-    return rt.pipeline(body.method, personal=body.user is not None).ask(question, tracker=tracker)
+    """The blocking work of one question (run in a worker thread): made standalone from its history if it depends
+    on it, then answered."""
+    return rt.answer(body.method, question, history=body.history, personal=body.user is not None, tracker=tracker)
 
 
 async def _admitted(state: ServiceState, tracker: Tracker, work: Callable[[], Answer]) -> asyncio.Future[Answer]:

@@ -16,8 +16,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from tanglerag.config import ConversationConfig
 from tanglerag.service.errors import ServiceError
 from tanglerag.service.schemas import AskResponse, ChatRequest, CompletionRequest, served_methods
+from tanglerag.stages.followup import Turn, read_turns
 
 PREFIX = "tanglerag/"
 JSON_FIELDS = {"answer": "string", "citations": "array", "conflicts": "array"}
@@ -65,6 +67,23 @@ def _refuse_legacy(body: CompletionRequest) -> None:
         raise _unsupported("best_of", "only 1 is supported")
     if isinstance(body.prompt, list) and len(body.prompt) != 1:
         raise _unsupported("prompt", "one prompt per request (a string, or a list of one string)")
+
+
+def conversation(body: ChatRequest) -> tuple[str, list[Turn]]:
+    """The question (the last user message) and its history (the user and assistant turns with text before it;
+    system and tool messages are not part of what was said)."""
+    last = max((i for i, m in enumerate(body.messages) if m.role == "user"), default=None)
+    text = body.messages[last].text() if last is not None else ""
+    if last is None or not text.strip():
+        raise ServiceError(400, "messages: no user message with text to answer", code="invalid_value",
+                           param="messages")
+    history = read_turns([{"role": m.role, "content": m.text()} for m in body.messages[:last]])
+    return text, history
+
+
+def unread(history: list[Turn], config: ConversationConfig) -> int:
+    """Earlier turns the follow-up rewrite does not read."""
+    return len(history) if config.rewrite == "never" else max(0, len(history) - config.max_turns)
 
 
 def prompt_of(body: CompletionRequest) -> str:

@@ -11,6 +11,7 @@ from tanglerag.index.manifest import IndexManifest
 from tanglerag.methods.base import method_classes
 from tanglerag.pipeline import AnswerOutput
 from tanglerag.service.options import INTEGRAL, options_model
+from tanglerag.stages.followup import Turn
 from tanglerag.trace import Trace
 from tanglerag.types import AnswerPart
 from tanglerag.users import USER_ID_PATTERN, UserContext
@@ -39,6 +40,9 @@ class AskRequest(_Body):
     method: str = Field("concat", description="a name from GET /v1/methods")
     top_k: Annotated[TopK, INTEGRAL] | None = Field(None, description="passages retrieved (default: retrieval.top_k)")
     user: UserId | None = Field(None, description="answer with this user's contexts (PCAS)")
+    history: list[Turn] = Field(default_factory=list, max_length=200, description=(
+        "the conversation's earlier turns, oldest first: a question that depends on them (\"and the other one?\") "
+        "is first rewritten into a standalone one (conversation.rewrite)"))
     options: Options = Field(
         default_factory=Options, description="method settings for this question, e.g. {\"diva.verification\": "
                                              "\"each\"}; a user key may lower what costs, not raise it")
@@ -107,7 +111,9 @@ def clipped(text: str, limit: int) -> str:
 class ChatAnswer(AskResponse):
     """A chat completion's extra ``tanglerag`` field: the ``/v1/ask`` body plus the turns left unread."""
 
-    ignored_turns: int = Field(description="earlier turns no method uses (the last user message is the question)")
+    ignored_turns: int = Field(description=(
+        "earlier turns not read: beyond the conversation.max_turns the follow-up rewrite reads (all of them with "
+        "conversation.rewrite=never)"))
 
 
 class MethodInfo(BaseModel):
@@ -224,13 +230,16 @@ class ChatRequest(_OpenAIRequest):
                                                        json_schema_extra={"enum": ["none", None]})
 
 
+Prompt = Annotated[str, Field(pattern=r"\S")]
+
+
 class CompletionRequest(_OpenAIRequest):
     """OpenAI's legacy completion request (``CreateCompletionRequest``): the prompt is the question."""
 
-    prompt: str | list[str] = Field(description="the question (a list of one string is read as that string)",
-                                    json_schema_extra={"anyOf": [{"type": "string", "pattern": r"\S"}, {
-                                        "type": "array", "minItems": 1, "maxItems": 1,
-                                        "items": {"type": "string", "pattern": r"\S"}}]})
+    prompt: Prompt | list[Prompt] = Field(description="the question (a list of one string is read as that string)",
+                                          json_schema_extra={"anyOf": [{"type": "string", "pattern": r"\S"}, {
+                                              "type": "array", "minItems": 1, "maxItems": 1,
+                                              "items": {"type": "string", "pattern": r"\S"}}]})
     logprobs: Annotated[int, INTEGRAL] | None = Field(None, description="refused", json_schema_extra={"enum": [None]})
     echo: bool | None = Field(None, description="refused when true", json_schema_extra={"enum": [False, None]})
     suffix: str | None = Field(None, description="refused", json_schema_extra={"enum": ["", None]})
@@ -264,24 +273,24 @@ class ChatCompletion(BaseModel):
     choices: list[ChatChoice]
     usage: ChatUsage
     tanglerag: ChatAnswer = Field(description="the answer as POST /v1/ask returns it (citations, passages, "
-                                              "trace), plus ignored_turns: earlier turns no method uses")
+                                              "trace), plus ignored_turns: earlier turns not read")
 
 
-class CompletionChoice(BaseModel):
+class TextChoice(BaseModel):
     text: str
     index: int = 0
     logprobs: None = None
     finish_reason: Literal["stop"] = "stop"
 
 
-class Completion(BaseModel):
+class TextCompletion(BaseModel):
     """OpenAI's legacy ``text_completion`` (``CreateCompletionResponse``)."""
 
     id: str
     object: Literal["text_completion"] = "text_completion"
     created: int
     model: str
-    choices: list[CompletionChoice]
+    choices: list[TextChoice]
     usage: ChatUsage
     tanglerag: ChatAnswer = Field(description="the answer as POST /v1/ask returns it")
 

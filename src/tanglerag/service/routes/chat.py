@@ -2,8 +2,9 @@
 streamed, and the legacy ``POST /v1/completions`` (its prompt is the question).
 
 Stock clients (the ``openai`` SDK, Open WebUI, LangChain) can then use tanglerag as a model: each method is a model
-named ``tanglerag/<method>``. The last user message is the question. No method keeps a conversation, so earlier
-turns are not used; the response says how many were left out (``tanglerag.ignored_turns``). The reply's content
+named ``tanglerag/<method>``. The last user message is the question; the user and assistant turns before it are its
+history, from which a follow-up ("and the other one?") is first made standalone (``stages/followup.py``); the
+response says how many turns the rewrite did not read (``tanglerag.ignored_turns``). The reply's content
 is the answer, one sentence saying where its sources disagree when a conflict report found that they do, then its
 numbered sources (with each document's date and source when it gives them), so a chat window shows what each ``[n]``
 is; the citations, the passages, the conflict reports
@@ -29,7 +30,7 @@ from tanglerag.pipeline import disagreements
 from tanglerag.service import answering, compat
 from tanglerag.service.answering import Running, StreamFailure
 from tanglerag.service.compat import PREFIX, JsonReply
-from tanglerag.service.errors import ServiceError, error_body
+from tanglerag.service.errors import error_body
 from tanglerag.service.schemas import (
     AskRequest,
     AskResponse,
@@ -39,11 +40,11 @@ from tanglerag.service.schemas import (
     ChatMessageOut,
     ChatRequest,
     ChatUsage,
-    Completion,
-    CompletionChoice,
     CompletionRequest,
     ModelCard,
     ModelList,
+    TextChoice,
+    TextCompletion,
     error_responses,
     served_methods,
 )
@@ -73,9 +74,10 @@ async def chat(body: ChatRequest, who: CallerDep, state: State) -> Any:
     """Answer the last user message with the method the model names."""
     compat.refuse_unsupported(body)
     shape = compat.reply_format(body.response_format)
-    ask = AskRequest(question=_question(body), method=compat.method_for(body.model))
+    text, history = compat.conversation(body)
+    ask = AskRequest(question=text, method=compat.method_for(body.model), history=history)
     rt, question = answering.prepare(state, ask, who)
-    ignored = sum(m.role in ("user", "assistant") for m in body.messages) - 1
+    ignored = compat.unread(history, state.runtime.settings.conversation)
     if body.stream:
         running = await answering.started(state, rt, ask, question)
         return StreamingResponse(_chunks(state, body, running, ignored, shape),
@@ -86,40 +88,25 @@ async def chat(body: ChatRequest, who: CallerDep, state: State) -> Any:
                           usage=_usage(output), tanglerag=_extra(output, ignored))
 
 
-@router.post("/v1/completions", response_model=Completion, responses=STREAM_DOC | CHAT_ERRORS)
+@router.post("/v1/completions", response_model=TextCompletion, responses=STREAM_DOC | CHAT_ERRORS)
 async def completions(body: CompletionRequest, who: CallerDep, state: State) -> Any:
     """OpenAI's legacy completion: the prompt is the question, answered as a chat message is."""
     compat.refuse_unsupported(body)
-    ask = AskRequest(question=_text(compat.prompt_of(body), "prompt"), method=compat.method_for(body.model))
+    ask = AskRequest(question=compat.prompt_of(body), method=compat.method_for(body.model))
     rt, question = answering.prepare(state, ask, who)
     if body.stream:
         running = await answering.started(state, rt, ask, question)
         return StreamingResponse(_text_chunks(state, body, running),
                                  media_type="text/event-stream", headers={"Cache-Control": "no-store"})
     output = await answering.answered(state, rt, ask, question)
-    return Completion(id=f"cmpl-{uuid.uuid4().hex}", created=int(time.time()), model=body.model,
-                      choices=[CompletionChoice(text=_reply(output, None, body.stop))], usage=_usage(output),
-                      tanglerag=_extra(output, 0))
-
-
-def _text(text: str, param: str) -> str:
-    if not text.strip():
-        raise ServiceError(400, f"{param}: no text to answer", code="invalid_value", param=param)
-    return text
+    return TextCompletion(id=f"cmpl-{uuid.uuid4().hex}", created=int(time.time()), model=body.model,
+                          choices=[TextChoice(text=_reply(output, None, body.stop))], usage=_usage(output),
+                          tanglerag=_extra(output, 0))
 
 
 def _reply(output: AskResponse, shape: JsonReply | None, stop: str | list[str] | None) -> str:
     """The reply's text: the answer with its sources, or the JSON answer asked for; cut at a stop string."""
     return compat.cut_at_stop(shape.render(output) if shape is not None else _content(output), stop)
-
-
-def _question(body: ChatRequest) -> str:
-    last = next((m for m in reversed(body.messages) if m.role == "user"), None)
-    text = last.text() if last is not None else ""
-    if not text.strip():
-        raise ServiceError(400, "messages: no user message with text to answer", code="invalid_value",
-                           param="messages")
-    return text
 
 
 def _content(output: AskResponse) -> str:

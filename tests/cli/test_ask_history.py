@@ -1,0 +1,61 @@
+"""``ask --history FILE``: the question is made standalone from the conversation in the file before retrieval."""
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from tanglerag.cli import app
+from tanglerag.index.passage_index import store_passages
+from tanglerag.llm.cache import CallCache
+from tanglerag.llm.client import LLM
+from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
+from tanglerag.testing import CannedBackend, HashEmbedder
+from tanglerag.types import Passage
+
+runner = CliRunner()
+RULES = [("Standalone question:", "What is the capital of Germany?"), ("capital of Germany", "Berlin [1]")]
+
+
+@pytest.fixture
+def ask(monkeypatch, tmp_path):
+    backend = CannedBackend(RULES, default="unknown")
+    store_passages(tmp_path / "idx", [Passage(id="b", title="Berlin", text="Berlin is the capital of Germany.")],
+                   HashEmbedder(), Settings().index)
+
+    class _Runtime(Runtime):  # the real runtime on the canned model and the hashing embedder
+        def __init__(self, settings, index_dir=None):
+            super().__init__(settings, index_dir=index_dir, llm=LLM(backend, CallCache(None)), embedder=HashEmbedder())
+
+    monkeypatch.setattr("tanglerag.cli.ask.Runtime", _Runtime)
+
+    def run(*flags: str):
+        return runner.invoke(app, ["ask", "and Germany?", "--index", str(tmp_path / "idx"), *flags,
+                                   "--set", f"cache_dir={tmp_path}"])
+    return run
+
+
+def test_a_follow_up_is_answered_with_its_history(ask, tmp_path):
+    history = tmp_path / "chat.json"
+    history.write_text(json.dumps([{"role": "user", "content": "What is the capital of France?"},
+                                   {"role": "assistant", "content": "Paris [1]"}]))
+    result = ask("--history", str(history))
+    assert result.exit_code == 0, result.output
+    assert "Berlin [1]" in result.stdout
+    assert "follow-up read as: What is the capital of Germany? (opens like a continuation ('and'))" in " ".join(
+        result.stdout.split())
+    lines = tmp_path / "chat.jsonl"
+    lines.write_text('{"role": "user", "content": "What is the capital of France?"}\n')
+    traced = json.loads(ask("--history", str(lines), "--json", "--trace").stdout)
+    assert traced["question"] == "What is the capital of Germany?"
+    assert [c["stage"] for c in traced["trace"]["calls"]] == ["rewrite", "generate"]
+
+
+def test_a_history_that_cannot_be_read_is_one_line(ask, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"role": "user"')
+    result = ask("--history", str(bad))
+    assert result.exit_code == 2 and "not a chat history" in result.output and "Traceback" not in result.output
+    result = ask("--history", str(tmp_path / "missing.json"))
+    assert result.exit_code == 2 and "cannot read the history" in result.output
