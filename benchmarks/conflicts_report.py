@@ -194,7 +194,7 @@ def ablation_lines(per_q: dict[str, dict[str, dict]]) -> list[str]:
         values = list(per_q[name].values())
         scores.add(name, *(cell(mean_percent(values, m)) for m in METRICS), f"{usage_means(values)[0]:.2f}",
                    versus(per_q, name, DEFAULT, "ramdocs_strict"), versus(per_q, name, DEFAULT, "misinfo_leak"))
-    lines += [("Each variant changes one thing of today's default (`ledger.policies=[witnesses, newest, authority, "
+    lines += [("Each variant changes one thing of today's default (`ledger.policies=[newest, witnesses, authority, "
                "show-all]`, `show_disputed=independent`, `same_thing=about`, `about_similarity=0.9`, "
                "`duplicate_similarity=0.8`), replayed by `benchmarks/ledger_replay.py` on the claims the stored "
                "`ledger` run read (every call answered from its trace: no model involved, the same claims for every "

@@ -44,7 +44,7 @@ VARIANTS: dict[str, list[str]] = {  # name: --set overrides of the stored run's 
     "concat-report": ["conflicts.report=true"],  # concat's stored answers, the ledger's report on their passages
     "no-witnesses": ["ledger.policies=[newest, authority, show-all]"],
     "no-newest": ["ledger.policies=[witnesses, authority, show-all]"],
-    "no-authority": ["ledger.policies=[witnesses, newest, show-all]"],
+    "no-authority": ["ledger.policies=[newest, witnesses, show-all]"],
     "show-all-only": ["ledger.policies=[show-all]"],
     "show-disputed-never": ["ledger.show_disputed=never"],
     "show-disputed-always": ["ledger.show_disputed=always"],
@@ -84,10 +84,15 @@ def replay_backend(calls: dict[str, dict[str, Any]]) -> CannedBackend:
     return CannedBackend(responder=respond, structured=True)
 
 
+RULES = ("policies", "show_disputed", "same_thing", "duplicate_similarity", "about_similarity")
+"""The ledger settings that act after the claims: a replay takes today's defaults for them, not the stored run's."""
+
+
 def settings_of(run: Path, overrides: list[str]) -> Settings:
-    """The stored run's settings with ``overrides`` on top (typed values would win over overrides: go through a
-    file), the cache off: every call is answered from the traces."""
+    """The stored run's settings, today's defaults for the ledger's rules, ``overrides`` on top (typed values would
+    win over overrides: go through a file), the cache off: every call is answered from the traces."""
     stored = json.loads((run / "run.json").read_text())["settings"]
+    stored["ledger"] = {k: v for k, v in stored.get("ledger", {}).items() if k not in RULES}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:  # JSON is YAML
         json.dump(Settings.load(values=stored).model_dump(mode="json"), file)
     return Settings.load(Path(file.name), overrides=[*overrides, "llm.cache=false"])

@@ -9,7 +9,7 @@ from tanglerag.conflicts import ConflictStep
 from tanglerag.errors import ConfigError, InputError
 from tanglerag.methods.base import make_method
 from tanglerag.methods.ledger.claims import read_claim_lines
-from tanglerag.methods.ledger.policies import as_of_year
+from tanglerag.methods.ledger.policies import as_of
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
 from tanglerag.types import Passage, Question
@@ -87,7 +87,7 @@ def test_a_passage_that_names_an_answer_it_was_not_read_for_corroborates_it(llm_
     assert verdicts(step) == {"1963": "kept", "1998": "rejected"} and step.reports[0].rule == "witnesses 2 vs 1"
     assert answer.citations == ["a"]  # cited where it was read; corroborated by "bulls"
     _, copies, _ = ask(llm_factory, docs("a", "copy", "wrong"), canned=backend(unsure))
-    assert copies.reports[0].trials[0].outcome == "witnesses tie at 1"  # a copy that names it is still one source
+    assert copies.reports[0].trials[1].outcome == "witnesses tie at 1"  # a copy that names it is still one source
 
 
 def test_same_thing_versions_lets_independent_documents_answer_side_by_side(llm_factory):
@@ -107,7 +107,7 @@ def test_copies_of_one_document_count_once(llm_factory):
     _, step, _ = ask(llm_factory, docs("a", "copy", "wrong"))
     assert step.copies == [["a", "copy"]]
     assert verdicts(step) == {"1963": "disputed", "1998": "disputed"}  # 1 witness each: a copy adds none
-    assert step.reports[0].trials[0].outcome == "witnesses tie at 1"
+    assert [t.outcome for t in step.reports[0].trials[:2]] == ["no date for 1963, 1998", "witnesses tie at 1"]
 
 
 def test_more_independent_witnesses_win_and_other_things_stand_beside_them(llm_factory):
@@ -177,6 +177,30 @@ def test_newest_settles_a_tie_by_date_and_an_as_of_year_picks_the_answer_valid_t
     assert undated.reports[0].trials[0].outcome == "no date for 1963, 1998"
 
 
+def test_an_as_of_day_excludes_answers_dated_later_that_year_and_dates_come_before_witnesses(llm_factory):
+    dated = {"a": {"date": "2019-05-09"}, "copy": {"date": "2019-05-16"}, "bulls": {"date": "2019-05-16"},
+             "wrong": {"date": "2019-05-02"}}
+    claims = {**CLAIMS, "copy": ("was born on February 17, 1963", "1963", "Michael Jordan, the basketball player"),
+              "wrong": ("was born in 1998", "1998", "Michael Jordan, the basketball player")}
+    day = Question(text="When was Michael Jordan born, as of May 10, 2019?")
+    _, step, _ = ask(llm_factory, docs("a", "wrong", metadata=dated), question=day, canned=backend(claims))
+    assert verdicts(step) == {"1963": "kept", "1998": "rejected"}
+    assert step.reports[0].rule == "as of 2019-05-10: newest 2019-05-09 vs 2019-05-02"
+    late = {**dated, "a": {"date": "2019-05-16"}}
+    _, after, _ = ask(llm_factory, docs("a", "wrong", metadata=late), question=day, canned=backend(claims))
+    assert verdicts(after) == {"1963": "rejected", "1998": "kept"}  # 1963 is dated after the day asked about
+    older = {"a": {"date": "2018"}, "bulls": {"date": "2018"}, "wrong": {"date": "2023"}}
+    _, newer, _ = ask(llm_factory, docs("a", "bulls", "wrong", metadata=older))  # 2 witnesses, but older
+    assert verdicts(newer) == {"1963": "rejected", "1998": "kept"} and newer.reports[0].kind == "outdated"
+
+
+def test_an_about_of_only_the_answer_and_function_words_is_read_as_the_question(llm_factory):
+    claims = {**CLAIMS, "a": ("was born on February 17, 1963", "1963", "When Michael Jordan was born"),
+              "wrong": ("was born in 1998", "1998 and 1999", "1998 and 1999")}
+    _, step, _ = ask(llm_factory, docs("a", "wrong"), canned=backend(claims))
+    assert [r.kind for r in step.reports] == ["conflicting_opinions"]  # one thing: the question's, disputed
+
+
 def test_versions_of_one_document_conflict_whatever_they_say_they_are_about(llm_factory):
     TEXTS["version"] = PLAYER.replace("1963", "1964")
     claims = {**CLAIMS, "version": ("was born on February 17, 1964", "1964", "the Bulls' number 23")}
@@ -228,4 +252,6 @@ def test_settings_refuse_a_policy_twice_and_no_passages_abstain(llm_factory):
         Settings.load(overrides=["ledger.policies=[witnesses,witnesses]"])
     answer, step, canned = ask(llm_factory, [])
     assert answer.is_unknown and step is None and canned.requests == []
-    assert as_of_year("Who led the party in 2010, as of 2015?") == 2015 and as_of_year("Who led it?") is None
+    assert as_of("Who led the party in 2010, as of 2015?").text == "2015" and as_of("Who led it?") is None
+    assert as_of("Next episode as of May 02, 2019?").last_day.isoformat() == "2019-05-02"
+    assert as_of("Who won, as of 14 July 2018?").text == "2018-07-14" and as_of("as of 2019-02-30?") is None

@@ -13,7 +13,10 @@ Policy = Literal["witnesses", "newest", "authority", "prior", "show-all"]
 
 
 def _default_policies() -> list[Policy]:
-    return ["witnesses", "newest", "authority", "show-all"]
+    """Dates first: a newer statement wins over older ones however many repeat them (an amended policy over the
+    copies of the old one); where a side has no date, witnesses decide. On RAMDocs, whose documents carry no dates,
+    the order changes nothing (docs/results/conflicts.md)."""
+    return ["newest", "witnesses", "authority", "show-all"]
 
 
 class LedgerConfig(Section):

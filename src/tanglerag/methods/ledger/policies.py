@@ -3,8 +3,8 @@ favours, or says why it cannot tell them apart. They are tried in the order ``le
 leaves a single side (it decided) or ``show-all`` reports the rest as disputed; every trial is recorded.
 
 - ``witnesses``: the sides with the most independent sources stand.
-- ``newest``: the newest dated side stands; with "as of YEAR" (or "in", "by", "during YEAR") in the question, the
-  newest dated by that year. Needs a date on every side.
+- ``newest``: the newest dated side stands; with "as of YEAR" or "as of May 2, 2019" (or "in", "by", "during", "on")
+  in the question, the newest dated by then. Needs a date on every side.
 - ``authority``: the side of the most trusted document stands. Needs an authority on every side.
 - ``prior``: the side the model's own answer (one call, no passages) names stands, if it names exactly one.
 - ``show-all``: every standing side is reported as disputed.
@@ -21,13 +21,38 @@ from tanglerag.conflicts import ConflictKind, ConflictReport, DocumentMeta, Poli
 from tanglerag.methods.ledger.sides import same_answer
 from tanglerag.text import is_unknown
 
-_AS_OF = re.compile(r"\b(?:as of|as at|in|by|during)\s+(\d{4})\b", re.IGNORECASE)
+_AS_OF = re.compile(r"\b(?:as of|as at|in|by|during|on)\s+(?:(?P<iso>\d{4}-\d{2}-\d{2})|"
+                    r"(?P<mdy>[a-z]+\.? \d{1,2},? \d{4})|(?P<dmy>\d{1,2} [a-z]+\.? \d{4})|(?P<year>\d{4}))\b",
+                    re.IGNORECASE)
+_FORMATS = {"iso": ("%Y-%m-%d",), "mdy": ("%B %d %Y", "%b %d %Y"), "dmy": ("%d %B %Y", "%d %b %Y")}
 
 
-def as_of_year(question: str) -> int | None:
-    """The year a question asks about ("as of 2019"), the last one named; None when it names none."""
-    years = _AS_OF.findall(question)
-    return int(years[-1]) if years else None
+@dataclass(frozen=True)
+class AsOf:
+    """The moment a question asks about: a day, or (``year`` only) the whole of a year."""
+
+    last_day: datetime.date
+    text: str
+
+    def admits(self, date: datetime.date) -> bool:
+        return date <= self.last_day
+
+
+def as_of(question: str) -> AsOf | None:
+    """The date a question asks about ("as of 2019", "as of May 02, 2019"), the last one named; None when it names
+    none. A name that is not a date ("in May 32, 2019") is read as no date."""
+    for match in reversed(list(_AS_OF.finditer(question))):
+        kind, text = next((k, v) for k, v in match.groupdict().items() if v)
+        if kind == "year":
+            return AsOf(last_day=datetime.date(int(text), 12, 31), text=text)
+        cleaned = text.replace(",", "").replace(".", "")
+        for pattern in _FORMATS[kind]:
+            try:
+                day = datetime.datetime.strptime(cleaned, pattern).date()
+            except ValueError:
+                continue
+            return AsOf(last_day=day, text=day.isoformat())
+    return None
 
 
 @dataclass
@@ -77,15 +102,17 @@ def newest(standing: list[Side], evidence: Evidence) -> Ruling:
     dates = {id(s): d for s in standing if (d := evidence.newest_date(s)) is not None}
     if len(dates) < len(standing):
         return standing, f"no date for {', '.join(s.answer for s in standing if id(s) not in dates)}"
-    year = as_of_year(evidence.question)
-    eligible = [s for s in standing if year is None or dates[id(s)].year <= year]
-    if not eligible:
-        return standing, f"no answer dated by {year}"
+    moment = as_of(evidence.question)
+    eligible = [s for s in standing if moment is None or moment.admits(dates[id(s)])]
+    if moment is not None and not eligible:
+        return standing, f"no answer dated by {moment.text}"
     chosen, found = _best(eligible, lambda s: dates[id(s)].toordinal(), lambda s: str(dates[id(s)]),
-                          "newest" if year is None else f"as of {year}: newest")
+                          "newest" if moment is None else f"as of {moment.text}: newest")
     if len(chosen) == len(standing):
         return standing, found
-    return chosen, found + "".join(f"; {s.answer} dated after {year}" for s in _left_out(standing, eligible))
+    if moment is not None:
+        found += "".join(f"; {s.answer} dated after {moment.text}" for s in _left_out(standing, eligible))
+    return chosen, found
 
 
 def authority(standing: list[Side], evidence: Evidence) -> Ruling:

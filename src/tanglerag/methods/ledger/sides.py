@@ -57,13 +57,17 @@ def about_same(a: str, b: str, similarity: float) -> bool:
     return bool(x) and bool(y) and fuzz.token_set_ratio(x, y) >= similarity * 100
 
 
+_FUNCTION_WORDS = frozenset({"and", "or", "of", "in", "on", "at", "to", "for", "by", "with", "from", "is", "was", "are",
+                             "were", "be", "its", "his", "her", "their"})
+
+
 def thing_of(claim: Claim, question: str) -> str:
     """What a claim is about, without its answer's words: the 1.5B model often writes the answer itself there
-    ("Taylor Swift", "Metallica is the artist of the album"), which says nothing about which thing it is. An about
-    left empty by that is read as the thing the question asks about."""
+    ("Taylor Swift", "Metallica is the artist of the album", "Oregon and Wisconsin"), which says nothing about which
+    thing it is. An about left with no word but function words is read as the thing the question asks about."""
     answer = set(normalize_answer(claim.answer).split())
     rest = [word for word in normalize_answer(claim.about).split() if word not in answer]
-    return " ".join(rest) or normalize_answer(question)
+    return " ".join(rest) if set(rest) - _FUNCTION_WORDS else normalize_answer(question)
 
 
 def _linked(a: Side, b: Side, independence: Independence, similarity: float | None, question: str) -> bool:
