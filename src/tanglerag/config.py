@@ -238,6 +238,12 @@ class ServiceConfig(Section):
         "'*' allows any (only sensible without cookies: keys travel in the Authorization header)"))
     api_keys_file: Path | None = Field(
         None, description="lines 'KEY' (admin) or 'KEY USER' (that user only); adds to TANGLERAG_API_KEYS")
+    background_tasks: Literal["model", "plain", "refuse"] = Field("model", description=(
+        "a chat client's background task (Open WebUI's title, tags, follow-ups, search queries): model answers its "
+        "prompt in one call without retrieval; plain answers without any model call (a title from the first "
+        "question's words, no tags, follow-ups or queries); refuse answers 400 at once"))
+    background_task_tokens: int = Field(200, strict=True, ge=16, le=2048, description=(
+        "longest model reply to a background task, in tokens"))
 
 
 class ConflictsConfig(Section):

@@ -27,9 +27,9 @@ from tanglerag.trace import LLMCall, Message, Step, Trace, TraceStep
 from tanglerag.types import StageUsage, Usage
 
 _ACTIVE: ContextVar[Tracker | None] = ContextVar("tanglerag_tracker", default=None)
-CORE_STAGES = frozenset({"retrieve", "conflicts", "rewrite"})
+CORE_STAGES = frozenset({"retrieve", "conflicts", "rewrite", "background_task"})
 """The stages the general layers mark (the pipeline's retrieval, the conflict report any method's answer may get, a
-follow-up's rewrite into a standalone question);
+follow-up's rewrite into a standalone question, a chat client's background task answered by the service);
 each family declares its own (``Family.stages``), and a setting keyed by stage (``llm.structured_stages``) is
 checked against them all."""
 _METHOD: ContextVar[str | None] = ContextVar("tanglerag_method", default=None)

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -28,6 +28,7 @@ from tanglerag.tracking import ProgressEvent, Tracker
 from tanglerag.types import Answer, Question
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,23 @@ def _answer(rt: Runtime, body: AskRequest, question: Question, tracker: Tracker)
     return rt.answer(body.method, question, history=body.history, personal=body.user is not None, tracker=tracker)
 
 
-async def _admitted(state: ServiceState, tracker: Tracker, work: Callable[[], Answer]) -> asyncio.Future[Answer]:
+async def worked(state: ServiceState, tracker: Tracker, work: Callable[[], T]) -> T:
+    """Model work that is not a question (a chat client's background task), admitted and timed as a question is."""
+    future = await _admitted(state, tracker, work)
+    timeout = state.runtime.settings.service.answer_timeout_s
+    try:
+        result = await asyncio.wait_for(asyncio.shield(future), timeout)
+    except TimeoutError:
+        tracker.cancel()
+        raise ServiceError(504, f"no answer within {timeout:g}s") from None
+    except asyncio.CancelledError:
+        tracker.cancel()
+        raise
+    state.telemetry.observe_usage(tracker.usage)
+    return result
+
+
+async def _admitted(state: ServiceState, tracker: Tracker, work: Callable[[], T]) -> asyncio.Future[T]:
     """Start ``work`` in a thread once a slot is free; the slot is freed when the thread ends (a cancelled
     question ends before its next LLM call, and its cost is counted as abandoned)."""
     try:
@@ -140,7 +157,7 @@ async def _admitted(state: ServiceState, tracker: Tracker, work: Callable[[], An
     state.telemetry.in_flight.inc()
     future = asyncio.get_running_loop().run_in_executor(None, work)
 
-    def done(ended: asyncio.Future[Answer]) -> None:
+    def done(ended: asyncio.Future[T]) -> None:
         state.telemetry.in_flight.dec()
         state.gate.release()
         if tracker.cancelled:
@@ -151,7 +168,7 @@ async def _admitted(state: ServiceState, tracker: Tracker, work: Callable[[], An
     return future
 
 
-def _log_abandoned(ended: asyncio.Future[Answer]) -> None:
+def _log_abandoned(ended: asyncio.Future[Any]) -> None:
     """One INFO line for a question nobody waits for any more (its client left, or it ran past its time): that is
     how cancelling ends, not a fault. Reading its exception here also keeps asyncio from logging it as an ERROR
     with a traceback when the future is collected. A bug is still logged as one, with its traceback."""

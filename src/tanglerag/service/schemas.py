@@ -272,8 +272,9 @@ class ChatCompletion(BaseModel):
     model: str
     choices: list[ChatChoice]
     usage: ChatUsage
-    tanglerag: ChatAnswer = Field(description="the answer as POST /v1/ask returns it (citations, passages, "
-                                              "trace), plus ignored_turns: earlier turns not read")
+    tanglerag: ChatAnswer | None = Field(description=(
+        "the answer as POST /v1/ask returns it (citations, passages, trace), plus ignored_turns: earlier turns not "
+        "read; null for a chat client's background task (a title, tags), which is not a question"))
 
 
 class TextChoice(BaseModel):

@@ -27,7 +27,7 @@ from fastapi.responses import StreamingResponse
 
 from tanglerag.conflicts import Side
 from tanglerag.pipeline import disagreements
-from tanglerag.service import answering, compat
+from tanglerag.service import answering, background, compat
 from tanglerag.service.answering import Running, StreamFailure
 from tanglerag.service.compat import PREFIX, JsonReply
 from tanglerag.service.errors import error_body
@@ -71,8 +71,12 @@ async def model(model: str, _: CallerDep, state: State) -> ModelCard:
 
 @router.post("/v1/chat/completions", response_model=ChatCompletion, responses=STREAM_DOC | CHAT_ERRORS)
 async def chat(body: ChatRequest, who: CallerDep, state: State) -> Any:
-    """Answer the last user message with the method the model names."""
+    """Answer the last user message with the method the model names (a chat client's background task, such as
+    Open WebUI's title, is answered as ``service.background_tasks`` says, without retrieval)."""
     compat.refuse_unsupported(body)
+    task = background.recognised(body)
+    if task is not None:
+        return await background.answered(state, body, task)
     shape = compat.reply_format(body.response_format)
     text, history = compat.conversation(body)
     ask = AskRequest(question=text, method=compat.method_for(body.model), history=history)
