@@ -273,8 +273,8 @@ DISCUSSION = [
      "another entity are, and at every pair of witness counts (2 vs 1, 3 vs 1, 3 vs 2) the rejected side is more "
      "often valid than planted. Without the witness rule (show-all only) strict rises to 28.0 and the leak to 50.8%."),
     ("- **Conflict detection**: false conflicts come mostly from correct documents, not noise: in the 55 questions "
-     "without misinformation, 38 flagged sides are valid answers (the other entity's) and 29 are answers the model "
-     "misread from correct documents, against 17 from noise documents. The second goal (false conflict rate <= 20% "
+     "without misinformation, 40 flagged sides are valid answers (mostly the other entity's) and 29 are answers the "
+     "model misread from correct documents, against 16 from noise documents. The second goal (false conflict rate <= 20% "
      "with recall >= 80%) is missed for the same reason as strict; `same_thing=versions` has 7.3% false conflicts "
      "but finds 42.2% of the conflicts."),
     ("- **Policies one at a time**: `newest` and `authority` decide nothing on RAMDocs (its documents carry no date "
