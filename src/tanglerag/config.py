@@ -8,6 +8,7 @@ sections beside their code (``methods/<family>/config.py``) and declare them in 
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -298,7 +299,37 @@ def load_config(model: type[M], path: Path | None = None, overrides: list[str] |
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"invalid config: {exc}") from exc
+        raise ConfigError(f"invalid config: {config_problem(exc, model)}") from exc
+
+
+def config_problem(exc: ValidationError, model: type[BaseModel]) -> str:
+    """One line per problem, joined: ``retrieval.topk: unknown setting (did you mean retrieval.top_k?)`` for a key no
+    section has, ``retrieval.top_k: Input should be ... (given: 'x')`` for a value that does not fit."""
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"])
+        if error["type"] == "extra_forbidden":
+            known = _keys_at(model, [str(part) for part in error["loc"][:-1]])
+            prefix = where.rpartition(".")[0]
+            close = [f"{prefix}.{key}" if prefix else key
+                     for key in difflib.get_close_matches(str(error["loc"][-1]), known, n=3)]
+            problems.append(f"{where}: unknown setting" + (f" (did you mean {' or '.join(close)}?)" if close else ""))
+        else:
+            given = error.get("input")
+            shown = f" (given: {given!r})" if isinstance(given, str | int | float | bool) else ""
+            problems.append(f"{where}: {error['msg']}{shown}")
+    return "; ".join(problems)
+
+
+def _keys_at(model: type[BaseModel], path: list[str]) -> list[str]:
+    """The setting names of the section at ``path`` (the top level for an empty one)."""
+    section: Any = model
+    for part in path:
+        field = section.model_fields.get(part) if isinstance(section, type) and issubclass(section, BaseModel) else None
+        section = field.annotation if field is not None else None
+    if isinstance(section, type) and issubclass(section, BaseModel):
+        return list(section.model_fields)
+    return []
 
 
 def _sections(model: type[BaseModel]) -> set[str]:

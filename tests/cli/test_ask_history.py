@@ -43,8 +43,7 @@ def test_a_follow_up_is_answered_with_its_history(ask, tmp_path):
     result = ask("--history", str(history))
     assert result.exit_code == 0, result.output
     assert "Berlin [1]" in result.stdout
-    assert "follow-up read as: What is the capital of Germany? (opens like a continuation ('and'))" in " ".join(
-        result.stdout.split())
+    assert "follow-up read as: What is the capital of Germany? (opens like a continuation ('and'))\n" in result.stdout
     lines = tmp_path / "chat.jsonl"
     lines.write_text('{"role": "user", "content": "What is the capital of France?"}\n')
     traced = json.loads(ask("--history", str(lines), "--json", "--trace").stdout)

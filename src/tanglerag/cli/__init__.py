@@ -7,6 +7,9 @@ Every module defines its own Typer app; this package merges them, and every regi
 
 from __future__ import annotations
 
+from importlib.metadata import version
+from typing import Annotated
+
 import typer
 
 from tanglerag.cli import ask, contexts, convert, evaluate, index, models, serve, trace
@@ -15,6 +18,20 @@ from tanglerag.family import families, resolve
 
 app = typer.Typer(cls=UserErrorGroup, add_completion=False, no_args_is_help=True,
                   help="Answer questions from tangled retrieved contexts.")
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        typer.echo(f"tanglerag {version('tanglerag')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(_: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                          help="print the version and exit")] = False) -> None:
+    """Answer questions from tangled retrieved contexts."""
+
+
 for module in (index, ask, evaluate, models, serve):
     app.add_typer(module.app)
 app.add_typer(contexts.contexts_app)

@@ -43,15 +43,36 @@ def terminal_json(text: str, stream: TextIO) -> str:
 
 
 class TerminalConsole(Console):
-    """A rich Console that passes every string it prints through ``printable``; rich adds its own styling after."""
+    """A rich Console that passes every string it prints through ``printable``; rich adds its own styling after.
+
+    Piped or redirected, text is not wrapped: a line is one line whatever its length (rich would cut it at 80
+    columns, splitting a passage line or a Markdown table row that a program reads back)."""
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
+        if not self.is_terminal:
+            kwargs.setdefault("soft_wrap", True)
         super().print(*(printable(o) if isinstance(o, str) else o for o in objects), **kwargs)
 
 
 class _PrintableLogHandler(RichHandler):
     def render_message(self, record: logging.LogRecord, message: str) -> Any:
         return super().render_message(record, printable(message))
+
+
+class _PlainLogFormatter(logging.Formatter):
+    """Log lines for a pipe or a file: ``LEVEL message`` on one line each, control characters escaped."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(f"{record.levelname} {super().format(record)}")
+
+
+def _log_handler() -> logging.Handler:
+    """Rich's columns on a terminal; plain unwrapped lines when stderr is piped or redirected (a log file, journald)."""
+    if console.is_terminal:
+        return _PrintableLogHandler(console=console, show_path=False)
+    plain = logging.StreamHandler()
+    plain.setFormatter(_PlainLogFormatter("%(message)s"))
+    return plain
 
 
 console = TerminalConsole(stderr=True)
@@ -67,7 +88,7 @@ def load_settings(config: Path | None, overrides: list[str] | None, verbose: boo
     """Settings from the config file, ``--set`` overrides, then the command's flags (``section__key=value``;
     flags left at None are not set), and logging at the asked verbosity."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s",
-                        handlers=[_PrintableLogHandler(console=console, show_path=False)], force=True)
+                        handlers=[_log_handler()], force=True)
     logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets DEBUG on its own logger
     values = {key.replace("__", "."): value for key, value in flags.items() if value is not None}
     return Settings.load(config, overrides, values)

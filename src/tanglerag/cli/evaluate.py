@@ -67,6 +67,8 @@ def eval_(
     engine: Annotated[str | None, typer.Option("--engine", help="local (threads) or ray (Ray actors)")] = None,
     ray_address: Annotated[str | None, typer.Option("--ray-address", help="Ray cluster to join")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress display")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="bypass the LLM cache: every call reaches the model "
+                                           "(a resumed run still skips the questions it answered)")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
@@ -77,7 +79,8 @@ def eval_(
                              eval__passage_scope=scope,
                              eval__gold=gold, eval__gold_position=gold_position, methods__samples=samples,
                              eval__closed_book_filter=closed_book_filter or None, eval__concurrency=concurrency,
-                             eval__fail_fast=fail_fast or None, eval__engine=engine, eval__ray_address=ray_address)
+                             eval__fail_fast=fail_fast or None, eval__engine=engine, eval__ray_address=ray_address,
+                             llm__cache=False if no_cache else None)
     _check_flags(limit, random_n, sample, restart, out)
     names = comma_list(methods)
     if dataset_task(dataset) == "retrieval":
