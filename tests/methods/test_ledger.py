@@ -194,6 +194,16 @@ def test_an_as_of_day_excludes_answers_dated_later_that_year_and_dates_come_befo
     assert verdicts(newer) == {"1963": "rejected", "1998": "kept"} and newer.reports[0].kind == "outdated"
 
 
+def test_a_question_that_names_a_date_makes_its_dated_answers_compete_whatever_they_are_about(llm_factory):
+    dated = {"a": {"date": "2019"}, "scientist": {"date": "2015"}}
+    _, plain, _ = ask(llm_factory, docs("a", "scientist", metadata=dated))
+    assert [r.kind for r in plain.reports] == ["complementary"]  # two people of one name: both stand
+    then = Question(text="When was Michael Jordan born, as of 2016?")
+    answer, step, _ = ask(llm_factory, docs("a", "scientist", metadata=dated), question=then)
+    assert verdicts(step) == {"1963": "rejected", "1956": "kept"} and step.reports[0].kind == "outdated"
+    assert [p.answer for p in answer.parts] == ["1956"]
+
+
 def test_an_about_of_only_the_answer_and_function_words_is_read_as_the_question(llm_factory):
     claims = {**CLAIMS, "a": ("was born on February 17, 1963", "1963", "When Michael Jordan was born"),
               "wrong": ("was born in 1998", "1998 and 1999", "1998 and 1999")}

@@ -72,16 +72,20 @@ def thing_of(claim: Claim, question: str) -> str:
 
 def _linked(a: Side, b: Side, independence: Independence, similarity: float | None, question: str) -> bool:
     one_document = ({independence.document[p] for p in a.passages} & {independence.document[p] for p in b.passages})
-    return bool(one_document) or similarity is not None and any(about_same(thing_of(x, question), thing_of(y, question), similarity)
-                                     for x in a.claims for y in b.claims)
+    if one_document or similarity is None:
+        return bool(one_document)
+    return any(about_same(thing_of(x, question), thing_of(y, question), similarity) for x in a.claims for y in b.claims)
 
 
-def things(sides: list[Side], independence: Independence, similarity: float | None,
-           question: str) -> list[list[Side]]:
+def things(sides: list[Side], independence: Independence, similarity: float | None, question: str,
+           in_time: frozenset[int] = frozenset()) -> list[list[Side]]:
     """Sides grouped by what they are about (linked sides, transitively): a group of several is a conflict.
-    ``similarity`` None links versions of one document only."""
+    ``similarity`` None links versions of one document only. ``in_time``: the ids of sides that answer one question
+    at different dates (a question that names a date asks for the answer valid then, so its dated answers compete
+    whatever the model says they are about)."""
     links = [(i, j) for i in range(len(sides)) for j in range(i + 1, len(sides))
-             if _linked(sides[i], sides[j], independence, similarity, question)]
+             if {id(sides[i]), id(sides[j])} <= in_time
+             or _linked(sides[i], sides[j], independence, similarity, question)]
     component = components(len(sides), links)
     groups: dict[int, list[Side]] = {}
     for side, root in zip(sides, component, strict=True):
