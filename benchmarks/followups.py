@@ -1,0 +1,193 @@
+"""Issue 52, item 1: a follow-up set made from AmbigNQ dev, and its benchmark (with and without the conversation).
+
+Source and license: AmbigNQ light dev (Min et al., EMNLP 2020), agential-ai/agential @ ada38e88 : data/ambignq/
+(copied unchanged into ../shared/data/ambignq/dev_light.json); CC BY-SA 3.0, its questions from Natural Questions.
+Keep this attribution with any copy of the set.
+
+How an ambiguous question becomes a conversation (``build``):
+- AmbigNQ gives an ambiguous question Q ("Who sang i fooled around and fell in love?") and its disambiguated
+  questions with their answers ("... in 1976?" Mickey Thomas; "... in 1985?" T. G. Sheppard).
+- A disambiguated question B is kept when it is Q with words added at its end and nothing else changed (token
+  diff, case and the question mark ignored), the added words are 1-8 plain words and do not open a new clause
+  (who, what, which, is, was, ...). The follow-up is "And <added words>?" ("And in 1976?"): it means B only with
+  Q in view.
+- The conversation: the user asks Q, the assistant answers another interpretation A of Q (the first whose
+  answers share none with B's), then the follow-up. Gold: B's answers; ``other_answers``: A's, the answer a
+  system gives again when it ignores the follow-up's point; ``standalone``: B itself.
+- One row per ambiguous question (its first B that qualifies), in file order; ``--questions N`` draws N of them
+  with ``--seed``.
+
+What ``run`` measures, per condition: ``without`` (the follow-up asked alone: what a client ignoring the history
+gets), ``with`` (``stages/followup.py`` makes it standalone from the conversation) and ``gold`` (B asked directly,
+the ceiling): the token F1 of the question asked against B (SQuAD-normalised), how many rewrites were made, and,
+unless ``--no-answer``, the method's answer (asked with no passages: AmbigNQ has no corpus here) scored by
+answer recall (a gold alias in the answer, normalised) and ``other`` (an answer of A in it instead).
+
+Usage:
+  .venv/bin/python benchmarks/followups.py build [--input ../shared/data/ambignq/dev_light.json] [--questions 50]
+        [--seed 0] --out benchmarks/data/followups_ambignq_dev.jsonl
+  .venv/bin/python benchmarks/followups.py run --set benchmarks/data/followups_ambignq_dev.jsonl
+        [--method closed-book] [--limit N] [--no-answer] --out runs/followups [--set-option llm.n_ctx=...]
+The ``run`` step makes one rewrite call a row (cached) and, with answers, three method calls a row; it has not been
+run on the embedded model yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import random
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
+from tanglerag.stages.followup import Turn, standalone
+from tanglerag.text import normalize_answer, token_f1
+from tanglerag.tracking import Tracker, track
+from tanglerag.types import Question
+
+_WORD = re.compile(r"[\w'-]+|[^\w\s]")
+_CLAUSE = {"who", "whom", "whose", "what", "which", "when", "where", "why", "how", "is", "was", "are", "were", "that"}
+CONDITIONS = ("without", "with", "gold")
+
+
+def _words(question: str) -> list[str]:
+    return _WORD.findall(question.strip().rstrip("?").strip())
+
+
+def added_at_end(question: str, disambiguated: str) -> str | None:
+    """The words ``disambiguated`` adds at the end of ``question`` when that is all it changes, else None."""
+    asked, meant = _words(question), _words(disambiguated)
+    diff = [op for op in difflib.SequenceMatcher(a=[w.lower() for w in asked], b=[w.lower() for w in meant],
+                                                 autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(diff) != 1 or diff[0][0] != "insert" or diff[0][4] != len(meant):
+        return None
+    added = meant[diff[0][3]:]
+    if not 1 <= len(added) <= 8 or added[0].lower() in _CLAUSE or not all(re.fullmatch(r"[\w'-]+", w) for w in added):
+        return None
+    return " ".join(added)
+
+
+def rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One conversation per ambiguous question that has a disambiguation usable as a follow-up."""
+    out = []
+    for record in records:
+        pairs = next((a["qaPairs"] for a in record.get("annotations", []) if a.get("type") == "multipleQAs"), [])
+        for meant in pairs:
+            added = added_at_end(record["question"], meant["question"])
+            gold = {normalize_answer(a) for a in meant["answer"]}
+            other = next((p for p in pairs if p is not meant and not gold & {normalize_answer(a) for a in p["answer"]}),
+                         None)
+            if added is None or other is None:
+                continue
+            out.append({"id": record["id"], "question": f"And {added}?",
+                        "history": [{"role": "user", "content": record["question"]},
+                                    {"role": "assistant", "content": other["answer"][0]}],
+                        "standalone": meant["question"], "answers": meant["answer"],
+                        "other_answers": other["answer"], "original": record["question"]})
+            break
+    return out
+
+
+def build(args: argparse.Namespace) -> None:
+    found = rows(json.loads(Path(args.input).read_text(encoding="utf-8")))
+    if args.questions is not None and args.questions < len(found):
+        keep = set(map(id, random.Random(args.seed).sample(found, args.questions)))
+        found = [row for row in found if id(row) in keep]
+    Path(args.out).write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in found), encoding="utf-8")
+    print(f"{len(found)} follow-ups -> {args.out}", file=sys.stderr)
+
+
+def _found(answer: str, golds: list[str]) -> bool:
+    said = f" {normalize_answer(answer)} "
+    return any(f" {normalize_answer(g)} " in said for g in golds if normalize_answer(g))
+
+
+def measure(runtime: Runtime, row: dict[str, Any], method: str | None) -> dict[str, Any]:
+    """Each condition's question, its F1 against the gold standalone question, and the answer if asked."""
+    history = [Turn.model_validate(turn) for turn in row["history"]]
+    out: dict[str, Any] = {"id": row["id"]}
+    for condition in CONDITIONS:
+        tracker = Tracker()
+        with track(tracker):
+            if condition == "with":
+                asked = standalone(runtime.llm, history, row["question"], runtime.settings.conversation)
+            else:
+                asked = row["question"] if condition == "without" else row["standalone"]
+            result: dict[str, Any] = {"question": asked, "question_f1": token_f1(asked, row["standalone"])}
+            if method is not None:
+                answer = runtime.method(method).answer(Question(text=asked), [])
+                result |= {"answer": answer.text, "recall": _found(answer.text, row["answers"]),
+                           "other": _found(answer.text, row["other_answers"])}
+        result["rewrites"] = tracker.usage.stages["rewrite"].total_calls if "rewrite" in tracker.usage.stages else 0
+        out[condition] = result
+    return out
+
+
+def summary(measured: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    table: dict[str, dict[str, float]] = {}
+    for condition in CONDITIONS:
+        results = [m[condition] for m in measured]
+        n = max(len(results), 1)
+        table[condition] = {"question_f1": round(100 * sum(r["question_f1"] for r in results) / n, 1),
+                            "rewrites": sum(r["rewrites"] for r in results)}
+        if results and "recall" in results[0]:
+            table[condition] |= {"recall": round(100 * sum(r["recall"] for r in results) / n, 1),
+                                 "other": round(100 * sum(r["other"] for r in results) / n, 1)}
+    return table
+
+
+def markdown(table: dict[str, dict[str, float]], n: int, method: str | None) -> str:
+    columns = list(next(iter(table.values())))
+    lines = [f"Follow-ups: {n} (method: {method or 'none, questions only'})", "",
+             "| condition | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    lines += [f"| {name} | " + " | ".join(str(row[c]) for c in columns) + " |" for name, row in table.items()]
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace, runtime: Runtime | None = None) -> dict[str, dict[str, float]]:
+    settings = Settings.load(None, args.set_option or [])
+    runtime = runtime or Runtime(settings)
+    found = [json.loads(line) for line in Path(args.set).read_text(encoding="utf-8").splitlines() if line.strip()]
+    found = found[:args.limit] if args.limit else found
+    method = None if args.no_answer else args.method
+    measured = [measure(runtime, row, method) for row in found]
+    table = summary(measured)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "predictions.jsonl").write_text("".join(json.dumps(m, ensure_ascii=False) + "\n" for m in measured),
+                                           encoding="utf-8")
+    (out / "results.md").write_text(markdown(table, len(measured), method), encoding="utf-8")
+    (out / "results.json").write_text(json.dumps({"n": len(measured), "method": method, "conditions": table,
+                                                  "conversation": runtime.settings.conversation.model_dump()},
+                                                 indent=2), encoding="utf-8")
+    print(markdown(table, len(measured), method), end="")
+    return table
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    make = sub.add_parser("build")
+    make.add_argument("--input", default="../shared/data/ambignq/dev_light.json")
+    make.add_argument("--questions", type=int, default=None)
+    make.add_argument("--seed", type=int, default=0)
+    make.add_argument("--out", required=True)
+    bench = sub.add_parser("run")
+    bench.add_argument("--set", required=True, help="the follow-up set (JSONL) that build wrote")
+    bench.add_argument("--method", default="closed-book")
+    bench.add_argument("--limit", type=int, default=None)
+    bench.add_argument("--no-answer", action="store_true", help="score the questions only (one call a row)")
+    bench.add_argument("--set-option", action="append", help="a setting, e.g. conversation.max_turns=4")
+    bench.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    build(args) if args.command == "build" else run(args)
+
+
+if __name__ == "__main__":
+    main()
