@@ -13,14 +13,14 @@ from __future__ import annotations
 import csv
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from tanglerag.errors import IngestError
 from tanglerag.fileio import reporting_disk_full
 from tanglerag.types import Passage
 
-__all__ = ["HEADER", "convert_dpr", "read_dpr_tsv"]
+__all__ = ["HEADER", "check_header", "convert_dpr", "dpr_rows", "read_dpr_tsv"]
 
 HEADER = ("id", "text", "title")
 """The first line of a DPR passages file, in this order."""
@@ -31,25 +31,40 @@ def read_dpr_tsv(path: Path) -> Iterator[Passage]:
     without DPR's header, or a row without exactly three fields, an empty id or an empty text, is refused naming
     file and line."""
     with path.open(encoding="utf-8", newline="") as fh:
-        rows = csv.reader(fh, delimiter="\t")
         try:
-            header = next(rows, None)
-            if header is None or tuple(field.strip().lower() for field in header) != HEADER:
-                raise IngestError(f"{path}:1: not a DPR passages file: its first line must be the tab-separated "
-                                  f"columns {', '.join(HEADER)} (got {_shown(header)})")
-            for row in rows:
-                if not row:
-                    continue
-                if len(row) != len(HEADER):
-                    raise IngestError(f"{path}:{rows.line_num}: expected id, text and title separated by tabs, got "
-                                      f"{len(row)} field(s)")
-                if not row[0].strip() or not row[1].strip():
-                    raise IngestError(f"{path}:{rows.line_num}: empty {'id' if not row[0].strip() else 'text'}")
-                yield Passage(id=row[0].strip(), title=row[2], text=row[1])
+            check_header(fh.readline(), path)
         except UnicodeDecodeError:
-            raise IngestError(f"{path}:{rows.line_num + 1}: not UTF-8 text") from None
-        except csv.Error as exc:
-            raise IngestError(f"{path}:{rows.line_num}: {exc}") from None
+            raise IngestError(f"{path}:1: not UTF-8 text") from None
+        yield from dpr_rows(fh, str(path), first_line=2)
+
+
+def check_header(line: str, path: Path) -> None:
+    """Refuse a first line that is not DPR's header (IngestError naming the file)."""
+    header = next(csv.reader([line], delimiter="\t"), None) if line.strip() else None
+    if header is None or tuple(field.strip().lower() for field in header) != HEADER:
+        raise IngestError(f"{path}:1: not a DPR passages file: its first line must be the tab-separated "
+                          f"columns {', '.join(HEADER)} (got {_shown(header)})")
+
+
+def dpr_rows(lines: Iterable[str], source: str, *, first_line: int) -> Iterator[Passage]:
+    """Passages from DPR rows (lines after the header; ``first_line``: the line number of the first, for errors):
+    what ``read_dpr_tsv`` reads, and what a shard of the file (``index --engine ray``) reads."""
+    rows = csv.reader(lines, delimiter="\t")
+    try:
+        for row in rows:
+            if not row:
+                continue
+            line = first_line - 1 + rows.line_num
+            if len(row) != len(HEADER):
+                raise IngestError(f"{source}:{line}: expected id, text and title separated by tabs, got "
+                                  f"{len(row)} field(s)")
+            if not row[0].strip() or not row[1].strip():
+                raise IngestError(f"{source}:{line}: empty {'id' if not row[0].strip() else 'text'}")
+            yield Passage(id=row[0].strip(), title=row[2], text=row[1])
+    except UnicodeDecodeError:
+        raise IngestError(f"{source}:{first_line + rows.line_num}: not UTF-8 text") from None
+    except csv.Error as exc:
+        raise IngestError(f"{source}:{first_line - 1 + rows.line_num}: {exc}") from None
 
 
 def _shown(header: list[str] | None) -> str:

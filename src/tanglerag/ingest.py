@@ -32,7 +32,7 @@ from tanglerag.provenance import PAGE, PATH, SECTION, SHA256
 from tanglerag.types import Passage, record_id
 
 __all__ = ["SourceDocument", "chunk_passages", "chunk_words", "file_document", "json_ready", "load_corpus",
-           "passages_from_upload", "split_front_matter", "stream_chunks", "stream_corpus"]
+           "passages_from_upload", "record_passage", "split_front_matter", "stream_chunks", "stream_corpus"]
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +107,11 @@ def _placed_chunks(document: SourceDocument, size: int, overlap: int) -> Iterato
 
 def _record_passage(line: bytes) -> Passage:
     """One JSONL line as a Passage; ValueError says what is wrong with it."""
-    record = json_loads(line.decode("utf-8"))
+    return record_passage(json_loads(line.decode("utf-8")))
+
+
+def record_passage(record: Any) -> Passage:
+    """One corpus record (a JSONL line's object, a Parquet row) as a Passage; ValueError says what is wrong."""
     if not isinstance(record, dict):
         raise ValueError("record is not a JSON object")
     for field in ("id", "text"):
@@ -134,10 +138,12 @@ def read_jsonl_passages(path: Path, *, skip_bad: bool = False) -> Iterator[Passa
         yield from parse_jsonl_lines(fh, str(path), skip_bad=skip_bad)
 
 
-def parse_jsonl_lines(lines: Iterable[bytes], source: str, *, skip_bad: bool = False) -> Iterator[Passage]:
-    """JSONL passage records from any byte lines (a file, an uploaded body); errors name ``source:line``."""
+def parse_jsonl_lines(lines: Iterable[bytes], source: str, *, skip_bad: bool = False,
+                      first_line: int = 1) -> Iterator[Passage]:
+    """JSONL passage records from any byte lines (a file, an uploaded body, a shard of a file whose first line is
+    ``first_line``); errors name ``source:line``."""
     skipped = 0
-    for line_no, line in enumerate(lines, 1):
+    for line_no, line in enumerate(lines, first_line):
         if not line.strip():
             continue
         try:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, TypeVar
@@ -11,11 +13,14 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, console, load_settings
-from tanglerag.embeddings import TextEmbedder
+from tanglerag.embeddings import Embedder, TextEmbedder
 from tanglerag.errors import InputError
 from tanglerag.index.corpus import corpus_reader
 from tanglerag.index.extend import add_streaming
+from tanglerag.index.manifest import IndexManifest
 from tanglerag.index.passage_index import PassageIndex, remove_documents
+from tanglerag.index.ray_ingest import EmbedderFactory, embed_shards
+from tanglerag.index.shards import build_from_shards, open_shards, plan_shards
 from tanglerag.index.streaming import build_streaming
 from tanglerag.index.sync import SyncPlan, sync_folder
 from tanglerag.ingest import stream_chunks
@@ -46,6 +51,16 @@ def index(
     sync: Annotated[bool, typer.Option("--sync", help=(
         "make the index in --out hold the folder's files as they are now: new and changed files (by content hash) "
         "indexed, deleted ones removed, unchanged ones skipped"))] = False,
+    engine: Annotated[str, typer.Option("--engine", help=(
+        "local: embed in this process; ray: embed shards of a .jsonl, .parquet or DPR .tsv file on Ray actors "
+        "(resumable by shard), then build here"))] = "local",
+    ray_address: Annotated[str | None, typer.Option("--ray-address", help=(
+        "with --engine ray: the Ray cluster to join (default: start a local one)"))] = None,
+    ray_actors: Annotated[int, typer.Option("--ray-actors", min=1, max=1024, help=(
+        "with --engine ray: embedding actors (one GPU each where the cluster has a GPU for each)"))] = 2,
+    shards: Annotated[Path | None, typer.Option("--shards", help=(
+        "with --engine ray: where embedded shards are kept, on a file system every node sees "
+        "(default: OUT.shards beside the index); a rerun embeds only the shards missing there"))] = None,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
     """Build (or extend with --add, or shrink with --remove) a persistent index of a corpus."""
@@ -55,6 +70,13 @@ def index(
         return
     if corpus is None:
         raise InputError("give a corpus to index (or --remove IDS to take documents out of --out)")
+    if engine not in {"local", "ray"}:
+        raise InputError(f"--engine is local or ray, not {engine!r}")
+    if engine == "ray":
+        if add or sync or replace:
+            raise InputError("--engine ray builds a new index: drop --add, --replace and --sync")
+        _index_on_ray(out, corpus, settings, ray_address, ray_actors, shards)
+        return
     if replace and not add:
         raise InputError("--replace only applies with --add (without --add the index is built anew)")
     if sync:
@@ -97,6 +119,44 @@ def _with_progress(read: Callable[[], Iterator[Passage]], write: Callable[[Calla
             bar.update(task, rate=f"{speed:.0f}" if speed else "-")
 
         return write(advance)
+
+
+def embedder_factory(settings: Settings) -> EmbedderFactory:
+    """What each Ray actor builds its embedder with: the configured model, without the embedding cache (each shard
+    is embedded once, and the shards folder is what a rerun reuses)."""
+    return functools.partial(Embedder, settings.embedding)
+
+
+def _index_on_ray(out: Path, corpus: Path, settings: Settings, address: str | None, actors: int,
+                  shards: Path | None) -> None:
+    """Plan the shards (one pass over the file), embed the missing ones on Ray with a progress bar over documents
+    (rate and ETA), then build the index here from the shards, in order."""
+    folder = shards or out.with_name(out.name + ".shards")
+    plan = plan_shards(corpus, settings.index, settings.embedding.model)
+    todo = open_shards(folder, plan)
+    console.print(f"{corpus}: {plan.documents:,} documents in {len(plan.shards)} shard(s), {len(todo)} to embed "
+                  f"({folder})")
+    columns = (TextColumn("embedding"), BarColumn(), MofNCompleteColumn(), TextColumn("documents"),
+               TextColumn("{task.fields[rate]} passages/s"), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("embed", total=plan.documents, rate="-")
+        began, embedded = time.perf_counter(), 0
+
+        def advance(documents: int, passages: int) -> None:
+            nonlocal embedded
+            embedded += passages
+            bar.advance(task, documents)
+            bar.update(task, rate=f"{embedded / (time.perf_counter() - began):,.0f}" if embedded else "-")
+
+        embed_shards(plan, folder, embedder_factory(settings), actors=actors, address=address,
+                     tiers=authority_tiers(settings), progress=advance)
+    with Progress(TextColumn("building"), TextColumn("{task.completed:,.0f} passages"), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        task = bar.add_task("build", total=None)
+        manifest = build_from_shards(out, folder, settings.index, progress=lambda n: bar.advance(task, n))
+    console.print(f"embedding shards kept in {folder} (a rebuild with other index settings reuses them; remove the "
+                  "folder when done)")
+    _manifest_line(out, manifest)
 
 
 def _sync(out: Path, folder: Path, settings: Settings, index_type: str | None, bm25: bool) -> None:
@@ -148,6 +208,9 @@ def _remove(out: Path, ids: str, corpus: Path | None, embedder: TextEmbedder) ->
 
 
 def _summary(out: Path, idx: PassageIndex) -> None:
-    m = idx.manifest()
+    _manifest_line(out, idx.manifest())
+
+
+def _manifest_line(out: Path, m: IndexManifest) -> None:
     console.print(f"index {out}: {m.count} passages, {m.index_type}{' + bm25' if m.bm25 else ''}, "
                   f"{m.embedding_model} ({m.dimension}-d)")

@@ -208,6 +208,12 @@ class StoreWriter:
             self._db.executemany("INSERT INTO passages VALUES (?, ?, ?, ?, ?, ?)", rows)
         self.count += len(rows)
 
+    def first_duplicate(self) -> str | None:
+        """A passage id written more than once, if any (a build from shards checks ids across them this way, in
+        SQLite, rather than holding every id in memory)."""
+        row = self._db.execute("SELECT id FROM passages GROUP BY id HAVING count(*) > 1 LIMIT 1").fetchone()
+        return None if row is None else str(row[0])
+
     def __enter__(self) -> StoreWriter:
         return self
 

@@ -45,7 +45,7 @@ def write_new_version(folder: Path, passages: Iterable[Passage], embedder: TextE
 def _fill(data: Path, passages: Iterable[Passage], embedder: TextEmbedder, config: IndexConfig, batch_size: int,
           progress: Callable[[int], None] | None) -> IndexManifest:
     with StoreWriter(data / PASSAGES_FILE) as store:
-        dense = _dense_from(_embedded(store, passages, embedder, batch_size, progress), config, data)
+        dense = dense_from(_embedded(store, passages, embedder, batch_size, progress), config, data)
         count = store.count
     if dense is None:
         raise IndexStoreError("cannot build an index from an empty corpus")
@@ -68,7 +68,7 @@ def _embedded(store: StoreWriter, passages: Iterable[Passage], embedder: TextEmb
         yield vectors
 
 
-def _dense_from(batches: Iterator[np.ndarray], config: IndexConfig, data: Path) -> faiss.Index | None:
+def dense_from(batches: Iterator[np.ndarray], config: IndexConfig, data: Path) -> faiss.Index | None:
     """Flat and HNSW take each batch as it comes; IVF types spool them to disk, then train (None: no batch)."""
     if config.index_type not in ("ivf", "ivfpq"):
         dense = None

@@ -1,0 +1,286 @@
+"""A corpus cut into shards that are embedded apart (by Ray actors, ``index.ray_ingest``) and built into an index.
+
+Embedding is the work that grows with the corpus, so it is what runs on a cluster; reading, chunking and building
+stay as the local path does them. A shard is a fixed piece of the corpus file, fixed by the plan before anything is
+embedded: a range of lines of a JSONL or DPR TSV file (byte offsets, so a worker seeks to it and reads only it), or
+a row group of a Parquet file. Each is read, chunked and checked exactly as ``stream_corpus`` reads the whole file,
+so the passages, their order and their vectors are those of the local path.
+
+A finished shard is two files in the shards folder: its passages (JSON lines) and then its vectors (``.npy``), each
+written under a temporary name and renamed, so a shard whose vectors file exists is complete and a killed job
+redoes only the shards that are missing. ``plan.json`` names the corpus (path, size, modification time), the
+chunking and the model; shards made for another plan are refused, never mixed in. The build reads the shards in
+order into a new index version (``build_from_shards``), crash-safe like every build.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import faiss
+import numpy as np
+from pydantic import BaseModel, ValidationError
+
+from tanglerag.config import IndexConfig
+from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
+from tanglerag.dpr import check_header, dpr_rows
+from tanglerag.errors import IndexStoreError, IngestError
+from tanglerag.fileio import atomic_write_bytes, atomic_write_npy, atomic_write_text
+from tanglerag.index.manifest import IndexManifest
+from tanglerag.index.passage_index import faiss_disk_errors, index_lock, write_version
+from tanglerag.index.passage_store import FILE as PASSAGES_FILE
+from tanglerag.index.passage_store import StoreWriter
+from tanglerag.index.streaming import dense_from, write_bm25
+from tanglerag.ingest import parse_jsonl_lines, record_passage, stream_chunks
+from tanglerag.types import Passage
+
+Format = Literal["jsonl", "tsv", "parquet"]
+DOCUMENTS_PER_SHARD = 50_000
+"""Corpus records a shard holds (a Parquet file's shards are its row groups): about 10 minutes of MiniLM on one
+GPU, so a killed job loses little and a cluster has many shards to share out."""
+PLAN = "plan.json"
+
+
+class Shard(BaseModel):
+    """``start``/``end``: byte offsets of its lines (jsonl, tsv) or its row group and the next (parquet); ``first``:
+    the line number of its first line (rows: its first row, from 0); ``documents``: the records it holds."""
+
+    start: int
+    end: int
+    first: int
+    documents: int
+
+
+class ShardPlan(BaseModel):
+    """What the shards are made of: a shards folder serves only the plan it was made for."""
+
+    corpus: str
+    format: Format
+    size: int
+    mtime_ns: int
+    chunk_words: int
+    chunk_overlap: int
+    model: str
+    shards: list[Shard]
+
+    @property
+    def documents(self) -> int:
+        return sum(shard.documents for shard in self.shards)
+
+
+def corpus_format(corpus: Path) -> Format:
+    """The shardable format of a corpus file by its extension; anything else is one line saying what is."""
+    suffix = corpus.suffix.lower()
+    if suffix in {".jsonl", ".json"}:
+        return "jsonl"
+    if suffix in {".tsv", ".parquet"}:
+        return "tsv" if suffix == ".tsv" else "parquet"
+    raise IngestError(f"--engine ray reads a .jsonl, .parquet or DPR .tsv corpus file, not {corpus.name}")
+
+
+def plan_shards(corpus: Path, config: IndexConfig, model: str, *,
+                documents_per_shard: int = DOCUMENTS_PER_SHARD) -> ShardPlan:
+    """Cut ``corpus`` into shards of ``documents_per_shard`` lines (one pass over the file, reading no record) or
+    into its Parquet row groups."""
+    if not corpus.is_file():
+        raise IngestError(f"corpus not found: {corpus}")
+    if documents_per_shard < 1:
+        raise IngestError("documents per shard must be at least 1")
+    fmt = corpus_format(corpus)
+    stat = corpus.stat()
+    shards = _row_groups(corpus) if fmt == "parquet" else _line_ranges(corpus, fmt, documents_per_shard)
+    if not any(shard.documents for shard in shards):
+        raise IngestError(f"corpus {corpus} holds no passages")
+    return ShardPlan(corpus=str(corpus.resolve()), format=fmt, size=stat.st_size, mtime_ns=stat.st_mtime_ns,
+                     chunk_words=config.chunk_words, chunk_overlap=config.chunk_overlap, model=model, shards=shards)
+
+
+def _line_ranges(corpus: Path, fmt: Format, per_shard: int) -> list[Shard]:
+    shards: list[Shard] = []
+    with corpus.open("rb") as fh:
+        first_line = 1
+        if fmt == "tsv":
+            header = fh.readline()
+            try:
+                check_header(header.decode("utf-8"), corpus)
+            except UnicodeDecodeError:
+                raise IngestError(f"{corpus}:1: not UTF-8 text") from None
+            first_line = 2
+        start, lines, line_no = fh.tell(), 0, first_line
+        offset = start
+        for line in fh:
+            offset += len(line)
+            lines += 1
+            if lines == per_shard:
+                shards.append(Shard(start=start, end=offset, first=line_no, documents=lines))
+                start, line_no, lines = offset, line_no + lines, 0
+        if lines:
+            shards.append(Shard(start=start, end=offset, first=line_no, documents=lines))
+    return shards
+
+
+def _row_groups(corpus: Path) -> list[Shard]:
+    metadata = _parquet_file(corpus).metadata
+    shards, first = [], 0
+    for group in range(metadata.num_row_groups):
+        rows = metadata.row_group(group).num_rows
+        shards.append(Shard(start=group, end=group + 1, first=first, documents=rows))
+        first += rows
+    return shards
+
+
+def _parquet_file(corpus: Path) -> Any:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise IngestError("reading Parquet needs pyarrow: pip install 'tanglerag[ray]'") from None
+    try:
+        return pq.ParquetFile(corpus)
+    except Exception as exc:  # pyarrow raises its own ArrowInvalid and OSErrors for a file it cannot read
+        raise IngestError(f"{corpus}: not a Parquet file ({exc})") from None
+
+
+def shard_passages(plan: ShardPlan, number: int,
+                   tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> list[Passage]:
+    """Shard ``number``'s passages, chunked and checked as ``stream_corpus`` does (a repeated id inside the shard is
+    refused here; one across shards when the shards are built)."""
+    shard, corpus = plan.shards[number], Path(plan.corpus)
+    if plan.format == "parquet":
+        table = _parquet_file(corpus).read_row_group(shard.start)
+        raw: Iterable[Passage] = _rows(table.to_pylist(), str(corpus), shard.first)
+    else:
+        with corpus.open("rb") as fh:
+            fh.seek(shard.start)
+            data = fh.read(shard.end - shard.start)
+        if plan.format == "jsonl":
+            raw = parse_jsonl_lines(data.splitlines(), str(corpus), first_line=shard.first)
+        else:
+            raw = dpr_rows(io.StringIO(data.decode("utf-8", errors="strict"), newline=""), str(corpus),
+                           first_line=shard.first)
+    try:
+        return list(stream_chunks(raw, str(corpus), chunk_size=plan.chunk_words, chunk_overlap=plan.chunk_overlap,
+                                  tiers=tiers))
+    except IngestError as exc:
+        if "holds no passages" in str(exc):
+            return []  # a shard of blank lines: the plan already refused a corpus of nothing
+        raise
+    except UnicodeDecodeError:
+        raise IngestError(f"{corpus}: lines {shard.first}-{shard.first + shard.documents - 1}: not UTF-8 text") from None
+
+
+def _rows(rows: list[dict[str, object]], source: str, first: int) -> Iterator[Passage]:
+    for number, row in enumerate(rows, first):
+        try:
+            yield record_passage({key: value for key, value in row.items() if value is not None})
+        except (ValueError, ValidationError) as exc:
+            raise IngestError(f"{source}: row {number}: {exc}") from None
+
+
+# -- the shards folder ------------------------------------------------------------------
+
+
+def _stem(folder: Path, number: int) -> Path:
+    return folder / f"shard-{number:06d}"
+
+
+def shard_done(folder: Path, number: int) -> bool:
+    """Whether shard ``number`` is complete (its vectors, written last, are there)."""
+    return _stem(folder, number).with_suffix(".npy").exists()
+
+
+def write_shard(folder: Path, number: int, passages: list[Passage], vectors: np.ndarray) -> None:
+    """Passages first, vectors last, each renamed into place: a shard with vectors is whole."""
+    if len(passages) != len(vectors):
+        raise IndexStoreError(f"shard {number}: {len(vectors)} vectors for {len(passages)} passages")
+    lines = "".join(passage.model_dump_json() + "\n" for passage in passages)
+    atomic_write_bytes(_stem(folder, number).with_suffix(".jsonl"), lines.encode("utf-8"))
+    atomic_write_npy(_stem(folder, number).with_suffix(".npy"), vectors)
+
+
+def read_shard(folder: Path, number: int) -> tuple[list[Passage], np.ndarray]:
+    stem = _stem(folder, number)
+    passages = [Passage.model_validate_json(line) for line in stem.with_suffix(".jsonl").read_bytes().splitlines()
+                if line]
+    vectors = np.load(stem.with_suffix(".npy"))
+    if len(passages) != len(vectors):
+        raise IndexStoreError(f"{stem}: {len(vectors)} vectors for {len(passages)} passages; remove the shard's "
+                              "files and run the command again")
+    return passages, vectors
+
+
+def open_shards(folder: Path, plan: ShardPlan) -> list[int]:
+    """Make ``folder`` serve ``plan`` (write the plan, or check the one there) and return the shards still to embed.
+    A folder made for another corpus, chunking or model is refused, naming what differs."""
+    path = folder / PLAN
+    if path.exists():
+        try:
+            held = ShardPlan.model_validate_json(path.read_bytes())
+        except ValidationError:
+            raise IngestError(f"{path} cannot be read; remove {folder} to embed the corpus again") from None
+        differs = [name for name in ("corpus", "size", "mtime_ns", "chunk_words", "chunk_overlap", "model", "shards")
+                   if getattr(held, name) != getattr(plan, name)]
+        if differs:
+            raise IngestError(f"shards in {folder} were made for another {', '.join(differs)}; remove the folder or "
+                              "give another --shards folder")
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, plan.model_dump_json(indent=2))
+    return [number for number in range(len(plan.shards)) if not shard_done(folder, number)]
+
+
+def read_plan(folder: Path) -> ShardPlan:
+    return ShardPlan.model_validate_json((folder / PLAN).read_bytes())
+
+
+# -- the build --------------------------------------------------------------------------
+
+
+def build_from_shards(out: Path, folder: Path, config: IndexConfig, embedder_name: str | None = None, *,
+                      progress: Callable[[int], None] | None = None) -> IndexManifest:
+    """A new index in ``out`` from every shard in ``folder``, in order (each shard must be complete): passages into
+    the store and vectors into the dense index as the local streamed build adds them. A passage id held by two
+    shards is refused before the new version is named."""
+    plan = read_plan(folder)
+    missing = [number for number in range(len(plan.shards)) if not shard_done(folder, number)]
+    if missing:
+        raise IndexStoreError(f"{len(missing)} shard(s) of {folder} are not embedded yet (first: {missing[0]}); run "
+                              "the command again to embed them")
+    if embedder_name is not None and embedder_name != plan.model:
+        raise IndexStoreError(f"shards in {folder} were embedded with {plan.model!r}, not {embedder_name!r}")
+
+    def fill(data: Path) -> IndexManifest:
+        with StoreWriter(data / PASSAGES_FILE) as store:
+            dense = dense_from(_shard_vectors(store, folder, len(plan.shards), progress), config, data)
+            duplicate = store.first_duplicate()
+            if duplicate is not None:
+                raise IngestError(f"corpus {plan.corpus}: duplicate passage id {duplicate!r}")
+            count = store.count
+        if dense is None:
+            raise IndexStoreError("cannot build an index from an empty corpus")
+        with faiss_disk_errors():
+            faiss.write_index(dense, str(data / "dense.faiss"))
+        if config.bm25:
+            write_bm25(data)
+        return IndexManifest(embedding_model=plan.model, dimension=dense.d, index_type=config.index_type,
+                             count=count, bm25=config.bm25, config=config)
+
+    with index_lock(out):
+        write_version(out, fill)
+    return IndexManifest.model_validate(json.loads((out / "manifest.json").read_text()))
+
+
+def _shard_vectors(store: StoreWriter, folder: Path, shards: int,
+                   progress: Callable[[int], None] | None) -> Iterator[np.ndarray]:
+    for number in range(shards):
+        passages, vectors = read_shard(folder, number)
+        if not passages:
+            continue
+        store.append(passages)
+        if progress is not None:
+            progress(len(passages))
+        yield vectors
+
