@@ -23,7 +23,12 @@ the ceiling): the token F1 of the question asked against B (SQuAD-normalised), h
 unless ``--no-answer``, the method's answer (asked with no passages: AmbigNQ has no corpus here) scored by
 answer recall (a gold alias in the answer, normalised) and ``other`` (an answer of A in it instead).
 
+``rule`` measures the cheap test that decides when a rewrite call is made (``stages/followup.depends_on_history``),
+with no model: the share of the set's follow-ups it catches, and the share of standalone questions (NQ-open dev)
+it would send to a needless rewrite had they come with a history.
+
 Usage:
+  .venv/bin/python benchmarks/followups.py rule [--set ...jsonl] [--standalone ../shared/data/nq-open/dev.jsonl]
   .venv/bin/python benchmarks/followups.py build [--input ../shared/data/ambignq/dev_light.json] [--questions 50]
         [--seed 0] --out benchmarks/data/followups_ambignq_dev.jsonl
   .venv/bin/python benchmarks/followups.py run --set benchmarks/data/followups_ambignq_dev.jsonl
@@ -46,7 +51,7 @@ from typing import Any
 
 from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
-from tanglerag.stages.followup import Turn, standalone
+from tanglerag.stages.followup import Turn, depends_on_history, standalone
 from tanglerag.text import normalize_answer, token_f1
 from tanglerag.tracking import Tracker, track
 from tanglerag.types import Question
@@ -170,6 +175,20 @@ def run(args: argparse.Namespace, runtime: Runtime | None = None) -> dict[str, d
     return table
 
 
+def rule(args: argparse.Namespace) -> dict[str, float]:
+    """How often the rewrite test fires on the follow-ups (should: always) and on standalone questions (should not)."""
+    followups = [json.loads(line)["question"] for line in Path(args.set).read_text(encoding="utf-8").splitlines()
+                 if line.strip()]
+    alone = [json.loads(line)["question"] for line in Path(args.standalone).read_text(encoding="utf-8").splitlines()
+             if line.strip()]
+    caught = sum(depends_on_history(q) is not None for q in followups)
+    needless = sum(depends_on_history(q) is not None for q in alone)
+    result = {"followups": len(followups), "caught_pct": round(100 * caught / max(len(followups), 1), 1),
+              "standalone": len(alone), "needless_pct": round(100 * needless / max(len(alone), 1), 1)}
+    print(json.dumps(result))
+    return result
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -185,8 +204,11 @@ def main(argv: list[str] | None = None) -> None:
     bench.add_argument("--no-answer", action="store_true", help="score the questions only (one call a row)")
     bench.add_argument("--set-option", action="append", help="a setting, e.g. conversation.max_turns=4")
     bench.add_argument("--out", required=True)
+    test = sub.add_parser("rule")
+    test.add_argument("--set", default="benchmarks/data/followups_ambignq_dev.jsonl")
+    test.add_argument("--standalone", default="../shared/data/nq-open/dev.jsonl")
     args = parser.parse_args(argv)
-    build(args) if args.command == "build" else run(args)
+    {"build": build, "run": run, "rule": rule}[args.command](args)
 
 
 if __name__ == "__main__":

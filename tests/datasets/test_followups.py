@@ -58,3 +58,13 @@ def test_the_benchmark_scores_each_condition(tmp_path):
     assert table["gold"]["question_f1"] == 100.0
     assert "| with | 100.0 | 1 | 100.0 | 0.0 |" in (tmp_path / "out" / "results.md").read_text()
     assert len((tmp_path / "out" / "predictions.jsonl").read_text().splitlines()) == 1
+
+
+def test_the_rule_measure_counts_follow_ups_caught_and_needless_rewrites(tmp_path):
+    followups = tmp_path / "set.jsonl"
+    followups.write_text(json.dumps({"question": "And in 1985?"}) + "\n")
+    alone = tmp_path / "nq.jsonl"
+    alone.write_text("".join(json.dumps({"question": q}) + "\n" for q in [
+        "who was the actor that played ben stone on law and order", "when did they stop cigarette advertising"]))
+    assert fu.rule(argparse.Namespace(set=followups, standalone=alone)) == {
+        "followups": 1, "caught_pct": 100.0, "standalone": 2, "needless_pct": 50.0}

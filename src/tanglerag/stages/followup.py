@@ -12,9 +12,11 @@ miss few follow-ups rather than to spare every call, since a missed follow-up re
 needless rewrite costs one cached call and gives the question back: it depends on the history when it
 
 - opens like a continuation ("and ...", "what about ...", "how about ...", "but ...", "also ...", "then ..."),
-- refers back: a demonstrative (this, that, these, those), "the other", "the same", "the former", "the latter",
-  "one" as in "the second one", "else", or a third-person pronoun (he, she, it, they, his, its, their, them) with no
-  name before it in the message ("When did Brahms write his Op. 111?" names whom "his" means),
+- refers back: "the other", "the same", "the former", "the latter", "else", "one" after a determiner ("the second
+  one", "which one"), a demonstrative (this, that, these, those) that ends the message or follows a verb or a
+  preposition ("who wrote that", "is that ...", "in those"; not "the actor that played"), or a third-person pronoun
+  (he, she, it, they, his, its, their, them) with no name before it in the message ("When did Brahms write his
+  Op. 111?" names whom "his" means),
 - or is so short (at most three words) that it can only be an ellipsis ("when?", "in 2010?", "why?").
 
 ``conversation.rewrite`` forces the call for every message with history (``always``) or turns it off (``never``).
@@ -36,7 +38,13 @@ from tanglerag.tracking import record_step, stage
 _OPENERS = ("and", "or", "but", "also", "then", "so", "what about", "how about", "same for", "what else",
             "which one", "who else")
 _PRONOUNS = {"he", "she", "it", "its", "it's", "they", "them", "their", "theirs", "his", "her", "hers", "him"}
-_REFERS = {"this", "that", "these", "those", "other", "others", "same", "former", "latter", "one", "ones", "else"}
+_REFERS = {"other", "others", "same", "former", "latter", "else"}
+_DEMONSTRATIVES = {"this", "that", "these", "those"}
+_BEFORE_DEMONSTRATIVE = {"is", "was", "are", "were", "did", "does", "do", "wrote", "made", "about", "of", "for", "in",
+                         "on", "at", "with", "to", "from", "by", "after", "before", "like", "than", "and", "or"}
+_ONES = {"one", "ones"}
+_BEFORE_ONE = {"the", "which", "that", "this", "other", "another", "first", "second", "third", "last", "next",
+               "previous", "older", "newer", "earlier", "later", "same"}
 _WORDS = re.compile(r"[A-Za-z']+")
 _SOURCES = "\n\nSources:"  # a chat answer's numbered sources: not part of what was said
 
@@ -107,13 +115,23 @@ def depends_on_history(message: str) -> str | None:
                   None)
     if opener is not None:
         return f"opens like a continuation ({opener!r})"
-    refers = next((w for i, w in enumerate(words) if w in _REFERS or (w in _PRONOUNS and not _named(said[1:i]))),
+    refers = next((w for i, w in enumerate(words) if _refers(words, i) or (w in _PRONOUNS and not _named(said[1:i]))),
                   None)
     if refers is not None:
         return f"refers back ({refers!r})"
     if len(words) <= 3:
         return f"too short to stand alone ({len(words)} word{'s' * (len(words) != 1)})"
     return None
+
+
+def _refers(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` points outside the message (by the rules in the module's docstring)."""
+    word, before = words[i], words[i - 1] if i else ""
+    if word in _DEMONSTRATIVES:
+        return i == len(words) - 1 or i == 0 or before in _BEFORE_DEMONSTRATIVE
+    if word in _ONES:
+        return before in _BEFORE_ONE
+    return word in _REFERS
 
 
 def _named(words: list[str]) -> bool:
