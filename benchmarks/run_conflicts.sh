@@ -9,7 +9,8 @@
 #                 (benchmarks/ledger_replay.py concat-report: the stored concat answers and ledger claims, no model)
 #   conflictqa    ledger and concat on conflictQA (StrategyQA half, memory beside counter-memory), a sample of 60
 #   mixed         ledger and concat on the mixed suite of benchmarks/mixed_suite.py (10 per class and source: its
-#                 first 60, the suite without the freshness rows, which the freshness run measures)
+#                 first 60, the suite without the freshness rows, which the freshness run measures); MIXED_SAMPLE=K
+#                 takes a seeded random K of them (the file is sorted by source: --head alone would take RAMDocs only)
 #   freshness     ledger and concat on the freshness set (benchmarks/freshness_set.py), a sample of 100
 # The stored runs were answered under the defaults of their time (each folder's run.json): a run resumed under other
 # settings is refused, so pass theirs.
@@ -54,6 +55,7 @@ if [[ " $RUNS " == *" mixed "* ]]; then
   SUITE="runs/auto/mixed-10.jsonl"
   [[ -n "${DRY:-}" || -f "$SUITE" ]] || HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/mixed_suite.py --per-class 10 \
     --out "$SUITE"
-  run mixed "$SUITE" ledger,concat "$MIXED" =60
+  head -60 "$SUITE" > runs/auto/mixed-60.jsonl  # the suite the auto report measured, without the freshness rows
+  run mixed runs/auto/mixed-60.jsonl ledger,concat "$MIXED" "${MIXED_SAMPLE:-60}"
 fi
 run freshness freshness ledger,concat "$FRESH" 100
