@@ -16,7 +16,8 @@ from tanglerag.config import IndexConfig
 from tanglerag.errors import IngestError
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.index.ray_ingest import embed_shards
-from tanglerag.index.shards import build_from_shards, open_shards, plan_shards, shard_done
+from tanglerag.index.shard_build import build_from_shards
+from tanglerag.index.shards import open_shards, plan_shards, shard_done
 from tanglerag.index.streaming import build_streaming
 from tanglerag.ingest import stream_corpus
 from tanglerag.settings import Settings
@@ -38,7 +39,7 @@ def local_ray():
 
 def _records(n: int = 40) -> list[dict]:
     """Documents of 5-30 words (long ones are chunked), some with a date."""
-    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho".split()
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu", "xi", "omicron", "pi", "rho"]
     return [{"id": f"d{i}", "title": f"Doc {i % 7}", "text": " ".join(words[(i + j) % len(words)]
                                                                       for j in range(5 + i % 26)),
              **({"date": f"2024-01-{1 + i % 28:02d}"} if i % 3 == 0 else {})} for i in range(n)]

@@ -20,7 +20,8 @@ from tanglerag.index.extend import add_streaming
 from tanglerag.index.manifest import IndexManifest
 from tanglerag.index.passage_index import PassageIndex, remove_documents
 from tanglerag.index.ray_ingest import EmbedderFactory, embed_shards
-from tanglerag.index.shards import build_from_shards, open_shards, plan_shards
+from tanglerag.index.shard_build import build_from_shards
+from tanglerag.index.shards import open_shards, plan_shards
 from tanglerag.index.streaming import build_streaming
 from tanglerag.index.sync import SyncPlan, sync_folder
 from tanglerag.ingest import stream_chunks

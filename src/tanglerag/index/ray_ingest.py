@@ -68,13 +68,14 @@ class ShardEmbedder:
 
 
 def embed_shards(plan: ShardPlan, folder: Path, make_embedder: EmbedderFactory, *, actors: int = 2,
-                 address: str | None = None, gpus_per_actor: float | None = None,
+                 address: str | None = None, gpus_per_actor: float | None = None, cpus_per_actor: float = 1.0,
                  tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS,
                  progress: Callable[[int, int], None] | None = None) -> int:
     """Embed every shard of ``plan`` not yet in ``folder`` on ``actors`` Ray actors and return how many were embedded
     now; ``progress(documents, passages)`` hears each finished shard (the shards already there first, as one call
     with passages 0). ``address``: a cluster to join (default: the Ray this process runs in, else a local one);
-    ``gpus_per_actor``: default 1 when the cluster has a GPU per actor, else 0."""
+    ``gpus_per_actor``: default 1 when the cluster has a GPU per actor, else 0; ``cpus_per_actor``: the cores each
+    actor holds (Ray gives its torch as many threads)."""
     todo = open_shards(folder, plan)
     if progress is not None and len(todo) < len(plan.shards):
         progress(plan.documents - sum(plan.shards[n].documents for n in todo), 0)
@@ -95,7 +96,7 @@ def embed_shards(plan: ShardPlan, folder: Path, make_embedder: EmbedderFactory, 
         results = items.map_batches(
             ShardEmbedder, batch_size=1, batch_format="numpy",
             compute=ray.data.ActorPoolStrategy(size=min(actors, len(todo))),
-            num_gpus=gpus_per_actor, fn_constructor_kwargs={
+            num_gpus=gpus_per_actor, num_cpus=cpus_per_actor, fn_constructor_kwargs={
                 "plan_json": plan.model_dump_json(), "folder": str(folder.resolve()), "make_embedder": make_embedder,
                 "tiers": dict(tiers)})
         for row in results.iter_rows():

@@ -9,19 +9,17 @@ so the passages, their order and their vectors are those of the local path.
 A finished shard is two files in the shards folder: its passages (JSON lines) and then its vectors (``.npy``), each
 written under a temporary name and renamed, so a shard whose vectors file exists is complete and a killed job
 redoes only the shards that are missing. ``plan.json`` names the corpus (path, size, modification time), the
-chunking and the model; shards made for another plan are refused, never mixed in. The build reads the shards in
-order into a new index version (``build_from_shards``), crash-safe like every build.
+chunking and the model; shards made for another plan are refused, never mixed in. ``index.shard_build`` builds the
+index from them.
 """
 
 from __future__ import annotations
 
 import io
-import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-import faiss
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
@@ -30,11 +28,6 @@ from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.dpr import check_header, dpr_rows
 from tanglerag.errors import IndexStoreError, IngestError
 from tanglerag.fileio import atomic_write_bytes, atomic_write_npy, atomic_write_text
-from tanglerag.index.manifest import IndexManifest
-from tanglerag.index.passage_index import faiss_disk_errors, index_lock, write_version
-from tanglerag.index.passage_store import FILE as PASSAGES_FILE
-from tanglerag.index.passage_store import StoreWriter
-from tanglerag.index.streaming import dense_from, write_bm25
 from tanglerag.ingest import parse_jsonl_lines, record_passage, stream_chunks
 from tanglerag.types import Passage
 
@@ -187,6 +180,11 @@ def _stem(folder: Path, number: int) -> Path:
     return folder / f"shard-{number:06d}"
 
 
+def shard_file(folder: Path, number: int, suffix: str) -> Path:
+    """Shard ``number``'s passages (``.jsonl``) or vectors (``.npy``) file."""
+    return _stem(folder, number).with_suffix(suffix)
+
+
 def shard_done(folder: Path, number: int) -> bool:
     """Whether shard ``number`` is complete (its vectors, written last, are there)."""
     return _stem(folder, number).with_suffix(".npy").exists()
@@ -201,10 +199,15 @@ def write_shard(folder: Path, number: int, passages: list[Passage], vectors: np.
     atomic_write_npy(_stem(folder, number).with_suffix(".npy"), vectors)
 
 
+def shard_passages_written(folder: Path, number: int) -> list[Passage]:
+    """The passages a finished shard holds, in order."""
+    return [Passage.model_validate_json(line) for line in shard_file(folder, number, ".jsonl").read_bytes().splitlines()
+            if line]
+
+
 def read_shard(folder: Path, number: int) -> tuple[list[Passage], np.ndarray]:
     stem = _stem(folder, number)
-    passages = [Passage.model_validate_json(line) for line in stem.with_suffix(".jsonl").read_bytes().splitlines()
-                if line]
+    passages = shard_passages_written(folder, number)
     vectors = np.load(stem.with_suffix(".npy"))
     if len(passages) != len(vectors):
         raise IndexStoreError(f"{stem}: {len(vectors)} vectors for {len(passages)} passages; remove the shard's "
@@ -234,53 +237,3 @@ def open_shards(folder: Path, plan: ShardPlan) -> list[int]:
 
 def read_plan(folder: Path) -> ShardPlan:
     return ShardPlan.model_validate_json((folder / PLAN).read_bytes())
-
-
-# -- the build --------------------------------------------------------------------------
-
-
-def build_from_shards(out: Path, folder: Path, config: IndexConfig, embedder_name: str | None = None, *,
-                      progress: Callable[[int], None] | None = None) -> IndexManifest:
-    """A new index in ``out`` from every shard in ``folder``, in order (each shard must be complete): passages into
-    the store and vectors into the dense index as the local streamed build adds them. A passage id held by two
-    shards is refused before the new version is named."""
-    plan = read_plan(folder)
-    missing = [number for number in range(len(plan.shards)) if not shard_done(folder, number)]
-    if missing:
-        raise IndexStoreError(f"{len(missing)} shard(s) of {folder} are not embedded yet (first: {missing[0]}); run "
-                              "the command again to embed them")
-    if embedder_name is not None and embedder_name != plan.model:
-        raise IndexStoreError(f"shards in {folder} were embedded with {plan.model!r}, not {embedder_name!r}")
-
-    def fill(data: Path) -> IndexManifest:
-        with StoreWriter(data / PASSAGES_FILE) as store:
-            dense = dense_from(_shard_vectors(store, folder, len(plan.shards), progress), config, data)
-            duplicate = store.first_duplicate()
-            if duplicate is not None:
-                raise IngestError(f"corpus {plan.corpus}: duplicate passage id {duplicate!r}")
-            count = store.count
-        if dense is None:
-            raise IndexStoreError("cannot build an index from an empty corpus")
-        with faiss_disk_errors():
-            faiss.write_index(dense, str(data / "dense.faiss"))
-        if config.bm25:
-            write_bm25(data)
-        return IndexManifest(embedding_model=plan.model, dimension=dense.d, index_type=config.index_type,
-                             count=count, bm25=config.bm25, config=config)
-
-    with index_lock(out):
-        write_version(out, fill)
-    return IndexManifest.model_validate(json.loads((out / "manifest.json").read_text()))
-
-
-def _shard_vectors(store: StoreWriter, folder: Path, shards: int,
-                   progress: Callable[[int], None] | None) -> Iterator[np.ndarray]:
-    for number in range(shards):
-        passages, vectors = read_shard(folder, number)
-        if not passages:
-            continue
-        store.append(passages)
-        if progress is not None:
-            progress(len(passages))
-        yield vectors
-

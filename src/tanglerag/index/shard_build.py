@@ -1,0 +1,127 @@
+"""Build an index from embedded shards (``index.shards``) on one machine, with memory that does not grow with the
+corpus where the index type allows it (issue 53, item 2).
+
+Passages go into the store shard by shard, as the streamed build writes them. The vectors are read from the shards'
+``.npy`` files memory-mapped, one shard at a time:
+
+- ``flat``: the index file is written straight from the shards (``faiss_stream.write_flat``): memory holds one shard.
+- ``ivfpq``: the lists and codes are trained on a sample read from the shards (the rows the local build samples), the
+  codes added shard by shard, and the exact vectors for re-ranking written into the file from the shards
+  (``faiss_stream.write_refined``): memory holds the sample, the codes (48 bytes and an 8-byte id a passage at 384
+  dimensions: about 1.2 GB at 21M) and one shard.
+- ``hnsw`` and ``ivf`` hold every vector in their structure, so they are built as the streamed build builds them.
+
+The file written is the one ``faiss.write_index`` would write, so loading, searching and ``index.mmap`` are as for
+any index. A passage id held by two shards is refused through SQLite before the new version is named.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+from tanglerag.config import IndexConfig
+from tanglerag.errors import IndexStoreError, IngestError
+from tanglerag.index.dense import trained_ivf, training_rows
+from tanglerag.index.faiss_stream import write_flat, write_refined
+from tanglerag.index.manifest import IndexManifest
+from tanglerag.index.passage_index import faiss_disk_errors, index_lock, write_version
+from tanglerag.index.passage_store import FILE as PASSAGES_FILE
+from tanglerag.index.passage_store import StoreWriter
+from tanglerag.index.shards import read_plan, shard_done, shard_file, shard_passages_written
+from tanglerag.index.streaming import dense_from, write_bm25
+
+DENSE = "dense.faiss"
+
+
+class ShardVectors:
+    """The shards' vectors, in order, read memory-mapped from their ``.npy`` files (empty shards skipped)."""
+
+    def __init__(self, folder: Path, shards: int) -> None:
+        self.files = [f for f in (shard_file(folder, n, ".npy") for n in range(shards)) if _rows(f)]
+        self.counts = [_rows(f) for f in self.files]
+        self.count = sum(self.counts)
+        self.dim = int(np.load(self.files[0], mmap_mode="r").shape[1]) if self.files else 0
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        for file in self.files:
+            yield np.load(file, mmap_mode="r")
+
+    def rows(self, positions: np.ndarray) -> np.ndarray:
+        """The vectors at these sorted positions of the whole corpus, gathered shard by shard."""
+        out, start = [], 0
+        for file, count in zip(self.files, self.counts, strict=True):
+            mine = positions[(positions >= start) & (positions < start + count)] - start
+            if len(mine):
+                out.append(np.asarray(np.load(file, mmap_mode="r")[mine], dtype="float32"))
+            start += count
+        return np.concatenate(out)
+
+
+def _rows(file: Path) -> int:
+    return int(np.load(file, mmap_mode="r").shape[0])
+
+
+def build_from_shards(out: Path, folder: Path, config: IndexConfig, embedder_name: str | None = None, *,
+                      progress: Callable[[int], None] | None = None) -> IndexManifest:
+    """A new index in ``out`` from every shard in ``folder``, in order (each shard must be complete); ``progress``
+    hears the passages of each shard stored."""
+    plan = read_plan(folder)
+    missing = [number for number in range(len(plan.shards)) if not shard_done(folder, number)]
+    if missing:
+        raise IndexStoreError(f"{len(missing)} shard(s) of {folder} are not embedded yet (first: {missing[0]}); run "
+                              "the command again to embed them")
+    if embedder_name is not None and embedder_name != plan.model:
+        raise IndexStoreError(f"shards in {folder} were embedded with {plan.model!r}, not {embedder_name!r}")
+
+    def fill(data: Path) -> IndexManifest:
+        with StoreWriter(data / PASSAGES_FILE) as store:
+            for number in range(len(plan.shards)):
+                passages = shard_passages_written(folder, number)
+                store.append(passages)
+                if progress is not None and passages:
+                    progress(len(passages))
+            duplicate = store.first_duplicate()
+            if duplicate is not None:
+                raise IngestError(f"corpus {plan.corpus}: duplicate passage id {duplicate!r}")
+            count = store.count
+        vectors = ShardVectors(folder, len(plan.shards))
+        if vectors.count != count:
+            raise IndexStoreError(f"shards in {folder} hold {vectors.count} vectors for {count} passages; remove the "
+                                  "folder and embed again")
+        if not count:
+            raise IndexStoreError("cannot build an index from an empty corpus")
+        with faiss_disk_errors():
+            _write_dense(data / DENSE, vectors, config, data)
+        if config.bm25:
+            write_bm25(data)
+        return IndexManifest(embedding_model=plan.model, dimension=vectors.dim, index_type=config.index_type,
+                             count=count, bm25=config.bm25, config=config)
+
+    with index_lock(out):
+        write_version(out, fill)
+    return IndexManifest.model_validate(json.loads((out / "manifest.json").read_text()))
+
+
+def _write_dense(path: Path, vectors: ShardVectors, config: IndexConfig, data: Path) -> None:
+    if config.index_type == "flat":
+        write_flat(path, vectors.dim, vectors.count, vectors.blocks)
+        return
+    if config.index_type != "ivfpq":
+        dense = dense_from((np.asarray(block) for block in vectors.blocks()), config, data)
+        if dense is None:
+            raise IndexStoreError("cannot build an index from an empty corpus")
+        faiss.write_index(dense, str(path))
+        return
+    index = trained_ivf(vectors.rows(training_rows(vectors.count, config)), vectors.count, config)
+    base = faiss.downcast_index(index.base_index) if isinstance(index, faiss.IndexRefine) else index
+    for block in vectors.blocks():
+        base.add(np.ascontiguousarray(block, dtype="float32"))
+    if base is index:  # codes only (index.pq_refine=0)
+        faiss.write_index(index, str(path))
+    else:
+        write_refined(path, base, float(max(1, config.pq_refine)), vectors.blocks)
