@@ -245,6 +245,10 @@ class ServiceConfig(Section):
         "question's words, no tags, follow-ups or queries); refuse answers 400 at once"))
     background_task_tokens: int = Field(200, strict=True, ge=16, le=2048, description=(
         "longest model reply to a background task, in tokens"))
+    chat_progress: Literal["reasoning", "preamble", "comments"] = Field("reasoning", description=(
+        "a streamed chat answer's progress (stages, model calls, method steps): reasoning_content deltas, which chat "
+        "UIs show as a collapsible thinking block; lines in the content before the answer (preamble; not with a JSON "
+        "response_format); or SSE comments only, which chat UIs drop"))
 
 
 class ConflictsConfig(Section):

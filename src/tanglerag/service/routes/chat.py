@@ -31,6 +31,7 @@ from tanglerag.service import answering, background, compat
 from tanglerag.service.answering import Running, StreamFailure
 from tanglerag.service.compat import PREFIX, JsonReply
 from tanglerag.service.errors import error_body
+from tanglerag.service.progress import progress_line
 from tanglerag.service.schemas import (
     AskRequest,
     AskResponse,
@@ -153,23 +154,35 @@ def _completion_id() -> str:
 
 async def _chunks(state: ServiceState, body: ChatRequest, running: Running, ignored: int,
                   shape: JsonReply | None) -> AsyncIterator[str]:
-    """OpenAI's chunk stream: the role, SSE comments while the method works, the content, the finish."""
+    """OpenAI's chunk stream: the role, the method's progress as ``service.chat_progress`` says (``progress.py``),
+    the content, the finish."""
     base = {"id": _completion_id(), "object": "chat.completion.chunk", "created": int(time.time()), "model": body.model}
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
         return f"data: {json.dumps(base | {'choices': [choice]} | extra, ensure_ascii=False)}\n\n"
 
+    shown = state.runtime.settings.service.chat_progress
+    if shown == "preamble" and shape is not None:
+        shown = "reasoning"  # lines before a JSON answer would make it unreadable
     yield chunk({"role": "assistant", "content": ""})
+    preamble = False
     async with aclosing(answering.streamed(state, running)) as items:
         async for item in items:
             if isinstance(item, StreamFailure):
                 yield _error(item.status, item.error)
                 return
             if not isinstance(item, AskResponse):
-                yield f": {item.type} {item.stage}\n\n"  # a comment: clients skip it, the connection stays alive
+                line = progress_line(item) if shown != "comments" else None
+                if line is None:
+                    yield f": {item.type} {item.stage}\n\n"  # a comment: clients skip it, the connection stays alive
+                elif shown == "reasoning":
+                    yield chunk({"reasoning_content": line + "\n"})
+                else:
+                    preamble = True
+                    yield chunk({"content": f"_{line.strip()}_  \n"})
                 continue
-            yield chunk({"content": _reply(item, shape, body.stop)})
+            yield chunk({"content": ("\n" if preamble else "") + _reply(item, shape, body.stop)})
             yield chunk({}, "stop", tanglerag=_extra(item, ignored).model_dump(mode="json"))
             if body.stream_options and body.stream_options.get("include_usage"):
                 yield f"data: {json.dumps(base | {'choices': [], 'usage': _usage(item).model_dump()})}\n\n"
