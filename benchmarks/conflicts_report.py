@@ -33,13 +33,16 @@ LABELS = {"ramdocs_strict": "strict", "answer_recall": "recall", "misinfo_leak":
 GOAL = {"strict": 38.0, "leak": 33.0, "calls": 6.0, "conflict_recall": 80.0, "false_conflict_rate": 20.0}
 OTHER_RUNS = {  # section: (run folder, metrics, what it is)
     "conflictQA": ("conflictqa", ("ramdocs_strict", "answer_recall", "misinfo_leak", "conflict_recall",
-                                  "false_conflict_rate"), "conflictQA (StrategyQA half), a sample of 60"),
+                                  "false_conflict_rate"), ("conflictQA (StrategyQA half): the first 30 of a seeded "
+                                                           "sample of 60 (`HEAD=30`, for time)")),
     "Mixed suite": ("mixed", ("tangle_score", "answer_recall", "misinfo_leak", "ramdocs_strict", "conflict_recall",
-                              "false_conflict_rate"), ("the mixed dev suite's 60 (benchmarks/mixed_suite.py); "
-                    "goal: tangle score above concat's 38.2")),
-    "Freshness": ("freshness", ("as_of_correct", "ramdocs_strict", "misinfo_leak", "conflict_recall",
-                                "false_conflict_rate"), ("the freshness set (benchmarks/freshness_set.py), a sample "
-                  "of 100; goal: >= 95% of as-of questions answered with the answer valid at that date")),
+                              "false_conflict_rate"), ("the mixed dev suite (benchmarks/mixed_suite.py): a seeded "
+                    "random 30 of its 60 (`MIXED_SAMPLE=30`, for time); goal: tangle score above concat's (38.2 on "
+                    "all 60 in docs/results/auto.md; here concat on the same 30)")),
+    "Freshness": ("freshness", ("as_of_correct", "ramdocs_strict", "answer_recall", "misinfo_leak"), (
+                  "the freshness set (benchmarks/freshness_set.py): the first 60 of a seeded sample of 100 (`HEAD=60`, "
+                  "for time; 30 asked plainly, 30 as of a date); strict and leak count an outdated answer as wrong; "
+                  "goal: >= 95% of as-of questions answered with the answer valid at that date")),
 }
 
 
@@ -282,6 +285,14 @@ DISCUSSION = [
      "significant strict cost; `show_disputed=never` halves the leak again (13.1%) at 6 strict points; the "
      "similarity thresholds move nothing beyond a question. The `prior` policy (one closed-book call) lowers the "
      "leak a little and costs strict score and half a call under the earlier rules; it stays out of the default."),
+    ("- **Freshness** (templated passages, one per dated answer, plus a distractor answering another question): "
+     "the ledger answers 90.0% of the as-of questions with the answer valid then (27 of 30; concat 63.3%), short of "
+     "95%. Of the three misses, one is a valid passage the model read as unknown (only the later answer was left), "
+     "and two are wordings the metric does not accept (the side's most specific wording \"January 7, 2021\" was "
+     "the outdated passage's, and \"1998\" for \"1998 FIFA World Cup\"). Under the rules of the first run "
+     "(witnesses before dates, the as-of year only, dated answers not made to compete) the same calls gave 66.7%: "
+     "the gain is the rules', the model's claims are the same. The plain questions lose mostly to distractors: a "
+     "claim read from a passage that answers another question is grounded and, when it is the newest, wins."),
     "",
 ]
 
