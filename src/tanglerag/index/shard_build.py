@@ -1,7 +1,7 @@
 """Build an index from embedded shards (``index.shards``) on one machine, with memory that does not grow with the
 corpus where the index type allows it (issue 53, item 2).
 
-Passages go into the store shard by shard, as the streamed build writes them. The vectors are read from the shards'
+Passages go into the store a batch at a time, as the streamed build writes them. The vectors are read from the shards'
 ``.npy`` files memory-mapped, one shard at a time:
 
 - ``flat``: the index file is written straight from the shards (``faiss_stream.write_flat``): memory holds one shard.
@@ -31,11 +31,14 @@ from tanglerag.index.faiss_stream import write_flat, write_refined
 from tanglerag.index.manifest import IndexManifest
 from tanglerag.index.passage_index import faiss_disk_errors, index_lock, write_version
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
-from tanglerag.index.passage_store import StoreWriter
-from tanglerag.index.shards import read_plan, shard_done, shard_file, shard_passages_written
+from tanglerag.index.passage_store import StoreWriter, batched
+from tanglerag.index.shards import read_plan, shard_done, shard_file
 from tanglerag.index.streaming import dense_from, write_bm25
+from tanglerag.types import Passage
 
 DENSE = "dense.faiss"
+BLOCK = 8192
+"""Vectors read from a shard at a time (12 MB at 384 dimensions)."""
 
 
 class ShardVectors:
@@ -48,8 +51,19 @@ class ShardVectors:
         self.dim = int(np.load(self.files[0], mmap_mode="r").shape[1]) if self.files else 0
 
     def blocks(self) -> Iterator[np.ndarray]:
+        """Every vector in order, ``BLOCK`` rows at a time read from the files (not mapped: pages of a mapping stay
+        resident until it is closed, so a mapped shard would count whole in the build's memory)."""
         for file in self.files:
-            yield np.load(file, mmap_mode="r")
+            with file.open("rb") as fh:
+                version = np.lib.format.read_magic(fh)
+                header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                          else np.lib.format.read_array_header_2_0)
+                shape, fortran, dtype = header(fh)
+                if fortran or len(shape) != 2:
+                    raise IndexStoreError(f"{file}: not a row-major matrix of vectors")
+                for start in range(0, shape[0], BLOCK):
+                    rows = min(BLOCK, shape[0] - start)
+                    yield np.frombuffer(fh.read(rows * shape[1] * dtype.itemsize), dtype=dtype).reshape(rows, shape[1])
 
     def rows(self, positions: np.ndarray) -> np.ndarray:
         """The vectors at these sorted positions of the whole corpus, gathered shard by shard."""
@@ -60,6 +74,14 @@ class ShardVectors:
                 out.append(np.asarray(np.load(file, mmap_mode="r")[mine], dtype="float32"))
             start += count
         return np.concatenate(out)
+
+
+def _stored_passages(folder: Path, number: int) -> Iterator[Passage]:
+    """A finished shard's passages, read a line at a time."""
+    with shard_file(folder, number, ".jsonl").open("rb") as fh:
+        for line in fh:
+            if line.strip():
+                yield Passage.model_validate_json(line)
 
 
 def _rows(file: Path) -> int:
@@ -81,10 +103,10 @@ def build_from_shards(out: Path, folder: Path, config: IndexConfig, embedder_nam
     def fill(data: Path) -> IndexManifest:
         with StoreWriter(data / PASSAGES_FILE) as store:
             for number in range(len(plan.shards)):
-                passages = shard_passages_written(folder, number)
-                store.append(passages)
-                if progress is not None and passages:
-                    progress(len(passages))
+                for batch in batched(_stored_passages(folder, number), BLOCK):
+                    store.append(batch)
+                    if progress is not None:
+                        progress(len(batch))
             duplicate = store.first_duplicate()
             if duplicate is not None:
                 raise IngestError(f"corpus {plan.corpus}: duplicate passage id {duplicate!r}")
