@@ -1,11 +1,13 @@
 """``ask --history FILE``: the question is made standalone from the conversation in the file before retrieval."""
 
+import io
 import json
 
 import pytest
 from typer.testing import CliRunner
 
 from tanglerag.cli import app
+from tanglerag.cli.common import TerminalConsole
 from tanglerag.index.passage_index import store_passages
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
@@ -58,3 +60,14 @@ def test_a_history_that_cannot_be_read_is_one_line(ask, tmp_path):
     assert result.exit_code == 2 and "not a chat history" in result.output and "Traceback" not in result.output
     result = ask("--history", str(tmp_path / "missing.json"))
     assert result.exit_code == 2 and "cannot read the history" in result.output
+
+
+def test_a_status_line_shows_the_stage_and_the_calls_on_a_terminal(ask, tmp_path, monkeypatch):
+    screen = io.StringIO()
+    monkeypatch.setattr("tanglerag.cli.ask.console", TerminalConsole(file=screen, force_terminal=True, width=100))
+    history = tmp_path / "chat.json"
+    history.write_text(json.dumps([{"role": "user", "content": "What is the capital of France?"}]))
+    result = ask("--history", str(history))
+    assert result.exit_code == 0 and "Berlin [1]" in result.stdout
+    shown = screen.getvalue()  # rich redraws at most a few times a second: the last state at least, then cleared
+    assert "concat: generate ... (2 model calls)" in shown and shown.endswith("\x1b[2K")

@@ -55,3 +55,8 @@ def test_eval_no_cache_bypasses_the_llm_cache(monkeypatch, tmp_path):
     assert result.exit_code == 2 and seen["settings"].llm.cache is False
     runner.invoke(app, ["eval", "--dataset", "ramdocs-sample", "--set", f"cache_dir={tmp_path}"])
     assert seen["settings"].llm.cache is True
+
+
+def test_shell_completion_can_be_installed():
+    result = runner.invoke(app, ["--help"])
+    assert "--install-completion" in result.output and "--show-completion" in result.output

@@ -12,7 +12,8 @@ from tanglerag.llm.model_files import ChunkedModel, assemble_builtin, resolve_gg
 
 @pytest.fixture
 def chunk_packages(tmp_path, monkeypatch):
-    """Three importable fake chunk modules whose bytes form a tiny 'GGUF' file."""
+    """Three importable fake chunk modules whose bytes form a tiny 'GGUF' file (copies recorded under tmp_path)."""
+    monkeypatch.setenv("TANGLERAG_HOME", str(tmp_path / "home"))
     pieces = [b"GGUF" + b"a" * 10, b"b" * 7, b"c" * 5]
     site = tmp_path / "site"
     site.mkdir()
@@ -39,6 +40,21 @@ def test_assembles_once_and_verifies(chunk_packages, tmp_path):
     mtime = path.stat().st_mtime_ns
     assert assemble_builtin(model, tmp_path / "cache") == path
     assert path.stat().st_mtime_ns == mtime  # not rewritten
+
+
+def test_a_moved_cache_folder_links_the_verified_copy_instead_of_copying_it_again(chunk_packages, tmp_path, caplog):
+    model, whole = chunk_packages
+    first = assemble_builtin(model, tmp_path / "cache")
+    for i in range(1, 4):  # the chunk packages are not read again: they could even be gone
+        sys.modules.pop(f"fakechunk_part{i}", None)
+    (tmp_path / "site" / "fakechunk_part1.py").unlink()
+    moved = assemble_builtin(model, tmp_path / "elsewhere")
+    assert moved.is_symlink() and moved.resolve() == first.resolve() and moved.read_bytes() == whole
+    assert f"using the copy already assembled at {first.resolve()}" in caplog.text
+    assert assemble_builtin(model, tmp_path / "elsewhere") == moved  # and verified from then on
+    first.write_bytes(whole[:-1] + b"x")  # a copy changed since its last hash is not linked: the chunks are needed
+    with pytest.raises(LLMError, match="chunk package fakechunk_part1 is not installed"):
+        assemble_builtin(model, tmp_path / "third")
 
 
 def test_wrong_checksum_refuses_and_leaves_no_file(chunk_packages, tmp_path):

@@ -16,7 +16,7 @@ from tanglerag.cli import ask, contexts, convert, evaluate, index, models, serve
 from tanglerag.cli.common import UserErrorGroup
 from tanglerag.family import families, resolve
 
-app = typer.Typer(cls=UserErrorGroup, add_completion=False, no_args_is_help=True,
+app = typer.Typer(cls=UserErrorGroup, add_completion=True, no_args_is_help=True,
                   help="Answer questions from tangled retrieved contexts.")
 
 

@@ -11,12 +11,13 @@ import typer
 from pydantic import ValidationError
 from rich.markup import escape
 
-from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, load_settings, terminal_json
+from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, console, load_settings, terminal_json
 from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.errors import InputError
 from tanglerag.pipeline import AnswerOutput, PassageOut, conflicts_of, disagreements
 from tanglerag.runtime import Runtime, refuse_where_with_user
 from tanglerag.stages.followup import Turn, read_turns
+from tanglerag.tracking import ProgressEvent, Tracker
 from tanglerag.types import Answer, Question, RetrievedPassage
 from tanglerag.where import parse_where
 
@@ -55,8 +56,11 @@ def ask(
     except ValidationError as exc:
         raise InputError(f"invalid question: {exc.errors()[0]['msg']}") from exc
     runtime = Runtime(settings, index_dir=index_dir)
-    if history is not None:  # made standalone first when it depends on the conversation
-        answer = runtime.answer(method, q, history=read_history(history), personal=user is not None)
+    turns = read_history(history) if history is not None else []  # a follow-up is made standalone first
+    if console.is_terminal:
+        answer = _answered_with_status(runtime, method, q, turns, personal=user is not None)
+    elif turns:
+        answer = runtime.answer(method, q, history=turns, personal=user is not None)
     else:
         answer = runtime.pipeline(method, personal=user is not None).ask(q)
     if as_json:
@@ -64,6 +68,21 @@ def ask(
         sys.stdout.write(terminal_json(json.dumps(output.compact(), ensure_ascii=False, indent=2), sys.stdout) + "\n")
     else:
         print_answer(answer)
+
+
+def _answered_with_status(runtime: Runtime, method: str, question: Question, turns: list[Turn], *,
+                          personal: bool) -> Answer:
+    """The answer, with a status line on the terminal while it is worked out: the stage, and the model calls so far
+    (COrg takes 20-60 s on a CPU; a silent terminal reads as a hang). It is cleared when the answer is printed."""
+    calls = 0
+    with console.status(f"{method}: starting ...") as status:
+        def shown(event: ProgressEvent) -> None:
+            nonlocal calls
+            calls += event.type == "llm_call"
+            if event.type in ("stage_start", "llm_call"):
+                status.update(f"{method}: {event.stage} ... ({calls} model call{'s' * (calls != 1)})")
+
+        return runtime.answer(method, question, history=turns, personal=personal, tracker=Tracker(on_event=shown))
 
 
 def read_history(path: Path) -> list[Turn]:

