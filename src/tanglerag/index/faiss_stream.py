@@ -1,5 +1,5 @@
-"""Write faiss index files whose vectors are streamed from disk, never held: the build from shards of a flat index and
-of an IVF-PQ index with exact re-ranking (issue 53, item 2).
+"""Write faiss index files whose vectors are streamed from disk, never held: the streamed build and the build from
+shards of a flat index and of an IVF-PQ index with exact re-ranking (issue 53, item 2).
 
 faiss writes an index from memory, so a flat index, or IVF-PQ's re-ranking copy of the vectors, once needed all the
 corpus's vectors in RAM while it was built (32 GB at 21M passages). Both hold them as one plain float32 array in the
@@ -13,11 +13,19 @@ from __future__ import annotations
 
 import shutil
 import struct
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Protocol
 
 import faiss
 import numpy as np
+
+from tanglerag.config import IndexConfig
+from tanglerag.index.dense import trained_ivf, training_rows
+
+BOUNDED = ("flat", "ivfpq")
+"""Index types whose file is written from vectors on disk (``write_bounded``); hnsw and ivf hold every vector in
+their structure, so they are built in memory."""
 
 NTOTAL = slice(8, 16)
 """Where an index header holds its vector count: after the 4-byte type tag and the 4-byte dimension."""
@@ -72,3 +80,37 @@ def write_refined(path: Path, base: faiss.Index, k_factor: float, blocks: Callab
         fh.write(_flat_part(dim, count))
         _vectors(fh, blocks(), dim, count)
         fh.write(struct.pack("<f", k_factor))
+
+
+class VectorSource(Protocol):
+    """Vectors parked on disk (a build's spool, embedded shards): how many, their dimension, the rows at chosen
+    positions, and all of them in order a block at a time."""
+
+    @property
+    def count(self) -> int: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def rows(self, positions: np.ndarray) -> np.ndarray: ...
+
+    def blocks(self) -> Iterator[np.ndarray]: ...
+
+
+def write_bounded(path: Path, vectors: VectorSource, config: IndexConfig) -> None:
+    """The ``config.index_type`` index (one of ``BOUNDED``) of ``vectors`` written to ``path``: flat straight from the
+    blocks; IVF-PQ trained on the rows the in-memory build samples, its codes added block by block, then its file
+    written with the exact vectors streamed from the blocks (codes only with ``index.pq_refine=0``)."""
+    if config.index_type == "flat":
+        write_flat(path, vectors.dim, vectors.count, vectors.blocks)
+        return
+    if config.index_type != "ivfpq":
+        raise ValueError(f"{config.index_type} indexes are built in memory")
+    index = trained_ivf(vectors.rows(training_rows(vectors.count, config)), vectors.count, config)
+    base = faiss.downcast_index(index.base_index) if isinstance(index, faiss.IndexRefine) else index
+    for block in vectors.blocks():
+        base.add(np.ascontiguousarray(block, dtype="float32"))
+    if base is index:
+        faiss.write_index(index, str(path))
+    else:
+        write_refined(path, base, float(max(1, config.pq_refine)), vectors.blocks)

@@ -26,8 +26,7 @@ import numpy as np
 
 from tanglerag.config import IndexConfig
 from tanglerag.errors import IndexStoreError, IngestError
-from tanglerag.index.dense import trained_ivf, training_rows
-from tanglerag.index.faiss_stream import write_flat, write_refined
+from tanglerag.index.faiss_stream import BOUNDED, write_bounded
 from tanglerag.index.manifest import IndexManifest
 from tanglerag.index.passage_index import faiss_disk_errors, index_lock, write_version
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
@@ -130,20 +129,10 @@ def build_from_shards(out: Path, folder: Path, config: IndexConfig, embedder_nam
 
 
 def _write_dense(path: Path, vectors: ShardVectors, config: IndexConfig, data: Path) -> None:
-    if config.index_type == "flat":
-        write_flat(path, vectors.dim, vectors.count, vectors.blocks)
+    if config.index_type in BOUNDED:
+        write_bounded(path, vectors, config)
         return
-    if config.index_type != "ivfpq":
-        dense = dense_from((np.asarray(block) for block in vectors.blocks()), config, data)
-        if dense is None:
-            raise IndexStoreError("cannot build an index from an empty corpus")
-        faiss.write_index(dense, str(path))
-        return
-    index = trained_ivf(vectors.rows(training_rows(vectors.count, config)), vectors.count, config)
-    base = faiss.downcast_index(index.base_index) if isinstance(index, faiss.IndexRefine) else index
-    for block in vectors.blocks():
-        base.add(np.ascontiguousarray(block, dtype="float32"))
-    if base is index:  # codes only (index.pq_refine=0)
-        faiss.write_index(index, str(path))
-    else:
-        write_refined(path, base, float(max(1, config.pq_refine)), vectors.blocks)
+    dense = dense_from((np.asarray(block) for block in vectors.blocks()), config, data)
+    if dense is None:
+        raise IndexStoreError("cannot build an index from an empty corpus")
+    faiss.write_index(dense, str(path))

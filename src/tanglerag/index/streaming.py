@@ -1,6 +1,7 @@
 """Build an index from a stream of passages: each batch is embedded and written into the new version as it comes,
-so memory holds one batch of passages, never the corpus (the vectors are held, as the faiss index needs them; IVF
-types park them on disk until the end, then train on a sample of the whole corpus). Crash-safe like every save:
+so memory holds one batch of passages, never the corpus. Flat and IVF-PQ park the vectors on disk and write the index
+file from there (``faiss_stream``), so they never hold the corpus's vectors either; HNSW and IVF-flat hold them in
+their structure (IVF-flat parks them until it has trained on a sample of the whole corpus). Crash-safe like every save:
 until the manifest names the new version, the old one is the index."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from tanglerag.config import IndexConfig
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import IndexStoreError
 from tanglerag.index.dense import add_to_trained, empty_dense, trained_ivf, training_rows
+from tanglerag.index.faiss_stream import BOUNDED, write_bounded
 from tanglerag.index.manifest import IndexManifest
 from tanglerag.index.passage_index import PassageIndex, embed_text, faiss_disk_errors, index_lock, write_version
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
@@ -45,16 +47,39 @@ def write_new_version(folder: Path, passages: Iterable[Passage], embedder: TextE
 def _fill(data: Path, passages: Iterable[Passage], embedder: TextEmbedder, config: IndexConfig, batch_size: int,
           progress: Callable[[int], None] | None) -> IndexManifest:
     with StoreWriter(data / PASSAGES_FILE) as store:
-        dense = dense_from(_embedded(store, passages, embedder, batch_size, progress), config, data)
+        batches = _embedded(store, passages, embedder, batch_size, progress)
+        dim = _bounded(batches, config, data) if config.index_type in BOUNDED else _in_memory(batches, config, data)
         count = store.count
+    if config.bm25:
+        write_bm25(data)
+    return IndexManifest(embedding_model=embedder.model_name, dimension=dim, index_type=config.index_type,
+                         count=count, bm25=config.bm25, config=config)
+
+
+def _bounded(batches: Iterator[np.ndarray], config: IndexConfig, data: Path) -> int:
+    """Flat and IVF-PQ: every batch parked in a spool on disk, then the index file written from it
+    (``faiss_stream.write_bounded``), so memory holds a block of vectors (and IVF-PQ's sample and codes), never the
+    corpus's vectors. Returns the dimension."""
+    spool = VectorSpool(data / "vectors.spool")
+    try:
+        for vectors in batches:
+            spool.append(vectors)
+        if not spool.count:
+            raise IndexStoreError("cannot build an index from an empty corpus")
+        with faiss_disk_errors():
+            write_bounded(data / "dense.faiss", spool, config)
+        return spool.dim
+    finally:
+        spool.remove()
+
+
+def _in_memory(batches: Iterator[np.ndarray], config: IndexConfig, data: Path) -> int:
+    dense = dense_from(batches, config, data)
     if dense is None:
         raise IndexStoreError("cannot build an index from an empty corpus")
     with faiss_disk_errors():
         faiss.write_index(dense, str(data / "dense.faiss"))
-    if config.bm25:
-        write_bm25(data)
-    return IndexManifest(embedding_model=embedder.model_name, dimension=dense.d, index_type=config.index_type,
-                         count=count, bm25=config.bm25, config=config)
+    return int(dense.d)
 
 
 def _embedded(store: StoreWriter, passages: Iterable[Passage], embedder: TextEmbedder, batch_size: int,
