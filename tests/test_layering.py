@@ -18,7 +18,7 @@ LAYERS = {
     1: {"llm", "embeddings", "embedding_cache", "index", "ingest", "dpr", "loaders", "datasets"},
     2: {"stages", "metrics"},
     3: {"methods"},
-    4: {"pipeline", "runtime"},
+    4: {"pipeline", "runtime", "otel"},
     5: {"eval", "cli", "service", "testing", "api", "__init__"},  # __init__ loads the API on first use
 }
 LAYER = {unit: layer for layer, units in LAYERS.items() for unit in units}

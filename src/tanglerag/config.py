@@ -203,6 +203,16 @@ class PersonalConfig(Section):
                                                     "MiniLM on ORCA-ShARC dev (docs/results/pcas.md)")
 
 
+class OtelConfig(Section):
+    """Each answer's trace exported as OpenTelemetry spans (``otel.py``) to ``OTEL_EXPORTER_OTLP_ENDPOINT``."""
+
+    enabled: bool = Field(False, description="export spans from ask, eval and serve (off: nothing is loaded)")
+    prompts: bool = Field(False, description=(
+        "put questions, prompts, replies, answers, passage texts and method steps into the spans (they may be "
+        "private; off: ids, counts and times only)"))
+    service_name: str = Field("tanglerag", min_length=1, description="the service.name resource attribute")
+
+
 class ConversationConfig(Section):
     """A follow-up message made standalone from the conversation before retrieval (``stages/followup.py``)."""
 

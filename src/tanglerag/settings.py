@@ -24,6 +24,7 @@ from tanglerag.config import (
     IndexConfig,
     LLMConfig,
     MethodsConfig,
+    OtelConfig,
     PersonalConfig,
     RetrievalConfig,
     Section,
@@ -51,6 +52,7 @@ class Settings(Section):
     service: ServiceConfig = Field(default_factory=ServiceConfig)
     conflicts: ConflictsConfig = Field(default_factory=ConflictsConfig)
     conversation: ConversationConfig = Field(default_factory=ConversationConfig)
+    otel: OtelConfig = Field(default_factory=OtelConfig)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Settings:
         return super().__new__(assembled() if cls is Settings else cls)

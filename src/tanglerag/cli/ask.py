@@ -14,6 +14,7 @@ from rich.markup import escape
 from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, console, load_settings, terminal_json
 from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.errors import InputError
+from tanglerag.otel import Answered, span_export
 from tanglerag.pipeline import AnswerOutput, PassageOut, conflicts_of, disagreements
 from tanglerag.runtime import Runtime, refuse_where_with_user
 from tanglerag.stages.followup import Turn, read_turns
@@ -63,6 +64,8 @@ def ask(
         answer = runtime.answer(method, q, history=turns, personal=user is not None)
     else:
         answer = runtime.pipeline(method, personal=user is not None).ask(q)
+    if settings.otel.enabled:
+        _export_spans(runtime, answer)
     if as_json:
         output = AnswerOutput.from_answer(answer, user, trace=with_trace)
         sys.stdout.write(terminal_json(json.dumps(output.compact(), ensure_ascii=False, indent=2), sys.stdout) + "\n")
@@ -83,6 +86,14 @@ def _answered_with_status(runtime: Runtime, method: str, question: Question, tur
                 status.update(f"{method}: {event.stage} ... ({calls} model call{'s' * (calls != 1)})")
 
         return runtime.answer(method, question, history=turns, personal=personal, tracker=Tracker(on_event=shown))
+
+
+def _export_spans(runtime: Runtime, answer: Answer) -> None:
+    """The answer's trace as OpenTelemetry spans (``otel.enabled``), sent before the command ends."""
+    spans = span_export(runtime.settings.otel)
+    if spans is not None:
+        spans.export(Answered.of(answer), runtime.llm.backend.model_id)
+        spans.close()
 
 
 def read_history(path: Path) -> list[Turn]:

@@ -40,7 +40,7 @@ _PARTS = {"question": "text", "gold": "gold answers", "passages": "passages"}  #
 # settings that change how a run goes, not what it answers: a resumed run may change them
 _HOW_IT_RUNS = {"eval": {"concurrency", "engine", "ray_address", "ray_actors", "ray_batch_size", "fail_fast"},
                 "llm": {"concurrency", "parallel", "timeout_s", "max_retries", "backoff_s", "n_threads", "cache"}}
-_NOT_ANSWERS = {"cache_dir", "service"}
+_NOT_ANSWERS = {"cache_dir", "service", "otel", "conversation"}  # eval asks no follow-ups
 
 
 def _unread_sections(methods: list[str]) -> set[str]:

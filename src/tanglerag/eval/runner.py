@@ -26,6 +26,7 @@ from tanglerag.eval.records import EvalReport, FailedQuestion, MethodScores, Pre
 from tanglerag.eval.worker import QuestionWorker, default_metrics
 from tanglerag.metrics.bootstrap import bootstrap_ci
 from tanglerag.metrics.registry import Reader, derive
+from tanglerag.otel import Answered, span_export
 from tanglerag.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,11 @@ class EvalRunner:
             results = {ex.id: done[ex.id] for ex in examples if ex.id in done}
             if listener:
                 listener.started(len(examples), len(results))
+            spans = span_export(self.settings.otel)
             for result in self._answer([ex for ex in examples if ex.id not in results], methods, metrics, pool):
+                if spans is not None:  # each new answer's trace as spans (otel.enabled); resumed ones were sent
+                    for prediction in result.predictions:
+                        spans.export(Answered.recorded(prediction, result.id), self.runtime.llm.backend.model_id)
                 if checkpoint is not None:
                     checkpoint.append(result)
                 results[result.id] = result
@@ -83,6 +88,8 @@ class EvalRunner:
                     raise LLMError(f"question {result.id} failed (--fail-fast): {result.error}")
             if checkpoint is not None:
                 checkpoint.finish([ex.id for ex in examples])
+            if spans is not None:
+                spans.close()
         ordered = [results[ex.id] for ex in examples]
         report = self._report(dataset, methods, metrics, ordered, {"loaded": n_loaded, "pooled_questions": len(pool)})
         predictions = [p for name in methods for r in ordered for p in r.predictions if p.method == name]

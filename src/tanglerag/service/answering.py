@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from tanglerag.errors import TangleragError
+from tanglerag.otel import Answered
 from tanglerag.runtime import Runtime
 from tanglerag.service.auth import Caller
 from tanglerag.service.errors import ServiceError, client_message, status_for
@@ -181,8 +182,11 @@ def _log_abandoned(ended: asyncio.Future[Any]) -> None:
 
 
 def _finished(state: ServiceState, answer: Answer, user: str | None) -> AskResponse:
-    """Count an answer's cost in the metrics and shape it as the API returns it (passages clipped)."""
+    """Count an answer's cost in the metrics (and send its spans, with ``otel.enabled``) and shape it as the API
+    returns it (passages clipped)."""
     state.telemetry.observe_usage(answer.usage)
+    if state.spans is not None:
+        state.spans.export(Answered.of(answer), state.runtime.llm.backend.model_id)
     limit = state.runtime.settings.service.max_passage_chars
     return AskResponse.from_answer(answer, user, trace=True).with_passages_clipped(limit)
 

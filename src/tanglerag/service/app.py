@@ -57,6 +57,8 @@ def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool =
         log.info("tanglerag service ready (%s)",
                  "API keys required" if state.keys.enabled else "no API keys: loopback only")
         yield
+        if state.spans is not None:  # the spans still batched go out before the process ends
+            await asyncio.to_thread(state.spans.close)
 
     # no /docs or /redoc: FastAPI serves their scripts from a CDN, which an offline machine cannot reach
     app = FastAPI(title="tanglerag", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,

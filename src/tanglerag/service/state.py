@@ -18,6 +18,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from tanglerag.errors import ContextStoreError
 from tanglerag.eval.runs import RunLibrary
+from tanglerag.otel import SpanExport, span_export
 from tanglerag.runtime import Runtime
 from tanglerag.service.auth import ApiKeys, Caller, is_loopback
 from tanglerag.service.errors import ServiceError
@@ -37,6 +38,7 @@ class ServiceState:
     runs: RunLibrary | None = None  # eval runs to browse (serve --runs DIR)
     redact: Redactor = field(default_factory=Redactor)  # the server's paths and URLs out of what callers read
     started: int = field(default_factory=lambda: int(time.time()))  # a model's `created`: when it was first served
+    spans: SpanExport | None = None  # each answer's trace as OpenTelemetry spans (otel.enabled)
 
     @classmethod
     def for_runtime(cls, runtime: Runtime, keys: ApiKeys, runs: Path | None = None) -> ServiceState:
@@ -45,7 +47,8 @@ class ServiceState:
         running = cfg.max_running or runtime.llm.backend.max_concurrency
         folders = [runtime.index_dir, runs, settings.personal.store_dir, settings.cache_dir]
         return cls(runtime=runtime, keys=keys, gate=Gate(running, cfg.max_waiting, cfg.queue_timeout_s),
-                   runs=RunLibrary(runs) if runs is not None else None, redact=Redactor(folders))
+                   runs=RunLibrary(runs) if runs is not None else None, redact=Redactor(folders),
+                   spans=span_export(settings.otel))
 
     def has_index(self) -> bool:
         folder = self.runtime.index_dir
