@@ -50,7 +50,7 @@ def _vectors(fh: object, blocks: Iterable[np.ndarray], dim: int, count: int) -> 
     for block in blocks:
         if block.ndim != 2 or block.shape[1] != dim:
             raise ValueError(f"a block of shape {block.shape} for {dim}-d vectors")
-        fh.write(np.ascontiguousarray(block, dtype="<f4").tobytes())  # type: ignore[attr-defined]
+        fh.write(np.ascontiguousarray(block, dtype="<f4").data)  # type: ignore[attr-defined]  # no copy
         written += len(block)
     if written != count:
         raise ValueError(f"{written} vectors written, {count} announced")
