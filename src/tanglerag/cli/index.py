@@ -58,7 +58,7 @@ def index(
     ray_address: Annotated[str | None, typer.Option("--ray-address", help=(
         "with --engine ray: the Ray cluster to join (default: start a local one)"))] = None,
     ray_actors: Annotated[int, typer.Option("--ray-actors", min=1, max=1024, help=(
-        "with --engine ray: embedding actors (one GPU each where the cluster has a GPU for each)"))] = 2,
+        "with --engine ray: embedding actors (one GPU each where the cluster has GPUs, at most one a GPU)"))] = 2,
     shards: Annotated[Path | None, typer.Option("--shards", help=(
         "with --engine ray: where embedded shards are kept, on a file system every node sees "
         "(default: OUT.shards beside the index); a rerun embeds only the shards missing there"))] = None,

@@ -1,6 +1,7 @@
 """Embed a corpus's shards on a Ray cluster (``tanglerag index --engine ray``): Ray Data hands the shards still
 missing to a pool of actors, each of which loads the embedding model once (on a GPU of its own where the cluster
-has them), reads its shard of the corpus file itself, embeds it and writes the shard's files (``index.shards``).
+has GPUs: then at most one actor a GPU), reads its shard of the corpus file itself, embeds it and writes the shard's
+files (``index.shards``).
 
 Ray Data rather than the eval engine's plain actors: a shard's result is files on disk and a count, so there is
 nothing to carry back but the count, and Ray Data gives what this needs as it is: an actor pool sized to the
@@ -11,6 +12,7 @@ every eval actor must see the index.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -23,6 +25,8 @@ from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import ConfigError, IndexStoreError, IngestError, TangleragError
 from tanglerag.index.passage_index import embed_text
 from tanglerag.index.shards import ShardPlan, open_shards, shard_passages, write_shard
+
+log = logging.getLogger(__name__)
 
 EmbedderFactory = Callable[[], TextEmbedder]
 """Builds the embedder inside each actor (``functools.partial(Embedder, settings.embedding)``; tests: the hashing
@@ -74,7 +78,7 @@ def embed_shards(plan: ShardPlan, folder: Path, make_embedder: EmbedderFactory, 
     """Embed every shard of ``plan`` not yet in ``folder`` on ``actors`` Ray actors and return how many were embedded
     now; ``progress(documents, passages)`` hears each finished shard (the shards already there first, as one call
     with passages 0). ``address``: a cluster to join (default: the Ray this process runs in, else a local one);
-    ``gpus_per_actor``: default 1 when the cluster has a GPU per actor, else 0; ``cpus_per_actor``: the cores each
+    ``gpus_per_actor``: default 1 when the cluster has GPUs (and no more actors than GPUs), else 0; ``cpus_per_actor``: the cores each
     actor holds (Ray gives its torch as many threads)."""
     todo = open_shards(folder, plan)
     if progress is not None and len(todo) < len(plan.shards):
@@ -87,7 +91,12 @@ def embed_shards(plan: ShardPlan, folder: Path, make_embedder: EmbedderFactory, 
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     try:
         if gpus_per_actor is None:
-            gpus_per_actor = 1.0 if ray.cluster_resources().get("GPU", 0) >= actors else 0.0
+            gpus = int(ray.cluster_resources().get("GPU", 0))
+            gpus_per_actor = 1.0 if gpus else 0.0
+            if 0 < gpus < actors:
+                log.warning("the cluster has %d GPU(s): %d actors embed, one GPU each, instead of %d", gpus, gpus,
+                            actors)
+                actors = gpus
         context = ray.data.DataContext.get_current()
         context.enable_progress_bars = False
         context.execution_options.preserve_order = False  # the first free actor takes the next shard
