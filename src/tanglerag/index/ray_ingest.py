@@ -49,20 +49,19 @@ class ShardEmbedder:
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Each shard's row: its number, passages written, seconds, and the one-line error of a shard the user must
-        mend (a malformed line, a repeated id): returned, not raised, because Ray's wrapping of a raised exception
+        mend (a malformed line, a repeated id, a full disk): returned, not raised, because Ray's wrapping of a raised exception
         does not keep its type (a bug or a dead worker still raises)."""
         done, passages_out, seconds, errors = [], [], [], []
         for number in (int(n) for n in batch["shard"]):
             start = time.perf_counter()
             try:
                 passages = shard_passages(self.plan, number, self.tiers)
-            except TangleragError as exc:
-                passages, error = [], str(exc)
-            else:
                 vectors = (self.embedder.embed([embed_text(p) for p in passages]) if passages
                            else np.zeros((0, self.embedder.dimension), dtype="float32"))
                 write_shard(self.folder, number, passages, vectors)
                 error = ""
+            except TangleragError as exc:  # a malformed line, a full disk, a model that cannot load
+                passages, error = [], str(exc)
             done.append(number)
             passages_out.append(len(passages))
             seconds.append(time.perf_counter() - start)

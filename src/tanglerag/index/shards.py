@@ -155,12 +155,11 @@ def shard_passages(plan: ShardPlan, number: int,
             raw = dpr_rows(io.StringIO(data.decode("utf-8", errors="strict"), newline=""), str(corpus),
                            first_line=shard.first)
     try:
-        return list(stream_chunks(raw, str(corpus), chunk_size=plan.chunk_words, chunk_overlap=plan.chunk_overlap,
-                                  tiers=tiers))
-    except IngestError as exc:
-        if "holds no passages" in str(exc):
+        documents = list(raw)
+        if not documents:
             return []  # a shard of blank lines: the plan already refused a corpus of nothing
-        raise
+        return list(stream_chunks(documents, str(corpus), chunk_size=plan.chunk_words,
+                                  chunk_overlap=plan.chunk_overlap, tiers=tiers))
     except UnicodeDecodeError:
         raise IngestError(f"{corpus}: lines {shard.first}-{shard.first + shard.documents - 1}: not UTF-8 text") from None
 
