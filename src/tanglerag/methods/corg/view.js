@@ -39,8 +39,20 @@ function graphView(step) {
     .map(([k, colour]) => el("span", {}, el("i", { style: `background:${colour}` }), k)),
     el("span", {}, el("i", { style: "background:repeating-linear-gradient(90deg,#1d2430 0 4px,transparent 4px 7px)" }),
       "dashed: inferred (mirrored or by rule), solid: judged by the LLM"));
-  const alone = relations.length ? null : el("p", {}, "no relations found: every context stands on its own");
-  return el("div", {}, canvas, legend, alone, el("p", { class: "pid" }, `${step.mode} mode · ${step.pairs_judged} of ${step.pairs_total} pairs judged by the LLM`));
+  // What the graph could not read from the LLM's replies (pairs in pairwise mode, contexts in extract mode) has no
+  // relation here: that is not "no relations found", and the view says so.
+  const unread = step.unparsed || 0;
+  const what = step.mode === "pairwise" ? ["pair", "pairs"] : ["context", "contexts"];
+  const unreadNote = unread ? el("p", { class: "warn unread" }, `${unread} ${unread === 1 ? what[0] : what[1]} could not be ` +
+    "read from the LLM's replies: they have no relation here, which says nothing about the contexts") : null;
+  const alone = relations.length ? null : el("p", {}, unread ? "no relation could be read" : "no relations found: every context stands on its own");
+  // The circles are numbered as the prompts numbered the contexts; the key names each number's passage id, as the
+  // tables below name passages.
+  const key = el("p", { class: "pid graph-key" }, step.nodes.map(node =>
+    `[${node.number}] ${node.passage_id}${node.entity ? ` (${node.entity})` : ""}`).join(" · "));
+  const judged = `${step.pairs_judged} of ${step.pairs_total} pairs judged by the LLM` +
+    (unread ? `, ${unread} ${unread === 1 ? what[0] : what[1]} unreadable` : "");
+  return el("div", {}, canvas, key, legend, unreadNote, alone, el("p", { class: "pid" }, `${step.mode} mode · ${judged}`));
 }
 
 // A pair judged one way and mirrored the other is drawn once, as the judged edge.

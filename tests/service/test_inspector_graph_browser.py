@@ -1,0 +1,53 @@
+"""COrg's context graph in the inspector, in a real browser: the graph names the passages its circles number, and
+replies the graph could not read are said to be unreadable, not shown as "no relations found"."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.service.browsing import BROWSER_GROUP, needs_chromium, serving, shot
+from tests.service.test_inspector_browser import _tangled_runtime, ask, tangled_reply
+
+pytestmark = [needs_chromium, BROWSER_GROUP]
+
+
+def unreadable_relations(messages) -> str:
+    """Answers like the careful model, except that every relation reply is garbage."""
+    if "to each of the contexts" in messages[-1].content:
+        return "I think they are all about Paris, more or less."
+    return tangled_reply(messages)
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    with serving(_tangled_runtime(tmp_path_factory.mktemp("graph"), tangled_reply)) as readable, \
+            serving(_tangled_runtime(tmp_path_factory.mktemp("unreadable"), unreadable_relations)) as unreadable:
+        yield readable, unreadable
+
+
+def _graph(browser, url):
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(url)
+    page.wait_for_selector("#method-a option[value='corg']", state="attached")
+    ask(page, "What is Paris?", "corg")
+    graph = page.locator("#col-0 details[data-kind='corg_graph']")
+    graph.locator("summary").click()
+    return page, graph
+
+
+def test_the_graph_names_the_passage_each_circle_numbers(browser, servers):
+    page, graph = _graph(browser, servers[0])
+    key = graph.locator(".graph-key").inner_text()
+    assert "[1] " in key and all(pid in key for pid in ("paris-fr", "paris-tx", "paris-fr-2"))
+    assert graph.locator(".unread").count() == 0 and "no relation" not in graph.inner_text()
+    page.close()
+
+
+def test_unreadable_replies_are_not_shown_as_no_relations(browser, servers):
+    page, graph = _graph(browser, servers[1])
+    text = graph.inner_text()
+    assert "no relations found" not in text and "no relation could be read" in text
+    assert "3 pairs could not be read from the LLM's replies" in graph.locator(".unread").inner_text()
+    assert "3 of 3 pairs judged by the LLM, 3 pairs unreadable" in text
+    shot(page, "inspector-graph-unreadable")
+    page.close()
