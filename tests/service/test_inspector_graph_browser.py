@@ -51,3 +51,11 @@ def test_unreadable_replies_are_not_shown_as_no_relations(browser, servers):
     assert "3 of 3 pairs judged by the LLM, 3 pairs unreadable" in text
     shot(page, "inspector-graph-unreadable")
     page.close()
+
+
+def test_a_stage_entered_twice_is_one_timeline_row(browser, servers):
+    page, _ = _graph(browser, servers[0])  # COrg enters rerank twice: the reranker, then the plural question
+    stages = page.locator("#col-0 .timeline li").evaluate_all("rows => rows.map(r => r.dataset.stage)")
+    assert stages.count("rerank") == 1 and len(stages) == len(set(stages))
+    assert page.locator("#col-0 .timeline li.running").count() == 0
+    page.close()

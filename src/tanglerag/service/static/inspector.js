@@ -156,10 +156,14 @@ class Column {
 
   handle(kind, event) {
     if (kind === "stage_start") {
-      const row = el("li", { "data-stage": event.stage, class: "running" }, el("span", { class: "name" }, event.stage),
+      // A stage a method enters again (COrg's rerank: the reranker, later the plural question) is one row, as it is
+      // one line of the cost table: its calls add up, and its seconds are the stage's total so far at each end.
+      const again = [...this.timeline.children].find(r => r.dataset.stage === event.stage && !this.open.includes(r));
+      const row = again || el("li", { "data-stage": event.stage }, el("span", { class: "name" }, event.stage),
         el("span", { class: "calls" }, ""), el("span", { class: "took" }, "0.0s…"), el("span", { class: "bar" }));
-      row.since = performance.now(); row.callCount = 0;
-      this.open.push(row); this.timeline.append(row);
+      row.className = "running"; row.since = performance.now() - 1000 * (row.seconds || 0); row.callCount = row.callCount || 0;
+      this.open.push(row);
+      if (!again) this.timeline.append(row);
     } else if (kind === "stage_end") {
       const i = this.open.map(r => r.dataset.stage).lastIndexOf(event.stage);
       if (i < 0) return;
