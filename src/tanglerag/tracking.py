@@ -112,10 +112,13 @@ class Tracker:
             usage.prompt_tokens += prompt_tokens
             usage.completion_tokens += completion_tokens
             usage.model_seconds += model_seconds
-            self.calls.append(LLMCall(stage=name, messages=messages, replies=replies, prompt_tokens=prompt_tokens,
-                                      completion_tokens=completion_tokens, cached=cached,
-                                      model_seconds=model_seconds, constrained=constrained))
-        self._emit("llm_call", name, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cached=cached)
+            call = LLMCall(stage=name, messages=messages, replies=replies, prompt_tokens=prompt_tokens,
+                           completion_tokens=completion_tokens, cached=cached, model_seconds=model_seconds,
+                           constrained=constrained)
+            self.calls.append(call)
+        # the whole call rides along, so a watcher that stops a question keeps the calls it saw (the inspector)
+        self._emit("llm_call", name, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cached=cached,
+                   call=call.model_dump(mode="json") if self._on_event is not None else None)
 
     def add_step(self, step: TraceStep) -> None:
         self.steps.append(step)

@@ -1,7 +1,10 @@
-"""COrg's context graph in the inspector, in a real browser: the graph names the passages its circles number, and
-replies the graph could not read are said to be unreadable, not shown as "no relations found"."""
+"""COrg in the inspector, in a real browser: the graph names the passages its circles number, replies the graph could
+not read are said to be unreadable (not "no relations found"), a stage entered twice is one timeline row, and the
+calls that finished before Stop can still be opened."""
 
 from __future__ import annotations
+
+import time
 
 import pytest
 
@@ -58,4 +61,33 @@ def test_a_stage_entered_twice_is_one_timeline_row(browser, servers):
     stages = page.locator("#col-0 .timeline li").evaluate_all("rows => rows.map(r => r.dataset.stage)")
     assert stages.count("rerank") == 1 and len(stages) == len(set(stages))
     assert page.locator("#col-0 .timeline li.running").count() == 0
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def slow(tmp_path_factory):
+    def slow_reply(messages) -> str:
+        time.sleep(0.5)
+        return tangled_reply(messages)
+
+    with serving(_tangled_runtime(tmp_path_factory.mktemp("slow-graph"), slow_reply)) as url:
+        yield url
+
+
+def test_the_calls_made_before_stop_can_still_be_opened(browser, slow):
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(slow)
+    page.wait_for_selector("#method-a option[value='corg']", state="attached")
+    page.fill("#question", "What is Paris, after all?")
+    page.select_option("#method-a", "corg")
+    page.click("#ask-button")
+    page.wait_for_selector("#col-0 .timeline .calls:text('1 call')")  # a call finished; more are to come
+    page.click("#stop-button")
+    page.wait_for_selector("#status:text('stopped')")
+    calls = page.locator("#col-0 details.calls")
+    assert calls.count() == 1 and calls.locator("details.call").count() >= 1
+    calls.locator("> summary").click()
+    first = calls.locator("details.call").first
+    first.locator("summary").click()
+    assert "Paris" in first.locator("pre:not(.reply)").last.inner_text() and first.locator("pre.reply").count() == 1
     page.close()

@@ -85,7 +85,7 @@ class Column {
     this.timeline = el("ol", { class: "timeline", "aria-label": "timeline" });
     this.node = el("section", { class: "column", id: `col-${index}`, "data-method": method, "aria-label": method },
       el("h2", {}, method, " ", this.state), this.timeline);
-    this.started = performance.now(); this.firstEvent = null; this.open = []; this.done = false;
+    this.started = performance.now(); this.firstEvent = null; this.open = []; this.done = false; this.calls = [];
   }
 
   tick() {
@@ -117,6 +117,8 @@ class Column {
     } catch (error) {
       if (error.name !== "AbortError") return this.fail(String(error));
       this.finish("stopped");
+      // the calls that finished before Stop came with their events: they can still be opened
+      if (this.calls.length) this.node.append(callsView(this.calls));
       return null;
     }
   }
@@ -171,6 +173,7 @@ class Column {
       row.className = "ended"; row.seconds = event.data.seconds;
       row.querySelector(".took").textContent = `${Number(event.data.seconds).toFixed(2)}s`;
     } else if (kind === "llm_call") {
+      if (event.data.call) this.calls.push(event.data.call);
       const row = this.open[this.open.length - 1];
       if (row) row.querySelector(".calls").textContent = `${++row.callCount} call${row.callCount > 1 ? "s" : ""}`;
     }
