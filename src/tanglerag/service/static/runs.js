@@ -44,7 +44,8 @@ function clearChoices() {
 async function loadRuns(hash = new URLSearchParams()) {
   const runs = await api("/v1/runs");
   const box = control("run");
-  box.replaceChildren(...runs.map(r => el("option", { value: r.name }, `${r.name} (${r.dataset}${r.finished ? "" : ", running or interrupted"})`)));
+  finished = new Map(runs.map(r => [r.name, r.finished]));
+  box.replaceChildren(...runs.map(r => el("option", { value: r.name }, runLabel(r))));
   if (!runs.length) return setStatus("no eval runs in this folder: run `tanglerag eval --out DIR` into it");
   if (hash.get("run")) box.value = hash.get("run");
   for (const name of Object.keys(CONTROLS)) {
@@ -58,6 +59,31 @@ async function loadRuns(hash = new URLSearchParams()) {
 }
 
 let latest = 0;  // filters change faster than grids come back: only the newest request's grid is shown
+let finished = new Map();  // run name -> finished, as /v1/runs last said
+let refresh = null;
+const REFRESH_MS = 3000;  // a run still going is read again this often, until it finishes
+
+function runLabel(run) {
+  return `${run.name} (${run.dataset}${run.finished ? "" : ", running or interrupted"})`;
+}
+
+// While the run shown has only its checkpoint (still running, or interrupted), its grid is read again every few
+// seconds with the same filters, so questions appear as the run answers them; a finished run is not polled.
+function watch(run) {
+  clearTimeout(refresh);
+  if (finished.get(run) !== false) return;
+  refresh = setTimeout(async () => {
+    const runs = await api("/v1/runs").catch(() => null);
+    if (runs) {
+      finished = new Map(runs.map(r => [r.name, r.finished]));
+      for (const option of control("run").options) {
+        const info = runs.find(r => r.name === option.value);
+        if (info) option.textContent = runLabel(info);
+      }
+    }
+    if (control("run").value === run) await loadGrid().catch(() => watch(run));
+  }, REFRESH_MS);
+}
 
 async function loadGrid() {
   const run = control("run").value;
@@ -76,8 +102,10 @@ async function loadGrid() {
   fillChoices(grid);
   renderGrid(grid);
   writeHash();
-  const shown = `${grid.rows.length} of ${grid.total} questions`;
+  const shown = `${grid.rows.length} of ${grid.total} questions` +
+    (finished.get(run) === false ? ` · the run is still going (or was interrupted): read again every ${REFRESH_MS / 1000} s` : "");
   setStatus(grid.rows.length ? `${shown} · click a question for A and B's traces, a score for that method's` : `${shown}: none matches these filters`);
+  watch(run);
 }
 
 function fillChoices(grid) {

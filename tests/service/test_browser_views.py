@@ -1,6 +1,6 @@
-"""COrg in the inspector, in a real browser: the graph names the passages its circles number, replies the graph could
-not read are said to be unreadable (not "no relations found"), a stage entered twice is one timeline row, and the
-calls that finished before Stop can still be opened."""
+"""The inspector and the run browser in a real browser (issue 52, item 6): COrg's graph names the passages its circles
+number, replies the graph could not read are said to be unreadable (not "no relations found"), a stage entered twice
+is one timeline row, the calls that finished before Stop can still be opened, and a running run's grid refreshes."""
 
 from __future__ import annotations
 
@@ -91,3 +91,23 @@ def test_the_calls_made_before_stop_can_still_be_opened(browser, slow):
     first.locator("summary").click()
     assert "Paris" in first.locator("pre:not(.reply)").last.inner_text() and first.locator("pre.reply").count() == 1
     page.close()
+
+
+def test_the_run_browser_reads_a_running_run_again_until_it_finishes(browser, tmp_path):
+    from tests.eval.run_folders import write_run
+    from tests.service.conftest import make_runtime
+
+    run = write_run(tmp_path / "runs" / "ramdocs-sample" / "going", finished=False)
+    checkpoint = run / "checkpoint.jsonl"
+    lines = checkpoint.read_text().splitlines(keepends=True)
+    checkpoint.write_text("".join(lines[:-1]))  # one question still to come
+    with serving(make_runtime(tmp_path / "rt"), runs_dir=tmp_path / "runs") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{url}/runs")
+        page.wait_for_selector("#grid tbody tr")
+        before = page.locator("#grid tbody tr").count()
+        assert "still going" in page.locator("#status").inner_text()
+        checkpoint.write_text("".join(lines))  # the run answers its last question
+        page.wait_for_function("n => document.querySelectorAll('#grid tbody tr').length === n", arg=before + 1,
+                               timeout=10_000)
+        page.close()
