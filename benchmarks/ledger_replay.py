@@ -28,16 +28,18 @@ from pathlib import Path
 from typing import Any
 
 from tanglerag.datasets.registry import load_dataset
+from tanglerag.eval.records import Prediction
 from tanglerag.llm.factory import build_llm
 from tanglerag.methods.base import Resources, make_method
 from tanglerag.metrics import METRICS
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend, HashEmbedder
-from tanglerag.trace import Message
+from tanglerag.trace import Message, Trace
 from tanglerag.types import Passage, Question, RetrievedPassage
 
 ROOT = Path(__file__).resolve().parent.parent
 STORED = ROOT / "docs/results/conflicts"
+USAGE_KEYS = ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "model_seconds", "seconds")
 BASES = {"concat-report": ("concat", ROOT / "docs/results/peers/main")}  # variant: (method, run it replays)
 VARIANTS: dict[str, list[str]] = {  # name: --set overrides of the stored run's settings; "default": today's rules
     "default": [],
@@ -98,11 +100,17 @@ def settings_of(run: Path, overrides: list[str]) -> Settings:
     return Settings.load(Path(file.name), overrides=[*overrides, "llm.cache=false"])
 
 
-def usage_of(answer_calls: list[Any], calls: dict[str, dict[str, Any]]) -> dict[str, float]:
-    made = [calls[_key(call.messages)] for call in answer_calls]
-    return {"llm_calls": 0, "cached_calls": len(made), "prompt_tokens": sum(c["prompt_tokens"] for c in made),
-            "completion_tokens": sum(c["completion_tokens"] for c in made),
-            "model_seconds": sum(c["model_seconds"] for c in made), "seconds": 0.0}
+def usage_of(answer_calls: list[Any], calls: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """By stage, what the answer's calls cost when the stored run made them."""
+    stages: dict[str, dict[str, float]] = {}
+    for call in answer_calls:
+        made = calls[_key(call.messages)]
+        stage = stages.setdefault(call.stage, {"llm_calls": 0, "cached_calls": 0, "prompt_tokens": 0,
+                                               "completion_tokens": 0, "model_seconds": 0.0, "seconds": 0.0})
+        stage["cached_calls"] += 1
+        for name in ("prompt_tokens", "completion_tokens", "model_seconds"):
+            stage[name] += made[name]
+    return stages
 
 
 def replay(name: str, overrides: list[str], runs: list[Path], calls: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -128,15 +136,18 @@ def replay(name: str, overrides: list[str], runs: list[Path], calls: dict[str, d
         for metric, value in scores.items():
             if value is not None:
                 totals[metric].append(value)
-        trace = answer.trace.model_dump(mode="json")
-        rows.append({"id": stored["id"], "method": method_name, "question": stored["question"], "answer": answer.text,
-                     "citations": answer.citations, "metrics": scores, "usage": usage_of(answer.trace.calls, calls),
-                     "trace": {"calls": [], "steps": trace["steps"]}})
+        stages = usage_of(answer.trace.calls, calls)
+        example = examples[stored["id"]]
+        rows.append(Prediction(  # as the eval writes it, without the passages (in the stored run) and the calls
+            id=example.id, question=example.question, method=method_name, answer=answer.text,
+            citations=answer.citations, passage_ids=[h.passage.id for h in answer.passages], gold=example.answers,
+            metrics=scores, parts=answer.parts, tangles=example.tangles, trace=Trace(steps=answer.trace.steps),
+            usage={k: sum(stage[k] for stage in stages.values()) for k in USAGE_KEYS}, usage_by_stage=stages))
     means = {m: sum(v) / len(v) for m, v in totals.items() if v}
     out = STORED / "replay" / name
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    (out / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (out / "predictions.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in rows))
     (out / "results.json").write_text(json.dumps({
         "dataset": stored_run["dataset"], "n": len(rows), "replayed_from": [r.name for r in runs],
         "overrides": overrides, "results": [{"method": method_name, "metrics": means}],
