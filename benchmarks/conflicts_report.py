@@ -241,7 +241,29 @@ def other_section(runs: Path, title: str) -> list[str]:
     paired = (f"ledger against concat, paired, on {LABELS.get(first, first)}: "
               f"{diff_text(paired_diff(having(per_q, 'ledger', 'concat', first), 'ledger', 'concat', first))} "
               "(95% bootstrap CI)." if {"ledger", "concat"} <= set(per_q) else "")
-    return [*head, f"{len(next(iter(per_q.values())))} questions.", "", *table.lines(), "", paired, ""]
+    extra = [conflictqa_line(per_q), ""] if title == "conflictQA" else []
+    paired = "" if extra else paired
+    return [*head, f"{len(next(iter(per_q.values())))} questions.", "", *table.lines(), "", paired, "", *extra]
+
+
+YES_NO = ({"yes", "true"}, {"no", "false"})
+
+
+def decided(row: dict) -> float:
+    """conflictQA's StrategyQA half: the reply says the gold yes/no word (or its alias) and not the other one. The
+    gold lists the two aliases as two answers, which answer recall reads as two answers to find (at most 50%) and
+    the strict score as never complete, so the report scores the decision itself."""
+    words = set(row["answer"].lower().replace(",", " ").replace(".", " ").split())
+    gold = {g.lower() for g in row["gold"]}
+    other = next(o for g, o in (YES_NO, YES_NO[::-1]) if gold <= g)
+    return float(bool(words & gold) and not words & other)
+
+
+def conflictqa_line(per_q: dict[str, dict[str, dict]]) -> str:
+    rows = {m: [r for r in per_q[m].values() if {g.lower() for g in r["gold"]} in YES_NO] for m in per_q}
+    told = ", ".join(f"{m} {100 * sum(map(decided, rs)) / len(rs):.1f}%" for m, rs in rows.items() if rs)
+    return (f"Decided right (the gold yes/no and not the other; the table's strict and recall read the two aliases "
+            f"yes/true as two answers and are not meaningful here): {told}.")
 
 
 def report_section(runs: Path) -> list[str]:
@@ -293,7 +315,11 @@ DISCUSSION = [
      "questions (+10.0 points, CI [-1.7, +23.3]: likely above, not certain) and above concat's 38.2 on all 60, so "
      "the goal holds on this sample. By class (3-6 questions each, too few to read alone): it gains on ambiguous and "
      "conflictQA questions (recall 71.9 against 48.6: it lists every answer its passages give) and leaks more "
-     "(35.3% against 29.4%) where a planted answer stands alone."),
+     "(35.3% against 29.4%, over the 17 questions with a planted answer)."),
+    ("- **conflictQA** (30 questions, a memory passage against a counter-memory one, both plausible, no dates or "
+     "sources): the ledger decides 33.3% right against concat's 40.0%. With two independent passages and one "
+     "witness each, no policy can choose, so it reports both answers as disputed more often than concat, which "
+     "picks one: the ledger's report is right that the sources disagree, but its answer then decides nothing."),
     ("- **Freshness** (templated passages, one per dated answer, plus a distractor answering another question): "
      "the ledger answers 90.0% of the as-of questions with the answer valid then (27 of 30; concat 63.3%), short of "
      "95%. Of the three misses, one is a valid passage the model read as unknown (only the later answer was left), "
