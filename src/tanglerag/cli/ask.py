@@ -58,7 +58,7 @@ def ask(
         raise InputError(f"invalid question: {exc.errors()[0]['msg']}") from exc
     runtime = Runtime(settings, index_dir=index_dir)
     turns = read_history(history) if history is not None else []  # a follow-up is made standalone first
-    if console.is_terminal:
+    if console.is_terminal and not as_json:  # --json output is read by programs: no control sequences around it
         answer = _answered_with_status(runtime, method, q, turns, personal=user is not None)
     elif turns:
         answer = runtime.answer(method, q, history=turns, personal=user is not None)
