@@ -68,16 +68,7 @@ async def answered(state: ServiceState, rt: Runtime, body: AskRequest, question:
     """The answer once admitted and within ``service.answer_timeout_s``; past it, or when the client leaves,
     the question is cancelled (504 for a client still there)."""
     tracker = Tracker()
-    future = await _admitted(state, tracker, lambda: _answer(rt, body, question, tracker))
-    timeout = state.runtime.settings.service.answer_timeout_s
-    try:
-        answer = await asyncio.wait_for(asyncio.shield(future), timeout)
-    except TimeoutError:
-        tracker.cancel()
-        raise ServiceError(504, f"no answer within {timeout:g}s") from None
-    except asyncio.CancelledError:
-        tracker.cancel()
-        raise
+    answer = await _timed(state, tracker, lambda: _answer(rt, body, question, tracker))
     return _finished(state, answer, body.user)
 
 
@@ -133,18 +124,24 @@ def _answer(rt: Runtime, body: AskRequest, question: Question, tracker: Tracker)
 
 async def worked(state: ServiceState, tracker: Tracker, work: Callable[[], T]) -> T:
     """Model work that is not a question (a chat client's background task), admitted and timed as a question is."""
+    result = await _timed(state, tracker, work)
+    state.telemetry.observe_usage(tracker.usage)
+    return result
+
+
+async def _timed(state: ServiceState, tracker: Tracker, work: Callable[[], T]) -> T:
+    """``work`` once admitted, within ``service.answer_timeout_s``; past it, or when the client leaves, the tracker
+    is cancelled (504 for a client still there)."""
     future = await _admitted(state, tracker, work)
     timeout = state.runtime.settings.service.answer_timeout_s
     try:
-        result = await asyncio.wait_for(asyncio.shield(future), timeout)
+        return await asyncio.wait_for(asyncio.shield(future), timeout)
     except TimeoutError:
         tracker.cancel()
         raise ServiceError(504, f"no answer within {timeout:g}s") from None
     except asyncio.CancelledError:
         tracker.cancel()
         raise
-    state.telemetry.observe_usage(tracker.usage)
-    return result
 
 
 async def _admitted(state: ServiceState, tracker: Tracker, work: Callable[[], T]) -> asyncio.Future[T]:
