@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TextIO
 
 import typer
 from rich.console import Console
 from rich.logging import RichHandler
+from rich.progress import Progress, ProgressColumn
 from rich.text import Text
 from typer.core import TyperGroup
 
@@ -112,3 +115,19 @@ class UserErrorGroup(TyperGroup):
         except TangleragError as exc:
             report_user_error(exc)
             raise typer.Exit(code=2) from None
+
+
+@contextmanager
+def rate_progress(*columns: ProgressColumn, total: float | None = None,
+                  rate: str = "{:.0f}") -> Iterator[Callable[[int], None]]:
+    """A transient progress bar on the CLI's console whose ``rate`` field shows items a second (formatted by
+    ``rate``); yields what to call with each batch's count."""
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("work", total=total, rate="-")
+
+        def advance(n: int) -> None:
+            bar.advance(task, n)
+            speed = bar.tasks[0].speed
+            bar.update(task, rate=rate.format(speed) if speed else "-")
+
+        yield advance

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress, TextColumn, TimeElapsedColumn
+from rich.progress import TextColumn, TimeElapsedColumn
 
-from tanglerag.cli.common import console
+from tanglerag.cli.common import console, rate_progress
 from tanglerag.dpr import convert_dpr
 from tanglerag.errors import InputError
 
@@ -31,13 +31,6 @@ def dpr(
         raise InputError("--out must name another file than the TSV it converts")
     columns = (TextColumn("converting"), TextColumn("{task.completed:,.0f} passages"),
                TextColumn("{task.fields[rate]} passages/s"), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("convert", total=None, rate="-")
-
-        def advance(n: int) -> None:
-            bar.advance(task, n)
-            speed = bar.tasks[0].speed
-            bar.update(task, rate=f"{speed:,.0f}" if speed else "-")
-
+    with rate_progress(*columns, rate="{:,.0f}") as advance:
         count = convert_dpr(tsv, out, progress=advance)
     console.print(f"wrote {count:,} passages to {out}")

@@ -12,7 +12,7 @@ from typing import Annotated, TypeVar
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, console, load_settings
+from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, console, load_settings, rate_progress
 from tanglerag.embeddings import Embedder, TextEmbedder
 from tanglerag.errors import InputError
 from tanglerag.index.corpus import corpus_reader
@@ -111,14 +111,7 @@ def _with_progress(read: Callable[[], Iterator[Passage]], write: Callable[[Calla
     total = sum(1 for _ in read())
     columns = (TextColumn("indexing"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[rate]} passages/s"), TimeRemainingColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("index", total=total, rate="-")
-
-        def advance(n: int) -> None:
-            bar.advance(task, n)
-            speed = bar.tasks[0].speed
-            bar.update(task, rate=f"{speed:.0f}" if speed else "-")
-
+    with rate_progress(*columns, total=total) as advance:
         return write(advance)
 
 
@@ -177,14 +170,7 @@ def _sync(out: Path, folder: Path, settings: Settings, index_type: str | None, b
 
     columns = (TextColumn("indexing"), BarColumn(), TextColumn("{task.completed} passages"),
                TextColumn("{task.fields[rate]} passages/s"), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("sync", total=None, rate="-")
-
-        def advance(n: int) -> None:
-            bar.advance(task, n)
-            speed = bar.tasks[0].speed
-            bar.update(task, rate=f"{speed:.0f}" if speed else "-")
-
+    with rate_progress(*columns) as advance:
         def planned(plan: SyncPlan) -> int:
             console.print(f"sync {folder}: {plan.summary()}")
             return 0
