@@ -21,7 +21,7 @@ from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
 from tanglerag.methods.ledger.claims import read_claims
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.independence import Independence, independence
-from tanglerag.methods.ledger.policies import Evidence, as_of, resolve
+from tanglerag.methods.ledger.policies import Evidence, resolve
 from tanglerag.methods.ledger.prompts import prior_messages
 from tanglerag.methods.ledger.sides import build_sides, things
 from tanglerag.stages.multi_answer import render
@@ -94,8 +94,7 @@ class LedgerMethod(Method):
         sides = build_sides(claims, found, {hit.passage.id: hit.passage.text for hit in passages})
         evidence = Evidence(question=question.text, metas=metas, ask_prior=lambda: self._prior(question.text))
         about = config.about_similarity if config.same_thing == "about" else None
-        in_time = frozenset(id(s) for s in sides if evidence.newest_date(s) is not None) if as_of(question.text) \
-            else frozenset()
+        in_time = frozenset(id(s) for s in sides if evidence.moment and evidence.newest_date(s) is not None)
         reports = settle(things(sides, found, about, question.text, in_time), list(config.policies), evidence)
         dates = {pid: meta.date for pid, meta in metas.items() if meta.date is not None}
         held = withheld(reports, found, config.show_disputed)

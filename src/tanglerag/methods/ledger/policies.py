@@ -57,13 +57,17 @@ def as_of(question: str) -> AsOf | None:
 
 @dataclass
 class Evidence:
-    """What policies may consult besides the sides: the question, each passage's provenance, and the model's own
-    answer, asked at most once a question and only if a policy reaches for it."""
+    """What policies may consult besides the sides: the question and the moment it asks about, each passage's
+    provenance, and the model's own answer, asked at most once a question and only if a policy reaches for it."""
 
     question: str
     metas: dict[str, DocumentMeta]
     ask_prior: Callable[[], str]
     _prior: list[str] = field(default_factory=list)
+    moment: AsOf | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.moment = as_of(self.question)
 
     def prior(self) -> str:
         if not self._prior:
@@ -102,7 +106,7 @@ def newest(standing: list[Side], evidence: Evidence) -> Ruling:
     dates = {id(s): d for s in standing if (d := evidence.newest_date(s)) is not None}
     if len(dates) < len(standing):
         return standing, f"no date for {', '.join(s.answer for s in standing if id(s) not in dates)}"
-    moment = as_of(evidence.question)
+    moment = evidence.moment
     eligible = [s for s in standing if moment is None or moment.admits(dates[id(s)])]
     if moment is not None and not eligible:
         return standing, f"no answer dated by {moment.text}"
