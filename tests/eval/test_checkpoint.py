@@ -124,6 +124,16 @@ def test_settings_of_methods_the_run_does_not_have_do_not_stop_it_resuming(tmp_p
     assert _canned_run(tmp_path)[0].n == 3
 
 
+def test_a_run_that_recorded_a_section_eval_does_not_read_resumes(tmp_path):
+    _canned_run(tmp_path)
+    run_file = tmp_path / "run" / "run.json"
+    stored = json.loads(run_file.read_text())
+    assert "conversation" not in stored["settings"]  # follow-ups are rewritten in chat, never in eval
+    older = {"max_turns": 2, "rewrite": "auto", "rewrite_tokens": 96, "turn_words": 80}  # as written before that
+    run_file.write_text(json.dumps({**stored, "settings": {**stored["settings"], "conversation": older}}))
+    assert _canned_run(tmp_path)[0].n == 3
+
+
 def test_a_line_torn_by_a_kill_is_dropped_and_that_question_answered_again(tmp_path):
     _canned_run(tmp_path)
     path = tmp_path / "run" / "checkpoint.jsonl"

@@ -209,8 +209,10 @@ class Checkpoint:
         if "pool" not in current:
             kept.pop("pool", None)  # written when every run named its pool
         written = upgrade(stored.settings)  # in today's shape, as an earlier release may have written it
-        # a run written before unread sections were left out names them all
-        kept["settings"] = {k: v for k, v in written.items() if k in current.get("settings", {}) or k not in sections()}
+        # a run written before unread sections were left out names them all, and one written before a section was
+        # known not to change answers (conversation, since eval asks no follow-ups) names that one
+        kept["settings"] = {k: v for k, v in written.items() if k not in _NOT_ANSWERS
+                            and (k in current.get("settings", {}) or k not in sections())}
         return _differences(kept, current, {"settings": _default_settings()})
 
     def _check_finished(self, stored: StoredRun) -> None:
