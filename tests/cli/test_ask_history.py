@@ -60,6 +60,10 @@ def test_a_history_that_cannot_be_read_is_one_line(ask, tmp_path):
     assert result.exit_code == 2 and "not a chat history" in result.output and "Traceback" not in result.output
     result = ask("--history", str(tmp_path / "missing.json"))
     assert result.exit_code == 2 and "cannot read the history" in result.output
+    bad.write_text("[" * 100_000)  # Python's JSON parser recurses: a RecursionError, not a JSONDecodeError
+    result = ask("--history", str(bad))
+    assert result.exit_code == 2 and len(result.output.splitlines()) == 1
+    assert "not a chat history (nested too deeply to read" in result.output
 
 
 def test_a_status_line_shows_the_stage_and_the_calls_on_a_terminal(ask, tmp_path, monkeypatch):

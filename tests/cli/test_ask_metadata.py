@@ -54,6 +54,18 @@ def test_each_passage_line_shows_the_documents_date_and_source(asked):
     assert lines[2] == " [3] doc-9 (0.410) A note without provenance...."  # an unreadable date is left out
 
 
+def test_a_passage_line_stays_one_line_when_the_text_has_line_breaks(asked, monkeypatch):
+    """A Markdown chunk keeps its heading and blank lines; its passage line must not break there, or a program
+    reading one passage a line (``ask ... | grep``) splits it."""
+    markdown = Passage(id="rates.md", title="Rates", text="# Rates\n\nThe standard rate\nis 19 percent.\n",
+                       metadata={"date": "2024-03-01", "path": "rates.md", "section": ["Rates"]})
+    monkeypatch.setattr("tests.cli.test_ask_metadata.ANSWER", ANSWER.model_copy(
+        update={"passages": [RetrievedPassage(passage=markdown, score=0.5, rank=1)], "citations": []}))
+    result, _ = asked()
+    assert " [1] rates.md (0.500) rates.md §Rates · 2024-03-01  # Rates The standard rate is 19 percent...." in (
+        result.stdout.splitlines())
+
+
 def test_json_carries_date_and_source_only_where_a_document_gives_them(asked):
     result, _ = asked("--json")
     passages = json.loads(result.stdout)["passages"]

@@ -11,6 +11,7 @@ import typer
 from pydantic import ValidationError
 from rich.markup import escape
 
+from tanglerag import jsonio
 from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, console, load_settings, terminal_json
 from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.errors import InputError
@@ -104,8 +105,8 @@ def read_history(path: Path) -> list[Turn]:
         raise InputError(f"cannot read the history {path}: {getattr(exc, 'strerror', None) or exc}") from exc
     stripped = text.strip()
     try:
-        messages = json.loads(stripped) if stripped.startswith("[") else [
-            json.loads(line) for line in stripped.splitlines() if line.strip()]
+        messages = jsonio.loads(stripped) if stripped.startswith("[") else [  # over-deep nesting: the file's error
+            jsonio.loads(line) for line in stripped.splitlines() if line.strip()]
         return read_turns(messages)
     except ValueError as exc:  # json's errors are ValueErrors too
         raise InputError(f"{path}: not a chat history ({exc}); expected JSON messages [{{\"role\": \"user\", "
@@ -124,7 +125,7 @@ def print_answer(answer: Answer) -> None:
         out.print(line, markup=False)
     for n, hit in enumerate(answer.passages, 1):
         mark = "*" if hit.passage.id in answer.citations else " "
-        line = f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {_provenance(hit)}{hit.passage.text[:100]}..."
+        line = f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {_provenance(hit)}{_snippet(hit.passage.text)}..."
         out.print(escape(line))
     u = answer.usage.totals()
     out.print(f"[dim]{u['llm_calls']} LLM calls ({u['cached_calls']} cached), {u['prompt_tokens']} prompt + "
@@ -133,6 +134,12 @@ def print_answer(answer: Answer) -> None:
              for name, s in answer.usage.stages.items() if s.total_calls]
     if spent:
         out.print(f"[dim]calls by stage: {escape(', '.join(spent))}[/]")
+
+
+def _snippet(text: str) -> str:
+    """A passage's first 100 characters on one line: a Markdown chunk keeps its heading and blank lines, and a
+    passage line broken there is no longer one passage a line for a program reading ``ask``'s output."""
+    return " ".join(text.split())[:100]
 
 
 def disagreement_lines(answer: Answer) -> list[str]:
