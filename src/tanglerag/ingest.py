@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,27 @@ __all__ = ["SourceDocument", "chunk_passages", "chunk_words", "file_document", "
            "passages_from_upload", "record_passage", "split_front_matter", "stream_chunks", "stream_corpus"]
 
 log = logging.getLogger(__name__)
+
+
+@contextmanager
+def warnings_once() -> Iterator[None]:
+    """While open, each of this module's warnings (a skipped file, malformed lines) is logged once: a corpus is read
+    in several passes (a progress bar's count, an add's plan, the write), and a bad file must be one line, not one a
+    pass."""
+    said: set[str] = set()
+
+    def first_time(record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message in said:
+            return False
+        said.add(message)
+        return True
+
+    log.addFilter(first_time)
+    try:
+        yield
+    finally:
+        log.removeFilter(first_time)
 
 
 def chunk_words(text: str, size: int, overlap: int) -> list[str]:

@@ -2,6 +2,7 @@
 documents as people have them (a PDF, a web page, Word, Markdown) holding a bad file that is skipped in one line."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,13 @@ def _cli(*args: str, code: int = 0) -> str:
     return said
 
 
+def _progress_lines(said: str) -> list[tuple[str, str]]:
+    """The plain progress lines of piped output (done, total), each with a rate and the time left; no bar drawn."""
+    assert "\r" not in said and "\x1b" not in said, said
+    return re.findall(r"^indexing: ([\d,]+)/([\d,]+) passages · [\d,.]+ passages/s · ETA \d+:\d\d:\d\d$", said,
+                      re.MULTILINE)
+
+
 def test_index_folder_sync_after_edits_and_deletions(tmp_path):
     docs, out = tmp_path / "docs", tmp_path / "idx"
     (docs / "web").mkdir(parents=True)
@@ -41,6 +49,7 @@ def test_index_folder_sync_after_edits_and_deletions(tmp_path):
     assert [line for line in said.splitlines() if "broken.pdf" in line] == [
         next(line for line in said.splitlines() if "skipping" in line)]  # one line for the bad file
     assert "not a PDF" in said
+    assert _progress_lines(said)  # piped: plain lines, not a bar
     first = {p.id: p.metadata for p in stored_passages(out)}
     assert {m["path"] for m in first.values()} == {"guide.pdf", "web/basics.html", "policy.docx", "notes.md"}
     assert all("page" in m for m in first.values() if m["path"] == "guide.pdf")
@@ -48,14 +57,18 @@ def test_index_folder_sync_after_edits_and_deletions(tmp_path):
     (docs / "notes.md").write_text("# Notes\nThe lighthouse now opens at ten.\n")
     (docs / "policy.docx").unlink()
     (docs / "broken.pdf").unlink()
+    (docs / "memo.docx").write_text("a memo saved as text")  # a new bad file, read by the plan and the write
     said = _cli("index", str(docs), "--sync", *common)
-    assert "3 files: 1 new or changed, 1 deleted, 2 unchanged" in said, said
+    assert "4 files: 2 new or changed, 1 deleted, 2 unchanged" in said, said
+    assert len([line for line in said.splitlines() if "memo.docx" in line]) == 1, said
+    assert _progress_lines(said) == [("1", "1")]  # the changed file's one passage, of the one the plan counted
     after = {p.id: p for p in stored_passages(out)}
     assert {p.metadata["path"] for p in after.values()} == {"guide.pdf", "web/basics.html", "notes.md"}
     assert after["notes.md"].text == "# Notes\nThe lighthouse now opens at ten."
     assert {pid: m for pid, m in first.items() if m["path"] in {"guide.pdf", "web/basics.html"}} == {
         pid: p.metadata for pid, p in after.items() if p.metadata["path"] in {"guide.pdf", "web/basics.html"}}
 
+    (docs / "memo.docx").unlink()
     said = _cli("index", str(docs), "--sync", *common)
     assert "3 files: 0 new or changed, 0 deleted, 3 unchanged" in said and "nothing written" in said
 

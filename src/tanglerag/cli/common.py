@@ -6,9 +6,11 @@ stderr and exit code 2 (``UserErrorGroup``); any other exception is a bug and ke
 
 from __future__ import annotations
 
+import datetime
 import logging
 import re
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TextIO
@@ -16,7 +18,7 @@ from typing import Annotated, Any, TextIO
 import typer
 from rich.console import Console
 from rich.logging import RichHandler
-from rich.progress import Progress, ProgressColumn
+from rich.progress import BarColumn, Progress, TaskID, TextColumn
 from rich.text import Text
 from typer.core import TyperGroup
 
@@ -117,17 +119,90 @@ class UserErrorGroup(TyperGroup):
             raise typer.Exit(code=2) from None
 
 
+class RateProgress:
+    """What a long command calls with each batch's count: it shows the count, the rate and, once the total is known,
+    the time left. On a terminal that is a transient bar redrawn in place; piped or redirected (a log, CI, ``tee``) it
+    is a plain line every ``every`` seconds and a last one at the end, since a redrawn bar there is either nothing or
+    a screenful of control sequences.
+
+    The rate is the count over the seconds since the work began, so it shows from the first batch (rich's own
+    speed needs two batches, and a sync of twenty changed files may be one batch)."""
+
+    def __init__(self, label: str, unit: str, total: float | None, every: float) -> None:
+        self.label, self.unit, self.total, self.every = label, unit, total, every
+        self.done = 0.0
+        self.began = time.monotonic()
+        self._printed: float | None = None  # when the last plain line was printed
+        self._printed_done = -1.0
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+
+    def __call__(self, n: float) -> None:
+        """One batch of ``n`` items is done."""
+        self.done += n
+        self._show()
+
+    def expect(self, total: float) -> None:
+        """The total is known now (a counting pass ran after the progress began): the rate and the time left are
+        measured from here, so the counting is not taken for the work."""
+        self.total, self.began = total, time.monotonic()
+        self._show()
+
+    def line(self) -> str:
+        """The count, the rate and the time left (or spent): the plain line's text and the bar's."""
+        seconds = time.monotonic() - self.began
+        rate = self.done / seconds if self.done and seconds > 0 else None
+        count = f"{self.done:,.0f}/{self.total:,.0f}" if self.total is not None else f"{self.done:,.0f}"
+        speed = f"{rate:,.1f}" if rate is not None and rate < 10 else f"{rate:,.0f}" if rate is not None else "-"
+        if self.total is not None and rate:
+            left = f"ETA {_clock(max(0.0, self.total - self.done) / rate)}"
+        else:
+            left = f"{_clock(seconds)} elapsed"
+        return f"{count} {self.unit} · {speed} {self.unit}/s · {left}"
+
+    def _show(self) -> None:
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, completed=self.done, total=self.total, line=self.line())
+        elif self._due():
+            self._print()
+
+    def _due(self) -> bool:
+        return self.done > 0 and (self._printed is None or time.monotonic() - self._printed >= self.every)
+
+    def _print(self) -> None:
+        console.print(f"{self.label}: {self.line()}")
+        self._printed, self._printed_done = time.monotonic(), self.done
+
+    def finish(self) -> None:
+        """Piped: the last count gets its line unless the last line printed already said it."""
+        if self._bar is None and self.done > 0 and self.done != self._printed_done:
+            self._print()
+
+    @contextmanager
+    def drawn(self) -> Iterator[None]:
+        """The transient bar on a terminal while the work runs; nothing to draw when piped."""
+        if not console.is_terminal:
+            yield
+            return
+        with Progress(TextColumn(self.label), BarColumn(), TextColumn("{task.fields[line]}"), console=console,
+                      transient=True) as bar:
+            self._bar, self._task = bar, bar.add_task(self.label, total=self.total, line=self.line())
+            try:
+                yield
+            finally:
+                self._bar = None
+
+
+def _clock(seconds: float) -> str:
+    return str(datetime.timedelta(seconds=round(seconds)))
+
+
 @contextmanager
-def rate_progress(*columns: ProgressColumn, total: float | None = None,
-                  rate: str = "{:.0f}") -> Iterator[Callable[[int], None]]:
-    """A transient progress bar on the CLI's console whose ``rate`` field shows items a second (formatted by
-    ``rate``); yields what to call with each batch's count."""
-    with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("work", total=total, rate="-")
-
-        def advance(n: int) -> None:
-            bar.advance(task, n)
-            speed = bar.tasks[0].speed
-            bar.update(task, rate=rate.format(speed) if speed else "-")
-
-        yield advance
+def rate_progress(label: str, unit: str, *, total: float | None = None,
+                  every: float = 10.0) -> Iterator[RateProgress]:
+    """Progress of ``label`` counted in ``unit`` (a total when known, else ``RateProgress.expect`` later) on the
+    CLI's console, for index, index --sync and convert alike; yields what to call with each batch's count."""
+    progress = RateProgress(label, unit, total, every)
+    with progress.drawn():
+        yield progress
+    progress.finish()

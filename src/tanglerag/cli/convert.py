@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import TextColumn, TimeElapsedColumn
 
 from tanglerag.cli.common import console, rate_progress
 from tanglerag.dpr import convert_dpr
@@ -29,8 +28,6 @@ def dpr(
         raise InputError(f"DPR passages file not found: {tsv}")
     if out.resolve() == tsv.resolve():
         raise InputError("--out must name another file than the TSV it converts")
-    columns = (TextColumn("converting"), TextColumn("{task.completed:,.0f} passages"),
-               TextColumn("{task.fields[rate]} passages/s"), TimeElapsedColumn())
-    with rate_progress(*columns, rate="{:,.0f}") as advance:
+    with rate_progress("converting", "passages") as advance:
         count = convert_dpr(tsv, out, progress=advance)
     console.print(f"wrote {count:,} passages to {out}")

@@ -24,7 +24,7 @@ from tanglerag.index.shard_build import build_from_shards
 from tanglerag.index.shards import open_shards, plan_shards
 from tanglerag.index.streaming import build_streaming
 from tanglerag.index.sync import SyncPlan, sync_folder
-from tanglerag.ingest import stream_chunks
+from tanglerag.ingest import stream_chunks, warnings_once
 from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 from tanglerag.types import Passage
@@ -106,13 +106,13 @@ def index(
 
 
 def _with_progress(read: Callable[[], Iterator[Passage]], write: Callable[[Callable[[int], None]], T]) -> T:
-    """Run ``write`` with a progress bar over the corpus: a counting pass first (cheap, no model; a bad corpus is
-    refused before any embedding) gives the bar its total; ``write`` reports each batch it has read."""
-    total = sum(1 for _ in read())
-    columns = (TextColumn("indexing"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[rate]} passages/s"), TimeRemainingColumn())
-    with rate_progress(*columns, total=total) as advance:
-        return write(advance)
+    """Run ``write`` with progress over the corpus: a counting pass first (cheap, no model; a bad corpus is
+    refused before any embedding) gives the total; ``write`` reports each batch it has read. A bad file or line is
+    warned about once, however many passes read it."""
+    with warnings_once():
+        total = sum(1 for _ in read())
+        with rate_progress("indexing", "passages", total=total) as advance:
+            return write(advance)
 
 
 def embedder_factory(settings: Settings) -> EmbedderFactory:
@@ -154,8 +154,8 @@ def _index_on_ray(out: Path, corpus: Path, settings: Settings, address: str | No
 
 
 def _sync(out: Path, folder: Path, settings: Settings, index_type: str | None, bm25: bool) -> None:
-    """``--sync``: one line with what the folder holds against the index, then a progress bar (passages embedded, at
-    what rate) over the new and changed files only."""
+    """``--sync``: one line with what the folder holds against the index, then progress over the new and changed
+    files' passages only (their count, from the sync's own reading pass, gives the time left)."""
     tiers = authority_tiers(settings)
     embedder = Runtime(settings).embedder
 
@@ -168,15 +168,13 @@ def _sync(out: Path, folder: Path, settings: Settings, index_type: str | None, b
         return stream_chunks(documents, str(folder), chunk_size=settings.index.chunk_words,
                              chunk_overlap=settings.index.chunk_overlap, tiers=tiers)
 
-    columns = (TextColumn("indexing"), BarColumn(), TextColumn("{task.completed} passages"),
-               TextColumn("{task.fields[rate]} passages/s"), TimeElapsedColumn())
-    with rate_progress(*columns) as advance:
+    with warnings_once(), rate_progress("indexing", "passages") as progress:
         def planned(plan: SyncPlan) -> int:
             console.print(f"sync {folder}: {plan.summary()}")
             return 0
 
-        idx, plan, changes = sync_folder(out, folder, embedder, settings.index, chunks=chunks, progress=advance,
-                                         on_plan=planned, check=keeps_settings)
+        idx, plan, changes = sync_folder(out, folder, embedder, settings.index, chunks=chunks, progress=progress,
+                                         expect=progress.expect, on_plan=planned, check=keeps_settings)
     if idx is None:
         console.print(f"index {out} already holds the folder as it is: nothing written")
         return

@@ -38,6 +38,7 @@ class AddPlan:
     changes: DocumentChanges = field(default_factory=DocumentChanges)
     stale: set[str] = field(default_factory=set)  # stored passage ids whose documents are replaced
     conflicts: list[str] = field(default_factory=list)  # changed documents, refused unless replacing
+    incoming: int = 0  # passages read, which the write pass reports to ``progress`` again
 
 
 def plan_add(store: PassageStore, passages: Iterable[Passage], *, replace: bool, batch_size: int = BATCH) -> AddPlan:
@@ -50,6 +51,7 @@ def plan_add(store: PassageStore, passages: Iterable[Passage], *, replace: bool,
         plan.changes.unchanged += step.changes.unchanged
         plan.conflicts += step.changes.replaced
         plan.stale |= step.stale
+        plan.incoming += len(batch)
     if plan.conflicts and not replace:
         raise DocumentConflict(sorted(plan.conflicts))
     plan.changes.replaced = sorted(plan.conflicts)
@@ -64,23 +66,30 @@ Drop = Callable[[PassageIndex], list[str]]
 def add_streaming(folder: Path, read: Callable[[], Iterator[Passage]], embedder: TextEmbedder, config: IndexConfig,
                   *, replace: bool = False, batch_size: int = BATCH, progress: Progress | None = None,
                   check: Callable[[PassageIndex], None] | None = None,
-                  drop: Drop | None = None) -> tuple[PassageIndex, DocumentChanges]:
+                  drop: Drop | None = None, expect: Progress | None = None) -> tuple[PassageIndex, DocumentChanges]:
     """Add the documents ``read()`` yields (called twice: plan, then write) to the index in ``folder``, or build
     one there under ``config``, and save it; ``check`` may refuse the stored index first, and ``drop`` names stored
     documents to remove in the same version (one atomic swap: a kill leaves the old index or the new, whole). Indexes
-    saved before the passage store existed are added to in memory, as before."""
+    saved before the passage store existed are added to in memory, as before.
+
+    ``expect`` hears how many passages ``progress`` will count before the write pass starts, so a caller can say how
+    long is left: the plan pass counts them anyway; a new index is counted in a pass of its own (reading without the
+    model, as ``index`` counts its corpus), only when someone asks."""
     with index_lock(folder):
         if not (folder / "manifest.json").exists():
+            if expect is not None:
+                expect(sum(1 for _ in read()))
             write_new_version(folder, read(), embedder, config, batch_size, progress)
             index = PassageIndex.load(folder, embedder)
             return index, DocumentChanges(added=len(index.passages))
-        changes = _extend_saved(folder, read, embedder, replace, batch_size, progress, check, drop)
+        changes = _extend_saved(folder, read, embedder, replace, batch_size, progress, check, drop, expect)
     return PassageIndex.load(folder, embedder), changes  # read once the old version's vectors are freed
 
 
 def _extend_saved(folder: Path, read: Callable[[], Iterator[Passage]], embedder: TextEmbedder, replace: bool,
                   batch_size: int, progress: Progress | None,
-                  check: Callable[[PassageIndex], None] | None, drop: Drop | None) -> DocumentChanges:
+                  check: Callable[[PassageIndex], None] | None, drop: Drop | None,
+                  expect: Progress | None) -> DocumentChanges:
     index = PassageIndex.load(folder, embedder)
     if check is not None:
         check(index)
@@ -93,6 +102,8 @@ def _extend_saved(folder: Path, read: Callable[[], Iterator[Passage]], embedder:
         changes.removed_documents = dropped
         return changes
     plan = plan_add(index.passages, read(), replace=replace, batch_size=batch_size)
+    if expect is not None:
+        expect(plan.incoming)
     gone = {p.id for parts in index.passages.documents(dropped).values() for p in parts}
     store, stale = index.passages, plan.stale | gone
     write_version(folder, lambda data: _write(data, index, store, read(), stale, batch_size, progress))

@@ -74,12 +74,14 @@ def stored_file_hashes(index: PassageIndex) -> dict[str, str]:
 
 def sync_folder(out: Path, folder: Path, embedder: TextEmbedder, config: IndexConfig, *,
                 chunks: Callable[[Iterator[Passage]], Iterator[Passage]] | None = None,
-                progress: Progress | None = None, on_plan: Callable[[SyncPlan], int] | None = None,
+                progress: Progress | None = None, expect: Progress | None = None,
+                on_plan: Callable[[SyncPlan], int] | None = None,
                 check: Callable[[PassageIndex], None] | None = None) -> tuple[PassageIndex | None, SyncPlan,
                                                                               DocumentChanges]:
     """Sync the index in ``out`` with ``folder`` (building it when there is none). ``chunks`` chunks the changed
     files' documents (default: ``stream_chunks`` at ``config``'s sizes); ``on_plan`` hears the plan before anything is
-    read. Returns the index (None when nothing changed and nothing was written), the plan and what changed."""
+    read, ``expect`` how many passages ``progress`` will count (``add_streaming``). Returns the index (None when
+    nothing changed and nothing was written), the plan and what changed."""
     def chunked(documents: Iterator[Passage]) -> Iterator[Passage]:
         if chunks is not None:
             return chunks(documents)
@@ -107,7 +109,7 @@ def sync_folder(out: Path, folder: Path, embedder: TextEmbedder, config: IndexCo
             return None, with_nothing, DocumentChanges(unchanged=with_nothing.unchanged)
         plans.clear()
     index, changes = add_streaming(out, read, embedder, config, replace=True, progress=progress, check=check,
-                                   drop=drop)
+                                   drop=drop, expect=expect)
     return index, plans[-1], changes
 
 
