@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field, WithJsonSchema
 
 from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.methods.base import Method
-from tanglerag.provenance import location, page_of, section_of
+from tanglerag.provenance import places
 from tanglerag.stages.retrieve import Retriever
 from tanglerag.trace import Trace
 from tanglerag.tracking import Tracker, stage, track
@@ -43,6 +43,14 @@ Number = Annotated[int | float, WithJsonSchema({"type": "number"})]
 
 Shown = TypeVar("Shown", bound=BaseModel)
 
+Location = Annotated[str | None, Field(exclude_if=lambda value: value is None, description=(
+    "where in its file the passage stands: 'policy-2024.pdf p. 12, §Scope > Limits' (a file's page and heading path)"))]
+"""The place fields of a listed passage (``provenance.places`` fills them), left out of the JSON when unknown; one
+declaration for every model that lists passages."""
+Page = Annotated[int | None, Field(exclude_if=lambda value: value is None, description="the PDF page, 1-based")]
+Section = Annotated[list[str] | None, Field(exclude_if=lambda value: value is None, description=(
+    "the headings the passage stands under, outermost first"))]
+
 
 class PassageOut(BaseModel):
     """A retrieved passage as an answer output shows it: flat, with its retrieval score and its document's date and
@@ -56,12 +64,9 @@ class PassageOut(BaseModel):
         "the document's date, as precisely as it gave it (2024, 2024-05 or 2024-05-03)"))
     source: str | None = Field(None, exclude_if=lambda value: value is None, description=(
         "the document's publisher, site or file"))
-    location: str | None = Field(None, exclude_if=lambda value: value is None, description=(
-        "where in its file the passage stands: 'policy-2024.pdf p. 12, §Scope > Limits' (a file's page and heading "
-        "path)"))
-    page: int | None = Field(None, exclude_if=lambda value: value is None, description="the PDF page, 1-based")
-    section: list[str] | None = Field(None, exclude_if=lambda value: value is None, description=(
-        "the headings the passage stands under, outermost first"))
+    location: Location = None
+    page: Page = None
+    section: Section = None
 
     @classmethod
     def from_hit(cls, hit: RetrievedPassage) -> PassageOut:
@@ -70,7 +75,7 @@ class PassageOut(BaseModel):
         metadata = hit.passage.metadata
         return cls(id=hit.passage.id, title=hit.passage.title, text=hit.passage.text, score=hit.score,
                    date=date_text(metadata), source=document_value(metadata, "source", {}),
-                   location=location(metadata), page=page_of(metadata), section=section_of(metadata))
+                   **places(metadata))
 
 
 class UserContextOut(BaseModel):

@@ -312,3 +312,36 @@ def test_each_passage_shows_its_documents_date_and_source_as_text(page):
     assert about.nth(1).inner_text() == "[2] paris-tx · 0.500 · 2019"
     assert about.nth(2).inner_text() == "[3] paris-fr-2 · 0.500"
     assert page.locator("#col-0 .passage b").count() == 0  # a document's words are text, never markup
+
+
+def test_each_passage_and_conflict_side_says_its_page_and_section(page):
+    """Issue 51: passages read from files (a PDF page with its headings, a Markdown section, a JSONL record with no
+    place) in a canned answer with a conflict report: the passage list and the report's sides say where each stands."""
+    import json
+
+    from tanglerag.llm.cache import CallCache
+    from tanglerag.llm.client import LLM
+    from tanglerag.methods.base import make_method
+    from tanglerag.service.schemas import AskResponse
+    from tanglerag.settings import Settings
+    from tanglerag.types import Question
+    from tests.conflicting import JORDAN, QUESTION, conflicting_backend
+    from tests.conftest import as_retrieved, resources
+
+    places = {"bio": {"path": "sources/bio-2024.pdf", "page": 12, "section": ["Early life", "Birth"]},
+              "bulls": {"path": "teams/bulls.md", "section": ["Players"]}}
+    placed = [p.model_copy(update={"metadata": places.get(p.id, {})}) for p in JORDAN]
+    settings = Settings.load(overrides=["conflicts.report=true"])
+    method = make_method("concat", resources(LLM(conflicting_backend(), CallCache(None)), settings))
+    body = AskResponse.from_answer(method.answer(Question(text=QUESTION), as_retrieved(placed)), trace=True)
+    answer = body.model_dump(mode="json")
+    page.route("**/v1/ask?stream=true", lambda route: route.fulfill(
+        status=200, content_type="text/event-stream", body=f"event: answer\ndata: {json.dumps(answer)}\n\n"))
+    ask(page, QUESTION, "concat")
+    about = page.locator("#col-0 .passage .pid").all_inner_texts()
+    assert about[0] == "[1] bio · 1.000 · bio-2024.pdf p. 12, §Early life > Birth"
+    assert about[1] == "[2] bulls · 0.900 · bulls.md §Players"
+    assert about[2] == "[3] fan · 0.800"
+    kept = page.locator("#col-0 section.conflicts .sides li").nth(0).inner_text()
+    assert kept == "kept 1963 [1] (bio-2024.pdf p. 12, §Early life > Birth) [2] (bulls.md §Players) · 2 witnesses"
+    shot(page, "inspector-places")

@@ -4,6 +4,8 @@ canned model (tests/eval/run_folders.py tells which method gets which question r
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.eval.run_folders import write_run
@@ -17,6 +19,21 @@ pytestmark = [needs_chromium, BROWSER_GROUP]
 def runs_server(tmp_path_factory):
     root = tmp_path_factory.mktemp("runs")
     write_run(root / "ramdocs-sample" / "concat-vs-pruning")
+    with serving(make_runtime(tmp_path_factory.mktemp("rt")), runs_dir=root) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def placed_server(tmp_path_factory):
+    """The same run, its passages read from files: concat's first two for the first question carry a place."""
+    root = tmp_path_factory.mktemp("placed")
+    predictions = write_run(root / "files" / "concat-vs-pruning") / "predictions.jsonl"
+    lines = [json.loads(line) for line in predictions.read_text().splitlines()]
+    first = next(line for line in lines if line["id"] == "ramdocs-0000" and line["method"] == "concat")
+    first["passages"][0]["passage"]["metadata"] |= {"path": "reports/policy-2024.pdf", "page": 12,
+                                                    "section": ["Scope", "Limits"]}
+    first["passages"][1]["passage"]["metadata"] |= {"path": "notes.md", "section": ["Broken Bow"]}
+    predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
     with serving(make_runtime(tmp_path_factory.mktemp("rt")), runs_dir=root) as url:
         yield url
 
@@ -108,3 +125,19 @@ def test_an_older_grid_request_failing_late_does_not_overwrite_the_newest_grid(p
     page.evaluate("() => new Promise(requestAnimationFrame)")  # the page's handler has run once the frame is drawn
     assert page.inner_text("#status").startswith("4 of 4") and "error" not in page.get_attribute("#status", "class")
     assert rows(page) == ["ramdocs-0000", "ramdocs-0001", "ramdocs-0002", "ramdocs-0003"]
+
+
+def test_a_passage_read_from_a_file_shows_its_page_and_section(browser, placed_server):
+    """Issue 51: the run browser lists a question's passages with where each stands in its file, as ask does."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(f"{placed_server}/runs")
+    page.wait_for_selector("#grid tbody tr")
+    page.locator("#grid tr[data-id='ramdocs-0000'] td.cell[data-method='concat'] .score").click()
+    page.wait_for_selector("#col-0 .passage")
+    about = page.locator("#col-0 .passage .pid").all_inner_texts()
+    assert about[0].startswith("[1] ramdocs-0000-d0 · ") and about[0].endswith(" · policy-2024.pdf p. 12, §Scope > Limits")
+    assert about[1].endswith(" · notes.md §Broken Bow")
+    assert not any("§" in line or " p. " in line for line in about[2:])  # no place where the run kept none
+    assert page.locator("#col-1 .passage .pid").first.inner_text().count("§") == 0  # pruning's passages: as before
+    shot(page, "runs-places")
+    page.close()

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tanglerag.config import TopK
 from tanglerag.index.manifest import IndexManifest
 from tanglerag.methods.base import method_classes
-from tanglerag.pipeline import AnswerOutput
+from tanglerag.pipeline import AnswerOutput, Location, Page, Section
 from tanglerag.service.options import INTEGRAL, options_model
 from tanglerag.stages.followup import Turn
 from tanglerag.trace import Trace
@@ -314,6 +314,9 @@ class RunPassage(BaseModel):
     text: str = Field(description="empty for runs written before predictions kept the passages")
     score: float | None
     label: str = Field(description="the dataset's own label of the passage, e.g. RAMDocs' correct / misinfo / noise")
+    location: Location = None
+    page: Page = None
+    section: Section = None
 
 
 class RunAnswer(BaseModel):

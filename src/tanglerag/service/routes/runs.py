@@ -12,6 +12,7 @@ from fastapi.responses import FileResponse
 from tanglerag.errors import InputError
 from tanglerag.eval.records import Prediction
 from tanglerag.eval.runs import Grid, GridQuery, Run, RunInfo, RunLibrary, UnknownRun
+from tanglerag.provenance import places
 from tanglerag.service.errors import ServiceError, client_message
 from tanglerag.service.routes.ops import STATIC
 from tanglerag.service.schemas import RunAnswer, RunPassage, RunQuestion, clipped, error_responses
@@ -86,8 +87,9 @@ def _answer(prediction: Prediction, dataset_passages: dict[str, Passage], limit:
 
 
 def _passage(passage: Passage, score: float | None, limit: int) -> RunPassage:
+    """The passage as the inspector lists it, with where it stands in its file (page, section) when it says."""
     return RunPassage(id=passage.id, title=clipped(passage.title, limit), text=clipped(passage.text, limit),
-                      score=score, label=str(passage.metadata.get("type", "")))
+                      score=score, label=str(passage.metadata.get("type", "")), **places(passage.metadata))
 
 
 @router.get("/runs", include_in_schema=False)

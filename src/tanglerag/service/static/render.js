@@ -62,13 +62,16 @@ function passageView(p, i, index, citations) {
 }
 
 // The answer's conflict reports (its method's, or conflicts.report's): each one's kind, its sides with their verdicts,
-// passages (with the date, source and authority the report read) and witnesses, and the rule that decided.
+// passages (with where they stand in their files, and the date, source and authority the report read) and
+// witnesses, and the rule that decided.
 function conflictsPanel(answer, index, numberOf) {
   const step = answer.trace.steps.find(s => s.kind === "conflicts");
   const documents = step && step.documents ? step.documents : {};
+  const placeOf = new Map(answer.passages.map(p => [p.id, p.location]));
   const source = id => {
     const meta = documents[id] || {};
-    const about = [meta.source, meta.date, typeof meta.authority === "number" ? `authority ${meta.authority}` : null];
+    const about = [placeOf.get(id), meta.source, meta.date,
+      typeof meta.authority === "number" ? `authority ${meta.authority}` : null];
     const shown = about.filter(Boolean).join(", ");
     return el("span", { class: "side-passage" }, numberOf.has(id) ? citeButton(numberOf.get(id), index) : id,
       shown ? ` (${shown})` : "", " ");
