@@ -250,6 +250,20 @@ def test_unreadable_metadata_is_refused_before_any_call(llm_factory):
     assert canned.requests == []
 
 
+def test_a_stored_tier_the_settings_no_longer_name_is_one_line_naming_the_passage_and_the_setting(llm_factory):
+    """Tiers are stored as written and mapped when read: setting ``ledger.authority_tiers`` replaces the defaults, so
+    an index written under them can hold a tier the settings now lack. The user must learn which passage and which
+    setting, not only that some tier is unknown."""
+    canned = backend()
+    with pytest.raises(InputError) as refused:
+        ask(llm_factory, docs("a", metadata={"a": {"authority": "community"}}), "ledger.authority_tiers={gov: 4}",
+            canned=canned)
+    assert str(refused.value) == ("passage 'a': metadata field 'authority': unknown tier 'community' (a number, or "
+                                  "one of: gov); ledger.authority_tiers names the tiers, and setting it replaces the "
+                                  "default ones (official, reference, news, community)")
+    assert canned.requests == []
+
+
 def test_text_replies_are_read_line_by_line(llm_factory):
     answer, step, _ = ask(llm_factory, docs("a", "scientist"), canned=backend(as_json=False))
     assert [c.answer for c in step.claims] == ["1963", "1956"] and all(c.supported for c in step.claims)

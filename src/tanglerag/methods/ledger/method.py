@@ -11,11 +11,20 @@ its citations, in the multi-answer shape, and the disputed ones ``ledger.show_di
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from tanglerag.conflicts import ConflictReport, ConflictStep, DocumentMeta, Side
+from tanglerag.conflicts import (
+    DEFAULT_AUTHORITY_TIERS,
+    ConflictReport,
+    ConflictStep,
+    DocumentMeta,
+    Side,
+    parse_authority,
+)
+from tanglerag.errors import InputError
 from tanglerag.llm.structured import Decision
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
 from tanglerag.methods.ledger.claims import read_claims
@@ -74,6 +83,31 @@ def _parts(sides: list[Side], held: list[Side]) -> list[AnswerPart]:
                        citations=s.passages) for s in shown]
 
 
+def provenance(passages: list[RetrievedPassage], tiers: dict[str, float]) -> dict[str, DocumentMeta]:
+    """Each passage's date, source and authority, read with the tiers in force. Why a refusal names the passage and,
+    for a tier, the setting: an index keeps tiers as written, so one built under other ``ledger.authority_tiers`` can
+    hold a tier these settings lack, and "unknown tier" alone does not say where to look."""
+    metas = {}
+    for hit in passages:
+        try:
+            metas[hit.passage.id] = DocumentMeta.from_metadata(hit.passage.metadata, tiers)
+        except InputError as exc:
+            raise InputError(f"passage {hit.passage.id!r}: {exc}{_tiers_hint(hit.passage.metadata, tiers)}") from None
+    return metas
+
+
+def _tiers_hint(metadata: Mapping[str, Any], tiers: dict[str, float]) -> str:
+    """Where tier names come from, when the passage's authority is a name the tiers lack; else nothing."""
+    authority = metadata.get("authority")
+    try:
+        parse_authority(authority, tiers)
+    except InputError:
+        if isinstance(authority, str):
+            return (f"; ledger.authority_tiers names the tiers, and setting it replaces the default ones "
+                    f"({', '.join(DEFAULT_AUTHORITY_TIERS)})")
+    return ""
+
+
 class LedgerMethod(Method):
     name: ClassVar[str] = "ledger"
     paper: ClassVar[str] = "ours"
@@ -86,8 +120,7 @@ class LedgerMethod(Method):
         if not passages:
             return MethodOutput.abstain()
         config = self.settings.section(LedgerConfig)
-        metas = {hit.passage.id: DocumentMeta.from_metadata(hit.passage.metadata, config.authority_tiers)
-                 for hit in passages}
+        metas = provenance(passages, config.authority_tiers)
         claims, unread = read_claims(self.llm, question.text, passages, self.settings.methods.passage_words,
                                      config.claim_tokens)
         found = independence(passages, metas, config.duplicate_similarity)
