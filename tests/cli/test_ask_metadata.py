@@ -80,6 +80,19 @@ def test_where_reaches_the_settings(asked):
     assert result.exit_code == 0 and built[-1].retrieval.where == where
 
 
+def test_a_where_no_passage_passes_says_so_beside_the_answer(asked, monkeypatch):
+    """With every passage filtered out the method answers without evidence; the user must not take that answer for
+    one from the documents the filter meant to keep."""
+    result, _ = asked("--where", "date >= 2019")  # passages passed: nothing to say
+    assert result.exit_code == 0 and result.stderr == ""
+    monkeypatch.setattr("tests.cli.test_ask_metadata.ANSWER", ANSWER.model_copy(
+        update={"passages": [], "citations": [], "text": "unknown"}))
+    for flags in (["--where", "source in (a, b)"], ["--set", "retrieval.where=source in (a, b)", "--json"]):
+        result, _ = asked(*flags)
+        assert result.exit_code == 0
+        assert result.stderr == "no passage passes the filter 'source in (a, b)': the answer was made without passages\n"
+
+
 @pytest.mark.parametrize("flags, message", [
     (["--where", "dat >= 2024"], "error: where 'dat >= 2024': unknown field 'dat': filter on date, source"),
     (["--where", "date >= 2024-13"], "error: where 'date >= 2024-13': date value '2024-13' cannot be read"),

@@ -67,6 +67,9 @@ def ask(
         answer = runtime.pipeline(method, personal=user is not None).ask(q)
     if settings.otel.enabled:
         _export_spans(runtime, answer)
+    if settings.retrieval.where and not answer.passages:  # not to be read as an answer from the documents it kept
+        console.print(f"no passage passes the filter {settings.retrieval.where!r}: the answer was made without "
+                      "passages", markup=False)
     if as_json:
         output = AnswerOutput.from_answer(answer, user, trace=with_trace)
         sys.stdout.write(terminal_json(json.dumps(output.compact(), ensure_ascii=False, indent=2), sys.stdout) + "\n")
