@@ -66,6 +66,18 @@ def test_a_history_that_cannot_be_read_is_one_line(ask, tmp_path):
     assert "not a chat history (nested too deeply to read" in result.output
 
 
+def test_a_history_turn_with_a_role_no_chat_has_is_refused_not_skipped(ask, tmp_path):
+    """A mistyped role ("User", "bot") would drop that turn silently and answer the follow-up without it."""
+    history = tmp_path / "chat.json"
+    history.write_text(json.dumps([{"role": "User", "content": "What is the capital of France?"}]))
+    result = ask("--history", str(history))
+    assert result.exit_code == 2 and len(result.output.splitlines()) == 1
+    assert "not a chat history (message 1: unknown role 'User': user or assistant" in result.output
+    history.write_text(json.dumps([{"role": "system", "content": "Be brief."}, {"role": "developer", "content": "x"},
+                                   {"role": "user", "content": "What is the capital of France?"}]))
+    assert ask("--history", str(history)).exit_code == 0  # chat roles that are not turns are still skipped
+
+
 def test_a_status_line_shows_the_stage_and_the_calls_on_a_terminal(ask, tmp_path, monkeypatch):
     screen = io.StringIO()
     monkeypatch.setattr("tanglerag.cli.ask.console", TerminalConsole(file=screen, force_terminal=True, width=100))

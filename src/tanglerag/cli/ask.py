@@ -110,10 +110,25 @@ def read_history(path: Path) -> list[Turn]:
     try:
         messages = jsonio.loads(stripped) if stripped.startswith("[") else [  # over-deep nesting: the file's error
             jsonio.loads(line) for line in stripped.splitlines() if line.strip()]
-        return read_turns(messages)
+        return read_turns(_known_roles(messages))
     except ValueError as exc:  # json's errors are ValueErrors too
         raise InputError(f"{path}: not a chat history ({exc}); expected JSON messages [{{\"role\": \"user\", "
                          f"\"content\": \"...\"}}, ...]") from exc
+
+
+CHAT_ROLES = ("user", "assistant", "system", "developer", "tool", "function")
+
+
+def _known_roles(messages: object) -> object:
+    """``messages`` once every role is one a chat has: turns are read from user and assistant messages and the other
+    chat roles are skipped, so a mistyped role ("User", "bot") would drop its turn without a word. ValueError names
+    it."""
+    for n, message in enumerate(messages if isinstance(messages, list) else [], start=1):
+        role = message.get("role") if isinstance(message, dict) else None
+        if isinstance(role, str) and role not in CHAT_ROLES:
+            raise ValueError(f"message {n}: unknown role {role!r}: user or assistant (system, developer, tool and "
+                             "function messages are skipped)")
+    return messages
 
 
 def print_answer(answer: Answer) -> None:
