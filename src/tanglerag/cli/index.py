@@ -168,7 +168,7 @@ def _sync(out: Path, folder: Path, settings: Settings, index_type: str | None, b
         return stream_chunks(documents, str(folder), chunk_size=settings.index.chunk_words,
                              chunk_overlap=settings.index.chunk_overlap, tiers=tiers)
 
-    with warnings_once(), rate_progress("indexing", "passages") as progress:
+    with rate_progress("indexing", "passages") as progress:
         def planned(plan: SyncPlan) -> int:
             console.print(f"sync {folder}: {plan.summary()}")
             return 0

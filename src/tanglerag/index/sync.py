@@ -23,7 +23,7 @@ from tanglerag.index.documents import DocumentChanges
 from tanglerag.index.extend import Progress, add_streaming
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.index.passage_store import PassageStore
-from tanglerag.ingest import folder_files, read_folder_files, stream_chunks
+from tanglerag.ingest import folder_files, read_folder_files, stream_chunks, warnings_once
 from tanglerag.types import Passage
 
 
@@ -108,8 +108,9 @@ def sync_folder(out: Path, folder: Path, embedder: TextEmbedder, config: IndexCo
         if with_nothing is not None:
             return None, with_nothing, DocumentChanges(unchanged=with_nothing.unchanged)
         plans.clear()
-    index, changes = add_streaming(out, read, embedder, config, replace=True, progress=progress, check=check,
-                                   drop=drop, expect=expect)
+    with warnings_once():  # the changed files are read twice (plan, write): a bad one is still one warning
+        index, changes = add_streaming(out, read, embedder, config, replace=True, progress=progress, check=check,
+                                       drop=drop, expect=expect)
     return index, plans[-1], changes
 
 
