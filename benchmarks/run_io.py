@@ -88,7 +88,8 @@ def write_section(path: Path, name: str, text: str) -> None:
     block = f"{start}\n{text.strip()}\n{end}\n"
     old = path.read_text() if path.exists() else ""
     if start in old and end in old:
-        new = old[:old.index(start)] + block + old[old.index(end) + len(end):].lstrip("\n")
+        rest = old[old.index(end) + len(end):].lstrip("\n")
+        new = old[:old.index(start)] + block + ("\n" + rest if rest else "")  # the blank line before the next one
     else:
         new = (old.rstrip("\n") + "\n\n" if old else "") + block
     tmp = path.with_suffix(path.suffix + ".tmp")
