@@ -27,12 +27,12 @@ import json
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi.responses import StreamingResponse
 
 from tanglerag.service import answering, compat
+from tanglerag.service.chunks import ChunkWriter
 from tanglerag.service.errors import ServiceError
 from tanglerag.service.schemas import ChatChoice, ChatCompletion, ChatMessageOut, ChatRequest, ChatUsage
 from tanglerag.service.state import ServiceState
@@ -55,7 +55,7 @@ def recognised(body: ChatRequest) -> str | None:
     return found.group(1) if found else None
 
 
-async def answered(state: ServiceState, body: ChatRequest, task: str) -> Any:
+async def answered(state: ServiceState, body: ChatRequest, task: str) -> ChatCompletion | StreamingResponse:
     """The reply to a background task, as ``service.background_tasks`` says (a 400 when it says refuse)."""
     compat.method_for(body.model)  # an unknown model is still a 404
     how = state.runtime.settings.service.background_tasks
@@ -71,14 +71,12 @@ async def answered(state: ServiceState, body: ChatRequest, task: str) -> Any:
     else:
         text = await answering.worked(state, tracker, lambda: _asked(state, prompt, tracker))
     text = compat.cut_at_stop(text, body.stop)
-    totals = tracker.usage.totals()
-    usage = ChatUsage(prompt_tokens=int(totals["prompt_tokens"]), completion_tokens=int(totals["completion_tokens"]),
-                      total_tokens=int(totals["prompt_tokens"] + totals["completion_tokens"]))
     if body.stream:
-        return StreamingResponse(_chunks(body.model, text), media_type="text/event-stream",
+        return StreamingResponse(ChunkWriter(body.model).whole(text), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store"})
     return ChatCompletion(id=f"chatcmpl-{uuid.uuid4().hex}", created=int(time.time()), model=body.model,
-                          choices=[ChatChoice(message=ChatMessageOut(content=text))], usage=usage, tanglerag=None)
+                          choices=[ChatChoice(message=ChatMessageOut(content=text))],
+                          usage=ChatUsage.of(tracker.usage.totals()), tanglerag=None)
 
 
 def _asked(state: ServiceState, prompt: str, tracker: Tracker) -> str:
@@ -96,12 +94,3 @@ def _title(prompt: str) -> str:
     asked = next((line.split(":", 1)[1] for line in chat.splitlines() if line.upper().startswith("USER:")), chat)
     words = asked.split()
     return " ".join(words[:5]).rstrip("?.!,;:") or "New Chat"
-
-
-async def _chunks(model: str, text: str) -> AsyncIterator[str]:
-    base = {"id": f"chatcmpl-{uuid.uuid4().hex}", "object": "chat.completion.chunk", "created": int(time.time()),
-            "model": model}
-    for delta, finish in (({"role": "assistant", "content": ""}, None), ({"content": text}, None), ({}, "stop")):
-        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
-        yield f"data: {json.dumps(base | {'choices': [choice]}, ensure_ascii=False)}\n\n"
-    yield "data: [DONE]\n\n"

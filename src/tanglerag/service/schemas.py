@@ -246,10 +246,36 @@ class CompletionRequest(_OpenAIRequest):
     best_of: Annotated[int, INTEGRAL] | None = Field(None, description="only 1", json_schema_extra={"enum": [1, None]})
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class Source(BaseModel):
+    """One passage the answer cites, as a chat UI lists it beside the reply: the ``[n]`` that marks it in the
+    content and where it comes from. An extra field OpenAI clients ignore (the ``openai`` SDK keeps it in
+    ``model_extra``), so a UI reads sources as data instead of parsing the "Sources:" lines of the content. Keys a
+    document does not give are left out, as in ``tanglerag.passages``."""
+
+    n: int = Field(description="the number its [n] mark has in the content (its place among the passages)")
+    id: str = Field(description="the passage id (tanglerag.passages holds its text)")
+    title: str
+    location: str | None = Field(None, exclude_if=_absent, description="where in its file: 'a.pdf p. 12, §Scope'")
+    page: int | None = Field(None, exclude_if=_absent, description="the PDF page, 1-based")
+    section: list[str] | None = Field(None, exclude_if=_absent, description="the headings it stands under")
+    date: str | None = Field(None, exclude_if=_absent, description="the document's date (2024, 2024-05, 2024-05-03)")
+    source: str | None = Field(None, exclude_if=_absent, description="the document's publisher, site or file")
+
+
+SOURCES_DOC = ("the passages the answer cites, in the order of their [n] marks: id, title and, when the document "
+               "gives them, location, page, section, date, source (an extra field OpenAI clients ignore; empty for a "
+               "chat client's background task)")
+
+
 class ChatMessageOut(BaseModel):
     role: Literal["assistant"] = "assistant"
     content: str
     refusal: None = None
+    sources: list[Source] = Field(default_factory=list, description=SOURCES_DOC)
 
 
 class ChatChoice(BaseModel):
@@ -263,6 +289,12 @@ class ChatUsage(BaseModel):
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
+
+    @classmethod
+    def of(cls, totals: dict[str, float]) -> ChatUsage:
+        """OpenAI's usage from our totals (an answer's ``usage``, a tracker's ``usage.totals()``)."""
+        prompt, completion = int(totals["prompt_tokens"]), int(totals["completion_tokens"])
+        return cls(prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion)
 
 
 class ChatCompletion(BaseModel):
@@ -282,6 +314,7 @@ class TextChoice(BaseModel):
     index: int = 0
     logprobs: None = None
     finish_reason: Literal["stop"] = "stop"
+    sources: list[Source] = Field(default_factory=list, description=SOURCES_DOC)
 
 
 class TextCompletion(BaseModel):
