@@ -194,6 +194,21 @@ def test_an_as_of_day_excludes_answers_dated_later_that_year_and_dates_come_befo
     assert verdicts(newer) == {"1963": "rejected", "1998": "kept"} and newer.reports[0].kind == "outdated"
 
 
+def test_each_document_is_asked_without_the_as_of_clause_which_the_dates_apply(llm_factory):
+    literal = backend()  # a model that, asked "as of 2020", reads a document as not answering: the 1.5B one did
+
+    def respond(messages):
+        if "as of" in messages[-1].content:
+            return json.dumps({"quote": "", "answer": "unknown", "about": "unknown"})
+        return literal.responder(messages)
+    canned = CannedBackend(responder=respond, structured=True)
+    as_of_2020 = Question(text="When was Michael Jordan born, as of 2020?")
+    answer, step, _ = ask(llm_factory, docs("a", "wrong", metadata=DATED), "ledger.policies=[newest]",
+                          question=as_of_2020, canned=canned)
+    assert all("When was Michael Jordan born?" in m[-1].content for m, _ in canned.requests)
+    assert verdicts(step) == {"1963": "kept", "1998": "rejected"} and answer.text.startswith("1963")
+
+
 def test_a_question_that_names_a_date_makes_its_dated_answers_compete_whatever_they_are_about(llm_factory):
     dated = {"a": {"date": "2019"}, "scientist": {"date": "2015"}}
     _, plain, _ = ask(llm_factory, docs("a", "scientist", metadata=dated))

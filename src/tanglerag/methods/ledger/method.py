@@ -30,7 +30,7 @@ from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
 from tanglerag.methods.ledger.claims import read_claims
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.independence import Independence, independence
-from tanglerag.methods.ledger.policies import Evidence, resolve
+from tanglerag.methods.ledger.policies import Evidence, resolve, timeless
 from tanglerag.methods.ledger.prompts import prior_messages
 from tanglerag.methods.ledger.sides import build_sides, things
 from tanglerag.stages.multi_answer import render
@@ -121,7 +121,7 @@ class LedgerMethod(Method):
             return MethodOutput.abstain()
         config = self.settings.section(LedgerConfig)
         metas = provenance(passages, config.authority_tiers)
-        claims, unread = read_claims(self.llm, question.text, passages, self.settings.methods.passage_words,
+        claims, unread = read_claims(self.llm, timeless(question.text), passages, self.settings.methods.passage_words,
                                      config.claim_tokens)
         found = independence(passages, metas, config.duplicate_similarity)
         sides = build_sides(claims, found, {hit.passage.id: hit.passage.text for hit in passages})

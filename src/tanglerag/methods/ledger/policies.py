@@ -38,6 +38,18 @@ class AsOf:
         return date <= self.last_day
 
 
+_STATED_AS_OF = re.compile(r",?\s*\b(?:as of|as at)\s+(?:\d{4}-\d{2}-\d{2}|[a-z]+\.? \d{1,2},? \d{4}|"
+                           r"\d{1,2} [a-z]+\.? \d{4}|\d{4})\b", re.IGNORECASE)
+
+
+def timeless(question: str) -> str:
+    """The question without its "as of DATE" clause: what each document is asked. The moment is the ledger's to
+    apply, by the documents' dates; asked with it, the 1.5B model reads a document dated before the moment as not
+    answering ("as of 2004" against a 2003 record: "unknown"), so the answer valid then never becomes a claim. Only
+    "as of" and "as at" are taken out: "in 1998" is often what the question is about (the 1998 final)."""
+    return _STATED_AS_OF.sub("", question).strip() or question
+
+
 def as_of(question: str) -> AsOf | None:
     """The date a question asks about ("as of 2019", "as of May 02, 2019"), the last one named; None when it names
     none. A name that is not a date ("in May 32, 2019") is read as no date."""
