@@ -49,14 +49,61 @@ def _refused(call, status_error, code, param):
 
 @pytest.mark.parametrize(("extra", "param"), [
     ({"n": 2}, "n"),
-    ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]}, "tools"),
-    ({"tool_choice": "required"}, "tool_choice"),
     ({"logprobs": True}, "logprobs"),
     ({"logprobs": False, "top_logprobs": 3}, "top_logprobs"),
 ])
 def test_what_no_method_can_honour_is_refused_naming_the_parameter(sdk, extra, param):
     _refused(lambda: sdk.chat.completions.create(model="tanglerag/concat", messages=QUESTION, **extra),
              openai.BadRequestError, "unsupported_parameter", param)
+
+
+# Open WebUI 0.12's built-in tools as it offers them with every chat message (native function calling, its default)
+TOOLS = [{"type": "function", "function": {"name": name, "description": "Open WebUI built-in",
+                                           "parameters": {"type": "object", "properties": {}}}}
+         for name in ("get_current_timestamp", "search_chats", "search_notes", "query_memory")]
+
+
+@pytest.mark.parametrize("choice", [openai.NOT_GIVEN, "auto", "none",
+                                    {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": TOOLS[:1]}}])
+def test_tools_offered_while_the_model_may_choose_are_answered_without_a_call(sdk, choice, caplog):
+    caplog.set_level("DEBUG", logger="tanglerag.service.compat")
+    reply = sdk.chat.completions.create(model="tanglerag/concat", messages=QUESTION, tools=TOOLS, tool_choice=choice)
+    choice_out = reply.choices[0]
+    assert choice_out.message.content.startswith("Paris [1]") and choice_out.finish_reason == "stop"
+    assert not choice_out.message.tool_calls
+    assert "4 tool(s) offered, not used" in caplog.text and "get_current_timestamp" in caplog.text
+    chunks = list(sdk.chat.completions.create(model="tanglerag/concat", messages=QUESTION, tools=TOOLS,
+                                              tool_choice=choice, stream=True))
+    assert not any(c.choices[0].delta.tool_calls for c in chunks if c.choices)
+    assert [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason] == ["stop"]
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == choice_out.message.content
+
+
+def test_the_deprecated_functions_are_answered_without_a_call_too(sdk):
+    reply = sdk.chat.completions.create(model="tanglerag/concat", messages=QUESTION, function_call="auto",
+                                        functions=[tool["function"] for tool in TOOLS])
+    assert reply.choices[0].finish_reason == "stop" and not reply.choices[0].message.function_call
+
+
+@pytest.mark.parametrize(("extra", "param"), [
+    ({"tools": TOOLS, "tool_choice": "required"}, "tool_choice"),
+    ({"tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "search_notes"}}}, "tool_choice"),
+    ({"tools": TOOLS, "tool_choice": {"type": "allowed_tools", "allowed_tools": {"mode": "required",
+                                                                                  "tools": TOOLS}}}, "tool_choice"),
+    ({"tool_choice": "required"}, "tool_choice"),
+    ({"functions": [TOOLS[0]["function"]], "function_call": {"name": "get_current_timestamp"}}, "function_call"),
+])
+def test_a_tool_call_required_is_refused_naming_tool_choice(sdk, extra, param):
+    error = _refused(lambda: sdk.chat.completions.create(model="tanglerag/concat", messages=QUESTION, **extra),
+                     openai.BadRequestError, "unsupported_value", param)
+    assert "no method calls tools" in error["message"]
+
+
+def test_a_tool_choice_openai_does_not_name_is_an_invalid_value(http):
+    r = http.post("/v1/chat/completions", json={"model": "tanglerag/concat", "messages": QUESTION,
+                                                "tools": TOOLS, "tool_choice": "sometimes"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_value"
+    assert r.json()["error"]["param"] == "tool_choice"
 
 
 def test_what_is_harmless_is_accepted(sdk):

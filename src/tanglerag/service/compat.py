@@ -1,18 +1,22 @@
 """What the OpenAI-compatible routes honour, what they refuse, and the JSON answer they give when asked for JSON.
 
 A client that sends a parameter we cannot honour must hear so (400, OpenAI's ``unsupported_parameter`` naming the
-field) rather than get a reply that looks like it was honoured: ``n`` > 1 (one answer per question), tools and
-functions (no method calls tools), log-probabilities (an answer is assembled from several calls, so it has none),
-and on legacy completions ``echo``, ``suffix`` and ``best_of`` > 1. What is honoured: the model (the method),
-``stop`` (the reply is cut before the first stop string, as OpenAI's is), and ``response_format``: ``json_object``
-answers with one JSON object ``{"answer", "citations", "conflicts"}`` instead of prose; ``json_schema`` does too,
-keeping the properties the schema names, and is refused when the schema requires a property we cannot fill (we
-fill no arbitrary schema: that would need another model call whose output the method did not check).
+field) rather than get a reply that looks like it was honoured: ``n`` > 1 (one answer per question),
+log-probabilities (an answer is assembled from several calls, so it has none), and on legacy completions ``echo``,
+``suffix`` and ``best_of`` > 1; a ``tool_choice`` that obliges a tool call (``required``, a named function) is
+refused too (``unsupported_value``), since no method calls tools. Tools offered while the model may choose
+(``tool_choice`` absent, ``auto`` or ``none``) are answered without a call, as OpenAI's contract allows. What is
+honoured: the model (the method), ``stop`` (the reply is cut before the first stop string, as OpenAI's is), and
+``response_format``: ``json_object`` answers with one JSON object ``{"answer", "citations", "conflicts"}`` instead
+of prose; ``json_schema`` does too, keeping the properties the schema names, and is refused when the schema requires
+a property we cannot fill (we fill no arbitrary schema: that would need another model call whose output the method
+did not check).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +25,11 @@ from tanglerag.service.errors import ServiceError
 from tanglerag.service.schemas import AskResponse, ChatRequest, CompletionRequest, served_methods
 from tanglerag.stages.followup import Turn, read_turns
 
+log = logging.getLogger(__name__)
+
 PREFIX = "tanglerag/"
+TOOL_CHOICES = ("none", "auto", "required")
+"""The string values OpenAI gives ``tool_choice`` (``required`` is refused: a reply must then call a tool)."""
 JSON_FIELDS = {"answer": "string", "citations": "array", "conflicts": "array"}
 """What a JSON answer holds, with the JSON type of each (a schema asking another type for one is refused)."""
 
@@ -46,14 +54,45 @@ def refuse_unsupported(body: ChatRequest | CompletionRequest) -> None:
     if isinstance(body, CompletionRequest):
         _refuse_legacy(body)
         return
-    if body.tools or body.functions:
-        raise _unsupported("tools" if body.tools else "functions", "not supported: no method calls tools")
-    for param, choice in (("tool_choice", body.tool_choice), ("function_call", body.function_call)):
-        if choice not in (None, "none"):
-            raise _unsupported(param, "not supported: no method calls tools (only 'none')")
+    _check_tools(body)
     if body.logprobs or body.top_logprobs:
         raise _unsupported("logprobs" if body.logprobs else "top_logprobs",
                            "not supported: an answer is assembled from several model calls and has no log-probabilities")
+
+
+def _check_tools(body: ChatRequest) -> None:
+    """Tools offered are answered without a call, as OpenAI's contract allows: a reply with no tool calls (finish
+    reason ``stop``) is a valid one while the model may choose (``tool_choice`` absent, ``auto`` or ``none``), and
+    chat UIs such as Open WebUI 0.12 offer their built-in tools with every message. A request that obliges a call
+    (``required``, a named function) is refused: no reply we give keeps it."""
+    for param, choice in (("tool_choice", body.tool_choice), ("function_call", body.function_call)):
+        if isinstance(choice, str) and choice not in TOOL_CHOICES:
+            raise ServiceError(400, f"{param}: {choice!r} is not one of {', '.join(TOOL_CHOICES)} or an object",
+                               code="invalid_value", param=param)
+        if not _may_answer_without_a_call(choice):
+            raise ServiceError(400, f"{param}: a tool call cannot be made: no method calls tools, so only "
+                               "'auto' or 'none' (the tools are offered and not used)",
+                               code="unsupported_value", param=param)
+    offered = [*(body.tools or []), *(body.functions or [])]
+    if offered:
+        log.debug("%d tool(s) offered, not used (no method calls tools): %s", len(offered),
+                  ", ".join(_tool_name(tool) for tool in offered))
+
+
+def _may_answer_without_a_call(choice: str | dict[str, Any] | None) -> bool:
+    """Whether a ``tool_choice`` (or the deprecated ``function_call``) lets the model answer without calling a tool:
+    absent, ``none``, ``auto``, or OpenAI's ``allowed_tools`` object in mode ``auto``."""
+    if choice is None or choice in ("none", "auto"):
+        return True
+    if isinstance(choice, dict) and choice.get("type") == "allowed_tools":
+        allowed = choice.get("allowed_tools")
+        return isinstance(allowed, dict) and allowed.get("mode") == "auto"
+    return False
+
+
+def _tool_name(tool: dict[str, Any]) -> str:
+    inner = tool.get("function")
+    return str((inner if isinstance(inner, dict) else tool).get("name", "?"))
 
 
 def _refuse_legacy(body: CompletionRequest) -> None:

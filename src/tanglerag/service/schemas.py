@@ -187,8 +187,8 @@ class ChatMessageIn(BaseModel):
 
 class _OpenAIRequest(BaseModel):
     """What OpenAI's chat and legacy completion requests share. Fields with a meaning we cannot give (``n`` > 1,
-    ``logprobs``, tools) are declared so that a request using them is refused (400) instead of answered as if they
-    were honoured; sampling fields (temperature, top_p, seed, ...) are accepted and not used: the method's settings
+    ``logprobs``, a ``tool_choice`` obliging a call) are declared so that a request using them is refused (400)
+    instead of answered as if they were honoured; sampling fields (temperature, top_p, seed, ...) are accepted and not used: the method's settings
     decide them. ``max_tokens`` is type-checked and not used (an answer is not cut mid-citation)."""
 
     model_config = ConfigDict(extra="allow", strict=True)
@@ -220,14 +220,16 @@ class ChatRequest(_OpenAIRequest):
     # what the schema allows of these is what is not refused (400 unsupported_parameter names the field otherwise)
     logprobs: bool | None = Field(None, description="refused when true", json_schema_extra={"enum": [False, None]})
     top_logprobs: Annotated[int, INTEGRAL] | None = Field(None, description="refused", json_schema_extra={"enum": [0, None]})
-    tools: list[dict[str, Any]] | None = Field(None, description="refused: no method calls tools",
-                                               json_schema_extra={"maxItems": 0})
-    tool_choice: str | dict[str, Any] | None = Field(None, description="refused unless 'none'",
-                                                     json_schema_extra={"enum": ["none", None]})
-    functions: list[dict[str, Any]] | None = Field(None, description="refused (the deprecated form of tools)",
-                                                   json_schema_extra={"maxItems": 0})
-    function_call: str | dict[str, Any] | None = Field(None, description="refused unless 'none'",
-                                                       json_schema_extra={"enum": ["none", None]})
+    tools: list[dict[str, Any]] | None = Field(None, description="offered tools are not called: the answer has none")
+    tool_choice: str | dict[str, Any] | None = Field(
+        None, description="'auto' or 'none' (or allowed_tools in mode auto); one obliging a call is refused",
+        json_schema_extra={"anyOf": [{"enum": ["none", "auto", None]}, {
+            "type": "object", "required": ["type", "allowed_tools"], "properties": {
+                "type": {"const": "allowed_tools"}, "allowed_tools": {
+                    "type": "object", "required": ["mode"], "properties": {"mode": {"const": "auto"}}}}}]})
+    functions: list[dict[str, Any]] | None = Field(None, description="the deprecated form of tools, not called")
+    function_call: str | dict[str, Any] | None = Field(None, description="'auto' or 'none'; a named one is refused",
+                                                       json_schema_extra={"enum": ["none", "auto", None]})
 
 
 Prompt = Annotated[str, Field(pattern=r"\S")]
