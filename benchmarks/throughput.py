@@ -3,8 +3,10 @@ parallel slots. Ratios are measured within one run of this script.
 
   fake  200 questions (the 20 bundled RAMDocs questions, each asked 10 times under its own id), `concat`,
         against a local fake OpenAI-compatible server that answers after 200 ms, the hashing embedder (so the
-        runner is measured, not MiniLM), LLM cache off: concurrency 1/4/16/64; Ray with 1 and 2 actors (one
-        question at a time per actor) beside the local engine; peak RSS of the driver and of each actor.
+        runner is measured, not MiniLM), LLM cache off: concurrency 1/4/16/64, each beside a plain asyncio loop
+        making the same model calls (alternating, --repeats times, medians), as a share of the limit the
+        200 ms calls allow; Ray with 1 and 2 actors (one question at a time per actor) beside the local engine;
+        peak RSS of the driver and of each actor.
   real  the first 8 bundled RAMDocs questions on the embedded model (Qwen2.5-Coder-1.5B, 2 threads, cache off,
         top-3, 64 tokens) with llm.parallel = eval.concurrency = 1, 2, 4: questions per minute for `concat` and
         `post-fusion` (all 20 at top-5 take about an hour on this machine: --questions 20).
@@ -16,14 +18,18 @@ Run: .venv/bin/python benchmarks/throughput.py fake|real
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import functools
+import math
 import multiprocessing
 import resource
+import tempfile
 import threading
 import time
 from pathlib import Path
 
+import openai
 from run_io import write_section
 
 from tanglerag.datasets.registry import load_dataset
@@ -34,6 +40,7 @@ from tanglerag.tables import Table
 from tanglerag.testing import HashEmbedder, fake_openai_server
 
 ROOT = Path(__file__).resolve().parents[1]
+DELAY_S = 0.2  # the fake server's answer time
 
 
 def many_questions(copies: int):
@@ -42,11 +49,13 @@ def many_questions(copies: int):
 
 
 def timed_run(settings: Settings, examples, methods, make_runtime=None) -> tuple[float, float]:
-    """Wall seconds, and CPU seconds of this process per question (the runner's own cost)."""
+    """Wall seconds, and CPU seconds of this process per question (the runner's own cost), with each answer
+    checkpointed (appended and fsynced) as ``eval --out`` does."""
     runtime = Runtime(settings, embedder=HashEmbedder()) if make_runtime is None else make_runtime()
-    start, cpu = time.perf_counter(), time.process_time()
-    EvalRunner(runtime, make_runtime=make_runtime).run("ramdocs-sample", examples, methods)
-    return time.perf_counter() - start, (time.process_time() - cpu) / len(examples)
+    with tempfile.TemporaryDirectory() as out:
+        start, cpu = time.perf_counter(), time.process_time()
+        EvalRunner(runtime, make_runtime=make_runtime).run("ramdocs-sample", examples, methods, out=Path(out))
+        return time.perf_counter() - start, (time.process_time() - cpu) / len(examples)
 
 
 class ActorMemory:
@@ -96,22 +105,59 @@ def server_process(delay_s: float):
         process.join()
 
 
-def fake_part(copies: int) -> str:
+def limit_seconds(questions: int, in_flight: int, delay_s: float = DELAY_S) -> float:
+    """The least a run can take: rounds of ``in_flight`` questions, one model call of ``delay_s`` each."""
+    return math.ceil(questions / in_flight) * delay_s
+
+
+def plain_loop_seconds(base_url: str, examples, in_flight: int) -> tuple[float, float]:
+    """The same model calls from a plain asyncio loop on the SDK's async client, nothing else (no retrieval, no
+    traces): what a bare client reaches against this server on this machine, in this run."""
+    async def run() -> float:
+        client = openai.AsyncOpenAI(base_url=base_url, api_key="no-key", max_retries=0)
+        slots = asyncio.Semaphore(in_flight)
+
+        async def ask(example) -> None:
+            async with slots:
+                await client.chat.completions.create(model="m", messages=[{"role": "user", "content": example.question}])
+
+        start = time.perf_counter()
+        await asyncio.gather(*(ask(ex) for ex in examples))
+        seconds = time.perf_counter() - start
+        await client.close()
+        return seconds
+
+    cpu = time.process_time()
+    seconds = asyncio.run(run())
+    return seconds, (time.process_time() - cpu) / len(examples)
+
+
+def fake_part(copies: int, repeats: int) -> str:
     examples = many_questions(copies)
-    lines = [(f"Runner against a fake OpenAI-compatible server answering after 200 ms: {len(examples)} questions, "
-             "`concat`, hashing embedder, LLM cache off, the server in a process of its own. Speed-up is over "
-             "concurrency 1 in the same run; driver CPU is this process's CPU time per question."), ""]
-    table = Table(["engine", "concurrency / actors", "seconds", "questions/s", "speed-up", "driver CPU ms/q"])
-    with server_process(0.2) as base_url:
+    lines = [(f"Runner against a fake OpenAI-compatible server answering after {DELAY_S * 1000:.0f} ms: {len(examples)} "
+              "questions, `concat`, hashing embedder, LLM cache off, each answer checkpointed (appended and fsynced, as "
+              "`eval --out` does), the server in a process of its own. Beside each "
+              "concurrency, in the same run, a plain asyncio loop making the same model calls on the SDK's async "
+              "client and nothing else. *Of the limit*: the least time the calls allow (rounds of as many questions "
+              f"as are in flight, {DELAY_S * 1000:.0f} ms each) over the time taken; the median of {repeats} "
+              "alternating repeats of the pair. Speed-up is over the runner at concurrency 1; driver CPU is this "
+              "process's CPU time per question."), ""]
+    table = Table(["engine", "concurrency / actors", "seconds", "questions/s", "of the limit", "speed-up",
+                   "driver CPU ms/q"])
+    with server_process(DELAY_S) as base_url:
         base = ["llm.backend=openai", f"llm.base_url={base_url}", "llm.cache=false", "llm.max_retries=0",
                 "retrieval.top_k=3"]
         seconds = {}
         for n in (1, 4, 16, 64):
             settings = Settings.load(overrides=[*base, f"llm.concurrency={n}", f"eval.concurrency={n}"])
-            seconds[n], cpu = timed_run(settings, examples, ["concat"])
-            table.add("local", n, f"{seconds[n]:.1f}", f"{len(examples) / seconds[n]:.1f}",
-                      f"{seconds[1] / seconds[n]:.1f}x", f"{1000 * cpu:.1f}")
-            print(table.last_line(), flush=True)
+            plain, runner = [], []
+            for _ in range(repeats):
+                plain.append(plain_loop_seconds(base_url, examples, n))
+                runner.append(timed_run(settings, examples, ["concat"]))
+            seconds[n] = median_run(runner)[0]
+            for engine, (took, cpu) in (("plain asyncio loop", median_run(plain)), ("local", median_run(runner))):
+                add_row(table, engine, n, took, cpu, len(examples), limit_seconds(len(examples), n), seconds[1])
+                print(table.last_line(), flush=True)
         ray_seconds = {}
         with ActorMemory() as memory:
             for actors in (1, 2):
@@ -120,9 +166,8 @@ def fake_part(copies: int) -> str:
                 make = functools.partial(Runtime, settings, embedder=HashEmbedder())
                 timed_run(settings, examples[:20], ["concat"], make)  # Ray's start-up, not counted below
                 ray_seconds[actors], cpu = timed_run(settings, examples, ["concat"], make)
-                table.add("ray", f"{actors} actor(s), 1 question at a time each", f"{ray_seconds[actors]:.1f}",
-                          f"{len(examples) / ray_seconds[actors]:.1f}", f"{seconds[1] / ray_seconds[actors]:.1f}x",
-                          f"{1000 * cpu:.1f}")
+                add_row(table, "ray", f"{actors} actor(s), 1 question at a time each", ray_seconds[actors], cpu,
+                        len(examples), limit_seconds(len(examples), actors), seconds[1])
                 print(table.last_line(), flush=True)
     overhead_ms = 1000 * (ray_seconds[1] - seconds[1]) / len(examples)
     driver_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -131,6 +176,17 @@ def fake_part(copies: int) -> str:
               f"the local engine (1 actor vs concurrency 1): **{overhead_ms:+.1f} ms**. Peak RSS: driver "
               f"{driver_mib:.0f} MiB; actors {actor_mib} MiB (each actor process seen, both runs).")]
     return "\n".join(lines)
+
+
+def median_run(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    """The run of median wall time, with its CPU per question."""
+    return sorted(runs)[len(runs) // 2]
+
+
+def add_row(table: Table, engine: str, in_flight: object, seconds: float, cpu: float, questions: int, limit: float,
+            base_seconds: float) -> None:
+    table.add(engine, in_flight, f"{seconds:.2f}", f"{questions / seconds:.1f}", f"{limit / seconds:.2f}x",
+              f"{base_seconds / seconds:.1f}x", f"{1000 * cpu:.1f}")
 
 
 def real_part(methods: list[str], questions: int) -> str:
@@ -155,11 +211,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=["fake", "real"])
     parser.add_argument("--copies", type=int, default=10, help="fake: times each bundled question is asked")
+    parser.add_argument("--repeats", type=int, default=3, help="fake: alternating repeats of each concurrency")
     parser.add_argument("--methods", default="concat,post-fusion", help="real: methods to time")
     parser.add_argument("--questions", type=int, default=8, help="real: the first N bundled questions")
     parser.add_argument("--out", type=Path, default=ROOT / "docs/benchmarks.md")
     args = parser.parse_args()
-    text = fake_part(args.copies) if args.part == "fake" else real_part(args.methods.split(","), args.questions)
+    text = fake_part(args.copies, args.repeats) if args.part == "fake" else real_part(args.methods.split(","), args.questions)
     print(text)
     write_section(args.out, f"throughput-{args.part}", f"## Evaluation throughput: {args.part} "
                   f"(`benchmarks/throughput.py {args.part}`, one run)\n\n{text}")

@@ -163,9 +163,10 @@ def fake_openai_server(reply: Callable[[dict[str, Any]], str], fail_first: int =
     ``status``, and every reply waits ``delay_s`` (a model's latency, for throughput tests).
 
     ``payload`` may return a whole JSON reply for a request (a malformed one, say); None means the usual one.
-    Yields a dict with ``base_url`` and what was asked: ``requests`` (a count), ``bodies``, ``auth``.
+    Yields a dict with ``base_url`` and what was asked: ``requests`` (a count), ``bodies``, ``auth``, and
+    ``connections``: the client ports the requests came from (one per connection).
     """
-    state: dict[str, Any] = {"requests": 0, "bodies": []}
+    state: dict[str, Any] = {"requests": 0, "bodies": [], "connections": set()}
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
@@ -180,6 +181,7 @@ def fake_openai_server(reply: Callable[[dict[str, Any]], str], fail_first: int =
                 state["requests"] += 1
                 state["bodies"].append(body)
                 state["auth"] = self.headers.get("Authorization")
+                state["connections"].add(self.client_address[1])
                 number = state["requests"]
             time.sleep(delay_s)
             if number <= fail_first:

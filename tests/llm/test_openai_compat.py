@@ -1,4 +1,5 @@
 import json
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -12,6 +13,7 @@ from tanglerag.errors import LLMError, ServerUnreachableError, StructuredOutputU
 from tanglerag.llm import openai_compat
 from tanglerag.llm.base import GenerationParams
 from tanglerag.llm.openai_compat import OpenAICompatBackend
+from tanglerag.testing import fake_openai_server
 from tanglerag.trace import Message
 
 MSGS = [Message(role="user", content="hi")]
@@ -194,6 +196,52 @@ def test_no_more_requests_in_flight_than_the_concurrency() -> None:
     with ThreadPoolExecutor(max_workers=6) as pool:
         replies = list(pool.map(lambda _: backend.generate(MSGS, GenerationParams()), range(6)))
     assert [r.texts for r in replies] == [["hello"]] * 6 and most[0] == 2
+
+
+def test_each_request_in_flight_keeps_a_connection_of_its_own_across_requests() -> None:
+    with fake_openai_server(lambda body: "ok") as server:
+        backend = OpenAICompatBackend(server["base_url"], "m", concurrency=3)
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            replies = list(pool.map(lambda _: backend.generate(MSGS, GenerationParams()), range(30)))
+    assert [r.texts for r in replies] == [["ok"]] * 30
+    assert server["requests"] == 30 and 1 <= len(server["connections"]) <= 3  # kept alive, never more than slots
+
+
+def test_the_clients_of_all_slots_share_one_tls_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    # making a TLS context loads the CA bundle (~50 ms of CPU): 64 slots must not pay it 64 times
+    made: list[object] = []
+    monkeypatch.setattr(httpx, "create_ssl_context", lambda *a, **kw: made.append(1) or ssl.create_default_context())
+    started = threading.Barrier(4)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        started.wait(timeout=5)  # all four requests in flight at once: four clients
+        return _ok()
+
+    backend = _backend(handler, concurrency=4)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert len(list(pool.map(lambda _: backend.generate(MSGS, GenerationParams()), range(4)))) == 4
+    assert made == [1]
+
+
+def test_the_readiness_probe_does_not_wait_behind_the_calls_in_flight() -> None:
+    release, generating = threading.Event(), threading.Event()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": []})
+        generating.set()
+        release.wait(timeout=10)
+        return _ok()
+
+    backend = _backend(handler, concurrency=1)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        call = pool.submit(backend.generate, MSGS, GenerationParams())
+        assert generating.wait(timeout=5)
+        started = time.monotonic()
+        assert backend.not_ready() is None  # the one slot is busy
+        assert time.monotonic() - started < 5
+        release.set()
+        assert call.result().texts == ["hello"]
 
 
 def test_the_sdk_hooks_the_backoff_relies_on_still_exist() -> None:

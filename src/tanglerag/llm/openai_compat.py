@@ -10,13 +10,16 @@ errors, with the server's own words, and reads replies leniently (servers other 
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import logging
 import math
 import os
-import threading
+import queue
+import ssl
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import httpx
@@ -75,10 +78,11 @@ class OpenAICompatBackend:
         self.backoff_s = backoff_s
         self.max_reply_bytes = max_reply_bytes
         self._concurrency = max(1, concurrency)
-        self._slots = threading.BoundedSemaphore(self._concurrency)
+        # a client per request in flight, each made on first use (None until then); see _slot
+        self._idle: queue.LifoQueue[_PacedOpenAI | None] = queue.LifoQueue()
+        for _ in range(self._concurrency):
+            self._idle.put(None)
         self._transport = transport
-        self._client: _PacedOpenAI | None = None
-        self._client_lock = threading.Lock()
         self._headers: Mapping[str, str | openai.Omit] = {}
 
     @property
@@ -89,23 +93,35 @@ class OpenAICompatBackend:
     def max_concurrency(self) -> int:
         return self._concurrency
 
-    def _sdk(self) -> _PacedOpenAI:
-        """The client, made on first use: the key is read then, so it may be set after the backend is built."""
-        if self._client is None:
-            with self._client_lock:
-                if self._client is None:
-                    self._client = self._connect()
-        return self._client
+    @contextlib.contextmanager
+    def _slot(self) -> Iterator[_PacedOpenAI]:
+        """A client of its own for one request, waiting while ``concurrency`` requests are in flight.
+
+        Each slot's client keeps one connection alive. One client shared by every thread would hold them all in
+        one httpcore pool, which scans all its connections, under its lock, each time a request starts or ends
+        (encode/httpcore#1035, open): at 64 in flight that bookkeeping was the driver's largest CPU cost. The
+        most recently used client is handed out first, so a run below the limit keeps reusing warm connections.
+        """
+        client = self._idle.get()
+        try:
+            client = client or self._connect()  # the key is read on first use: it may be set after __init__
+            yield client
+        finally:
+            self._idle.put(client)
+
+    @functools.cached_property
+    def _tls(self) -> ssl.SSLContext:
+        """One TLS context for every slot's client: httpx loads the CA bundle for each one it makes (~50 ms of
+        CPU), which 64 slots would pay 64 times."""
+        return httpx.create_ssl_context()
 
     def _connect(self) -> _PacedOpenAI:
         key = os.environ.get(self.api_key_env)
         # the key only from llm.api_key_env: the SDK would otherwise send $OPENAI_API_KEY to whatever server this is;
         # without one, no Authorization header at all (as local servers expect), which the SDK allows per request
         self._headers = {} if key else {"Authorization": openai.omit}
-        # a kept-alive connection per request in flight: httpx keeps 20 by default, and every request beyond
-        # them would open (and the server accept) a new connection
-        limits = httpx.Limits(max_connections=self._concurrency, max_keepalive_connections=self._concurrency)
-        http = httpx.Client(transport=self._transport, limits=limits)  # the SDK gives each request its timeout
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)  # the slot's one request at a time
+        http = httpx.Client(transport=self._transport, limits=limits, verify=self._tls)  # the SDK sets timeouts
         client = _PacedOpenAI(api_key=key or _KEYLESS, base_url=self.base_url, timeout=self.timeout_s,
                               max_retries=self.max_retries, http_client=cast("httpx2.Client", http))
         client.backoff_s = self.backoff_s
@@ -115,12 +131,12 @@ class OpenAICompatBackend:
         """Nothing to load: the server holds the model (it is reached on the first call)."""
 
     def not_ready(self) -> str | None:
-        """Asks the server for its model list (one short request, no generation, no retry)."""
-        client = self._sdk()  # first: it sets the headers
-        options: openai.RequestOptions = {"max_retries": 0, "timeout": min(self.timeout_s, _PROBE_TIMEOUT_S),
-                                          "headers": self._headers}
+        """Asks the server for its model list (one short request, no generation, no retry), on a client of its own:
+        a probe does not wait behind the generations in flight."""
         try:
-            client.get("/models", cast_to=httpx.Response, options=options)
+            with self._connect() as client:  # made first: it sets the headers
+                client.get("/models", cast_to=httpx.Response, options={
+                    "max_retries": 0, "timeout": min(self.timeout_s, _PROBE_TIMEOUT_S), "headers": self._headers})
         except openai.APIConnectionError as exc:
             return f"the LLM server cannot be reached ({type(exc.__cause__ or exc).__name__})"
         except openai.APIStatusError as exc:
@@ -128,12 +144,12 @@ class OpenAICompatBackend:
         return None
 
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
-        with self._slots:  # held through the SDK's retries: a retried request keeps its place
-            text = self._ask(messages, params)
+        with self._slot() as client:  # held through the SDK's retries: a retried request keeps its place
+            text = self._ask(client, messages, params)
         completion = _read_completion(text, params.n, self.base_url + "/chat/completions")
         return _plausible_usage(completion, messages, params)
 
-    def _ask(self, messages: list[Message], params: GenerationParams) -> str:
+    def _ask(self, client: _PacedOpenAI, messages: list[Message], params: GenerationParams) -> str:
         """The body of the server's reply, once the SDK got one that is not an error.
 
         Sent with the SDK's ``post`` (its documented way to make a request it has no method for), not its typed
@@ -142,7 +158,6 @@ class OpenAICompatBackend:
         through ``post`` (and 0.2 ms for the plain httpx transport this replaced), and a run with 64 calls in
         flight is short of CPU. The reply is read from its JSON either way (``_read_completion``).
         """
-        client = self._sdk()  # first: it sets the headers
         started = time.monotonic()
         try:
             reply = client.post("/chat/completions", body=_body(self.model, messages, params), cast_to=httpx.Response,

@@ -7,10 +7,8 @@ Each question's tracker is bound in its own thread, so traces and usage never mi
 
 from __future__ import annotations
 
-import functools
-import itertools
-from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from tanglerag.datasets.base import QAExample
 from tanglerag.eval.records import QuestionResult
@@ -31,20 +29,11 @@ def answer_locally(worker: QuestionWorker, examples: list[QAExample], concurrenc
     in_flight = InFlight()
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="eval")
     try:
-        yield from _keep_busy(pool, functools.partial(in_flight.run, worker.answer), examples, concurrency)
+        # every question queued at once: the pool's workers keep ``concurrency`` of them running, and as_completed
+        # waits on them all once, where a wait per finished question re-armed every future in flight each time
+        # (its cost grew with the concurrency)
+        for finished in as_completed([pool.submit(in_flight.run, worker.answer, ex) for ex in examples]):
+            yield finished.result()
     finally:
         in_flight.cancel()
         pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _keep_busy(pool: ThreadPoolExecutor, answer: Callable[[QAExample], QuestionResult], examples: list[QAExample],
-               concurrency: int) -> Iterator[QuestionResult]:
-    queue = iter(examples)
-    running: set[Future[QuestionResult]] = {pool.submit(answer, ex) for ex in itertools.islice(queue, concurrency)}
-    while running:
-        finished, running = wait(running, return_when=FIRST_COMPLETED)
-        for future in finished:
-            following = next(queue, None)
-            if following is not None:
-                running.add(pool.submit(answer, following))
-            yield future.result()
