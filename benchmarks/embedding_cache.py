@@ -63,10 +63,11 @@ def main() -> None:
                           "-" if embedded < 0 else f"{embedded:,}", f"{seconds[1] / seconds[n]:.1f}x")
                 print(table.last_line(), flush=True)
     text = "\n".join([
-        (f"Embedding cache (issue 53): {len(examples)} RAMDocs dev questions with their own documents (top-10), "
-         "`concat`, MiniLM on this machine's 2 CPU cores, against a fake OpenAI-compatible server answering after "
-         "200 ms in a process of its own, LLM cache off. The second run with the cache on reads every vector from "
-         "`embeddings.sqlite3`. `benchmarks/embedding_cache.py`, one run."), "", *table.lines()])
+        "## Embedding cache (`benchmarks/embedding_cache.py`, one run)", "",
+        (f"{len(examples)} RAMDocs dev questions with their own documents (top-10), `concat`, MiniLM on this "
+         "machine's 2 CPU cores, against a fake OpenAI-compatible server answering after 200 ms in a process of its "
+         "own, LLM cache off. The second run with the cache on reads every vector from `embeddings.sqlite3`; "
+         "*texts embedded* are those the model embedded (the questions and their passages)."), "", *table.lines()])
     write_section(ROOT / "docs/benchmarks.md", "embedding-cache", text)
 
 
