@@ -6,8 +6,9 @@ import hashlib
 import pytest
 
 from tanglerag.config import IndexConfig
+from tanglerag.errors import IngestError
 from tanglerag.index.extend import add_streaming
-from tanglerag.index.sync import sync_folder
+from tanglerag.index.sync import plan_sync, sync_folder
 from tanglerag.types import Passage
 from tests.index.stored import stored_passages
 from tests.index.test_extend import CountingEmbedder
@@ -72,3 +73,11 @@ def test_a_sync_killed_half_way_leaves_the_index_as_it_was(tmp_path):
     _, plan, _ = sync_folder(out, docs, CountingEmbedder(), CONFIG)  # the next sync does the whole job
     assert (len(plan.changed), plan.deleted) == (3, ["note0.md"])
     assert sorted(_by_doc(out)) == ["note2.md", "sub/note1.md", "sub/note3.md"]
+
+
+def test_a_sync_of_a_missing_folder_or_of_a_file_says_which(tmp_path):
+    with pytest.raises(IngestError, match="does not exist"):
+        plan_sync(tmp_path / "gone", {})
+    (tmp_path / "notes.md").write_text("# A note\n")
+    with pytest.raises(IngestError, match="is a file"):
+        plan_sync(tmp_path / "notes.md", {})

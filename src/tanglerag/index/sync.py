@@ -51,8 +51,10 @@ def file_sha256(path: Path) -> str:
 
 def plan_sync(folder: Path, stored: Mapping[str, str]) -> SyncPlan:
     """Compare the folder's files with ``stored`` (document id -> sha256 of the file indexed)."""
+    if not folder.exists():
+        raise IngestError(f"--sync needs a folder: {folder} does not exist")
     if not folder.is_dir():
-        raise IngestError(f"--sync needs a folder: {folder} is not one")
+        raise IngestError(f"--sync needs a folder: {folder} is a file (index it without --sync)")
     files = {path.relative_to(folder).as_posix(): path for path in folder_files(folder)}
     plan = SyncPlan(files)
     for doc, path in files.items():
