@@ -64,9 +64,12 @@ def _vocabulary(embedder) -> list[str] | None:
     return sorted(w for w in vocab if w.isalpha() and w.isascii() and len(w) > 3)[:VOCAB]
 
 
-def _rss_mb() -> float:
+def _rss_mb(anonymous: bool = False) -> float:
+    """Resident memory; ``anonymous``: less the pages of mapped files (an ``index.mmap`` index's file pages are
+    the page cache's, given back under memory pressure, where the process's own memory is not)."""
     with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * resource.getpagesize() / 2**20
+        resident, shared = (int(x) for x in fh.read().split()[1:3])
+    return (resident - shared if anonymous else resident) * resource.getpagesize() / 2**20
 
 
 def _peak_mb() -> float:
@@ -109,7 +112,8 @@ def probe(folder: Path, mmap: bool, truth: Path, embedder: str) -> dict:
         times.append((time.perf_counter() - start) * 1000)
         found.append(len({h.passage.id for h in hits} & set(relevant)) / 10)
     return {"load_s": loaded, "rss_after_load_mb": rss, "search_p50_ms": float(np.percentile(times, 50)),
-            "search_p99_ms": float(np.percentile(times, 99)), "recall_at_10": float(np.mean(found))}
+            "search_p99_ms": float(np.percentile(times, 99)), "recall_at_10": float(np.mean(found)),
+            "rss_after_search_mb": _rss_mb(), "anonymous_rss_after_search_mb": _rss_mb(anonymous=True)}
 
 
 def _queries(embedder) -> list[str]:

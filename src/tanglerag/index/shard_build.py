@@ -32,6 +32,7 @@ from tanglerag.index.passage_index import faiss_disk_errors, index_lock, write_v
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
 from tanglerag.index.passage_store import StoreWriter, batched
 from tanglerag.index.shards import read_plan, shard_done, shard_file
+from tanglerag.index.spool import gather_rows
 from tanglerag.index.streaming import dense_from, write_bm25
 from tanglerag.types import Passage
 
@@ -65,14 +66,9 @@ class ShardVectors:
                     yield np.frombuffer(fh.read(rows * shape[1] * dtype.itemsize), dtype=dtype).reshape(rows, shape[1])
 
     def rows(self, positions: np.ndarray) -> np.ndarray:
-        """The vectors at these sorted positions of the whole corpus, gathered shard by shard."""
-        out, start = [], 0
-        for file, count in zip(self.files, self.counts, strict=True):
-            mine = positions[(positions >= start) & (positions < start + count)] - start
-            if len(mine):
-                out.append(np.asarray(np.load(file, mmap_mode="r")[mine], dtype="float32"))
-            start += count
-        return np.concatenate(out)
+        """The vectors at these sorted positions of the whole corpus, gathered shard by shard (each mapped while
+        its rows are read)."""
+        return gather_rows(positions, (np.load(file, mmap_mode="r") for file in self.files), self.dim)
 
 
 def _stored_passages(folder: Path, number: int) -> Iterator[Passage]:

@@ -5,7 +5,7 @@ it reads do not count against the process."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -35,13 +35,21 @@ class VectorSpool:
 
     def rows(self, positions: np.ndarray, size: int = BLOCK) -> np.ndarray:
         """The rows at ``positions`` (sorted), gathered block by block."""
-        picked, start = [], 0
-        for block in self.blocks(size):
-            inside = positions[(positions >= start) & (positions < start + len(block))]
-            picked.append(block[inside - start])
-            start += len(block)
-        return np.vstack(picked) if picked else np.zeros((0, self.dim), dtype="float32")
+        return gather_rows(positions, self.blocks(size), self.dim)
 
     def remove(self) -> None:
         self._out.close()
         self.path.unlink(missing_ok=True)
+
+
+def gather_rows(positions: np.ndarray, parts: Iterable[np.ndarray], dim: int) -> np.ndarray:
+    """The rows at ``positions`` (sorted) of the matrix that ``parts`` make one after another, copied into one array
+    made up front: pieces joined at the end held the rows twice at once, and they are an IVF index's training
+    sample (64 rows a list, 1.8 GB at 21M passages), the largest thing a bounded build holds."""
+    out = np.empty((len(positions), dim), dtype="float32")
+    done = start = 0
+    for part in parts:
+        mine = positions[done:np.searchsorted(positions, start + len(part))] - start
+        out[done:done + len(mine)] = part[mine]
+        done, start = done + len(mine), start + len(part)
+    return out
