@@ -67,7 +67,7 @@ def test_a_stage_entered_twice_is_one_timeline_row(browser, servers):
 @pytest.fixture(scope="module")
 def slow(tmp_path_factory):
     def slow_reply(messages) -> str:
-        time.sleep(0.5)
+        time.sleep(3.0)  # wide enough for Stop to land mid-run on a loaded machine (0.5 s was not)
         return tangled_reply(messages)
 
     with serving(_tangled_runtime(tmp_path_factory.mktemp("slow-graph"), slow_reply)) as url:
