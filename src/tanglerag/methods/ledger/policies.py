@@ -21,9 +21,9 @@ from tanglerag.conflicts import ConflictKind, ConflictReport, DocumentMeta, Poli
 from tanglerag.methods.ledger.sides import same_answer
 from tanglerag.text import is_unknown
 
-_AS_OF = re.compile(r"\b(?:as of|as at|in|by|during|on)\s+(?:(?P<iso>\d{4}-\d{2}-\d{2})|"
-                    r"(?P<mdy>[a-z]+\.? \d{1,2},? \d{4})|(?P<dmy>\d{1,2} [a-z]+\.? \d{4})|(?P<year>\d{4}))\b",
-                    re.IGNORECASE)
+_DATE = (r"(?:(?P<iso>\d{4}-\d{2}-\d{2})|(?P<mdy>[a-z]+\.? \d{1,2},? \d{4})|(?P<dmy>\d{1,2} [a-z]+\.? \d{4})|"
+         r"(?P<year>\d{4}))\b")  # the ways a question names a day or a year
+_AS_OF = re.compile(r"\b(?:as of|as at|in|by|during|on)\s+" + _DATE, re.IGNORECASE)
 _FORMATS = {"iso": ("%Y-%m-%d",), "mdy": ("%B %d %Y", "%b %d %Y"), "dmy": ("%d %B %Y", "%d %b %Y")}
 
 
@@ -38,8 +38,7 @@ class AsOf:
         return date <= self.last_day
 
 
-_STATED_AS_OF = re.compile(r",?\s*\b(?:as of|as at)\s+(?:\d{4}-\d{2}-\d{2}|[a-z]+\.? \d{1,2},? \d{4}|"
-                           r"\d{1,2} [a-z]+\.? \d{4}|\d{4})\b", re.IGNORECASE)
+_STATED_AS_OF = re.compile(r",?\s*\b(?:as of|as at)\s+" + _DATE, re.IGNORECASE)
 
 
 def timeless(question: str) -> str:
