@@ -165,7 +165,7 @@ def run(args: argparse.Namespace, runtime: Runtime | None = None) -> dict[str, d
     table = summary(measured)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "predictions.jsonl").write_text("".join(json.dumps(m, ensure_ascii=False) + "\n" for m in measured),
+    (out / "conversations.jsonl").write_text("".join(json.dumps(m, ensure_ascii=False) + "\n" for m in measured),
                                            encoding="utf-8")
     (out / "results.md").write_text(markdown(table, len(measured), method), encoding="utf-8")
     (out / "results.json").write_text(json.dumps({"n": len(measured), "method": method, "conditions": table,

@@ -57,7 +57,7 @@ def test_the_benchmark_scores_each_condition(tmp_path):
     assert table["without"]["recall"] == 0.0 and table["without"]["other"] == 100.0
     assert table["gold"]["question_f1"] == 100.0
     assert "| with | 100.0 | 1 | 100.0 | 0.0 |" in (tmp_path / "out" / "results.md").read_text()
-    assert len((tmp_path / "out" / "predictions.jsonl").read_text().splitlines()) == 1
+    assert len((tmp_path / "out" / "conversations.jsonl").read_text().splitlines()) == 1
 
 
 def test_the_rule_measure_counts_follow_ups_caught_and_needless_rewrites(tmp_path):
