@@ -125,7 +125,7 @@ class IndexConfig(Section):
     pq_m: NonNegativeInt = Field(0, description="ivfpq: sub-quantizers per vector; 0 picks dimension/8 (48 bytes "
                                                 "a vector for 384 dimensions, 32x smaller than float32)")
     pq_nbits: int = Field(8, ge=4, le=12, description="ivfpq: bits per sub-quantizer code")
-    pq_refine: NonNegativeInt = Field(16, description="ivfpq: re-rank k x this many code-ranked candidates by their "
+    pq_refine: NonNegativeInt = Field(32, description="ivfpq: re-rank k x this many code-ranked candidates by their "
                                                      "exact vectors, kept beside the codes (read memory-mapped with "
                                                      "index.mmap); 0 keeps codes only (smallest, lowest recall)")
     mmap: bool = Field(False, description="read flat / ivf / ivfpq vectors and the BM25 matrix memory-mapped from "
