@@ -10,6 +10,8 @@ from pathlib import Path
 
 import docx
 
+from tests import hashing_cli
+from tests.hashing_cli import HASHING_CLI
 from tests.index.stored import stored_passages
 
 DOCUMENTS = Path(__file__).parents[1] / "data" / "documents"
@@ -17,8 +19,7 @@ ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMN
 
 
 def _cli(*args: str, code: int = 0) -> str:
-    run = subprocess.run([sys.executable, "-m", "tanglerag.cli", *args], env=ENV, capture_output=True, text=True,
-                         timeout=300)
+    run = subprocess.run([*HASHING_CLI, *args], env=ENV, capture_output=True, text=True, timeout=300)
     said = run.stdout + run.stderr
     assert run.returncode == code and "Traceback" not in said, said
     return said
@@ -73,17 +74,18 @@ def test_index_folder_sync_after_edits_and_deletions(tmp_path):
     assert "3 files: 0 new or changed, 0 deleted, 3 unchanged" in said and "nothing written" in said
 
 
-KILLED_WHILE_EMBEDDING = """
-import os, signal, sys
+KILLED_WHILE_EMBEDDING = f"""
+import os, runpy, signal
 import tanglerag.embeddings
-from tanglerag.cli import app
+
+hashing = runpy.run_path({hashing_cli.__file__!r})  # the embedder the index was built with
+hashing["use_hashing"]()
 
 def die(self, texts, **kwargs):  # the sync has read the changed files and starts embedding them: kill -9
     os.kill(os.getpid(), signal.SIGKILL)
 
 tanglerag.embeddings.Embedder.embed = die
-sys.argv = ["tanglerag", *sys.argv[1:]]
-app()
+hashing["main"]()
 """
 
 

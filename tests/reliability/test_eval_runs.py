@@ -29,6 +29,7 @@ from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 from tanglerag.testing import HashEmbedder, fake_openai_server
 from tanglerag.types import Passage
+from tests.hashing_cli import HASHING_CLI
 
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 QUESTIONS = [{"id": f"q{i}", "question": f"Who wrote book {i}?", "answers": [f"Author {i}"],
@@ -47,7 +48,7 @@ def _sets(server: dict, tmp_path: Path) -> list[str]:
 
 def _cli(server: dict, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     sets = [part for value in _sets(server, tmp_path) for part in ("--set", value)]
-    return subprocess.run([sys.executable, "-m", "tanglerag.cli", "eval", "--methods", "concat", *args, *sets],
+    return subprocess.run([*HASHING_CLI, "eval", "--methods", "concat", *args, *sets],
                           cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=300)
 
 
@@ -240,7 +241,7 @@ def test_ctrl_c_leaves_at_once_saying_what_is_saved_and_the_command_that_resumes
                 "--out", str(tmp_path / "run"), *sets]
         # SIGINT as a terminal's Ctrl-C delivers it: a shell runs a background job (CI's, say) with SIGINT ignored,
         # and a child started from it would inherit that
-        process = subprocess.Popen([sys.executable, "-m", "tanglerag.cli", *args], cwd=tmp_path, env=ENV,
+        process = subprocess.Popen([*HASHING_CLI, *args], cwd=tmp_path, env=ENV,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 180
@@ -262,7 +263,7 @@ def test_ctrl_c_leaves_at_once_saying_what_is_saved_and_the_command_that_resumes
         assert command == ["tanglerag", *args]
         pace[0] = 0.0
         before = server["requests"]
-        resumed = subprocess.run([sys.executable, "-m", "tanglerag.cli", *command[1:]], cwd=tmp_path, env=ENV,
+        resumed = subprocess.run([*HASHING_CLI, *command[1:]], cwd=tmp_path, env=ENV,
                                  capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming: {saved} of 6 questions already answered" in resumed.stderr

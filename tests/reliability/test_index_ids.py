@@ -6,7 +6,6 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -21,6 +20,7 @@ from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 from tanglerag.testing import HashEmbedder, canned_llm
 from tanglerag.types import Passage
+from tests.hashing_cli import HASHING_CLI
 from tests.index.legacy import as_previous_release
 from tests.index.stored import stored_passages
 from tests.reliability.serving import served
@@ -52,8 +52,7 @@ def test_over_http_a_long_document_never_replaces_one_whose_id_looks_like_its_ch
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tanglerag.cli", *args], env=ENV, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run([*HASHING_CLI, *args], env=ENV, capture_output=True, text=True, timeout=300)
 
 
 def test_index_add_replace_of_a_long_document_leaves_a_document_named_like_its_chunk(tmp_path):

@@ -5,7 +5,6 @@ DELETE, ``/v1/ask`` options, chat) - and bad metadata is one line naming the fie
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -13,6 +12,7 @@ import httpx
 from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 from tanglerag.testing import HashEmbedder, canned_llm, fake_openai_server
+from tests.hashing_cli import HASHING_CLI
 from tests.index.stored import stored_passages
 
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "1000"}
@@ -27,8 +27,7 @@ def _stored(folder: Path) -> dict[str, dict]:
 
 def _cli(*args: str, code: int = 0) -> str:
     """Run the CLI, expect ``code`` (2: a user error, no traceback); what it said, on one line."""
-    run = subprocess.run([sys.executable, "-m", "tanglerag.cli", *args], env=ENV, capture_output=True, text=True,
-                         timeout=300)
+    run = subprocess.run([*HASHING_CLI, *args], env=ENV, capture_output=True, text=True, timeout=300)
     said = " ".join((run.stdout + run.stderr).split())
     assert run.returncode == code and "Traceback" not in said, said
     return said
@@ -108,8 +107,7 @@ def test_ask_filters_and_shows_metadata_from_a_real_process(tmp_path):
 
 
 def _run_json(*args: str) -> str:
-    run = subprocess.run([sys.executable, "-m", "tanglerag.cli", *args], env=ENV, capture_output=True, text=True,
-                         timeout=300)
+    run = subprocess.run([*HASHING_CLI, *args], env=ENV, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     return run.stdout
 
