@@ -20,8 +20,10 @@ How an ambiguous question becomes a conversation (``build``):
 What ``run`` measures, per condition: ``without`` (the follow-up asked alone: what a client ignoring the history
 gets), ``with`` (``stages/followup.py`` makes it standalone from the conversation) and ``gold`` (B asked directly,
 the ceiling): the token F1 of the question asked against B (SQuAD-normalised), how many rewrites were made, and,
-unless ``--no-answer``, the method's answer (asked with no passages: AmbigNQ has no corpus here) scored by
-answer recall (a gold alias in the answer, normalised) and ``other`` (an answer of A in it instead).
+unless ``--no-answer``, the method's answer scored by answer recall (a gold alias in the answer, normalised) and
+``other`` (an answer of A in it instead). AmbigNQ has no corpus here, so its set is answered with no passages;
+``build --source asqa`` makes the same conversations from ASQA dev (AmbigNQ's questions) with the Wikipedia
+passages of every interpretation, and ``run`` answers each condition over them (``--method concat``).
 
 ``rule`` measures the cheap test that decides when a rewrite call is made (``stages/followup.depends_on_history``),
 with no model: the share of the set's follow-ups it catches, and the share of standalone questions (NQ-open dev)
@@ -31,10 +33,12 @@ Usage:
   .venv/bin/python benchmarks/followups.py rule [--set ...jsonl] [--standalone ../shared/data/nq-open/dev.jsonl]
   .venv/bin/python benchmarks/followups.py build [--input ../shared/data/ambignq/dev_light.json] [--questions 50]
         [--seed 0] --out benchmarks/data/followups_ambignq_dev.jsonl
+  .venv/bin/python benchmarks/followups.py build --source asqa --input ../shared/data/asqa/dev.jsonl
+        --out benchmarks/data/followups_asqa_dev.jsonl
   .venv/bin/python benchmarks/followups.py run --set benchmarks/data/followups_ambignq_dev.jsonl
         [--method closed-book] [--limit N] [--no-answer] --out runs/followups [--set-option llm.n_ctx=...]
-The ``run`` step makes one rewrite call a row (cached) and, with answers, three method calls a row; it has not been
-run on the embedded model yet.
+The ``run`` step makes one rewrite call a row (cached) and, with answers, three method calls a row; results of both
+sets on the embedded model are in docs/results/followups*/.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ from tanglerag.settings import Settings
 from tanglerag.stages.followup import Turn, depends_on_history, standalone
 from tanglerag.text import normalize_answer, token_f1
 from tanglerag.tracking import Tracker, track
-from tanglerag.types import Question
+from tanglerag.types import Passage, Question, RetrievedPassage
 
 _WORD = re.compile(r"[\w'-]+|[^\w\s]")
 _CLAUSE = {"who", "whom", "whose", "what", "which", "when", "where", "why", "how", "is", "was", "are", "were", "that"}
@@ -99,8 +103,37 @@ def rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _asqa_passages(record: dict[str, Any]) -> list[dict[str, str]]:
+    """The Wikipedia passages ASQA's annotators wrote their answers from, then each interpretation's own context:
+    text about every reading of the question, the way a retriever would return it for the ambiguous question."""
+    found = [(k.get("wikipage") or "", k["content"]) for a in record["annotations"] for k in a.get("knowledge", [])]
+    found += [(p.get("wikipage") or "", p.get("context") or "") for p in record["qa_pairs"]]
+    seen: set[str] = set()
+    out = []
+    for title, text in found:
+        key = normalize_answer(text)
+        if len(key.split()) >= 20 and key not in seen:
+            seen.add(key)
+            out.append({"id": f"{record['sample_id']}-{len(out)}", "title": title, "text": text})
+    return out
+
+
+def asqa_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """ASQA's questions are AmbigNQ's, with passages: the same conversations, each with the passages to answer from
+    (those with none are left out)."""
+    by_id = {str(r["sample_id"]): r for r in records}
+    ambignq = [{"id": key, "question": r["ambiguous_question"], "annotations": [{"type": "multipleQAs", "qaPairs": [
+        {"question": p["question"], "answer": p["short_answers"]} for p in r["qa_pairs"]]}]} for key, r in by_id.items()]
+    found = [row | {"passages": _asqa_passages(by_id[row["id"]])} for row in rows(ambignq)]
+    return [row for row in found if row["passages"]]
+
+
 def build(args: argparse.Namespace) -> None:
-    found = rows(json.loads(Path(args.input).read_text(encoding="utf-8")))
+    text = Path(args.input).read_text(encoding="utf-8")
+    if args.source == "asqa":
+        found = asqa_rows(json.loads(line) for line in text.splitlines() if line.strip())
+    else:
+        found = rows(json.loads(text))
     if args.questions is not None and args.questions < len(found):
         keep = set(map(id, random.Random(args.seed).sample(found, args.questions)))
         found = [row for row in found if id(row) in keep]
@@ -116,6 +149,8 @@ def _found(answer: str, golds: list[str]) -> bool:
 def measure(runtime: Runtime, row: dict[str, Any], method: str | None) -> dict[str, Any]:
     """Each condition's question, its F1 against the gold standalone question, and the answer if asked."""
     history = [Turn.model_validate(turn) for turn in row["history"]]
+    passages = [RetrievedPassage(passage=Passage.model_validate(p), score=1.0, rank=rank)
+                for rank, p in enumerate(row.get("passages", []), 1)]
     out: dict[str, Any] = {"id": row["id"]}
     for condition in CONDITIONS:
         tracker = Tracker()
@@ -126,7 +161,7 @@ def measure(runtime: Runtime, row: dict[str, Any], method: str | None) -> dict[s
                 asked = row["question"] if condition == "without" else row["standalone"]
             result: dict[str, Any] = {"question": asked, "question_f1": token_f1(asked, row["standalone"])}
             if method is not None:
-                answer = runtime.method(method).answer(Question(text=asked), [])
+                answer = runtime.method(method).answer(Question(text=asked), passages)
                 result |= {"answer": answer.text, "recall": _found(answer.text, row["answers"]),
                            "other": _found(answer.text, row["other_answers"])}
         result["rewrites"] = tracker.usage.stages["rewrite"].total_calls if "rewrite" in tracker.usage.stages else 0
@@ -194,6 +229,8 @@ def main(argv: list[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     make = sub.add_parser("build")
     make.add_argument("--input", default="../shared/data/ambignq/dev_light.json")
+    make.add_argument("--source", choices=["ambignq", "asqa"], default="ambignq",
+                      help="asqa: ASQA dev JSONL, each conversation with its Wikipedia passages")
     make.add_argument("--questions", type=int, default=None)
     make.add_argument("--seed", type=int, default=0)
     make.add_argument("--out", required=True)

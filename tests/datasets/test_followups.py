@@ -45,7 +45,7 @@ def test_the_benchmark_scores_each_condition(tmp_path):
     source = tmp_path / "ambignq.json"
     source.write_text(json.dumps(RECORDS))
     followups = tmp_path / "set.jsonl"
-    fu.build(argparse.Namespace(input=source, questions=None, seed=0, out=followups))
+    fu.build(argparse.Namespace(input=source, source="ambignq", questions=None, seed=0, out=followups))
     rules = [("Standalone question:", "Who sang i fooled around and fell in love in 1985?"),
              ("And in 1985", "Mickey Thomas"), ("in 1985", "T. G. Sheppard")]
     runtime = canned_runtime(Settings.load(overrides=[f"cache_dir={tmp_path}"]), rules, default="unknown")
@@ -68,3 +68,34 @@ def test_the_rule_measure_counts_follow_ups_caught_and_needless_rewrites(tmp_pat
         "who was the actor that played ben stone on law and order", "when did they stop cigarette advertising"]))
     assert fu.rule(argparse.Namespace(set=followups, standalone=alone)) == {
         "followups": 1, "caught_pct": 100.0, "standalone": 2, "needless_pct": 50.0}
+
+
+ASQA = {"sample_id": 7, "ambiguous_question": SANG["question"], "annotations": [{"knowledge": [
+    {"wikipage": "I've Been Lonely for So Long", "content": "Mickey Thomas sang the 1976 recording of the song " * 3},
+    {"wikipage": "Short", "content": "too short to keep"}]}],
+    "qa_pairs": [{"question": q["question"], "short_answers": q["answer"], "wikipage": None,
+                  "context": "T. G. Sheppard recorded a country cover of the song in 1985 " * 3 if "1985" in q["question"]
+                  else "Mickey Thomas sang the 1976 recording of the song " * 3}
+                 for q in SANG["annotations"][0]["qaPairs"]]}
+
+
+def test_an_asqa_conversation_carries_the_passages_of_every_reading_and_each_condition_is_answered_over_them(
+        tmp_path):
+    [row] = fu.asqa_rows([ASQA])
+    assert (row["question"], row["answers"], row["other_answers"]) == ("And in 1985?", ["T. G. Sheppard"],
+                                                                       ["Mickey Thomas"])
+    assert [p["id"] for p in row["passages"]] == ["7-0", "7-1"]  # the short one and the repeated context dropped
+    assert "Sheppard" in row["passages"][1]["text"]
+    followups = tmp_path / "set.jsonl"
+    followups.write_text(json.dumps(row) + "\n")
+    rules = [("Standalone question:", row["standalone"]), ("Question: And in 1985", "Mickey Thomas [1]"),
+             ("Question: Who sang", "T. G. Sheppard [2]")]
+    runtime = canned_runtime(Settings.load(overrides=[f"cache_dir={tmp_path}"]), rules, default="unknown")
+    args = argparse.Namespace(set=followups, method="concat", limit=None, no_answer=False, set_option=None,
+                              out=tmp_path / "out")
+    table = fu.run(args, runtime)
+    assert (table["without"]["recall"], table["without"]["other"]) == (0.0, 100.0)
+    assert (table["with"]["recall"], table["with"]["other"]) == (100.0, 0.0) == (table["gold"]["recall"],
+                                                                             table["gold"]["other"])
+    stored = json.loads((tmp_path / "out" / "conversations.jsonl").read_text())
+    assert stored["with"]["answer"].startswith("T. G. Sheppard")
