@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -165,3 +166,44 @@ def test_a_second_eval_on_the_same_folder_is_refused_while_the_first_runs(tmp_pa
         _canned_run(tmp_path)
     report, _ = _canned_run(tmp_path)  # the first one finished: the folder is free again
     assert report.n == 3
+
+
+def test_questions_that_finished_together_are_synced_once_and_each_is_on_disk_before_it_is_reported(tmp_path,
+                                                                                                      monkeypatch):
+    syncs, path = [], tmp_path / "run" / "checkpoint.jsonl"
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        real_fsync(fd)
+        if path.exists() and os.fstat(fd).st_ino == path.stat().st_ino:
+            syncs.append(len(path.read_text().splitlines()))
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    answered = threading.Semaphore(0)
+
+    def reply(messages) -> str:
+        answered.release()
+        return "3,559 people [1]"
+
+    class Listener:
+        def __init__(self) -> None:
+            self.reported: list[str] = []
+
+        def started(self, total: int, already_answered: int) -> None: ...
+
+        def finished(self, result: QuestionResult) -> None:
+            if not self.reported:  # meanwhile every other question finishes: they come next, together
+                for _ in range(6):
+                    answered.acquire(timeout=30)
+                time.sleep(0.5)
+            synced = path.read_text().splitlines()[:syncs[-1] if syncs else 0]
+            assert any(result.id in line for line in synced)  # durable before it is reported
+            self.reported.append(result.id)
+
+    _, examples = load_dataset("ramdocs-sample", limit=6)
+    runtime = Runtime(Settings.load(overrides=["retrieval.top_k=2", "eval.concurrency=6"]),
+                      llm=canned_llm(responder=reply), embedder=HashEmbedder())
+    listener = Listener()
+    report, _ = EvalRunner(runtime).run("ramdocs-sample", examples, ["concat"], out=tmp_path / "run", listener=listener)
+    assert report.n == 6 and sorted(listener.reported) == sorted(ex.id for ex in examples)
+    assert len(syncs) <= 2 and syncs[-1] == 6  # those that finished first, then the rest, finished meanwhile

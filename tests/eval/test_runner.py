@@ -1,3 +1,4 @@
+import gc
 import json
 
 from tanglerag.datasets.registry import load_dataset
@@ -47,6 +48,20 @@ def test_scores_usage_and_cached_rerun(llm_factory, embedder, tmp_path):
     assert rerun.results[0].usage["model_seconds"] == result.usage["model_seconds"] > 0
     assert _format_metric("accuracy", 0.54, (0.4, 0.68)) == "54.0 [40.0, 68.0]"  # a rate like EM, not 0.540
     assert report.results[0].metrics["nm"] is None  # concat has no answer pool
+
+
+def test_the_objects_alive_before_a_run_are_left_out_of_collections_while_it_goes(llm_factory, embedder):
+    seen = []
+    backend = CannedBackend(responder=lambda messages: seen.append(gc.get_freeze_count()) or "unknown")
+    _, examples = load_dataset("ramdocs-sample", limit=2)
+    _runner(llm_factory(backend), embedder).run("ramdocs-sample", examples, ["concat"])
+    assert seen and all(count > 0 for count in seen) and gc.get_freeze_count() == 0  # handed back after the run
+    gc.freeze()  # frozen by someone else (a server before it forks): theirs to unfreeze
+    try:
+        _runner(llm_factory(CannedBackend()), embedder).run("ramdocs-sample", examples, ["concat"])
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
 
 
 def test_head_answers_a_subset_against_the_whole_pool(llm_factory, embedder):

@@ -54,6 +54,15 @@ def test_bypass_per_call_and_globally(llm_factory):
     assert len(backend.requests) == 3
 
 
+def test_with_the_cache_off_and_no_file_nothing_is_kept(tmp_path):
+    """``llm.cache=false``: a cache that is never read holds no copy of each completion (an eval's worth of them)."""
+    off = LLM(CannedBackend([("France", "Paris")]), CallCache(None), use_cache=False)
+    assert off.complete(MSGS).text == "Paris" and not off.cache._memory
+    with_file = LLM(CannedBackend([("France", "Paris")]), CallCache(tmp_path / "c.sqlite3"), use_cache=False)
+    with_file.complete(MSGS)  # a file is still refreshed, as before
+    assert LLM(CannedBackend(), CallCache(tmp_path / "c.sqlite3")).complete(MSGS).cached
+
+
 def test_n_samples_and_many_requests_keep_order(llm_factory):
     backend = CannedBackend(responder=lambda msgs: msgs[-1].content.upper())
     llm = llm_factory(backend)

@@ -91,7 +91,7 @@ class RunProgress:
 def stop_interrupted(progress: RunProgress, out: Path | None) -> NoReturn:
     """Ctrl-C: say what is kept, then leave at once (status 130, as a shell expects of Ctrl-C). Exiting without
     waiting ends the model calls in flight: their connections close, so a server stops generating; their questions
-    are asked again on resume. Everything saved was fsynced question by question, so there is nothing to flush."""
+    are asked again on resume. Each question counted was fsynced before it was counted: there is nothing to flush."""
     console.print(progress.interrupted(out), highlight=False, markup=False, soft_wrap=True)
     sys.stdout.flush()
     sys.stderr.flush()

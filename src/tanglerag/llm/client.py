@@ -149,8 +149,11 @@ class LLM:
         return [d.read_json(reply.text) for d, reply in zip(decisions, replies, strict=True)]
 
     def _complete(self, messages: list[Message], params: GenerationParams, use_cache: bool) -> Completion:
-        key = cache_key(self.backend.name, self.backend.model_id, messages, params)
-        if self.use_cache and use_cache:
+        # with the cache off and no file behind it (llm.cache=false) nothing would ever read what is stored: no key
+        # to hash, and no copy of every completion held for the rest of the process
+        key = cache_key(self.backend.name, self.backend.model_id, messages, params) if (
+            self.use_cache or self.cache.path is not None) else None
+        if key is not None and self.use_cache and use_cache:
             hit = self.cache.get(key)
             if hit is not None:
                 return Completion(**hit.model_dump(), cached=True)
@@ -159,7 +162,8 @@ class LLM:
         if len(raw.texts) != params.n:  # checked before caching: a malformed reply must not be replayed
             raise LLMError(f"the {self.backend.name} backend returned {len(raw.texts)} completions for n={params.n}")
         raw = raw.model_copy(update={"seconds": time.perf_counter() - start})
-        self.cache.put(key, raw)
+        if key is not None:
+            self.cache.put(key, raw)
         return Completion(**raw.model_dump(), cached=False)
 
     @staticmethod

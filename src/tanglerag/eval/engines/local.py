@@ -7,8 +7,9 @@ Each question's tracker is bound in its own thread, so traces and usage never mi
 
 from __future__ import annotations
 
+import queue
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from tanglerag.datasets.base import QAExample
 from tanglerag.eval.records import QuestionResult
@@ -22,18 +23,44 @@ def answer_locally(worker: QuestionWorker, examples: list[QAExample], concurrenc
     does not wait for them: each stops before its next model call. One at a time, a question runs in the caller's
     thread, where Ctrl-C interrupts the call in progress itself.
     """
+    for finished in answer_in_batches(worker, examples, concurrency):
+        yield from finished
+
+
+def answer_in_batches(worker: QuestionWorker, examples: list[QAExample],
+                      concurrency: int) -> Iterator[list[QuestionResult]]:
+    """``answer_locally``, each time with every question that has finished since the caller last asked (at least
+    one, in the order they finished): a caller that writes each finished question to disk can make them durable with
+    one sync. A question that raised ends it, after the questions that finished before it are handed over."""
     if concurrency <= 1:
         for example in examples:
-            yield worker.answer(example)
+            yield [worker.answer(example)]
         return
     in_flight = InFlight()
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="eval")
+    finished: queue.SimpleQueue[Future[QuestionResult]] = queue.SimpleQueue()
     try:
-        # every question queued at once: the pool's workers keep ``concurrency`` of them running, and as_completed
-        # waits on them all once, where a wait per finished question re-armed every future in flight each time
-        # (its cost grew with the concurrency)
-        for finished in as_completed([pool.submit(in_flight.run, worker.answer, ex) for ex in examples]):
-            yield finished.result()
+        # every question queued at once: the pool's workers keep ``concurrency`` of them running, and each finished
+        # one is put on a queue (where a wait per finished question re-armed every future in flight each time)
+        for example in examples:
+            pool.submit(in_flight.run, worker.answer, example).add_done_callback(finished.put)
+        left = len(examples)
+        while left:
+            done = [finished.get()]
+            while True:  # and whatever else finished meanwhile
+                try:
+                    done.append(finished.get_nowait())
+                except queue.Empty:
+                    break
+            left -= len(done)
+            results: list[QuestionResult] = []
+            for future in done:
+                if future.exception() is not None:
+                    if results:
+                        yield results
+                    future.result()  # raises it
+                results.append(future.result())
+            yield results
     finally:
         in_flight.cancel()
         pool.shutdown(wait=False, cancel_futures=True)

@@ -43,16 +43,15 @@ class _Answerer:
 def answer_on_ray(make_runtime: Callable[[], Runtime], methods: list[str], metrics: list[str],
                   pool: list[QAExample], examples: list[QAExample], *, actors: int, batch_size: int,
                   concurrency: int | None = None, address: str | None = None,
-                  actor_cpus: float = 1.0) -> Iterator[QuestionResult]:
-    """Yield each question's result as its batch comes back; batches in completion order."""
+                  actor_cpus: float = 1.0) -> Iterator[list[QuestionResult]]:
+    """Yield each batch's results as it comes back; batches in completion order."""
     ray = _connect(address)
     remote = ray.remote(_Answerer).options(num_cpus=actor_cpus, max_restarts=RETRIES, max_task_retries=RETRIES)
     shared_pool = ray.put(pool)  # sent to the object store once, not once per actor
     handles = [remote.remote(make_runtime, methods, metrics, shared_pool, concurrency) for _ in range(max(1, actors))]
     batches = [examples[i:i + batch_size] for i in range(0, len(examples), batch_size)]
     try:
-        for results in ray.util.ActorPool(handles).map_unordered(_submit, batches):
-            yield from results
+        yield from ray.util.ActorPool(handles).map_unordered(_submit, batches)
     finally:
         for handle in handles:
             ray.kill(handle)
