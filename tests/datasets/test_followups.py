@@ -99,3 +99,8 @@ def test_an_asqa_conversation_carries_the_passages_of_every_reading_and_each_con
                                                                              table["gold"]["other"])
     stored = json.loads((tmp_path / "out" / "conversations.jsonl").read_text())
     assert stored["with"]["answer"].startswith("T. G. Sheppard")
+    # the canned replies above would come back without passages too: each answer's prompt must hold both readings'
+    asked = [messages[-1].content for messages, _ in runtime.llm.backend.requests
+             if "Standalone question:" not in messages[-1].content]
+    assert len(asked) == 2  # the follow-up alone, and the standalone question ("with" and "gold": one, cached)
+    assert all("Sheppard recorded" in a and "Mickey Thomas sang" in a for a in asked)
