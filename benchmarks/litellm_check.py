@@ -202,6 +202,12 @@ def usage_of(usage) -> dict[str, int]:
     return {k: getattr(usage, k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
 
 
+def _usage_kept(usage, ours: dict[str, int]) -> str:
+    if usage is None:
+        return "dropped"
+    return "`usage` (our counts)" if usage_of(usage) == ours else f"`usage` ({usage_of(usage)}, not our {ours})"
+
+
 def usage_of_raw(response: dict) -> dict[str, int]:
     return {k: response["usage"][k] for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
 
@@ -262,7 +268,10 @@ def check_all(litellm, url: str, checks: Checks) -> dict[str, str]:
                         f"{details.reasoning_tokens} of our {last.usage.completion_tokens} completion tokens)"
                         if details is not None and getattr(details, "reasoning_tokens", None) else ""),
                     builder_sources=sources_of(bm)[0],
-                    builder_tanglerag="kept" if getattr(built, "tanglerag", None) is not None else "dropped")
+                    builder_tanglerag="kept" if getattr(built, "tanglerag", None) is not None else "dropped",
+                    # observed, not assumed: what the rebuilt response says of usage and of how the answer ended
+                    builder_usage=_usage_kept(getattr(built, "usage", None), raw_usage),
+                    builder_finish=f"`{built.choices[0].finish_reason}`")
     checks.run("streamed: text, reasoning_content deltas, sources, tanglerag, usage, stream_chunk_builder", streamed)
 
     def error(options: dict, cls, status: int, says: str, field: str):
@@ -335,10 +344,10 @@ plain and streamed; each answer is compared with the service's raw response. Wha
 |---|---|---|---|
 | answer (`content`) | {k('content')} | {k('stream_content')} | `message.content` |
 | `reasoning_content` (the progress) | not sent | {k('reasoning')} | `message.reasoning_content` (joined) |
-| `usage` | {k('usage')} | {k('stream_usage')} | `usage` |
+| `usage` | {k('usage')} | {k('stream_usage')} | {k('builder_usage')} |
 | `sources` | {k('sources')} | {k('stream_sources')} | {k('builder_sources')} |
 | `tanglerag` | {k('tanglerag')} | {k('stream_tanglerag')} | {k('builder_tanglerag')} |
-| `finish_reason` | {k('finish')} | `stop` | `stop` |
+| `finish_reason` | {k('finish')} | `stop` | {k('builder_finish')} |
 
 `text_completion` (our `/v1/completions`): the text and usage as sent; `sources` as {k('legacy_sources')} and
 `tanglerag` as {k('legacy_tanglerag')}; streamed, `sources` {k('legacy_stream_sources')} and `tanglerag`
