@@ -351,12 +351,12 @@ plain and streamed; each answer is compared with the service's raw response. Wha
 
 `text_completion` (our `/v1/completions`): the text and usage as sent; `sources` as {k('legacy_sources')} and
 `tanglerag` as {k('legacy_tanglerag')}; streamed, `sources` {k('legacy_stream_sources')} and `tanglerag`
-{k('legacy_stream_tanglerag')} (the service sends both). Errors: an unknown model is {k('unknown')}; `n=2` is
+{k('legacy_stream_tanglerag')}. Errors: an unknown model is {k('unknown')}; `n=2` is
 {k('n2')}. A client that wants the sources of a streamed answer reads them off the chunks, not the rebuilt message.
 
 Not in the test extra: `pip install --target` put {size['dists']} distributions, {size['mb']:.0f} MB with the `.pyc`
 pip compiles, in its folder; {len(new)} of them ({size['new_mb']:.0f} MB; litellm itself {size['litellm_mb']:.0f} MB)
-are not in our venv: {shown}. `import litellm` took {seconds:.1f} s in a fresh interpreter here (2 busy cores), which
+are not in our venv: {shown}. `import litellm` took {seconds:.1f} s in a fresh interpreter on the machine that ran this, which
 every test worker importing it would pay. LiteLLM's OpenAI provider makes its requests with the `openai` SDK (its
 errors subclass the SDK's), which the test extra already runs against the service (`tests/service/test_openai_sdk.py`,
 `test_openai_contract.py`), as it does LangChain's `ChatOpenAI`; this script is run by hand when our response shape
