@@ -17,7 +17,6 @@ and deterministically, with the real cache, tracker and trace around it.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import re
@@ -108,9 +107,8 @@ def _check_json(reply: str) -> None:
 _WORDS = re.compile(r"\w+")
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def _bucket(word: str, dim: int) -> int:
-    """A word's dimension; remembered, since words repeat across passages (it is most of the embedder's cost)."""
+    """A word's dimension (each embedder remembers it per word: words repeat across passages)."""
     return int(hashlib.md5(word.encode()).hexdigest(), 16) % dim
 
 
