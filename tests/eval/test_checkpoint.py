@@ -135,6 +135,16 @@ def test_a_run_that_recorded_a_section_eval_does_not_read_resumes(tmp_path):
     assert _canned_run(tmp_path)[0].n == 3
 
 
+def test_index_settings_do_not_stop_a_run_on_own_passages_resuming(tmp_path):
+    _canned_run(tmp_path, limit=2)
+    run_file = tmp_path / "run" / "run.json"
+    stored = json.loads(run_file.read_text())
+    assert "index" not in stored["settings"]  # each question's passages are ranked in a flat index of their own
+    written_before = {"index_type": "flat", "pq_refine": 16, "ivf_nprobe": 0}  # as runs recorded it, older default
+    run_file.write_text(json.dumps({**stored, "settings": {**stored["settings"], "index": written_before}}))
+    assert _canned_run(tmp_path, "index.pq_refine=8")[0].n == 3
+
+
 def test_a_line_torn_by_a_kill_is_dropped_and_that_question_answered_again(tmp_path):
     _canned_run(tmp_path)
     path = tmp_path / "run" / "checkpoint.jsonl"

@@ -57,8 +57,10 @@ def run_identity(dataset: str, methods: list[str], metrics: list[str], pool: lis
     """What a question's predictions depend on: a checkpoint is reused only for the same identity. The pool of
     questions is part of it only when passages are retrieved from all of theirs (``eval.passage_scope=pooled``):
     with each question's own passages a run can grow (``--limit 30`` then ``--limit 60``) and keep its answers.
-    The index is fingerprinted before the run loads it: a save in between makes a later resume refuse, never mix."""
-    unread = _NOT_ANSWERS | _unread_sections(methods)
+    The index is fingerprinted before the run loads it: a save in between makes a later resume refuse, never mix.
+    Without one, the ``index`` settings are not part of it: each question's own passages are ranked in a flat index
+    of their own, so no ``index.*`` setting (a new ``pq_refine`` default) can change an answer or stop a resume."""
+    unread = _NOT_ANSWERS | _unread_sections(methods) | ({"index"} if index_dir is None else set())
     dump = {key: value for key, value in settings.model_dump(mode="json").items() if key not in unread}
     for section, fields in _HOW_IT_RUNS.items():
         dump[section] = {k: v for k, v in dump[section].items() if k not in fields}
@@ -214,7 +216,7 @@ class Checkpoint:
         # a run written before unread sections were left out names them all, and one written before a section was
         # known not to change answers (conversation, since eval asks no follow-ups) names that one
         kept["settings"] = {k: v for k, v in written.items() if k not in _NOT_ANSWERS
-                            and (k in current.get("settings", {}) or k not in sections())}
+                            and (k in current.get("settings", {}) or k not in {*sections(), "index"})}
         return _differences(kept, current, {"settings": _default_settings()})
 
     def _check_finished(self, stored: StoredRun) -> None:
