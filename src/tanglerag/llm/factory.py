@@ -9,11 +9,14 @@ from tanglerag.llm.base import GenerationParams, LLMBackend
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
 from tanglerag.llm.llamacpp import LlamaCppBackend
-from tanglerag.llm.openai_compat import OpenAICompatBackend
 
 
 def build_backend(cfg: LLMConfig, cache_dir: Path) -> LLMBackend:
     if cfg.backend == "openai":
+        # imported here: the openai SDK's types take ~1 s to import, a third of every `tanglerag` command's start,
+        # and the default embedded backend never needs them
+        from tanglerag.llm.openai_compat import OpenAICompatBackend
+
         return OpenAICompatBackend(cfg.base_url, cfg.model, api_key_env=cfg.api_key_env, timeout_s=cfg.timeout_s,
                                    max_retries=cfg.max_retries, backoff_s=cfg.backoff_s, concurrency=cfg.concurrency,
                                    max_reply_bytes=cfg.max_reply_bytes)
