@@ -38,12 +38,9 @@ import asyncio
 import importlib.metadata
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -136,27 +133,11 @@ def runtime(folder: Path):
 @contextmanager
 def serving(folder: Path) -> Iterator[str]:
     """The service on a free port of 127.0.0.1, uvicorn in a thread; yields its URL."""
-    import uvicorn
-
     from tanglerag.service.app import create_app
+    from tanglerag.testing import serve_app
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(runtime(folder)), host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline:
-            sys.exit("the service did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serve_app(create_app(runtime(folder)), start_timeout_s=30) as url:
+        yield url
 
 
 # --- the checks -----------------------------------------------------------------------------------------------------

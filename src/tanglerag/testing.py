@@ -20,10 +20,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -157,6 +158,38 @@ def canned_runtime(settings: Settings, rules: list[Rule] | None = None, *, defau
                    responder: Callable[[list[Message]], str] | None = None) -> Runtime:
     """A runtime on a canned LLM and the hashing embedder, e.g. what each Ray actor of a test builds."""
     return Runtime(settings, llm=canned_llm(rules, default=default, responder=responder), embedder=HashEmbedder())
+
+
+@contextmanager
+def serve_app(app: Any, host: str = "127.0.0.1", start_timeout_s: float = 60.0) -> Iterator[str]:
+    """``app`` (an ASGI app: the service's ``create_app(...)``) served by uvicorn on ``host`` and a free port, in a
+    thread, as ``tanglerag serve`` runs it, so a test sees what goes over the wire (headers, streams, status lines)
+    rather than a test client's view; yields a loopback URL. A start that fails (the app's startup raised) or takes
+    longer than ``start_timeout_s`` raises."""
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind((host, 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    thread = threading.Thread(target=_run_quietly, args=(server,), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + start_timeout_s
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError(f"the service did not start on {host}:{port}")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def _run_quietly(server: Any) -> None:
+    """uvicorn ends a failed start with SystemExit, which in a thread is only noise: the thread's end says it."""
+    with suppress(SystemExit):
+        server.run()
 
 
 class _ManyClientsServer(ThreadingHTTPServer):

@@ -3,57 +3,28 @@ what a client sees is what goes over the wire (headers, streams, status lines), 
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tanglerag.index.passage_index import store_passages
 from tanglerag.runtime import Runtime
 from tanglerag.service.auth import ApiKeys
 from tanglerag.settings import Settings
-from tanglerag.testing import HashEmbedder
+from tanglerag.testing import HashEmbedder, serve_app
 from tests.service.conftest import CORPUS
-
-if TYPE_CHECKING:
-    import uvicorn
 
 
 @contextmanager
 def served(runtime: Runtime, keys: ApiKeys | None = None, runs_dir: Path | None = None, *,
            warm_up: bool = True) -> Iterator[str]:
     """The service over ``runtime``, listening on its ``service.host`` (``0.0.0.0`` too) and a free port; yields a
-    loopback URL to it. A start that fails (the warm-up raised) is an AssertionError here."""
-    import uvicorn
-
+    loopback URL to it. A start that fails (the warm-up raised) raises."""
     from tanglerag.service.app import create_app
 
-    host = runtime.settings.service.host
-    with socket.socket() as s:
-        s.bind((host, 0))
-        port = s.getsockname()[1]
     app = create_app(runtime, keys, warm_up=warm_up, runs_dir=runs_dir)
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
-    thread = threading.Thread(target=_run, args=(server,), daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the service did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-
-
-def _run(server: uvicorn.Server) -> None:
-    """uvicorn ends a failed start with SystemExit, which in a thread is only noise: the thread's end says it."""
-    with suppress(SystemExit):
-        server.run()
+    with serve_app(app, runtime.settings.service.host) as url:
+        yield url
 
 
 def settings_for(tmp_path: Path, *overrides: str) -> Settings:

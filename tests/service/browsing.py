@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -26,24 +23,11 @@ SHOTS = os.environ.get("TANGLERAG_SCREENSHOTS")  # a folder: save a screenshot o
 def serving(runtime, runs_dir: Path | None = None):
     """The service over ``runtime`` (and the eval runs under ``runs_dir``) on a free port, in a thread; yields
     its URL."""
-    import uvicorn
-
     from tanglerag.service.app import create_app
+    from tanglerag.testing import serve_app
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    app = create_app(runtime, runs_dir=runs_dir)
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        assert time.monotonic() < deadline, "the service did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
+    with serve_app(create_app(runtime, runs_dir=runs_dir), start_timeout_s=20) as url:
+        yield url
 
 
 def shot(page, name: str) -> None:
