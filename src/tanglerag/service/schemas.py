@@ -188,8 +188,9 @@ class ChatMessageIn(BaseModel):
 class _OpenAIRequest(BaseModel):
     """What OpenAI's chat and legacy completion requests share. Fields with a meaning we cannot give (``n`` > 1,
     ``logprobs``, a ``tool_choice`` obliging a call) are declared so that a request using them is refused (400)
-    instead of answered as if they were honoured; sampling fields (temperature, top_p, seed, ...) are accepted and not used: the method's settings
-    decide them. ``max_tokens`` is type-checked and not used (an answer is not cut mid-citation)."""
+    instead of answered as if they were honoured; sampling fields (temperature, top_p, seed, ...) are accepted and
+    not used: the method's settings decide them. ``max_tokens`` is type-checked and not used (an answer is not cut
+    mid-citation)."""
 
     model_config = ConfigDict(extra="allow", strict=True)
     model: str = Field(description="tanglerag/<method> (GET /v1/models)", examples=["tanglerag/corg"])

@@ -6,9 +6,9 @@ named ``tanglerag/<method>``. The last user message is the question; the user an
 history, from which a follow-up ("and the other one?") is first made standalone (``stages/followup.py``); the
 response says how many turns the rewrite did not read (``tanglerag.ignored_turns``). These routes only hand requests
 over: the answering and the reply's shape (content, ``sources`` as data, the ``tanglerag`` field, the chunk stream)
-are ``service.chat``'s; what is honoured and what is refused with a 400 (``n`` > 1, a tool call required, log-probabilities) is
-``service.compat``'s. Sampling parameters (temperature, max_tokens, ...) are accepted and not used: the method's
-settings decide them.
+are ``service.chat``'s; what is honoured and what is refused with a 400 (``n`` > 1, a tool call required,
+log-probabilities) is ``service.compat``'s. Sampling parameters (temperature, max_tokens, ...) are accepted and not
+used: the method's settings decide them.
 """
 
 from __future__ import annotations
