@@ -193,56 +193,61 @@ def usage_of_raw(response: dict) -> dict[str, int]:
     return {k: response["usage"][k] for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
 
 
-def check_all(litellm, url: str, checks: Checks) -> dict[str, str]:
-    """Every check against the service at ``url``; what LiteLLM keeps of each field, for the docs."""
-    kw = {"api_base": f"{url}/v1", "api_key": "unused", "num_retries": 0}
-    chat = {**kw, "model": f"openai/{MODEL}", "messages": MESSAGES}
-    raw = httpx.post(f"{url}/v1/chat/completions", json={"model": MODEL, "messages": MESSAGES}, timeout=30).json()
-    raw_message = raw["choices"][0]["message"]
-    raw_text = httpx.post(f"{url}/v1/completions", json={"model": MODEL, "prompt": QUESTION}, timeout=30).json()
-    assert ANSWER.match(raw_message["content"]) and raw_message["sources"], f"the service's own answer: {raw}"
-    raw_usage = usage_of_raw(raw)
-    kept: dict[str, str] = {}
+class Probe:
+    """The checks' shared ground: LiteLLM, how it reaches the service at ``url``, what the service itself sends for
+    the same requests (read with httpx), and what LiteLLM keeps of each field (``kept``, for the docs)."""
 
-    def plain():
-        r = litellm.completion(**chat)
+    def __init__(self, litellm, url: str) -> None:
+        self.litellm = litellm
+        self.kw = {"api_base": f"{url}/v1", "api_key": "unused", "num_retries": 0}
+        self.chat = {**self.kw, "model": f"openai/{MODEL}", "messages": MESSAGES}
+        self.raw = httpx.post(f"{url}/v1/chat/completions", json={"model": MODEL, "messages": MESSAGES},
+                              timeout=30).json()
+        self.raw_message = self.raw["choices"][0]["message"]
+        self.raw_text = httpx.post(f"{url}/v1/completions", json={"model": MODEL, "prompt": QUESTION}, timeout=30).json()
+        assert ANSWER.match(self.raw_message["content"]) and self.raw_message["sources"], \
+            f"the service's own answer: {self.raw}"
+        self.raw_usage = usage_of_raw(self.raw)
+        self.kept: dict[str, str] = {}
+
+    def plain(self):
+        r = self.litellm.completion(**self.chat)
         m = r.choices[0].message
-        assert m.content == raw_message["content"], f"answer text {m.content!r}, the service sent {raw_message['content']!r}"
-        assert usage_of(r.usage) == raw_usage, f"usage {usage_of(r.usage)}, the service sent {raw_usage}"
+        assert m.content == self.raw_message["content"], f"answer text {m.content!r}, the service sent {self.raw_message['content']!r}"
+        assert usage_of(r.usage) == self.raw_usage, f"usage {usage_of(r.usage)}, the service sent {self.raw_usage}"
         where, sources = sources_of(m)
-        assert sources == raw_message["sources"], f"sources {where}: {sources!r}, the service sent {raw_message['sources']!r}"
+        assert sources == self.raw_message["sources"], f"sources {where}: {sources!r}, the service sent {self.raw_message['sources']!r}"
         assert r.choices[0].finish_reason == "stop", f"finish_reason {r.choices[0].finish_reason!r}"
         tangle = getattr(r, "tanglerag", None)
-        assert isinstance(tangle, dict) and tangle.get("citations") == raw["tanglerag"]["citations"], \
+        assert isinstance(tangle, dict) and tangle.get("citations") == self.raw["tanglerag"]["citations"], \
             f"response.tanglerag {str(tangle)[:200]!r}"
         assert r.model == MODEL, f"model {r.model!r}"
-        kept.update(content="`message.content`", usage="`usage` (our counts)", sources=where,
+        self.kept.update(content="`message.content`", usage="`usage` (our counts)", sources=where,
                     tanglerag="`response.tanglerag` (a dict)", finish="`stop`")
-    checks.run("completion: answer, usage, sources, tanglerag, finish_reason stop", plain)
 
-    def streamed():
-        chunks = list(litellm.completion(**chat, stream=True, stream_options={"include_usage": True}))
+    def streamed(self):
+        chunks = list(self.litellm.completion(**self.chat, stream=True, stream_options={"include_usage": True}))
         choices = [c.choices[0] for c in chunks if c.choices]
         text = "".join(c.delta.content or "" for c in choices)
         reasoning = "".join(getattr(c.delta, "reasoning_content", None) or "" for c in choices)
-        assert text == raw_message["content"], f"streamed text {text!r}, the service sent {raw_message['content']!r}"
+        assert text == self.raw_message["content"], f"streamed text {text!r}, the service sent {self.raw_message['content']!r}"
         assert reasoning.startswith("retrieve ...") and "model call:" in reasoning, \
             f"reasoning_content deltas joined: {reasoning!r} (the method's progress, shown as thinking)"
         carrying = next(c.delta for c in choices if c.delta.content)
         where, sources = sources_of(carrying)
-        assert sources == raw_message["sources"], f"sources on the content delta {where}: {sources!r}"
+        assert sources == self.raw_message["sources"], f"sources on the content delta {where}: {sources!r}"
         assert choices[-1].finish_reason == "stop", f"last finish_reason {choices[-1].finish_reason!r}"
         finish = next((c for c in chunks if c.choices and c.choices[0].finish_reason), None)
         assert isinstance(getattr(finish, "tanglerag", None), dict), "no tanglerag on the finish chunk"
         last = chunks[-1]
-        assert getattr(last, "usage", None) is not None and usage_of(last.usage) == raw_usage, \
-            f"include_usage: last chunk's usage {getattr(last, 'usage', None)}, the service counts {raw_usage}"
+        assert getattr(last, "usage", None) is not None and usage_of(last.usage) == self.raw_usage, \
+            f"include_usage: last chunk's usage {getattr(last, 'usage', None)}, the service counts {self.raw_usage}"
         details = getattr(last.usage, "completion_tokens_details", None)
-        built = litellm.stream_chunk_builder(chunks)
+        built = self.litellm.stream_chunk_builder(chunks)
         bm = built.choices[0].message
         assert bm.content == text, f"stream_chunk_builder content {bm.content!r}"
         assert getattr(bm, "reasoning_content", None) == reasoning, "stream_chunk_builder lost the reasoning"
-        kept.update(stream_content="`delta.content`", reasoning="`delta.reasoning_content`", stream_sources=where,
+        self.kept.update(stream_content="`delta.content`", reasoning="`delta.reasoning_content`", stream_sources=where,
                     stream_tanglerag="the finish chunk's `tanglerag`",
                     stream_usage="the last chunk's `usage` with `stream_options.include_usage`" + (
                         f" (LiteLLM fills in `completion_tokens_details.reasoning_tokens` itself: "
@@ -251,60 +256,67 @@ def check_all(litellm, url: str, checks: Checks) -> dict[str, str]:
                     builder_sources=sources_of(bm)[0],
                     builder_tanglerag="kept" if getattr(built, "tanglerag", None) is not None else "dropped",
                     # observed, not assumed: what the rebuilt response says of usage and of how the answer ended
-                    builder_usage=_usage_kept(getattr(built, "usage", None), raw_usage),
+                    builder_usage=_usage_kept(getattr(built, "usage", None), self.raw_usage),
                     builder_finish=f"`{built.choices[0].finish_reason}`")
-    checks.run("streamed: text, reasoning_content deltas, sources, tanglerag, usage, stream_chunk_builder", streamed)
 
-    def error(options: dict, cls, status: int, says: str, field: str):
+    def error(self, options: dict, cls, status: int, says: str, field: str):
         def check():
             try:
-                litellm.completion(**(chat | options))
+                self.litellm.completion(**(self.chat | options))
             except cls as e:
                 assert e.status_code == status, f"{type(e).__name__} with status {e.status_code}, not {status}"
                 assert says in str(e), f"our message {says!r} is not in {str(e)[:200]!r}"
-                kept[field] = f"`litellm.{cls.__name__}` ({e.status_code}), our message kept"
+                self.kept[field] = f"`litellm.{cls.__name__}` ({e.status_code}), our message kept"
                 return
             except Exception as e:
                 raise AssertionError(f"{type(e).__module__}.{type(e).__name__} ({getattr(e, 'status_code', None)}), "
                                      f"not litellm.{cls.__name__}: {str(e)[:200]}") from e
             raise AssertionError("no error raised")
         return check
-    checks.run("unknown model: litellm.NotFoundError 404",
-               error({"model": "openai/tanglerag/nope"}, litellm.NotFoundError, 404, "unknown model", "unknown"))
-    checks.run("n=2: litellm.BadRequestError 400",
-               error({"n": 2}, litellm.BadRequestError, 400, "n: only 1 is supported", "n2"))
 
-    def asynchronous():
+    def asynchronous(self):
         async def both():
-            r = await litellm.acompletion(**chat)
-            stream = await litellm.acompletion(**chat, stream=True)
+            r = await self.litellm.acompletion(**self.chat)
+            stream = await self.litellm.acompletion(**self.chat, stream=True)
             return r, [c async for c in stream]
         r, chunks = asyncio.run(both())
-        assert r.choices[0].message.content == raw_message["content"], f"acompletion {r.choices[0].message.content!r}"
-        assert sources_of(r.choices[0].message)[1] == raw_message["sources"], "acompletion lost the sources"
+        assert r.choices[0].message.content == self.raw_message["content"], f"acompletion {r.choices[0].message.content!r}"
+        assert sources_of(r.choices[0].message)[1] == self.raw_message["sources"], "acompletion lost the sources"
         text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
         reasoning = "".join(getattr(c.choices[0].delta, "reasoning_content", None) or "" for c in chunks if c.choices)
-        assert text == raw_message["content"], f"acompletion streamed {text!r}"
+        assert text == self.raw_message["content"], f"acompletion streamed {text!r}"
         assert reasoning.startswith("retrieve ..."), f"acompletion streamed reasoning {reasoning!r}"
-    checks.run("acompletion: plain and streamed", asynchronous)
 
-    def legacy():
-        want = raw_text["choices"][0]
-        r = litellm.text_completion(**kw, model=f"openai/{MODEL}", prompt=QUESTION)
+    def legacy(self):
+        want = self.raw_text["choices"][0]
+        r = self.litellm.text_completion(**self.kw, model=f"openai/{MODEL}", prompt=QUESTION)
         assert r.choices[0].text == want["text"], f"text_completion {r.choices[0].text!r}, the service sent {want['text']!r}"
         assert ANSWER.match(r.choices[0].text), f"text_completion {r.choices[0].text!r}"
-        assert usage_of(r.usage) == usage_of_raw(raw_text), f"text_completion usage {usage_of(r.usage)}"
-        chunks = list(litellm.text_completion(**kw, model=f"openai/{MODEL}", prompt=QUESTION, stream=True))
+        assert usage_of(r.usage) == usage_of_raw(self.raw_text), f"text_completion usage {usage_of(r.usage)}"
+        chunks = list(self.litellm.text_completion(**self.kw, model=f"openai/{MODEL}", prompt=QUESTION, stream=True))
         text = "".join(c.choices[0].text or "" for c in chunks if c.choices)
         assert text == want["text"], f"text_completion streamed {text!r}"
         carrying = next(c.choices[0] for c in chunks if c.choices and c.choices[0].text)
-        kept.update(legacy_sources=sources_of(r.choices[0])[0],
+        self.kept.update(legacy_sources=sources_of(r.choices[0])[0],
                     legacy_tanglerag="`response.tanglerag`" if getattr(r, "tanglerag", None) is not None else "dropped",
                     legacy_stream_sources=sources_of(carrying)[0],
                     legacy_stream_tanglerag="the finish chunk's `tanglerag`" if any(
                         getattr(c, "tanglerag", None) is not None for c in chunks) else "dropped")
-    checks.run("text_completion: plain and streamed", legacy)
-    return kept
+
+
+def check_all(litellm, url: str, checks: Checks) -> dict[str, str]:
+    """Every check against the service at ``url``; what LiteLLM keeps of each field, for the docs."""
+    probe = Probe(litellm, url)
+    checks.run("completion: answer, usage, sources, tanglerag, finish_reason stop", probe.plain)
+    checks.run("streamed: text, reasoning_content deltas, sources, tanglerag, usage, stream_chunk_builder",
+               probe.streamed)
+    checks.run("unknown model: litellm.NotFoundError 404", probe.error(
+        {"model": "openai/tanglerag/nope"}, litellm.NotFoundError, 404, "unknown model", "unknown"))
+    checks.run("n=2: litellm.BadRequestError 400",
+               probe.error({"n": 2}, litellm.BadRequestError, 400, "n: only 1 is supported", "n2"))
+    checks.run("acompletion: plain and streamed", probe.asynchronous)
+    checks.run("text_completion: plain and streamed", probe.legacy)
+    return probe.kept
 
 
 # --- the docs -------------------------------------------------------------------------------------------------------
