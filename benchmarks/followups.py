@@ -1,4 +1,4 @@
-"""Issue 52, item 1: a follow-up set made from AmbigNQ dev, and its benchmark (with and without the conversation).
+"""Issue 52, item 1: follow-up sets made from AmbigNQ and ASQA dev, and their benchmark (with and without history).
 
 Source and license: AmbigNQ light dev (Min et al., EMNLP 2020), agential-ai/agential @ ada38e88 : data/ambignq/
 (copied unchanged into ../shared/data/ambignq/dev_light.json); CC BY-SA 3.0, its questions from Natural Questions.
@@ -128,8 +128,12 @@ def asqa_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return [row for row in found if row["passages"]]
 
 
+INPUTS = {"ambignq": "../shared/data/ambignq/dev_light.json", "asqa": "../shared/data/asqa/dev.jsonl"}
+"""Where each source's dev file lies beside the repository (``build --input`` names another)."""
+
+
 def build(args: argparse.Namespace) -> None:
-    text = Path(args.input).read_text(encoding="utf-8")
+    text = Path(args.input or INPUTS[args.source]).read_text(encoding="utf-8")
     if args.source == "asqa":
         found = asqa_rows(json.loads(line) for line in text.splitlines() if line.strip())
     else:
@@ -228,7 +232,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     make = sub.add_parser("build")
-    make.add_argument("--input", default="../shared/data/ambignq/dev_light.json")
+    make.add_argument("--input", default=None, help="the source's dev file (default: its copy in ../shared/data)")
     make.add_argument("--source", choices=["ambignq", "asqa"], default="ambignq",
                       help="asqa: ASQA dev JSONL, each conversation with its Wikipedia passages")
     make.add_argument("--questions", type=int, default=None)
