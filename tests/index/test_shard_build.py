@@ -13,7 +13,16 @@ from tanglerag.errors import IndexStoreError
 from tanglerag.index.faiss_stream import write_flat, write_refined
 from tanglerag.index.passage_index import PassageIndex, embed_text
 from tanglerag.index.shard_build import DENSE, build_from_shards
-from tanglerag.index.shards import open_shards, plan_shards, shard_file, shard_passages, write_shard
+from tanglerag.index.shards import (
+    PASSAGES,
+    VECTORS,
+    open_shards,
+    plan_shards,
+    read_shard,
+    shard_file,
+    shard_passages,
+    write_shard,
+)
 from tanglerag.index.streaming import build_streaming
 from tanglerag.ingest import stream_corpus
 from tanglerag.testing import HashEmbedder
@@ -87,7 +96,7 @@ def test_a_shard_missing_or_vectors_that_do_not_match_are_refused(tmp_path):
     config = IndexConfig(index_type="flat")
     corpus = _corpus(tmp_path / "corpus.jsonl", 30)
     _embed_here(corpus, tmp_path / "shards", config, per_shard=10)
-    vectors = shard_file(tmp_path / "shards", 1, ".npy")
+    vectors = shard_file(tmp_path / "shards", 1, VECTORS)
     np.save(vectors, np.load(vectors)[:-1])
     with pytest.raises(IndexStoreError, match="29 vectors for 30 passages"):
         build_from_shards(tmp_path / "idx", tmp_path / "shards", config)
@@ -95,3 +104,21 @@ def test_a_shard_missing_or_vectors_that_do_not_match_are_refused(tmp_path):
     with pytest.raises(IndexStoreError, match="1 shard.* not embedded yet .first: 1"):
         build_from_shards(tmp_path / "idx", tmp_path / "shards", config)
     assert not (tmp_path / "idx" / "manifest.json").exists()
+
+
+def test_a_shard_written_as_json_lines_by_an_older_release_is_embedded_again(tmp_path):
+    """Shards now hold their passages as a store the build copies inside SQLite; a folder of an older release
+    (passages as JSON lines beside the vectors) has no such store, so its shards count as missing, not as broken."""
+    config, folder = IndexConfig(index_type="flat"), tmp_path / "shards"
+    corpus = _corpus(tmp_path / "corpus.jsonl", 30)
+    _embed_here(corpus, folder, config, per_shard=10)
+    passages, vectors = read_shard(folder, 1)
+    assert [p.id for p in passages] == [f"p{i}" for i in range(10, 20)] and vectors.shape == (10, 64)
+    older = shard_file(folder, 1, PASSAGES)
+    older.with_suffix(".jsonl").write_text("".join(p.model_dump_json() + "\n" for p in passages))
+    older.unlink()
+    plan = plan_shards(corpus, config, "hash-64", documents_per_shard=10)
+    assert open_shards(folder, plan) == [1]
+    _embed_here(corpus, folder, config, per_shard=10)
+    build_from_shards(tmp_path / "idx", folder, config)
+    assert [p.id for p in PassageIndex.load(tmp_path / "idx", HashEmbedder()).passages] == [f"p{i}" for i in range(30)]

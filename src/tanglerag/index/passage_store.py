@@ -17,7 +17,7 @@ import errno
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
@@ -185,21 +185,25 @@ class StoreWriter:
             self._db.execute("CREATE TABLE passages (pos INTEGER PRIMARY KEY, id TEXT NOT NULL, title TEXT NOT NULL, "
                              "text TEXT NOT NULL, metadata TEXT NOT NULL, doc_id TEXT NOT NULL)")
 
-    def copy_from(self, path: Path, skip: set[str]) -> None:
+    def copy_from(self, path: Path, skip: Collection[str] = ()) -> None:
         """Append every passage of the store at ``path`` but those in ``skip``, in order, inside SQLite (no row
         becomes a Python object: a copy of millions costs seconds, not gigabytes). A store without ``doc_id``
         gets it here, by the rule its writer used."""
         with _full_disk_as_oserror(), _source_damage(path):
-            self._db.execute("CREATE TEMP TABLE skipped (id TEXT PRIMARY KEY)")
-            self._db.executemany("INSERT OR IGNORE INTO skipped VALUES (?)", [(i,) for i in skip])
+            where = ""
+            if skip:
+                self._db.execute("CREATE TEMP TABLE IF NOT EXISTS skipped (id TEXT PRIMARY KEY)")
+                self._db.execute("DELETE FROM skipped")
+                self._db.executemany("INSERT OR IGNORE INTO skipped VALUES (?)", [(i,) for i in skip])
+                where = " WHERE id NOT IN (SELECT id FROM skipped)"
             self._db.execute("ATTACH DATABASE ? AS source", (str(path),))
             columns = {row[1] for row in self._db.execute("PRAGMA source.table_info(passages)")}
             doc = "doc_id" if "doc_id" in columns else LEGACY_DOC
-            self._db.execute(f"INSERT INTO passages SELECT ? + row_number() OVER (ORDER BY pos) - 1, {COLUMNS}, {doc} "
-                             "FROM source.passages WHERE id NOT IN (SELECT id FROM skipped)", (self.count,))
+            copied = self._db.execute(f"INSERT INTO passages SELECT ? + row_number() OVER (ORDER BY pos) - 1, "
+                                      f"{COLUMNS}, {doc} FROM source.passages{where}", (self.count,)).rowcount
             self._db.commit()
             self._db.execute("DETACH DATABASE source")
-        self.count = int(self._db.execute("SELECT count(*) FROM passages").fetchone()[0])
+        self.count += copied
 
     def append(self, passages: Sequence[Passage]) -> None:
         rows = [(self.count + i, p.id, p.title, p.text, json.dumps(p.metadata), document_id(p))

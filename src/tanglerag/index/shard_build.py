@@ -1,7 +1,7 @@
 """Build an index from embedded shards (``index.shards``) on one machine, with memory that does not grow with the
 corpus where the index type allows it (issue 53, item 2).
 
-Passages go into the store a batch at a time, as the streamed build writes them. The vectors are read from the shards'
+Each shard's passages are a store of their own, copied into the index's store inside SQLite. The vectors are read from the shards'
 ``.npy`` files memory-mapped, one shard at a time:
 
 - ``flat``: the index file is written straight from the shards (``faiss_stream.write_flat``): memory holds one shard.
@@ -30,11 +30,10 @@ from tanglerag.index.faiss_stream import BOUNDED, write_bounded
 from tanglerag.index.manifest import IndexManifest
 from tanglerag.index.passage_index import faiss_disk_errors, index_lock, write_version
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
-from tanglerag.index.passage_store import StoreWriter, batched
-from tanglerag.index.shards import read_plan, shard_done, shard_file
+from tanglerag.index.passage_store import StoreWriter
+from tanglerag.index.shards import PASSAGES, VECTORS, read_plan, shard_done, shard_file
 from tanglerag.index.spool import gather_rows
 from tanglerag.index.streaming import dense_from, write_bm25
-from tanglerag.types import Passage
 
 DENSE = "dense.faiss"
 BLOCK = 8192
@@ -45,7 +44,7 @@ class ShardVectors:
     """The shards' vectors, in order, read memory-mapped from their ``.npy`` files (empty shards skipped)."""
 
     def __init__(self, folder: Path, shards: int) -> None:
-        self.files = [f for f in (shard_file(folder, n, ".npy") for n in range(shards)) if _rows(f)]
+        self.files = [f for f in (shard_file(folder, n, VECTORS) for n in range(shards)) if _rows(f)]
         self.counts = [_rows(f) for f in self.files]
         self.count = sum(self.counts)
         self.dim = int(np.load(self.files[0], mmap_mode="r").shape[1]) if self.files else 0
@@ -71,14 +70,6 @@ class ShardVectors:
         return gather_rows(positions, (np.load(file, mmap_mode="r") for file in self.files), self.dim)
 
 
-def _stored_passages(folder: Path, number: int) -> Iterator[Passage]:
-    """A finished shard's passages, read a line at a time."""
-    with shard_file(folder, number, ".jsonl").open("rb") as fh:
-        for line in fh:
-            if line.strip():
-                yield Passage.model_validate_json(line)
-
-
 def _rows(file: Path) -> int:
     return int(np.load(file, mmap_mode="r").shape[0])
 
@@ -98,10 +89,10 @@ def build_from_shards(out: Path, folder: Path, config: IndexConfig, embedder_nam
     def fill(data: Path) -> IndexManifest:
         with StoreWriter(data / PASSAGES_FILE) as store:
             for number in range(len(plan.shards)):
-                for batch in batched(_stored_passages(folder, number), BLOCK):
-                    store.append(batch)
-                    if progress is not None:
-                        progress(len(batch))
+                before = store.count
+                store.copy_from(shard_file(folder, number, PASSAGES))
+                if progress is not None:
+                    progress(store.count - before)
             duplicate = store.first_duplicate()
             if duplicate is not None:
                 raise IngestError(f"corpus {plan.corpus}: duplicate passage id {duplicate!r}")

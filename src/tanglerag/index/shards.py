@@ -6,9 +6,10 @@ embedded: a range of lines of a JSONL or DPR TSV file (byte offsets, so a worker
 a row group of a Parquet file. Each is read, chunked and checked exactly as ``stream_corpus`` reads the whole file,
 so the passages, their order and their vectors are those of the local path.
 
-A finished shard is two files in the shards folder: its passages (JSON lines) and then its vectors (``.npy``), each
-written under a temporary name and renamed, so a shard whose vectors file exists is complete and a killed job
-redoes only the shards that are missing. ``plan.json`` names the corpus (path, size, modification time), the
+A finished shard is two files in the shards folder: its passages (a passage store of their own, so the build copies
+them inside SQLite without making a Python object of each) and then its vectors (``.npy``), each written under a
+temporary name and renamed, so a shard whose two files exist is complete and a killed job redoes only the shards that
+are missing (shards an older release wrote as JSON lines count as missing, and are embedded again). ``plan.json`` names the corpus (path, size, modification time), the
 chunking and the model; shards made for another plan are refused, never mixed in. ``index.shard_build`` builds the
 index from them.
 """
@@ -16,6 +17,8 @@ index from them.
 from __future__ import annotations
 
 import io
+import os
+import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -27,7 +30,8 @@ from tanglerag.config import IndexConfig
 from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.dpr import check_header, dpr_rows
 from tanglerag.errors import IndexStoreError, IngestError
-from tanglerag.fileio import atomic_write_bytes, atomic_write_npy, atomic_write_text
+from tanglerag.fileio import atomic_write_npy, atomic_write_text, reporting_disk_full
+from tanglerag.index.passage_store import PassageStore
 from tanglerag.ingest import parse_jsonl_lines, record_passage, stream_chunks
 from tanglerag.types import Passage
 
@@ -179,38 +183,46 @@ def _stem(folder: Path, number: int) -> Path:
     return folder / f"shard-{number:06d}"
 
 
+PASSAGES = ".sqlite3"
+VECTORS = ".npy"
+
+
 def shard_file(folder: Path, number: int, suffix: str) -> Path:
-    """Shard ``number``'s passages (``.jsonl``) or vectors (``.npy``) file."""
+    """Shard ``number``'s passages (``PASSAGES``) or vectors (``VECTORS``) file."""
     return _stem(folder, number).with_suffix(suffix)
 
 
 def shard_done(folder: Path, number: int) -> bool:
-    """Whether shard ``number`` is complete (its vectors, written last, are there)."""
-    return _stem(folder, number).with_suffix(".npy").exists()
+    """Whether shard ``number`` is complete (its passages, then its vectors, are there)."""
+    return all(shard_file(folder, number, suffix).exists() for suffix in (PASSAGES, VECTORS))
 
 
 def write_shard(folder: Path, number: int, passages: list[Passage], vectors: np.ndarray) -> None:
-    """Passages first, vectors last, each renamed into place: a shard with vectors is whole."""
+    """Passages first, vectors last, each renamed into place: a shard with vectors is whole. The passages' store is
+    written by the worker that embedded them, which takes that work off the one process that builds the index."""
     if len(passages) != len(vectors):
         raise IndexStoreError(f"shard {number}: {len(vectors)} vectors for {len(passages)} passages")
-    lines = "".join(passage.model_dump_json() + "\n" for passage in passages)
-    atomic_write_bytes(_stem(folder, number).with_suffix(".jsonl"), lines.encode("utf-8"))
-    atomic_write_npy(_stem(folder, number).with_suffix(".npy"), vectors)
-
-
-def shard_passages_written(folder: Path, number: int) -> list[Passage]:
-    """The passages a finished shard holds, in order."""
-    return [Passage.model_validate_json(line) for line in shard_file(folder, number, ".jsonl").read_bytes().splitlines()
-            if line]
+    target = shard_file(folder, number, PASSAGES)
+    with reporting_disk_full(folder), tempfile.TemporaryDirectory(prefix=f".{target.name}.", dir=folder) as work:
+        written = Path(work) / target.name
+        PassageStore.write(written, passages)
+        with written.open("rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(written, target)
+    atomic_write_npy(shard_file(folder, number, VECTORS), vectors)
 
 
 def read_shard(folder: Path, number: int) -> tuple[list[Passage], np.ndarray]:
-    stem = _stem(folder, number)
-    passages = shard_passages_written(folder, number)
-    vectors = np.load(stem.with_suffix(".npy"))
+    """A finished shard's passages, in order, and their vectors."""
+    store = PassageStore(shard_file(folder, number, PASSAGES))
+    try:
+        passages = list(store)
+    finally:
+        store.close()
+    vectors = np.load(shard_file(folder, number, VECTORS))
     if len(passages) != len(vectors):
-        raise IndexStoreError(f"{stem}: {len(vectors)} vectors for {len(passages)} passages; remove the shard's "
-                              "files and run the command again")
+        raise IndexStoreError(f"{_stem(folder, number)}: {len(vectors)} vectors for {len(passages)} passages; remove "
+                              "the shard's files and run the command again")
     return passages, vectors
 
 
