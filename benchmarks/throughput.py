@@ -12,7 +12,7 @@ parallel slots. Ratios are measured within one run of this script.
         `post-fusion` (all 20 at top-5 take about an hour on this machine: --questions 20).
 Prints the numbers and writes the "throughput-fake" / "throughput-real" sections of docs/benchmarks.md.
 
-Run: .venv/bin/python benchmarks/throughput.py fake|real
+Run: .venv/bin/python benchmarks/throughput.py fake|real [--concurrency 16 64] [--repeats 5] [--no-ray] [--out FILE]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import functools
 import math
 import multiprocessing
 import resource
+import sys
 import tempfile
 import threading
 import time
@@ -132,7 +133,7 @@ def plain_loop_seconds(base_url: str, examples, in_flight: int) -> tuple[float, 
     return seconds, (time.process_time() - cpu) / len(examples)
 
 
-def fake_part(copies: int, repeats: int) -> str:
+def fake_part(copies: int, repeats: int, levels: list[int], with_ray: bool) -> str:
     examples = many_questions(copies)
     lines = [(f"Runner against a fake OpenAI-compatible server answering after {DELAY_S * 1000:.0f} ms: {len(examples)} "
               "questions, `concat`, hashing embedder, LLM cache off, each answer checkpointed (appended and fsynced, as "
@@ -148,7 +149,7 @@ def fake_part(copies: int, repeats: int) -> str:
         base = ["llm.backend=openai", f"llm.base_url={base_url}", "llm.cache=false", "llm.max_retries=0",
                 "retrieval.top_k=3"]
         seconds = {}
-        for n in (1, 4, 16, 64):
+        for n in levels:
             settings = Settings.load(overrides=[*base, f"llm.concurrency={n}", f"eval.concurrency={n}"])
             plain, runner = [], []
             for _ in range(repeats):
@@ -156,8 +157,10 @@ def fake_part(copies: int, repeats: int) -> str:
                 runner.append(timed_run(settings, examples, ["concat"]))
             seconds[n] = median_run(runner)[0]
             for engine, (took, cpu) in (("plain asyncio loop", median_run(plain)), ("local", median_run(runner))):
-                add_row(table, engine, n, took, cpu, len(examples), limit_seconds(len(examples), n), seconds[1])
+                add_row(table, engine, n, took, cpu, len(examples), limit_seconds(len(examples), n), seconds.get(1))
                 print(table.last_line(), flush=True)
+        if not with_ray:
+            return "\n".join([*lines, *table.lines()])
         ray_seconds = {}
         with ActorMemory() as memory:
             for actors in (1, 2):
@@ -184,9 +187,10 @@ def median_run(runs: list[tuple[float, float]]) -> tuple[float, float]:
 
 
 def add_row(table: Table, engine: str, in_flight: object, seconds: float, cpu: float, questions: int, limit: float,
-            base_seconds: float) -> None:
+            base_seconds: float | None) -> None:
+    """``base_seconds``: the runner's at concurrency 1, when this run measured it (the speed-up's base)."""
     table.add(engine, in_flight, f"{seconds:.2f}", f"{questions / seconds:.1f}", f"{limit / seconds:.2f}x",
-              f"{base_seconds / seconds:.1f}x", f"{1000 * cpu:.1f}")
+              "-" if base_seconds is None else f"{base_seconds / seconds:.1f}x", f"{1000 * cpu:.1f}")
 
 
 def real_part(methods: list[str], questions: int) -> str:
@@ -212,14 +216,23 @@ def main() -> None:
     parser.add_argument("part", choices=["fake", "real"])
     parser.add_argument("--copies", type=int, default=10, help="fake: times each bundled question is asked")
     parser.add_argument("--repeats", type=int, default=3, help="fake: alternating repeats of each concurrency")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16, 64],
+                        help="fake: questions in flight, each measured beside the plain loop")
+    parser.add_argument("--ray", action=argparse.BooleanOptionalAction, default=True,
+                        help="fake: also Ray with 1 and 2 actors (needs concurrency 1 among --concurrency)")
     parser.add_argument("--methods", default="concat,post-fusion", help="real: methods to time")
     parser.add_argument("--questions", type=int, default=8, help="real: the first N bundled questions")
     parser.add_argument("--out", type=Path, default=ROOT / "docs/benchmarks.md")
     args = parser.parse_args()
-    text = fake_part(args.copies, args.repeats) if args.part == "fake" else real_part(args.methods.split(","), args.questions)
+    if args.part == "fake" and args.ray and 1 not in args.concurrency:
+        parser.error("--ray compares against the runner at concurrency 1: add 1 to --concurrency, or give --no-ray")
+    text = (fake_part(args.copies, args.repeats, args.concurrency, args.ray) if args.part == "fake"
+            else real_part(args.methods.split(","), args.questions))
     print(text)
+    given = sys.argv[1:]
+    shown = " ".join(a for i, a in enumerate(given) if a != "--out" and (i == 0 or given[i - 1] != "--out"))
     write_section(args.out, f"throughput-{args.part}", f"## Evaluation throughput: {args.part} "
-                  f"(`benchmarks/throughput.py {args.part}`, one run)\n\n{text}")
+                  f"(`benchmarks/throughput.py {shown}`, one run)\n\n{text}")
 
 
 if __name__ == "__main__":
