@@ -122,3 +122,17 @@ def test_a_shard_written_as_json_lines_by_an_older_release_is_embedded_again(tmp
     _embed_here(corpus, folder, config, per_shard=10)
     build_from_shards(tmp_path / "idx", folder, config)
     assert [p.id for p in PassageIndex.load(tmp_path / "idx", HashEmbedder()).passages] == [f"p{i}" for i in range(30)]
+
+
+def test_a_damaged_shard_store_says_to_embed_the_shard_again(tmp_path):
+    """A shard's store SQLite cannot read is mended by removing the shard, not by StoreDamaged's advice for an
+    index (which named the shards folder as the index to rebuild)."""
+    config, folder = IndexConfig(index_type="flat"), tmp_path / "shards"
+    _embed_here(_corpus(tmp_path / "corpus.jsonl", 30), folder, config, per_shard=10)
+    shard_file(folder, 1, PASSAGES).write_bytes(b"x" * 4096)
+    for attempt in (lambda: build_from_shards(tmp_path / "idx", folder, config), lambda: read_shard(folder, 1)):
+        with pytest.raises(IndexStoreError, match=r"shard-000001.sqlite3 is missing or damaged .*remove the shard's "
+                                                  r"files \(shard-000001\.\*\) and run the command again") as caught:
+            attempt()
+        assert "--out" not in str(caught.value)
+    assert not (tmp_path / "idx" / "manifest.json").exists()

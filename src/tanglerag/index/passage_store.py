@@ -39,6 +39,7 @@ class StoreDamaged(IndexStoreError):
     """The passage store cannot be read: SQLite finds it corrupt, or it lacks rows its count promises."""
 
     def __init__(self, path: Path, reason: str) -> None:
+        self.path, self.reason = path, reason
         super().__init__(f"{path} is missing or damaged ({reason}); rebuild the index from its corpus: "
                          f"tanglerag index CORPUS --out {_index_folder(path)}")
 

@@ -31,7 +31,7 @@ from tanglerag.index.manifest import IndexManifest
 from tanglerag.index.passage_index import faiss_disk_errors, index_lock, write_version
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
 from tanglerag.index.passage_store import StoreWriter
-from tanglerag.index.shards import PASSAGES, VECTORS, read_plan, shard_done, shard_file
+from tanglerag.index.shards import PASSAGES, VECTORS, read_plan, shard_damage, shard_done, shard_file
 from tanglerag.index.spool import gather_rows
 from tanglerag.index.streaming import dense_from, write_bm25
 
@@ -90,7 +90,8 @@ def build_from_shards(out: Path, folder: Path, config: IndexConfig, embedder_nam
         with StoreWriter(data / PASSAGES_FILE) as store:
             for number in range(len(plan.shards)):
                 before = store.count
-                store.copy_from(shard_file(folder, number, PASSAGES))
+                with shard_damage(folder, number):
+                    store.copy_from(shard_file(folder, number, PASSAGES))
                 if progress is not None:
                     progress(store.count - before)
             duplicate = store.first_duplicate()

@@ -20,6 +20,7 @@ import io
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,7 +32,7 @@ from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.dpr import check_header, dpr_rows
 from tanglerag.errors import IndexStoreError, IngestError
 from tanglerag.fileio import atomic_write_npy, atomic_write_text, reporting_disk_full
-from tanglerag.index.passage_store import PassageStore
+from tanglerag.index.passage_store import PassageStore, StoreDamaged
 from tanglerag.ingest import parse_jsonl_lines, record_passage, stream_chunks
 from tanglerag.types import Passage
 
@@ -212,13 +213,25 @@ def write_shard(folder: Path, number: int, passages: list[Passage], vectors: np.
     atomic_write_npy(shard_file(folder, number, VECTORS), vectors)
 
 
+@contextmanager
+def shard_damage(folder: Path, number: int) -> Iterator[None]:
+    """A shard's store SQLite cannot read is mended by embedding the shard again, not by what ``StoreDamaged`` says
+    of an index's store (``tanglerag index CORPUS --out`` the shards folder)."""
+    try:
+        yield
+    except StoreDamaged as exc:
+        raise IndexStoreError(f"{exc.path} is missing or damaged ({exc.reason}); remove the shard's files "
+                              f"({_stem(folder, number).name}.*) and run the command again") from exc
+
+
 def read_shard(folder: Path, number: int) -> tuple[list[Passage], np.ndarray]:
     """A finished shard's passages, in order, and their vectors."""
-    store = PassageStore(shard_file(folder, number, PASSAGES))
-    try:
-        passages = list(store)
-    finally:
-        store.close()
+    with shard_damage(folder, number):
+        store = PassageStore(shard_file(folder, number, PASSAGES))
+        try:
+            passages = list(store)
+        finally:
+            store.close()
     vectors = np.load(shard_file(folder, number, VECTORS))
     if len(passages) != len(vectors):
         raise IndexStoreError(f"{_stem(folder, number)}: {len(vectors)} vectors for {len(passages)} passages; remove "
