@@ -5,9 +5,10 @@ Synthetic passages as corpus_scale.py makes them (60 words, hashing embedder at 
 passages embedded here in 2 processes (what Ray's actors write), then each index type built from them in a process of
 its own, whose peak RSS is read when it ends. With flat among the types, each index is then served as `index.mmap`
 serves it (corpus_scale.py's probe, a process of its own): RSS after 200 searches, search p50, recall@10 against
-exact search over the same vectors. A straight line through the two sizes projects each type to 21M.
-Usage: .venv/bin/python benchmarks/shard_build.py [--passages 200000 1000000] [--types flat ivfpq]
-       [--write docs/benchmarks.md]
+exact search over the same vectors. A straight line through the first and last sizes projects each type to 21M (one
+size: no projection).
+Usage: .venv/bin/python benchmarks/shard_build.py [--passages 200000 1000000 | --passages 5000000] [--types flat ivfpq]
+       [--write docs/benchmarks.md [--section shard_build_5m]]
 """
 
 from __future__ import annotations
@@ -95,10 +96,11 @@ def line_at(a: dict, b: dict, n1: int, n2: int, at: int, key: str) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--passages", type=int, nargs=2, default=[200_000, 1_000_000])
+    parser.add_argument("--passages", type=int, nargs="+", default=[200_000, 1_000_000])
     parser.add_argument("--types", nargs="+", default=["flat", "ivfpq"])
     parser.add_argument("--project", type=int, default=21_000_000)
     parser.add_argument("--write", type=Path)
+    parser.add_argument("--section", default="shard_build", help="the docs section the numbers go to")
     parser.add_argument("--child", nargs=3)
     args = parser.parse_args()
     if args.child:
@@ -116,7 +118,7 @@ def main() -> None:
                 for index_type, served in probe(Path(work), n, args.types).items():
                     rows[index_type, n] |= served
                     print(index_type, n, served, flush=True)
-    n1, n2 = args.passages
+    n1, n2 = args.passages[0], args.passages[-1]
     served = "flat" in args.types
     table = Table(["index_type", "passages", "build s", "build peak RSS MB", "index disk MB",
                    "local build peak RSS MB (Corpus scale)",
@@ -132,11 +134,13 @@ def main() -> None:
                       f"{row['disk_mb']:,.0f}", local,
                       *([f"{row['rss_after_search_mb']:,.0f}", f"{row['anonymous_rss_after_search_mb']:,.0f}",
                          f"{row['search_p50_ms']:.2f}", f"{row['recall_at_10']:.3f}"] if served else []))
+        if n1 == n2:  # one size: nothing to draw a line through
+            continue
         a, b = rows[index_type, n1], rows[index_type, n2]
         keys = ["peak_rss_mb", "disk_mb", *(["rss_after_search_mb", "anonymous_rss_after_search_mb"] if served else [])]
         projected.add(index_type, *(f"{line_at(a, b, n1, n2, args.project, key) / 1024:.1f}" for key in keys))
     text = "\n".join([
-        f"## Build from shards (`benchmarks/shard_build.py --passages {n1} {n2}`, one run)",
+        f"## Build from shards (`benchmarks/shard_build.py --passages {' '.join(map(str, args.passages))}`, one run)",
         (f"Synthetic 60-word passages, hashing embedder at {DIM} dimensions, shards of {PER_SHARD:,} (embedded here in "
          "2 processes, as Ray's actors write them); each build in a process of its own, its peak RSS read at its end; "
          "the store's SQLite, the BM25-less index, default settings."
@@ -144,11 +148,11 @@ def main() -> None:
             "and the part of it that is not pages of mapped files (those are the page cache's, given back under "
             "memory pressure), recall@10 against exact search over the same vectors (the flat index)."
             if served else "")), "",
-        *table.lines(), "",
-        f"Straight lines through {n1:,} and {n2:,} passages:", "", *projected.lines()])
+        *table.lines(),
+        *(["", f"Straight lines through {n1:,} and {n2:,} passages:", "", *projected.lines()] if n1 != n2 else [])])
     print(text)
     if args.write:
-        write_section(args.write, "shard_build", text)
+        write_section(args.write, args.section, text)
 
 
 if __name__ == "__main__":
