@@ -1,8 +1,8 @@
 """Build an index from embedded shards (``index.shards``) on one machine, with memory that does not grow with the
 corpus where the index type allows it (issue 53, item 2).
 
-Each shard's passages are a store of their own, copied into the index's store inside SQLite. The vectors are read from the shards'
-``.npy`` files memory-mapped, one shard at a time:
+Each shard's passages are a store of their own, copied into the index's store inside SQLite. The vectors are read
+from the shards' ``.npy`` files memory-mapped, one shard at a time:
 
 - ``flat``: the index file is written straight from the shards (``faiss_stream.write_flat``): memory holds one shard.
 - ``ivfpq``: the lists and codes are trained on a sample read from the shards (the rows the local build samples), the

@@ -9,9 +9,9 @@ so the passages, their order and their vectors are those of the local path.
 A finished shard is two files in the shards folder: its passages (a passage store of their own, so the build copies
 them inside SQLite without making a Python object of each) and then its vectors (``.npy``), each written under a
 temporary name and renamed, so a shard whose two files exist is complete and a killed job redoes only the shards that
-are missing (shards an older release wrote as JSON lines count as missing, and are embedded again). ``plan.json`` names the corpus (path, size, modification time), the
-chunking and the model; shards made for another plan are refused, never mixed in. ``index.shard_build`` builds the
-index from them.
+are missing (shards an older release wrote as JSON lines count as missing, and are embedded again). ``plan.json``
+names the corpus (path, size, modification time), the chunking and the model; shards made for another plan are
+refused, never mixed in. ``index.shard_build`` builds the index from them.
 """
 
 from __future__ import annotations
