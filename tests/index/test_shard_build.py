@@ -106,6 +106,21 @@ def test_a_shard_missing_or_vectors_that_do_not_match_are_refused(tmp_path):
     assert not (tmp_path / "idx" / "manifest.json").exists()
 
 
+@pytest.mark.parametrize("damage", [b"\x93NUMPY", None], ids=["cut-in-its-header", "cut-in-its-rows"])
+def test_a_damaged_vectors_file_says_to_embed_the_shard_again(tmp_path, damage):
+    """A vectors file cut short (a disk fault, a copy that stopped) was a numpy traceback; it is the shard's damage,
+    said in one line with what mends it, and no index is named."""
+    config, folder = IndexConfig(index_type="flat"), tmp_path / "shards"
+    _embed_here(_corpus(tmp_path / "corpus.jsonl", 30), folder, config, per_shard=10)
+    vectors = shard_file(folder, 2, VECTORS)
+    vectors.write_bytes(damage if damage is not None else vectors.read_bytes()[:-100])
+    for attempt in (lambda: build_from_shards(tmp_path / "idx", folder, config), lambda: read_shard(folder, 2)):
+        with pytest.raises(IndexStoreError, match=r"shard-000002.npy is missing or damaged .*remove the shard's "
+                                                  r"files \(shard-000002\.\*\) and run the command again"):
+            attempt()
+    assert not (tmp_path / "idx" / "manifest.json").exists()
+
+
 def test_a_shard_written_as_json_lines_by_an_older_release_is_embedded_again(tmp_path):
     """Shards now hold their passages as a store the build copies inside SQLite; a folder of an older release
     (passages as JSON lines beside the vectors) has no such store, so its shards count as missing, not as broken."""

@@ -31,7 +31,7 @@ from tanglerag.index.manifest import IndexManifest
 from tanglerag.index.passage_index import faiss_disk_errors, index_lock, write_version
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
 from tanglerag.index.passage_store import StoreWriter
-from tanglerag.index.shards import PASSAGES, VECTORS, read_plan, shard_damage, shard_done, shard_file
+from tanglerag.index.shards import PASSAGES, VECTORS, read_plan, shard_damage, shard_done, shard_file, shard_vectors
 from tanglerag.index.spool import gather_rows
 from tanglerag.index.streaming import dense_from, write_bm25
 
@@ -47,7 +47,7 @@ class ShardVectors:
         self.files = [f for f in (shard_file(folder, n, VECTORS) for n in range(shards)) if _rows(f)]
         self.counts = [_rows(f) for f in self.files]
         self.count = sum(self.counts)
-        self.dim = int(np.load(self.files[0], mmap_mode="r").shape[1]) if self.files else 0
+        self.dim = int(shard_vectors(self.files[0]).shape[1]) if self.files else 0
 
     def blocks(self) -> Iterator[np.ndarray]:
         """Every vector in order, ``BLOCK`` rows at a time read from the files (not mapped: pages of a mapping stay
@@ -67,11 +67,11 @@ class ShardVectors:
     def rows(self, positions: np.ndarray) -> np.ndarray:
         """The vectors at these sorted positions of the whole corpus, gathered shard by shard (each mapped while
         its rows are read)."""
-        return gather_rows(positions, (np.load(file, mmap_mode="r") for file in self.files), self.dim)
+        return gather_rows(positions, (shard_vectors(file) for file in self.files), self.dim)
 
 
 def _rows(file: Path) -> int:
-    return int(np.load(file, mmap_mode="r").shape[0])
+    return int(shard_vectors(file).shape[0])
 
 
 def build_from_shards(out: Path, folder: Path, config: IndexConfig, embedder_name: str | None = None, *,
@@ -90,7 +90,7 @@ def build_from_shards(out: Path, folder: Path, config: IndexConfig, embedder_nam
         with StoreWriter(data / PASSAGES_FILE) as store:
             for number in range(len(plan.shards)):
                 before = store.count
-                with shard_damage(folder, number):
+                with shard_damage():
                     store.copy_from(shard_file(folder, number, PASSAGES))
                 if progress is not None:
                     progress(store.count - before)

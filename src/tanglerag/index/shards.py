@@ -213,26 +213,43 @@ def write_shard(folder: Path, number: int, passages: list[Passage], vectors: np.
     atomic_write_npy(shard_file(folder, number, VECTORS), vectors)
 
 
+def damaged_shard(path: Path, reason: str) -> IndexStoreError:
+    """What a shard file that cannot be read is mended by: embedding its shard again."""
+    return IndexStoreError(f"{path} is missing or damaged ({reason}); remove the shard's files "
+                           f"({path.name.split('.')[0]}.*) and run the command again")
+
+
 @contextmanager
-def shard_damage(folder: Path, number: int) -> Iterator[None]:
+def shard_damage() -> Iterator[None]:
     """A shard's store SQLite cannot read is mended by embedding the shard again, not by what ``StoreDamaged`` says
     of an index's store (``tanglerag index CORPUS --out`` the shards folder)."""
     try:
         yield
     except StoreDamaged as exc:
-        raise IndexStoreError(f"{exc.path} is missing or damaged ({exc.reason}); remove the shard's files "
-                              f"({_stem(folder, number).name}.*) and run the command again") from exc
+        raise damaged_shard(exc.path, exc.reason) from exc
+
+
+def shard_vectors(file: Path, mmap_mode: Literal["r"] | None = "r") -> np.ndarray:
+    """A shard's vectors, mapped (or read); a file numpy cannot take (cut short, not an array) is the shard's damage,
+    said in one line like a damaged store's, not a traceback."""
+    try:
+        vectors: np.ndarray = np.load(file, mmap_mode=mmap_mode)
+    except (ValueError, OSError) as exc:
+        raise damaged_shard(file, str(exc)) from exc
+    if vectors.ndim != 2:
+        raise damaged_shard(file, f"an array of {vectors.ndim} dimension(s), not rows of vectors")
+    return vectors
 
 
 def read_shard(folder: Path, number: int) -> tuple[list[Passage], np.ndarray]:
     """A finished shard's passages, in order, and their vectors."""
-    with shard_damage(folder, number):
+    with shard_damage():
         store = PassageStore(shard_file(folder, number, PASSAGES))
         try:
             passages = list(store)
         finally:
             store.close()
-    vectors = np.load(shard_file(folder, number, VECTORS))
+    vectors = shard_vectors(shard_file(folder, number, VECTORS), mmap_mode=None)
     if len(passages) != len(vectors):
         raise IndexStoreError(f"{_stem(folder, number)}: {len(vectors)} vectors for {len(passages)} passages; remove "
                               "the shard's files and run the command again")
