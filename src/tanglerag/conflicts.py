@@ -131,11 +131,18 @@ class Claim(BaseModel):
     passage_id: str
     supported: bool = Field(False, description="the quote was found in the passage (after normalising)")
     answer_found: bool = Field(False, description="every word of the answer is in the passage (after normalising)")
+    relevance: float = Field(1.0, description="share of the question's content words its passage holds")
+    relevant: bool = Field(True, description="its passage is about the question asked (ledger.relevance)")
 
     @property
     def grounded(self) -> bool:
         """The passage holds the claim: its quote, or at least the answer's words. Only grounded claims witness."""
         return self.supported or self.answer_found
+
+    @property
+    def competes(self) -> bool:
+        """A claim that stands for an answer: grounded in a passage about the question asked."""
+        return self.grounded and self.relevant
 
 
 class Side(BaseModel):
@@ -147,6 +154,7 @@ class Side(BaseModel):
     passages: list[str] = Field(default_factory=list)
     witnesses: int = 0
     verdict: Verdict = "kept"
+    note: str = Field("", description="why a policy set it aside or left it disputed, in a person's words")
 
 
 class PolicyTrial(BaseModel):
@@ -172,9 +180,11 @@ class ConflictReport(BaseModel):
 
 
 def _support_mark(claim: Claim) -> str:
+    off_topic = "" if claim.relevant else f" [about another question: relevance {claim.relevance:.2f}]"
     if claim.supported:
-        return ""
-    return " [quote not in the passage]" if claim.answer_found else " [unsupported: neither quote nor answer found]"
+        return off_topic
+    return off_topic + (" [quote not in the passage]" if claim.answer_found
+                        else " [unsupported: neither quote nor answer found]")
 
 
 _SEVERITY: dict[ConflictKind, int] = {"none": 0, "complementary": 1, "outdated": 2, "misinformation": 3,
@@ -210,7 +220,7 @@ class ConflictStep(TraceStep):
             out.append(f"  {report.kind}{f' about {report.about}' if report.about else ''}: "
                        f"{report.rule or 'no rule decided'}")
             out += [f"    {side.verdict}: {side.answer} - {side.witnesses} witness(es) <- {', '.join(side.passages)}"
-                    for side in report.sides]
+                    + (f" ({side.note})" if side.note and side.verdict != "kept" else "") for side in report.sides]
             out += [f"    {t.policy}: {t.outcome}" for t in report.trials]
         return out
 

@@ -69,6 +69,15 @@ def drop_dangling_citations(text: str, n: int) -> str:
     return re.sub(r"\s+", " ", _CITATION.sub(keep, text)).strip()
 
 
+SET_ASIDE = "Set aside:"
+"""Starts each line of an answer that names a side the evidence set aside: shown to the reader, not asserted."""
+
+
+def asserted_text(text: str) -> str:
+    """An answer's text without its ``Set aside:`` lines: what it asserts, which metrics score."""
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(SET_ASIDE))
+
+
 def strip_citations(text: str) -> str:
     return re.sub(r"\s+", " ", _CITATION.sub("", text)).strip()
 

@@ -9,7 +9,7 @@ from tanglerag.conflicts import ConflictStep
 from tanglerag.errors import ConfigError, InputError
 from tanglerag.methods.base import make_method
 from tanglerag.methods.ledger.claims import read_claim_lines
-from tanglerag.methods.ledger.policies import as_of
+from tanglerag.methods.ledger.moment import as_of
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
 from tanglerag.types import Passage, Question
@@ -85,9 +85,11 @@ def test_a_passage_that_names_an_answer_it_was_not_read_for_corroborates_it(llm_
     answer, step, _ = ask(llm_factory, docs("a", "bulls", "wrong"), canned=backend(unsure))
     assert [c.passage_id for c in step.claims] == ["a", "wrong"]
     assert verdicts(step) == {"1963": "kept", "1998": "rejected"} and step.reports[0].rule == "witnesses 2 vs 1"
-    assert answer.citations == ["a"]  # cited where it was read; corroborated by "bulls"
+    assert answer.citations == ["a", "wrong"]  # cited where it was read (corroborated by "bulls"), and set aside
+    assert answer.text.splitlines()[1] == ("Set aside: 1998 (Michael Jordan, the basketball player): fewer "
+                                           "independent sources (1 against 2); no source named, undated [3]")
     _, copies, _ = ask(llm_factory, docs("a", "copy", "wrong"), canned=backend(unsure))
-    assert copies.reports[0].trials[1].outcome == "witnesses tie at 1"  # a copy that names it is still one source
+    assert copies.reports[0].trials[3].outcome == "witnesses tie at 1"  # a copy that names it is still one source
 
 
 def test_same_thing_versions_lets_independent_documents_answer_side_by_side(llm_factory):
@@ -107,7 +109,8 @@ def test_copies_of_one_document_count_once(llm_factory):
     _, step, _ = ask(llm_factory, docs("a", "copy", "wrong"))
     assert step.copies == [["a", "copy"]]
     assert verdicts(step) == {"1963": "disputed", "1998": "disputed"}  # 1 witness each: a copy adds none
-    assert [t.outcome for t in step.reports[0].trials[:2]] == ["no date for 1963, 1998", "witnesses tie at 1"]
+    assert [t.outcome for t in step.reports[0].trials[1:4]] == ["no date for 1963, 1998", "no authority for 1963, 1998",
+                                                                "witnesses tie at 1"]
 
 
 def test_more_independent_witnesses_win_and_other_things_stand_beside_them(llm_factory):
@@ -116,8 +119,10 @@ def test_more_independent_witnesses_win_and_other_things_stand_beside_them(llm_f
     assert conflict.kind == "misinformation" and conflict.rule == "witnesses 2 vs 1"
     assert verdicts(step) == {"1963": "kept", "1998": "rejected", "1956": "kept"}
     assert answer.text == ("1963 (Michael Jordan, the basketball player) [1][2][3]\n"
-                           "1956 (Michael I. Jordan, the scientist) [5]")
-    assert answer.citations == ["a", "copy", "bulls", "scientist"] and step.overall == "misinformation"
+                           "1956 (Michael I. Jordan, the scientist) [5]\n"
+                           "Set aside: 1998 (Michael Jordan, the basketball player): fewer independent sources "
+                           "(1 against 2); no source named, undated [4]")
+    assert answer.citations == ["a", "copy", "bulls", "scientist", "wrong"] and step.overall == "misinformation"
     assert [p.answer for p in answer.parts] == ["1963", "1956"]
 
 

@@ -14,7 +14,7 @@ from collections import Counter
 from tanglerag.datasets.base import QAExample
 from tanglerag.datasets.disambig import Disambiguation
 from tanglerag.metrics.registry import METRICS, READER_METRICS, Reader
-from tanglerag.text import best_over, normalize_answer, strip_citations, token_f1
+from tanglerag.text import asserted_text, best_over, normalize_answer, strip_citations, token_f1
 from tanglerag.types import Answer
 
 
@@ -36,7 +36,7 @@ def _response(answer: Answer) -> str:
     """The response without citation marks, one answer per line as generated."""
     if answer.is_unknown:
         return ""
-    return "\n".join(filter(None, (strip_citations(line) for line in answer.text.splitlines())))
+    return "\n".join(filter(None, (strip_citations(line) for line in asserted_text(answer.text).splitlines())))
 
 
 def _mean(values: list[float]) -> float | None:

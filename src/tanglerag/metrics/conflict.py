@@ -5,7 +5,8 @@ RAMDocs labels each document correct / misinfo / noise and lists the question's 
 MADAM-RAG paper scores a response correct only when it contains every gold answer and none of the wrong ones
 (matched after SQuAD normalisation, as containment in the response). We match whole words of the normalised
 response, so a wrong answer "19" is not found inside "1990"; that is stricter than a plain substring test, and the
-only difference we know of.
+only difference we know of. The response is what the answer asserts: the ledger's ``Set aside:`` lines, which name
+the answers it rejected and why, are shown to the reader but not scored as given (``tanglerag.text.asserted_text``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from tanglerag.conflicts import ConflictStep
 from tanglerag.datasets.base import QAExample
 from tanglerag.metrics.registry import METRICS
-from tanglerag.text import normalize_answer, strip_citations
+from tanglerag.text import asserted_text, normalize_answer, strip_citations
 from tanglerag.types import Answer
 
 
@@ -24,7 +25,7 @@ def _contains(response: str, answer: str) -> bool:
 
 def _response(answer: Answer) -> str:
     """The normalised response (every line: multi-answer methods give one per answer); empty when unknown."""
-    return "" if answer.is_unknown else normalize_answer(strip_citations(answer.text))
+    return "" if answer.is_unknown else normalize_answer(strip_citations(asserted_text(answer.text)))
 
 
 def _wrong(example: QAExample) -> list[str]:

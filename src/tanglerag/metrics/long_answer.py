@@ -17,7 +17,7 @@ from typing import Any
 from tanglerag.datasets.base import QAExample
 from tanglerag.datasets.disambig import Disambiguation
 from tanglerag.metrics.registry import CUTOFF_METRICS, DERIVED, METRICS, Metric
-from tanglerag.text import normalize_answer, strip_citations
+from tanglerag.text import asserted_text, normalize_answer, strip_citations
 from tanglerag.types import Answer
 
 
@@ -35,7 +35,7 @@ def rouge_l(answer: Answer, example: QAExample) -> float | None:
         return None
     if answer.is_unknown:
         return 0.0
-    response = strip_citations(answer.text)
+    response = strip_citations(asserted_text(answer.text))
     return float(max(_scorer().score(gold, response)["rougeL"].fmeasure for gold in golds))
 
 

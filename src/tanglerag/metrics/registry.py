@@ -16,7 +16,7 @@ from tanglerag.datasets.base import QAExample
 from tanglerag.errors import ConfigError, InputError
 from tanglerag.family import families
 from tanglerag.registry import Registry
-from tanglerag.text import UNKNOWN, best_over, exact_match, normalize_answer, strip_citations, token_f1
+from tanglerag.text import UNKNOWN, asserted_text, best_over, exact_match, normalize_answer, strip_citations, token_f1
 from tanglerag.types import Answer
 
 Metric = Callable[[Answer, QAExample], float | None]
@@ -69,7 +69,7 @@ def family_metrics() -> dict[str, Metric]:
 
 
 def _prediction(answer: Answer) -> str:
-    return UNKNOWN if answer.is_unknown else strip_citations(answer.text)
+    return UNKNOWN if answer.is_unknown else strip_citations(asserted_text(answer.text))
 
 
 @METRICS.add("em")
@@ -87,7 +87,7 @@ def accuracy(answer: Answer, example: QAExample) -> float:
     """A gold answer string contained in the output (the loose match CDIT's paper uses, after PopQA)."""
     if answer.is_unknown:
         return 0.0
-    text = f" {normalize_answer(strip_citations(answer.text))} "
+    text = f" {normalize_answer(strip_citations(asserted_text(answer.text)))} "
     return float(any(f" {normalize_answer(g)} " in text for g in example.answers if normalize_answer(g)))
 
 

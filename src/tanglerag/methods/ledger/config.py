@@ -4,19 +4,28 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tanglerag.config import Section, TokenBudget
 from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 
-Policy = Literal["witnesses", "newest", "authority", "prior", "show-all"]
+Policy = Literal["supersede", "newest", "authority", "witnesses", "provenance", "prior", "show-all"]
 
 
 def _default_policies() -> list[Policy]:
-    """Dates first: a newer statement wins over older ones however many repeat them (an amended policy over the
-    copies of the old one); where a side has no date, witnesses decide. On RAMDocs, whose documents carry no dates,
-    the order changes nothing (docs/results/conflicts.md)."""
-    return ["newest", "witnesses", "authority", "show-all"]
+    """A source's own newer statement first (an amendment supersedes the text it amends, whatever stands beside
+    it); then dates across sources, declared trust, independent witnesses, and last how well each side says where it
+    comes from (a dated, named source over an undated rumour). Dates and trust are the user's metadata; on RAMDocs,
+    whose documents carry none, only witnesses decide (docs/results/conflicts.md)."""
+    return ["supersede", "newest", "authority", "witnesses", "provenance", "show-all"]
+
+
+class ProvenanceWeights(BaseModel):
+    """The ``provenance`` policy's rank of a document: a weight for naming its source, one for being dated."""
+
+    model_config = ConfigDict(extra="forbid")
+    source: float = Field(1.0, ge=0, allow_inf_nan=False)
+    date: float = Field(1.0, ge=0, allow_inf_nan=False)
 
 
 class LedgerConfig(Section):
@@ -25,9 +34,11 @@ class LedgerConfig(Section):
 
     policies: list[Policy] = Field(default_factory=_default_policies,  # each once: said in the schema too
                                    min_length=1, json_schema_extra={"uniqueItems": True}, description=(
-        "resolution policies tried in order on each conflict until one decides: witnesses (more independent "
-        "sources win), newest (by date; 'as of YEAR' in the question picks the answer valid then), authority, "
-        "prior (one call: the model's own answer without the passages), show-all (every side disputed)"))
+        "resolution policies tried in order on each conflict until one decides: supersede (one source's newest "
+        "statement supersedes its older ones), newest (by date; 'as of DATE' in the question picks the answer valid "
+        "then; undated sides are left to the next policy), authority (declared trust, where given), witnesses (more "
+        "independent sources win), provenance (a dated, named source over an anonymous or undated one), prior (one "
+        "call: the model's own answer without the passages), show-all (every side disputed)"))
     show_disputed: Literal["never", "independent", "always"] = Field("independent", description=(
         "which answers no policy settled go into the answer text, marked disputed (the report always has them): "
         "never; independent (unless the dispute is between versions of one document, a conflict for certain, "
@@ -44,6 +55,11 @@ class LedgerConfig(Section):
     about_similarity: float = Field(0.9, gt=0, le=1, description=(
         "similarity of two claims' 'about' (rapidfuzz token set ratio) from which they are about the same thing; "
         "below it their different answers are complementary"))
+    relevance: float = Field(0.5, ge=0, le=1, description=(
+        "share of the question's content words a passage must hold for its claim to compete; claims of passages "
+        "about other questions are kept in the trace, marked, and decide nothing (0 lets every claim compete)"))
+    provenance_weights: ProvenanceWeights = Field(default_factory=lambda: ProvenanceWeights(), description=(
+        "what the provenance policy weighs: a named source and a date on the side's best document"))
     claim_tokens: TokenBudget = Field(96, description="budget of one passage's claim (answer, about, quote)")
     prior_tokens: TokenBudget = Field(24, description="budget of the prior policy's closed-book answer")
     authority_tiers: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_AUTHORITY_TIERS), description=(

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from tanglerag.conflicts import (
     DEFAULT_AUTHORITY_TIERS,
+    Claim,
     ConflictReport,
     ConflictStep,
     DocumentMeta,
@@ -29,14 +30,16 @@ from tanglerag.llm.structured import Decision
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
 from tanglerag.methods.ledger.claims import read_claims
 from tanglerag.methods.ledger.config import LedgerConfig
-from tanglerag.methods.ledger.independence import Independence, independence
-from tanglerag.methods.ledger.policies import Evidence, resolve, timeless
+from tanglerag.methods.ledger.independence import independence
+from tanglerag.methods.ledger.moment import timeless
+from tanglerag.methods.ledger.policies import Evidence, resolve
+from tanglerag.methods.ledger.presentation import answer_text, withheld
 from tanglerag.methods.ledger.prompts import prior_messages
+from tanglerag.methods.ledger.relevance import relevance
 from tanglerag.methods.ledger.sides import build_sides, things
-from tanglerag.stages.multi_answer import render
 from tanglerag.text import UNKNOWN, first_answer_line
 from tanglerag.tracking import record_step, stage
-from tanglerag.types import AnswerPart, Question, RetrievedPassage
+from tanglerag.types import Question, RetrievedPassage
 
 
 class PriorReply(BaseModel):
@@ -62,25 +65,17 @@ def _about(group: list[Side]) -> str:
     return next((s.about for s in group if s.about), "")
 
 
-def withheld(reports: list[ConflictReport], found: Independence, show_disputed: str) -> list[Side]:
-    """The disputed sides ``ledger.show_disputed`` leaves out of the answer text: all, none, or (``independent``)
-    those disputed with a version of their own document."""
-    disputed = [[s for s in r.sides if s.verdict == "disputed"] for r in reports]
-    if show_disputed != "independent":
-        return [s for group in disputed for s in group] if show_disputed == "never" else []
-    held = []
-    for group in disputed:
-        documents = [{found.document[p] for p in side.passages} for side in group]
-        held += [side for i, side in enumerate(group) if any(documents[i] & other for other in documents[:i]
-                                                             + documents[i + 1:])]
-    return held
+def passage_relevance(passages: list[RetrievedPassage], question: str) -> dict[str, float]:
+    """Each passage's share of the question's content words, its title counted with its text."""
+    return {hit.passage.id: relevance(question, f"{hit.passage.title} {hit.passage.text}") for hit in passages}
 
 
-def _parts(sides: list[Side], held: list[Side]) -> list[AnswerPart]:
-    """The kept answers and the disputed ones not held back (marked), the best witnessed first."""
-    shown = [s for s in sides if s.verdict == "kept" or (s.verdict == "disputed" and all(s is not h for h in held))]
-    return [AnswerPart(answer=s.answer, descriptor=f"{s.about}, disputed" if s.verdict == "disputed" else s.about,
-                       citations=s.passages) for s in shown]
+def mark_relevance(claims: list[Claim], scores: dict[str, float], threshold: float) -> None:
+    """Claims of passages about another question (below ``ledger.relevance``) stay in the trace, marked, but
+    compete for nothing."""
+    for claim in claims:
+        claim.relevance = scores[claim.passage_id]
+        claim.relevant = claim.relevance >= threshold
 
 
 def provenance(passages: list[RetrievedPassage], tiers: dict[str, float]) -> dict[str, DocumentMeta]:
@@ -121,21 +116,25 @@ class LedgerMethod(Method):
             return MethodOutput.abstain()
         config = self.settings.section(LedgerConfig)
         metas = provenance(passages, config.authority_tiers)
-        claims, unread = read_claims(self.llm, timeless(question.text), passages, self.settings.methods.passage_words,
+        asked = timeless(question.text)
+        claims, unread = read_claims(self.llm, asked, passages, self.settings.methods.passage_words,
                                      config.claim_tokens)
+        scores = passage_relevance(passages, asked)
+        mark_relevance(claims, scores, config.relevance)
         found = independence(passages, metas, config.duplicate_similarity)
-        sides = build_sides(claims, found, {hit.passage.id: hit.passage.text for hit in passages})
-        evidence = Evidence(question=question.text, metas=metas, ask_prior=lambda: self._prior(question.text))
+        sides = build_sides(claims, found, {hit.passage.id: hit.passage.text for hit in passages
+                                            if scores[hit.passage.id] >= config.relevance})
+        evidence = Evidence(question=question.text, metas=metas, ask_prior=lambda: self._prior(question.text),
+                            found=found, weights=config.provenance_weights)
         about = config.about_similarity if config.same_thing == "about" else None
         in_time = frozenset(id(s) for s in sides if evidence.moment and evidence.newest_date(s) is not None)
         reports = settle(things(sides, found, about, question.text, in_time), list(config.policies), evidence)
         dates = {pid: meta.date for pid, meta in metas.items() if meta.date is not None}
-        held = withheld(reports, found, config.show_disputed)
+        held = withheld(reports, found, config.show_disputed, evidence)
         record_step(ConflictStep(claims=claims, reports=reports, policies=list(config.policies),
                                  documents={pid: meta for pid, meta in metas.items() if not meta.is_empty()},
                                  copies=found.copies(dates), unread=unread, withheld=[s.answer for s in held]))
-        parts = _parts(sides, held)
-        text, citations = render(parts, passages)
+        text, citations, parts = answer_text(sides, held, passages, evidence)
         return MethodOutput(text, citations, unknown=not parts, parts=parts)
 
     def _prior(self, question: str) -> str:

@@ -1,11 +1,17 @@
 """Resolution policies: each looks at the sides still standing in one conflict and keeps those its evidence
 favours, or says why it cannot tell them apart. They are tried in the order ``ledger.policies`` gives until one
-leaves a single side (it decided) or ``show-all`` reports the rest as disputed; every trial is recorded.
+leaves a single side (it decided) or ``show-all`` reports the rest as disputed; every trial is recorded, and every
+side a policy sets aside carries a note saying why, in a person's words.
 
+- ``supersede``: one source (a named ``source``, or versions of one document) stating different answers at
+  different dates: its newest statement supersedes its older ones (they are outdated), whatever other sides say.
+- ``newest``: the newest dated side stands; with "as of DATE" in the question, the newest dated by then, and sides
+  dated after it are set aside. Undated sides neither win nor block it: they stand for the next policy.
+- ``authority``: the sides of the most trusted documents (a number or a named tier in the metadata) stand over
+  sides with a lower one; sides without one stand for the next policy.
 - ``witnesses``: the sides with the most independent sources stand.
-- ``newest``: the newest dated side stands; with "as of YEAR" or "as of May 2, 2019" (or "in", "by", "during", "on")
-  in the question, the newest dated by then. Needs a date on every side.
-- ``authority``: the side of the most trusted document stands. Needs an authority on every side.
+- ``provenance``: a side whose document names its source and is dated outranks an anonymous or undated one
+  (``ledger.provenance_weights``).
 - ``prior``: the side the model's own answer (one call, no passages) names stands, if it names exactly one.
 - ``show-all``: every standing side is reported as disputed.
 """
@@ -13,67 +19,28 @@ leaves a single side (it decided) or ``show-all`` reports the rest as disputed; 
 from __future__ import annotations
 
 import datetime
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tanglerag.conflicts import ConflictKind, ConflictReport, DocumentMeta, PolicyTrial, Side
+from tanglerag.methods.ledger.config import ProvenanceWeights
+from tanglerag.methods.ledger.independence import Independence
+from tanglerag.methods.ledger.moment import AsOf, as_of
 from tanglerag.methods.ledger.sides import same_answer
 from tanglerag.text import is_unknown
-
-_DATE = (r"(?:(?P<iso>\d{4}-\d{2}-\d{2})|(?P<mdy>[a-z]+\.? \d{1,2},? \d{4})|(?P<dmy>\d{1,2} [a-z]+\.? \d{4})|"
-         r"(?P<year>\d{4}))\b")  # the ways a question names a day or a year
-_AS_OF = re.compile(r"\b(?:as of|as at|in|by|during|on)\s+" + _DATE, re.IGNORECASE)
-_FORMATS = {"iso": ("%Y-%m-%d",), "mdy": ("%B %d %Y", "%b %d %Y"), "dmy": ("%d %B %Y", "%d %b %Y")}
-
-
-@dataclass(frozen=True)
-class AsOf:
-    """The moment a question asks about: a day, or (``year`` only) the whole of a year."""
-
-    last_day: datetime.date
-    text: str
-
-    def admits(self, date: datetime.date) -> bool:
-        return date <= self.last_day
-
-
-_STATED_AS_OF = re.compile(r",?\s*\b(?:as of|as at)\s+" + _DATE, re.IGNORECASE)
-
-
-def timeless(question: str) -> str:
-    """The question without its "as of DATE" clause: what each document is asked. The moment is the ledger's to
-    apply, by the documents' dates; asked with it, the 1.5B model reads a document dated before the moment as not
-    answering ("as of 2004" against a 2003 record: "unknown"), so the answer valid then never becomes a claim. Only
-    "as of" and "as at" are taken out: "in 1998" is often what the question is about (the 1998 final)."""
-    return _STATED_AS_OF.sub("", question).strip() or question
-
-
-def as_of(question: str) -> AsOf | None:
-    """The date a question asks about ("as of 2019", "as of May 02, 2019"), the last one named; None when it names
-    none. A name that is not a date ("in May 32, 2019") is read as no date."""
-    for match in reversed(list(_AS_OF.finditer(question))):
-        kind, text = next((k, v) for k, v in match.groupdict().items() if v)
-        if kind == "year":
-            return AsOf(last_day=datetime.date(int(text), 12, 31), text=text)
-        cleaned = text.replace(",", "").replace(".", "")
-        for pattern in _FORMATS[kind]:
-            try:
-                day = datetime.datetime.strptime(cleaned, pattern).date()
-            except ValueError:
-                continue
-            return AsOf(last_day=day, text=day.isoformat())
-    return None
 
 
 @dataclass
 class Evidence:
     """What policies may consult besides the sides: the question and the moment it asks about, each passage's
-    provenance, and the model's own answer, asked at most once a question and only if a policy reaches for it."""
+    provenance and document, and the model's own answer, asked at most once a question and only if a policy reaches
+    for it."""
 
     question: str
     metas: dict[str, DocumentMeta]
     ask_prior: Callable[[], str]
+    found: Independence | None = None
+    weights: ProvenanceWeights = field(default_factory=ProvenanceWeights)
     _prior: list[str] = field(default_factory=list)
     moment: AsOf | None = field(init=False)
 
@@ -90,6 +57,26 @@ class Evidence:
 
     def authority(self, side: Side) -> float | None:
         return max((a for p in side.passages if (a := self.metas[p].authority) is not None), default=None)
+
+    def standing_of(self, side: Side) -> float:
+        """How well a side's best document says where it comes from: a named source and a date, weighted."""
+        weights = self.weights
+        return max((weights.source * (m.source is not None) + weights.date * (m.date is not None)
+                    for m in (self.metas[p] for p in side.passages)), default=0.0)
+
+    def lineage(self, passage_id: str) -> tuple[str, str]:
+        """Who states a passage: its named source, else its document (copies and versions share one)."""
+        source = self.metas[passage_id].source
+        if source is not None:
+            return "source", source
+        document = self.found.document[passage_id] if self.found is not None else passage_id
+        return "document", str(document)
+
+    def provenance(self, side: Side) -> str:
+        """Where a side's best-placed document comes from, for a person: "HR handbook, 2024-03-01", "undated"."""
+        metas = sorted((self.metas[p] for p in side.passages), key=lambda m: (m.source is None, m.date is None))
+        best = metas[0] if metas else DocumentMeta()
+        return f"{best.source or 'no source named'}, {best.date.isoformat() if best.date else 'undated'}"
 
 
 Ruling = tuple[list[Side], str]
@@ -109,32 +96,88 @@ def _best(standing: list[Side], score: Callable[[Side], float], described: Calla
     return kept, f"{name} {described(kept[0])}" + (f" vs {others}" if others else "")
 
 
-def witnesses(standing: list[Side], evidence: Evidence) -> Ruling:
-    return _best(standing, lambda s: s.witnesses, lambda s: str(s.witnesses), "witnesses")
+def _note(sides: list[Side], note: str) -> None:
+    for side in sides:
+        side.note = note
+
+
+def supersede(standing: list[Side], evidence: Evidence) -> Ruling:
+    """Within each lineage that states two answers at two dates, the statements older than its newest one (by the
+    moment, when the question names one) are superseded, and so are those dated after the moment; a side all of whose
+    statements are superseded is outdated."""
+    statements: dict[tuple[str, str], list[tuple[datetime.date, Side, str]]] = {}
+    for side in standing:
+        for pid in side.passages:
+            if (date := evidence.metas[pid].date) is not None:
+                statements.setdefault(evidence.lineage(pid), []).append((date, side, pid))
+    superseded: dict[str, str] = {}
+    found = []
+    for (_, name), stated in statements.items():
+        if len({id(s) for _, s, _ in stated}) < 2:
+            continue
+        moment = evidence.moment
+        admitted = [st for st in stated if moment is None or moment.admits(st[0])]
+        current = max((d for d, _, _ in admitted), default=None)
+        if current is None or len({id(s) for d, s, _ in admitted if d == current}) > 1:
+            continue
+        for date, _, pid in stated:
+            if date != current:
+                superseded[pid] = (f"dated after {moment.text}" if moment is not None and not moment.admits(date)
+                                   else f"outdated: {name} {date.isoformat()}, superseded by its {current.isoformat()}")
+        found.append(f"{name}: {current.isoformat()} supersedes the rest")
+    outdated = [s for s in standing if s.passages and all(p in superseded for p in s.passages)]
+    for side in outdated:
+        side.note = superseded[side.passages[0]]
+    if not outdated:
+        return standing, "no source states different answers at different dates"
+    return _left_out(standing, outdated), "; ".join(found)
 
 
 def newest(standing: list[Side], evidence: Evidence) -> Ruling:
     dates = {id(s): d for s in standing if (d := evidence.newest_date(s)) is not None}
-    if len(dates) < len(standing):
+    if len(dates) < 2:
         return standing, f"no date for {', '.join(s.answer for s in standing if id(s) not in dates)}"
     moment = evidence.moment
-    eligible = [s for s in standing if moment is None or moment.admits(dates[id(s)])]
-    if moment is not None and not eligible:
-        return standing, f"no answer dated by {moment.text}"
-    chosen, found = _best(eligible, lambda s: dates[id(s)].toordinal(), lambda s: str(dates[id(s)]),
-                          "newest" if moment is None else f"as of {moment.text}: newest")
-    if len(chosen) == len(standing):
-        return standing, found
-    if moment is not None:
-        found += "".join(f"; {s.answer} dated after {moment.text}" for s in _left_out(standing, eligible))
-    return chosen, found
+    dated = [s for s in standing if id(s) in dates]
+    eligible = [s for s in dated if moment is None or moment.admits(dates[id(s)])]
+    if not eligible:
+        return standing, f"no answer dated by {moment.text if moment else '?'}"
+    top = max(dates[id(s)] for s in eligible)
+    newer = [s for s in eligible if dates[id(s)] == top]
+    late = _left_out(dated, eligible)
+    older = _left_out(eligible, newer)
+    if not late and not older:
+        return standing, f"newest tie at {top}"
+    _note(older, f"older: {', '.join(str(dates[id(s)]) for s in older)}, against {top}")
+    for side in late:
+        side.note = f"dated after {moment.text if moment else '?'} ({dates[id(side)]})"
+    label = "newest" if moment is None else f"as of {moment.text}: newest"
+    found = f"{label} {top}" + (f" vs {', '.join(str(dates[id(s)]) for s in older)}" if older else "")
+    found += "".join(f"; {s.answer} dated after {moment.text}" for s in late if moment is not None)
+    return _left_out(standing, late + older), found
 
 
 def authority(standing: list[Side], evidence: Evidence) -> Ruling:
     scores = {id(s): a for s in standing if (a := evidence.authority(s)) is not None}
-    if len(scores) < len(standing):
+    if len(scores) < 2:
         return standing, f"no authority for {', '.join(s.answer for s in standing if id(s) not in scores)}"
-    return _best(standing, lambda s: scores[id(s)], lambda s: f"{scores[id(s)]:g}", "authority")
+    rated = [s for s in standing if id(s) in scores]
+    kept, found = _best(rated, lambda s: scores[id(s)], lambda s: f"{scores[id(s)]:g}", "authority")
+    _note(_left_out(rated, kept), f"less trusted: authority {min(scores.values()):g}")
+    return _left_out(standing, _left_out(rated, kept)), found
+
+
+def witnesses(standing: list[Side], evidence: Evidence) -> Ruling:
+    kept, found = _best(standing, lambda s: s.witnesses, lambda s: str(s.witnesses), "witnesses")
+    for side in _left_out(standing, kept):
+        side.note = f"fewer independent sources ({side.witnesses} against {kept[0].witnesses})"
+    return kept, found
+
+
+def provenance(standing: list[Side], evidence: Evidence) -> Ruling:
+    kept, found = _best(standing, evidence.standing_of, lambda s: evidence.provenance(s), "provenance")
+    _note(_left_out(standing, kept), "unverified")
+    return kept, found
 
 
 def prior(standing: list[Side], evidence: Evidence) -> Ruling:
@@ -144,19 +187,23 @@ def prior(standing: list[Side], evidence: Evidence) -> Ruling:
     named = [s for s in standing if same_answer(s.answer, own)]
     if len(named) != 1:
         return standing, f"the model's own answer {own!r} names {'none' if not named else 'several'} of the sides"
+    _note(_left_out(standing, named), "not what the model knows without the passages")
     return named, f"the model's own answer is {own!r}"
 
 
 POLICIES: dict[str, Callable[[list[Side], Evidence], Ruling]] = {
-    "witnesses": witnesses, "newest": newest, "authority": authority, "prior": prior}
+    "supersede": supersede, "newest": newest, "authority": authority, "witnesses": witnesses,
+    "provenance": provenance, "prior": prior}
 KIND_WHEN_DECIDED_BY: dict[str, ConflictKind] = {
-    "witnesses": "misinformation", "authority": "misinformation", "prior": "misinformation", "newest": "outdated"}
+    "supersede": "outdated", "newest": "outdated", "witnesses": "misinformation", "authority": "misinformation",
+    "provenance": "misinformation", "prior": "misinformation"}
 
 
 def resolve(sides: list[Side], about: str, policies: list[str], evidence: Evidence) -> ConflictReport:
     """Settle one conflict: sides a policy leaves out are rejected; the one left is kept; the rest, once the
-    policies are spent or ``show-all`` is reached, are disputed."""
-    standing, trials, decider = list(sides), [], None
+    policies are spent or ``show-all`` is reached, are disputed. The kind is the deciding policy's; undecided, the
+    kind of what was set aside on the way (outdated sides), else a dispute."""
+    standing, trials, decider, setting_aside = list(sides), [], None, []
     for name in policies:
         if name == "show-all":
             trials.append(PolicyTrial(policy=name, outcome=f"{len(standing)} answers reported as disputed",
@@ -165,6 +212,7 @@ def resolve(sides: list[Side], about: str, policies: list[str], evidence: Eviden
         kept, outcome = POLICIES[name](standing, evidence)
         for side in _left_out(standing, kept):
             side.verdict = "rejected"
+            setting_aside.append(name)
         standing = kept
         trials.append(PolicyTrial(policy=name, outcome=outcome, decided=len(kept) == 1))
         if len(kept) == 1:
@@ -172,6 +220,8 @@ def resolve(sides: list[Side], about: str, policies: list[str], evidence: Eviden
             break
     for side in standing:
         side.verdict = "kept" if decider else "disputed"
-    kind = KIND_WHEN_DECIDED_BY[decider] if decider else "conflicting_opinions"
+        if not decider:
+            side.note = "disputed"
+    kind: ConflictKind = KIND_WHEN_DECIDED_BY[decider] if decider else "conflicting_opinions"
     return ConflictReport(kind=kind, about=about, sides=sides, trials=trials,
                           rule=trials[-1].outcome if decider else "")

@@ -31,7 +31,7 @@ def build_sides(claims: list[Claim], independence: Independence, texts: dict[str
     """One side per answer the grounded claims give, in the order the passages came; the most witnessed first.
     ``texts``: every passage's text by id, for the passages that corroborate an answer they were not read for."""
     groups: list[list[Claim]] = []
-    for claim in (c for c in claims if c.grounded):
+    for claim in (c for c in claims if c.competes):
         group = next((g for g in groups if any(same_answer(claim.answer, c.answer) for c in g)), None)
         if group is None:
             groups.append([claim])

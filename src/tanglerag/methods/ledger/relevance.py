@@ -1,0 +1,45 @@
+"""Whether a passage answers the question asked, without the model.
+
+Retrieval over a real corpus brings passages written for other questions; the 1.5B model still reads a claim from
+most of them ("May 31 2019 (Thomas Rhett's new album)" for a question about a game's release), and a dated claim of
+another topic then wins on its date. A claim competes only when its passage holds enough of the question's content
+words: the share of them, compared by a crude stem, found in the passage's title and text. Crude on purpose: it
+costs nothing, explains itself ("holds 1 of 4 of the question's words") and its threshold, ``ledger.relevance``, is
+chosen on the tune half of the dev sets (docs/results/conflicts.md).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from tanglerag.text import normalize_answer
+
+_ASKING = frozenset({"new", "latest", "current", "currently", "now", "today", "recent", "recently", "newest", "year",
+                     "much", "many", "name", "called", "does", "did", "do", "was", "were", "is", "are", "has", "had",
+                     "play", "plays", "played", "come", "comes", "coming", "came", "going", "get", "got"})
+"""Words that say how a question asks rather than what it is about."""
+
+
+@cache
+def _stop_words() -> frozenset[str]:
+    """scikit-learn's English stop words (imported on first use: ~1 s that no other command should pay) and ours."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS) | _ASKING
+
+
+def stem(word: str) -> str:
+    """A crude stem: no plural s, at most six letters ("games" / "game", "directed" / "director")."""
+    return word.rstrip("s")[:6] if len(word) > 3 else word
+
+
+def content_stems(text: str) -> set[str]:
+    return {stem(w) for w in normalize_answer(text).split() if w not in _stop_words()}
+
+
+def relevance(question: str, passage: str) -> float:
+    """The share of the question's content words the passage holds (1.0 for a question that has none)."""
+    wanted = content_stems(question)
+    if not wanted:
+        return 1.0
+    return len(wanted & content_stems(passage)) / len(wanted)

@@ -1,0 +1,134 @@
+"""The ledger's policies as a person means them, on canned claims: an amendment supersedes the text it amends
+whatever undated rumour stands beside it; a dated, named source outranks an anonymous undated one; the answer leads
+with what the evidence favours and names what it set aside and why; only an explicit "as of" sets a moment; claims
+of passages about another question compete for nothing."""
+
+import json
+
+from tanglerag.conflicts import ConflictStep
+from tanglerag.methods.base import make_method
+from tanglerag.methods.ledger.moment import as_of, timeless
+from tanglerag.settings import Settings
+from tanglerag.testing import CannedBackend
+from tanglerag.text import asserted_text
+from tanglerag.types import Passage, Question
+from tests.conftest import as_retrieved, resources
+
+ALLOWANCE = Question(text="What is the yearly travel allowance?")
+FOLDER = {  # id: (text, metadata, (quote, answer, about)) - the issue's notes folder
+    "policy-2022.md": ("Travel policy. Each employee has a yearly travel allowance of 5,000 dollars.",
+                       {"date": "2022-01-10", "source": "HR handbook"},
+                       ("a yearly travel allowance of 5,000 dollars", "5,000 dollars", "the yearly travel allowance")),
+    "policy-2024.md": ("Travel policy, amended. Each employee has a yearly travel allowance of 6,500 dollars.",
+                       {"date": "2024-03-01", "source": "HR handbook"},
+                       ("a yearly travel allowance of 6,500 dollars", "6,500 dollars", "the yearly travel allowance")),
+    "forum.md": ("Someone on the forum says the yearly travel allowance is 9,000 dollars now.",
+                 {"source": "staff forum"},
+                 ("the yearly travel allowance is 9,000 dollars", "9,000 dollars", "the travel allowance")),
+}
+
+
+def canned(folder: dict) -> CannedBackend:
+    def respond(messages):
+        document = messages[-1].content.split("Document: ", 1)[1].split("\n\nQuestion:", 1)[0]
+        quote, answer, about = next(claim for text, _, claim in folder.values() if text == document)
+        return json.dumps({"quote": quote, "answer": answer, "about": about})
+    return CannedBackend(responder=respond, structured=True)
+
+
+def ask(llm_factory, folder: dict, question: Question = ALLOWANCE, *overrides: str):
+    llm = llm_factory(canned(folder), persistent=False)
+    llm.structured = "on"
+    passages = [Passage(id=pid, text=text, metadata=meta) for pid, (text, meta, _) in folder.items()]
+    answer = make_method("ledger", resources(llm, Settings.load(overrides=list(overrides)))).answer(
+        question, as_retrieved(passages))
+    return answer, answer.trace.find(ConflictStep)
+
+
+def notes(step: ConflictStep) -> dict[str, tuple[str, str]]:
+    return {side.answer: (side.verdict, side.note) for report in step.reports for side in report.sides}
+
+
+def test_an_amendment_supersedes_the_text_it_amends_and_a_dated_source_outranks_an_undated_rumour(llm_factory):
+    answer, step = ask(llm_factory, FOLDER)
+    lines = answer.text.splitlines()
+    assert lines[0] == "6,500 dollars (the yearly travel allowance) [2]"
+    assert lines[1:] == [
+        "Set aside: 5,000 dollars (the yearly travel allowance): outdated: HR handbook 2022-01-10, superseded by its "
+        "2024-03-01 [1]",
+        "Set aside: 9,000 dollars (the travel allowance): unverified; staff forum, undated [3]"]
+    assert asserted_text(answer.text) == lines[0] and [p.answer for p in answer.parts] == ["6,500 dollars"]
+    assert notes(step)["5,000 dollars"][0] == notes(step)["9,000 dollars"][0] == "rejected"
+    report = step.reports[0]
+    assert [t.policy for t in report.trials] == ["supersede", "newest", "authority", "witnesses", "provenance"]
+    assert report.trials[0].outcome == "HR handbook: 2024-03-01 supersedes the rest"
+    assert report.rule == "provenance HR handbook, 2024-03-01 vs staff forum, undated"
+
+
+def test_asked_as_of_a_year_the_version_valid_then_leads(llm_factory):
+    answer, step = ask(llm_factory, FOLDER, Question(text="What is the yearly travel allowance as of 2023?"))
+    assert answer.text.splitlines()[0] == "5,000 dollars (the yearly travel allowance) [1]"
+    assert notes(step)["6,500 dollars"] == ("rejected", "dated after 2023")
+    assert notes(step)["9,000 dollars"] == ("rejected", "unverified")
+
+
+def test_without_the_amendment_the_rumour_is_still_not_asserted_over_the_handbook(llm_factory):
+    answer, _ = ask(llm_factory, {k: v for k, v in FOLDER.items() if k != "policy-2024.md"})
+    assert [p.answer for p in answer.parts] == ["5,000 dollars"]
+
+
+def test_a_weaker_side_is_never_asserted_alone_while_a_stronger_one_is_held_back(llm_factory):
+    undated = {pid: (text, {}, claim) for pid, (text, _, claim) in FOLDER.items()}
+    undated["policy-2024.md"] = (FOLDER["policy-2022.md"][0].replace("5,000", "6,500"), {},
+                                 FOLDER["policy-2024.md"][2])  # an undated edit of the same text
+    answer, step = ask(llm_factory, undated)
+    assert sorted(step.withheld) == ["5,000 dollars", "6,500 dollars", "9,000 dollars"]
+    assert answer.is_unknown  # the versions disagree and the rumour is no stronger than either: nothing asserted
+
+
+def test_only_an_explicit_as_of_sets_a_moment():
+    assert as_of("Which country won the World Cup in 1998?") is None  # a year the question is about
+    assert as_of("who won the 1998 final") is None and as_of("Who was president by 2004?") is None
+    assert as_of("Who is the CEO as of 2021?").text == "2021"
+    assert as_of("Who was mayor at the time of 12 May 2019?").text == "2019-05-12"
+    assert as_of("Who is the mayor now?") is None and as_of("What is the latest version?") is None
+    assert timeless("Who is the CEO as of 2021?") == "Who is the CEO?"
+    assert timeless("Who won the World Cup in 1998?") == "Who won the World Cup in 1998?"
+
+
+def test_a_year_in_the_question_is_content_so_a_newer_almanac_that_answers_it_is_not_hidden(llm_factory):
+    folder = {
+        "almanac-2018": ("Sports almanac 2018. France won the 1998 World Cup, beating Brazil 3-0 in the final.",
+                         {"date": "2018-07-20", "source": "almanac"},
+                         ("France won the 1998 World Cup", "France", "the 1998 World Cup")),
+    }
+    answer, _ = ask(llm_factory, folder, Question(text="Which country won the World Cup in 1998?"))
+    assert [p.answer for p in answer.parts] == ["France"]
+
+
+def test_a_claim_from_a_passage_about_another_question_competes_for_nothing(llm_factory):
+    folder = {
+        "game": ("Jurassic World Evolution, the Jurassic World game, is set for release on June 12, 2018.",
+                 {"date": "2018-01-10"}, ("set for release on June 12, 2018", "June 12, 2018", "the game")),
+        "album": ("Thomas Rhett's new album Center Point Road came out on May 31, 2019.",
+                  {"date": "2019-05-31"}, ("came out on May 31, 2019", "May 31, 2019", "the new album")),
+    }
+    answer, step = ask(llm_factory, folder, Question(text="When is the new Jurassic World game coming out?"))
+    assert [p.answer for p in answer.parts] == ["June 12, 2018"] and "May 31" not in answer.text
+    album = next(c for c in step.claims if c.passage_id == "album")
+    assert not album.relevant and album.relevance == 0.0 and step.reports == []
+    assert "[about another question: relevance 0.00]" in "\n".join(step.lines())
+    every, _ = ask(llm_factory, folder, Question(text="When is the new Jurassic World game coming out?"),
+                   "ledger.relevance=0")
+    assert [p.answer for p in every.parts] == ["June 12, 2018", "May 31, 2019"]  # another topic's date asserted
+
+
+def test_agreeing_sources_write_no_report(llm_factory):
+    folder = {
+        "a": ("The library opens at 9 am on weekdays.", {"source": "library site"},
+              ("opens at 9 am on weekdays", "9 am", "the library's opening time")),
+        "b": ("On weekdays the library's doors open at 9 am.", {"source": "city guide"},
+              ("the library's doors open at 9 am", "9 am", "the library's opening time")),
+    }
+    answer, step = ask(llm_factory, folder, Question(text="When does the library open on weekdays?"))
+    assert step.reports == [] and step.overall == "none" and answer.text == "9 am (the library's opening time) [1][2]"
