@@ -46,7 +46,7 @@ def test_index_folder_sync_after_edits_and_deletions(tmp_path):
     common = ["--out", str(out), "--set", f"cache_dir={tmp_path / 'cache'}"]
 
     said = _cli("index", str(docs), "--sync", *common)
-    assert "sync " in said and "5 files: 5 new or changed, 0 deleted, 0 unchanged" in said
+    assert "sync " in said and "5 files: 5 new, 0 changed, 0 deleted, 0 unchanged" in said
     assert [line for line in said.splitlines() if "broken.pdf" in line] == [
         next(line for line in said.splitlines() if "skipping" in line)]  # one line for the bad file
     assert "not a PDF" in said
@@ -60,7 +60,7 @@ def test_index_folder_sync_after_edits_and_deletions(tmp_path):
     (docs / "broken.pdf").unlink()
     (docs / "memo.docx").write_text("a memo saved as text")  # a new bad file, read by the plan and the write
     said = _cli("index", str(docs), "--sync", *common)
-    assert "4 files: 2 new or changed, 1 deleted, 2 unchanged" in said, said
+    assert "4 files: 1 new, 1 changed, 1 deleted, 2 unchanged" in said, said
     assert len([line for line in said.splitlines() if "memo.docx" in line]) == 1, said
     assert _progress_lines(said) == [("1", "1")]  # the changed file's one passage, of the one the plan counted
     after = {p.id: p for p in stored_passages(out)}
@@ -71,7 +71,7 @@ def test_index_folder_sync_after_edits_and_deletions(tmp_path):
 
     (docs / "memo.docx").unlink()
     said = _cli("index", str(docs), "--sync", *common)
-    assert "3 files: 0 new or changed, 0 deleted, 3 unchanged" in said and "nothing written" in said
+    assert "3 files: 0 new, 0 changed, 0 deleted, 3 unchanged" in said and "nothing written" in said
 
 
 KILLED_WHILE_EMBEDDING = f"""
@@ -105,6 +105,6 @@ def test_a_sync_killed_with_kill_9_leaves_the_index_as_it_was_and_the_next_sync_
     assert killed.returncode == -9, killed.stdout + killed.stderr
     assert {p.id: p.text for p in stored_passages(out)} == before  # nothing half-synced, nothing lost
     said = _cli("index", str(docs), "--sync", *common)
-    assert "2 files: 2 new or changed, 1 deleted, 0 unchanged" in said, said
+    assert "2 files: 1 new, 1 changed, 1 deleted, 0 unchanged" in said, said
     assert {p.metadata["path"]: p.text for p in stored_passages(out)} == {
         "a.md": "# A\nThe ferry now leaves at seven.", "c.md": "# C\nThe library opens at ten."}

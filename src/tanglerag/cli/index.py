@@ -178,8 +178,8 @@ def _sync(out: Path, folder: Path, settings: Settings, index_type: str | None, b
     if idx is None:
         console.print(f"index {out} already holds the folder as it is: nothing written")
         return
-    console.print(f"synced: {changes.added} passages embedded, {changes.removed} removed "
-                  f"({len(changes.replaced)} changed and {len(plan.deleted)} deleted files)")
+    console.print(f"synced: {changes.added} passages embedded, {changes.removed} removed ({len(plan.new)} new, "
+                  f"{len(changes.replaced)} changed and {len(plan.deleted)} deleted files)")
     _summary(out, idx)
 
 

@@ -1,0 +1,195 @@
+"""Issue 59 (reliability round 4) for ``index --sync``, in real ``tanglerag`` processes: a sync that only removes
+still removes, a JSONL document is never replaced by a file of its id, an unreadable file is one warning that keeps
+its indexed version, the summary counts new, changed, deleted and unchanged files, two syncs at once both finish, and
+a sync never ignores --index-type."""
+
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tanglerag.index.passage_index import index_lock
+from tests import hashing_cli
+from tests.hashing_cli import HASHING_CLI
+from tests.index.stored import stored_passages
+
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "1000"}
+
+
+def _cli(*args: str, code: int = 0, preexec_fn=None) -> str:
+    """Run the CLI, expect ``code`` (2: a user error, no traceback); what it said, on one line."""
+    run = subprocess.run([*HASHING_CLI, *args], env=ENV, capture_output=True, text=True, timeout=300,
+                         preexec_fn=preexec_fn)
+    said = " ".join((run.stdout + run.stderr).split())
+    assert run.returncode == code and "Traceback" not in said, said
+    return said
+
+
+def _docs(tmp_path: Path, **files: str) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (docs / name.replace("__", "/")).write_text(text)
+    return docs
+
+
+def _by_path(out: Path) -> dict[str, str]:
+    """Each stored document (a file's path, else its id) -> its text, chunks joined."""
+    found: dict[str, str] = {}
+    for p in stored_passages(out):
+        doc = p.metadata.get("path", p.id)
+        found[doc] = found.get(doc, "") + p.text
+    return found
+
+
+def _sync(docs: Path, out: Path, *more: str, code: int = 0, preexec_fn=None) -> str:
+    return _cli("index", str(docs), "--sync", "--out", str(out), "--set", f"cache_dir={out.parent / 'cache'}", *more,
+                code=code, preexec_fn=preexec_fn)
+
+
+def _add_jsonl(out: Path, *records: dict) -> None:
+    corpus = out.parent / "records.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in records))
+    _cli("index", str(corpus), "--add", "--out", str(out), "--set", f"cache_dir={out.parent / 'cache'}")
+
+
+def test_a_sync_with_nothing_to_embed_still_removes_deleted_files_and_an_emptied_folder_keeps_records(tmp_path):
+    docs, out = _docs(tmp_path, **{"a.md": "# A\nThe ferry leaves at six.\n", "b.md": "# B\nThe museum shuts.\n"}), \
+        tmp_path / "idx"
+    _sync(docs, out)
+    _add_jsonl(out, {"id": "record", "text": "A record from JSONL, from no file."})
+    (docs / "b.md").unlink()
+    said = _sync(docs, out)
+    assert "1 files: 0 new, 0 changed, 1 deleted, 1 unchanged" in said and "1 removed" in said, said
+    assert sorted(_by_path(out)) == ["a.md", "record"]
+    (docs / "a.md").unlink()
+    said = _sync(docs, out)
+    assert "0 files: 0 new, 0 changed, 1 deleted, 0 unchanged" in said, said
+    assert "documents that came from no file (JSONL records, uploads) stay" in said, said
+    assert sorted(_by_path(out)) == ["record"]
+
+
+def test_emptying_a_folder_that_is_the_whole_index_is_refused_in_one_line(tmp_path):
+    docs, out = _docs(tmp_path, **{"a.md": "# A\nThe ferry leaves at six.\n"}), tmp_path / "idx"
+    _sync(docs, out)
+    version = (out / "manifest.json").read_text()
+    (docs / "a.md").unlink()
+    (docs / "b.md").write_bytes(b"\x00\x01\xff" * 50)  # a new file no loader reads: nothing would be left either
+    said = _sync(docs, out, code=2)
+    assert said.count("b.md") == 1 and "looks binary" in said, said
+    assert f"would remove every document of {out} and leave an empty index" in said, said
+    (docs / "b.md").unlink()
+    said = _sync(docs, out, code=2)
+    assert f"{docs} holds no file that can be read now" in said, said
+    assert (out / "manifest.json").read_text() == version
+
+
+def test_a_sync_refuses_to_replace_a_jsonl_document_whose_id_is_a_files_path(tmp_path):
+    docs, out = _docs(tmp_path, **{"a.md": "# A\nThe ferry leaves at six.\n"}), tmp_path / "idx"
+    _sync(docs, out)
+    _add_jsonl(out, {"id": "notes/plan.md", "text": "The plan as a JSONL record."})
+    version = (out / "manifest.json").read_text()
+    (docs / "notes").mkdir()
+    (docs / "notes" / "plan.md").write_text("# Plan\nThe plan as a file.\n")
+    said = _sync(docs, out, code=2)
+    assert f"document 'notes/plan.md' did not come from a file, and the file {docs / 'notes' / 'plan.md'} has its id" \
+        in said, said
+    assert (out / "manifest.json").read_text() == version
+    assert _by_path(out)["notes/plan.md"] == "The plan as a JSONL record."
+
+
+def _without_root_reads() -> None:
+    """In the child, before exec: drop root's right to read any file, so a mode-000 file is unreadable even to root
+    (PR_CAPBSET_DROP of CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH: exec leaves root without them)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (1, 2):
+        libc.prctl(24, capability, 0, 0, 0)
+
+
+def test_an_unreadable_file_under_sync_is_one_warning_and_keeps_its_indexed_version(tmp_path):
+    docs = _docs(tmp_path, **{"a.md": "# A\nThe ferry leaves at six.\n", "b.md": "# B\nThe museum shuts.\n",
+                              "c.md": "# C\nThe bridge opens.\n"})
+    out = tmp_path / "idx"
+    _sync(docs, out)
+    (docs / "a.md").write_text("# A\nThe ferry now leaves at seven.\n")
+    (docs / "b.md").chmod(0)
+    try:
+        said = _sync(docs, out, preexec_fn=_without_root_reads)
+    finally:
+        (docs / "b.md").chmod(0o644)
+    assert said.count("b.md") == 1 and f"skipping {docs / 'b.md'}: Permission denied" in said, said
+    assert "its indexed version stays" in said and "1 unreadable" in said, said
+    stored = _by_path(out)
+    assert stored["a.md"] == "# A\nThe ferry now leaves at seven." and stored["b.md"] == "# B\nThe museum shuts."
+
+    (docs / "c.md").write_bytes(b"\x00\x01\xff" * 50)  # changed into something no loader reads, and nothing to embed
+    (docs / "a.md").unlink()
+    said = _sync(docs, out)
+    assert said.count("c.md") == 1 and "looks binary" in said, said
+    assert _by_path(out) == {"b.md": "# B\nThe museum shuts.", "c.md": "# C\nThe bridge opens."}
+
+
+def test_the_sync_summary_counts_new_changed_deleted_and_unchanged_files(tmp_path):
+    docs = _docs(tmp_path, **{"a.md": "# A\nOne.\n", "b.md": "# B\nTwo.\n", "c.md": "# C\nThree.\n",
+                              "d.md": "# D\nFour.\n"})
+    out = tmp_path / "idx"
+    assert "4 files: 4 new, 0 changed, 0 deleted, 0 unchanged" in _sync(docs, out)
+    (docs / "a.md").write_text("# A\nOne, edited.\n")
+    (docs / "b.md").unlink()
+    (docs / "e.md").write_text("# E\nFive.\n")
+    said = _sync(docs, out)
+    assert "4 files: 1 new, 1 changed, 1 deleted, 2 unchanged" in said, said
+    assert "(1 new, 1 changed and 1 deleted files)" in said, said
+
+
+def test_a_sync_keeps_the_index_type_or_says_so_even_when_nothing_changed(tmp_path):
+    docs, out = _docs(tmp_path, **{"a.md": "# A\nOne.\n"}), tmp_path / "idx"
+    _sync(docs, out)
+    said = _sync(docs, out, "--index-type", "hnsw", code=2)
+    assert f"{out} is a flat index; --sync keeps its settings" in said, said
+
+
+WAITS_FOR_THE_LOCK = f"""
+import os, runpy, sys
+from pathlib import Path
+
+hashing = runpy.run_path({hashing_cli.__file__!r})
+hashing["use_hashing"]()
+import tanglerag.index.extend as extend
+
+held = extend.index_lock
+
+def announced(folder):  # the sync has looked at the folder and now waits for the writer holding the index
+    Path(os.environ["WAITING"]).touch()
+    return held(folder)
+
+extend.index_lock = announced
+hashing["main"]()
+"""
+
+
+def test_two_syncs_at_once_both_finish_one_writing_and_one_finding_it_done(tmp_path):
+    docs, out = _docs(tmp_path, **{"a.md": "# A\nOne.\n", "b.md": "# B\nTwo.\n"}), tmp_path / "idx"
+    _sync(docs, out)
+    (docs / "a.md").write_text("# A\nOne, edited.\n")
+    (docs / "b.md").unlink()
+    args = ["index", str(docs), "--sync", "--out", str(out), "--set", f"cache_dir={tmp_path / 'cache'}"]
+    runs = []
+    with index_lock(out):  # another writer holds the index while both syncs start
+        for n in range(2):
+            marker = tmp_path / f"waiting{n}"
+            runs.append(subprocess.Popen([sys.executable, "-c", WAITS_FOR_THE_LOCK, *args],
+                                         env={**ENV, "WAITING": str(marker)}, stdout=subprocess.PIPE,
+                                         stderr=subprocess.STDOUT, text=True))
+            deadline = time.monotonic() + 120
+            while not marker.exists():
+                assert time.monotonic() < deadline and runs[-1].poll() is None, runs[-1].communicate()
+                time.sleep(0.05)
+    said = [" ".join(run.communicate(timeout=300)[0].split()) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], said
+    assert sorted(("nothing written" in s, "1 passages embedded, 2 removed" in s) for s in said) == [
+        (False, True), (True, False)], said  # one wrote the sync, the other found it done
+    assert _by_path(out) == {"a.md": "# A\nOne, edited."}
