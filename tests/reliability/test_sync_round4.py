@@ -1,7 +1,7 @@
-"""Issue 59 (reliability round 4) for ``index --sync``, in real ``tanglerag`` processes: a sync that only removes
-still removes, a JSONL document is never replaced by a file of its id, an unreadable file is one warning that keeps
-its indexed version, the summary counts new, changed, deleted and unchanged files, two syncs at once both finish, and
-a sync never ignores --index-type."""
+"""Issue 59 (reliability round 4) for ``index --sync`` and the Ray build, in real ``tanglerag`` processes: a sync that
+only removes still removes, a JSONL document is never replaced by a file of its id, an unreadable file is one warning
+that keeps its indexed version, the summary counts new, changed, deleted and unchanged files, two syncs at once both
+finish, a sync never ignores --index-type; a shard of another dimension is refused before anything is written."""
 
 import ctypes
 import json
@@ -11,7 +11,14 @@ import sys
 import time
 from pathlib import Path
 
-from tanglerag.index.passage_index import index_lock
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from tanglerag.config import IndexConfig
+from tanglerag.index.passage_index import embed_text, index_lock
+from tanglerag.index.shards import open_shards, plan_shards, shard_passages, write_shard
+from tanglerag.testing import HashEmbedder
 from tests import hashing_cli
 from tests.hashing_cli import HASHING_CLI
 from tests.index.stored import stored_passages
@@ -193,3 +200,22 @@ def test_two_syncs_at_once_both_finish_one_writing_and_one_finding_it_done(tmp_p
     assert sorted(("nothing written" in s, "1 passages embedded, 2 removed" in s) for s in said) == [
         (False, True), (True, False)], said  # one wrote the sync, the other found it done
     assert _by_path(out) == {"a.md": "# A\nOne, edited."}
+
+
+def test_a_ray_shard_of_another_dimension_is_refused_naming_it_before_anything_is_written(tmp_path):
+    """Shard 1 embedded by a 32-dimension model beside shard 0's 64: the build said nothing and every ``ask`` failed
+    on a faiss assertion. The shards are a Parquet file's row groups, embedded here as the actors write them, so the
+    real command finds them all done and only builds (no Ray is started)."""
+    corpus, shards, out = tmp_path / "corpus.parquet", tmp_path / "shards", tmp_path / "idx"
+    records = [{"id": f"d{i}", "title": f"Doc {i}", "text": f"the harbour opens at {i} o'clock"} for i in range(6)]
+    pq.write_table(pa.Table.from_pylist(records), corpus, row_group_size=3)
+    plan = plan_shards(corpus, IndexConfig(), "hash-64")
+    for number, embedder in zip(open_shards(shards, plan), (HashEmbedder(), HashEmbedder(dim=32)), strict=True):
+        passages = shard_passages(plan, number)
+        write_shard(shards, number, passages, embedder.embed([embed_text(p) for p in passages]))
+    said = _cli("index", str(corpus), "--engine", "ray", "--shards", str(shards), "--out", str(out),
+                "--set", "embedding.model=hash-64", "--set", f"cache_dir={tmp_path / 'cache'}", code=2)
+    assert "6 documents in 2 shard(s), 0 to embed" in said, said
+    assert f"{shards / 'shard-000001.npy'} holds vectors of 32 dimensions, shard-000000.npy of 64" in said, said
+    assert "remove the shard's files (shard-000001.*)" in said and not out.exists(), said
+    assert np.load(shards / "shard-000000.npy").shape == (3, 64)  # the shards are left as they were

@@ -44,10 +44,16 @@ class ShardVectors:
     """The shards' vectors, in order, read memory-mapped from their ``.npy`` files (empty shards skipped)."""
 
     def __init__(self, folder: Path, shards: int) -> None:
-        self.files = [f for f in (shard_file(folder, n, VECTORS) for n in range(shards)) if _rows(f)]
-        self.counts = [_rows(f) for f in self.files]
+        shapes = {f: shard_vectors(f).shape for f in (shard_file(folder, n, VECTORS) for n in range(shards))}
+        self.files = [f for f, shape in shapes.items() if shape[0]]
+        self.counts = [int(shapes[f][0]) for f in self.files]
         self.count = sum(self.counts)
-        self.dim = int(shard_vectors(self.files[0]).shape[1]) if self.files else 0
+        self.dim = int(shapes[self.files[0]][1]) if self.files else 0
+        for file in self.files:  # one model's vectors: a shard of another would be searched with the wrong queries
+            if shapes[file][1] != self.dim:
+                raise IndexStoreError(f"{file} holds vectors of {shapes[file][1]} dimensions, {self.files[0].name} of "
+                                      f"{self.dim}: the shards were embedded by different models; remove the shard's "
+                                      f"files ({file.name.split('.')[0]}.*) and run the command again")
 
     def blocks(self) -> Iterator[np.ndarray]:
         """Every vector in order, ``BLOCK`` rows at a time read from the files (not mapped: pages of a mapping stay
@@ -70,10 +76,6 @@ class ShardVectors:
         return gather_rows(positions, (shard_vectors(file) for file in self.files), self.dim)
 
 
-def _rows(file: Path) -> int:
-    return int(shard_vectors(file).shape[0])
-
-
 def build_from_shards(out: Path, folder: Path, config: IndexConfig, embedder_name: str | None = None, *,
                       progress: Callable[[int], None] | None = None) -> IndexManifest:
     """A new index in ``out`` from every shard in ``folder``, in order (each shard must be complete); ``progress``
@@ -85,6 +87,7 @@ def build_from_shards(out: Path, folder: Path, config: IndexConfig, embedder_nam
                               "the command again to embed them")
     if embedder_name is not None and embedder_name != plan.model:
         raise IndexStoreError(f"shards in {folder} were embedded with {plan.model!r}, not {embedder_name!r}")
+    vectors = ShardVectors(folder, len(plan.shards))  # refused before anything is written
 
     def fill(data: Path) -> IndexManifest:
         with StoreWriter(data / PASSAGES_FILE) as store:
@@ -98,7 +101,6 @@ def build_from_shards(out: Path, folder: Path, config: IndexConfig, embedder_nam
             if duplicate is not None:
                 raise IngestError(f"corpus {plan.corpus}: duplicate passage id {duplicate!r}")
             count = store.count
-        vectors = ShardVectors(folder, len(plan.shards))
         if vectors.count != count:
             raise IndexStoreError(f"shards in {folder} hold {vectors.count} vectors for {count} passages; remove the "
                                   "folder and embed again")
