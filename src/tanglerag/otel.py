@@ -17,17 +17,23 @@ private): without it a span carries ids, counts and times only. Method steps are
 No cost when off: nothing of OpenTelemetry is imported unless ``otel.enabled``. The endpoint is the standard
 ``OTEL_EXPORTER_OTLP_ENDPOINT`` (OTLP over HTTP/protobuf; default ``http://localhost:4318``), with
 ``OTEL_EXPORTER_OTLP_HEADERS`` for a backend's keys, as every OpenTelemetry exporter reads them.
+
+What a span names leaves the process: the model it is given (``URL#model`` for a server) loses the URL's credentials
+(``tanglerag.redaction``), prompts or not. A backend that is down costs a command a bounded wait at its exit:
+``EXPORT_TIMEOUT_S`` per batch, unless ``OTEL_EXPORTER_OTLP_TIMEOUT`` (or its ``TRACES`` variant) says otherwise.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tanglerag.config import OtelConfig
 from tanglerag.pipeline import AnswerRecord
+from tanglerag.redaction import without_credentials
 from tanglerag.trace import LLMCall, Trace
 from tanglerag.types import Answer, RetrievedPassage, StageUsage
 
@@ -37,6 +43,10 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
 
 _NS = 1_000_000_000
+EXPORT_TIMEOUT_S = 2.0
+"""How long the OTLP exporter tries to send a batch, its retries included. The SDK's default, 10 s, held every
+``ask`` 7 s at exit when the collector was down; a collector that is up answers in milliseconds."""
+_TIMEOUT_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT")
 
 
 @dataclass
@@ -80,7 +90,9 @@ class SpanExport:
         if exporter is None:
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-            self.provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+            told = any(os.environ.get(name) for name in _TIMEOUT_VARIABLES)  # then the SDK reads it
+            exporter = OTLPSpanExporter(timeout=None if told else EXPORT_TIMEOUT_S)
+            self.provider.add_span_processor(BatchSpanProcessor(exporter))
         else:
             self.provider.add_span_processor(SimpleSpanProcessor(exporter))
         self.tracer: Tracer = self.provider.get_tracer("tanglerag")
@@ -89,7 +101,7 @@ class SpanExport:
         """Spans for one answer; ``model``: the LLM that answered (as the backend names it)."""
         from opentelemetry import trace
 
-        self.model = model
+        self.model = without_credentials(model)
         total = sum(cost.seconds for cost in answered.stages.values())
         end = time.time_ns()
         start = end - int(total * _NS)
@@ -109,9 +121,11 @@ class SpanExport:
         root.end(end_time=end)
 
     def flush(self) -> None:
-        self.provider.force_flush()
+        self.provider.force_flush(timeout_millis=int(EXPORT_TIMEOUT_S * 1000))
 
     def close(self) -> None:
+        """Sends what is left, then stops: bounded by the exporter's timeout (see ``EXPORT_TIMEOUT_S``)."""
+        self.flush()
         self.provider.shutdown()
 
     def _question_attributes(self, answered: Answered) -> dict[str, Any]:

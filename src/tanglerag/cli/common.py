@@ -23,16 +23,19 @@ from rich.text import Text
 from typer.core import TyperGroup
 
 from tanglerag.errors import TangleragError
+from tanglerag.redaction import without_credentials
 from tanglerag.settings import Settings
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_IN_A_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def printable(text: str) -> str:
+def printable(text: str, *, one_line: bool = False) -> str:
     """``text`` with control characters other than newline and tab shown escaped (``\\x1b``): corpus, model and
     server text must not reset, retitle or reprogram the terminal it is printed on (``--json`` is not printed
-    through here: it stays byte-exact)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    through here: it stays byte-exact). ``one_line`` escapes newlines and tabs too, for what is printed within a
+    line (an id, a title, a source, a file name): such a field cannot end its line and forge the next one."""
+    return (_IN_A_LINE if one_line else _CONTROL).sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 _JSON_C1 = re.compile(r"[\x7f-\x9f]")
@@ -60,15 +63,18 @@ class TerminalConsole(Console):
 
 
 class _PrintableLogHandler(RichHandler):
+    """Log lines on a terminal: control characters escaped, no credentials in a URL (any library's line)."""
+
     def render_message(self, record: logging.LogRecord, message: str) -> Any:
-        return super().render_message(record, printable(message))
+        return super().render_message(record, printable(without_credentials(message)))
 
 
 class _PlainLogFormatter(logging.Formatter):
-    """Log lines for a pipe or a file: ``LEVEL message`` on one line each, control characters escaped."""
+    """Log lines for a pipe or a file: ``LEVEL message`` on one line each, control characters escaped, and no
+    credentials in a URL (httpx logs each request's whole URL)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        return printable(f"{record.levelname} {super().format(record)}")
+        return printable(without_credentials(f"{record.levelname} {super().format(record)}"))
 
 
 def _log_handler() -> logging.Handler:
@@ -105,7 +111,8 @@ def comma_list(text: str) -> list[str]:
 
 
 def report_user_error(exc: TangleragError) -> None:
-    console.print(Text.assemble(("error: ", "bold red"), printable(" ".join(str(exc).split()))), soft_wrap=True)
+    told = without_credentials(" ".join(str(exc).split()))
+    console.print(Text.assemble(("error: ", "bold red"), printable(told)), soft_wrap=True)
 
 
 class UserErrorGroup(TyperGroup):

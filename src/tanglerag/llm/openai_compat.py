@@ -5,7 +5,8 @@ The SDK makes the attempts: it retries timeouts, connection errors, 408, 409, 42
 else ``llm.backoff_s`` doubled per retry (1, 2, 4 s ... by default, no jitter): the SDK's own schedule (0.5 s
 doubling up to 8 s, with jitter) is not a setting, so ``_PacedOpenAI`` replaces it. A Retry-After over two minutes
 is the SDK's to judge: it reports the error at once rather than wait. This module maps what finally failed onto our
-errors, with the server's own words, and reads replies leniently (servers other than OpenAI's vary in shape).
+errors, with the server's own words (a URL in them, the server's own included, without its credentials: see
+``tanglerag.redaction``), and reads replies leniently (servers other than OpenAI's vary in shape).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import openai
 
 from tanglerag.errors import LLMError, ServerUnreachableError, StructuredOutputUnsupported
 from tanglerag.llm.base import GenerationParams, RawCompletion, response_format
+from tanglerag.redaction import without_credentials
 from tanglerag.trace import Message
 
 if TYPE_CHECKING:
@@ -54,8 +56,8 @@ class _PacedOpenAI(openai.OpenAI):
             delay = min(max(told, 0.0), _MAX_RETRY_AFTER_S)
         else:
             delay = self.backoff_s * 2 ** retries_taken
-        log.warning("retrying %s in %.1fs (retry %d of %d)", self.base_url, delay, retries_taken + 1,
-                    options.get_max_retries(self.max_retries))
+        log.warning("retrying %s in %.1fs (retry %d of %d)", without_credentials(str(self.base_url)), delay,
+                    retries_taken + 1, options.get_max_retries(self.max_retries))
         return delay
 
 
@@ -174,19 +176,21 @@ class OpenAICompatBackend:
 
     def _unreachable(self, exc: openai.APIConnectionError, started: float) -> ServerUnreachableError:
         cause = exc.__cause__ or exc
-        return ServerUnreachableError(
+        return ServerUnreachableError(without_credentials(
             f"LLM server at {exc.request.url} unreachable after {_attempts(exc.request, started)} "
             f"({type(cause).__name__}: {cause}; each attempt waits up to llm.timeout_s={self.timeout_s:g} s); "
-            "check llm.base_url and that the server is running")
+            "check llm.base_url and that the server is running"))
 
     @staticmethod
     def _failed(exc: openai.APIStatusError, started: float, *, schema_sent: bool) -> LLMError:
-        """A status the SDK retried until it gave up (the server is in trouble), or a refusal of this request."""
+        """A status the SDK retried until it gave up (the server is in trouble), or a refusal of this request (the
+        server's words may echo the request's URL: they lose its credentials too)."""
         url, status, text = exc.request.url, exc.status_code, exc.response.text
         if status in (408, 409, 429) or status >= 500:
-            return LLMError(f"LLM server at {url} kept failing after {_attempts(exc.request, started)}; "
-                            f"it last answered HTTP {status}: {text[:200]}")
-        refusal = f"server at {url} refused the request: HTTP {status}: {text[:300]}"
+            told = (f"LLM server at {url} kept failing after {_attempts(exc.request, started)}; "
+                    f"it last answered HTTP {status}: {text[:200]}")
+            return LLMError(without_credentials(told))
+        refusal = without_credentials(f"server at {url} refused the request: HTTP {status}: {text[:300]}")
         if status == 400 and schema_sent and _about_schemas(text):
             return StructuredOutputUnsupported(refusal)
         return LLMError(refusal)
@@ -215,19 +219,21 @@ def _attempts(request: httpx2.Request, started: float) -> str:
 
 def _read_completion(text: str, n: int, url: str) -> RawCompletion:
     """The ``n`` texts and token counts of a reply, checked here: servers other than OpenAI's leave fields out or
-    fill them oddly, and the SDK's response models take whatever they are given unchecked."""
+    fill them oddly, and the SDK's response models take whatever they are given unchecked. An error names ``url``
+    without its credentials."""
     try:
         data: Any = json.loads(text)
     except ValueError as exc:
-        raise LLMError(f"server at {url} did not return JSON: {text[:200]}") from exc
+        raise LLMError(without_credentials(f"server at {url} did not return JSON: {text[:200]}")) from exc
     if not isinstance(data, dict):
-        raise LLMError(f"server at {url} returned JSON that is not an object: {text[:200]}")
+        raise LLMError(without_credentials(f"server at {url} returned JSON that is not an object: {text[:200]}"))
     try:
         texts = [choice["message"]["content"] or "" for choice in data["choices"]]
         if len(texts) != n or not all(isinstance(t, str) for t in texts):
             raise ValueError(f"not {n} texts")
     except (KeyError, TypeError, ValueError) as exc:
-        raise LLMError(f"server at {url} returned an unexpected response: {str(data)[:300]}") from exc
+        told = f"server at {url} returned an unexpected response: {str(data)[:300]}"
+        raise LLMError(without_credentials(told)) from exc
     usage = data.get("usage")
     return RawCompletion(texts=texts, prompt_tokens=_count(usage, "prompt_tokens"),
                          completion_tokens=_count(usage, "completion_tokens"))

@@ -3,7 +3,8 @@
 Error messages are written for the person at the command line, who owns the machine: they name the index folder,
 the damaged file, the LLM server's address. Over HTTP the caller is someone else, so the service keeps the kind of
 failure and what to do, and drops where: a URL becomes ``(a URL)`` and a server path its file's bare name
-(``/srv/idx/data-3/dense.faiss`` -> ``dense.faiss``). The whole message goes to the server's log.
+(``/srv/idx/data-3/dense.faiss`` -> ``dense.faiss``). The whole message goes to the server's log, where a URL
+keeps its host but not its credentials (``tanglerag.redaction``, the rule for all that leaves the process).
 
 >>> Redactor([Path("idx")])("idx/data-1/dense.faiss is missing; see http://10.0.0.5:8080/v1")  # doctest: +SKIP
 'dense.faiss is missing; see (a URL)'
@@ -15,7 +16,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-_URL = r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>]+"
+from tanglerag.redaction import URL
+
 _END = r"[^\s'\"`:;,()<>\[\]]*"  # the rest of a path: up to a space, quote, bracket or separator
 _START = r"(?<![\w.~/-])"  # a path starts a word: not the tail of a name or of another path
 
@@ -29,7 +31,7 @@ class Redactor:
         given = {text for folder in folders if folder is not None
                  for text in (str(folder), str(folder.absolute())) if text not in ("", ".", "/")}
         roots = [re.escape(text) + f"(?:/{_END})?" for text in sorted(given, key=len, reverse=True)]
-        self._pattern = re.compile("|".join([f"(?P<url>{_URL})", *(f"{_START}{r}" for r in roots),
+        self._pattern = re.compile("|".join([f"(?P<url>{URL})", *(f"{_START}{r}" for r in roots),
                                              f"{_START}(?P<absolute>/{_END})"]))
 
     def __call__(self, message: str) -> str:
