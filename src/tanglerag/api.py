@@ -17,7 +17,8 @@ the models every call: handy for one question, slow for many. Each step is the o
 ``add``, ``replace`` and ``remove`` are ``tanglerag index`` (streamed, crash-safe, locked against concurrent
 writers), ``ask`` is ``tanglerag ask``, ``ask_many`` answers on the evaluation engine's threads, and
 ``evaluate`` is ``tanglerag eval``. Errors a user can fix are ``tanglerag.errors.TangleragError``s, as the
-CLI's one-line errors are.
+CLI's one-line errors are; an argument of the wrong type is one too (``InputError`` naming the argument), checked
+on the way in rather than met as an ``AttributeError`` deep below.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from types import UnionType
 
 from tanglerag.datasets.base import QAExample
 from tanglerag.datasets.registry import dataset_task, load_dataset
@@ -60,6 +62,8 @@ Progress = Callable[[int, int], None]
 """Told ``(questions done, questions in all)`` each time a question finishes, in the caller's thread."""
 IndexProgress = Callable[[int], None]
 """Told how many passages each batch just indexed held."""
+CORPUS_TYPES = (str, os.PathLike, Sequence)
+CORPUS_TAKES = "a JSONL file, a folder or a list of tanglerag.Passage"
 DEFAULT_METHOD = "concat"
 """One LLM call with ``[n]`` citations, as ``tanglerag ask`` answers by default."""
 
@@ -75,6 +79,8 @@ class Tanglerag:
 
     def __init__(self, index_dir: PathArg | None = None, settings: Settings | None = None, *, llm: LLM | None = None,
                  embedder: TextEmbedder | None = None) -> None:
+        _expect("settings", settings, Settings | None, "a tanglerag.Settings (Settings.load(path, overrides, values))")
+        _expect("index_dir", index_dir, str | os.PathLike | None, "a folder path")
         self.settings = settings if settings is not None else Settings.load()
         self.index_dir = Path(index_dir) if index_dir is not None else None
         self.runtime = Runtime(self.settings, index_dir=self.index_dir, llm=llm, embedder=embedder)
@@ -85,6 +91,7 @@ class Tanglerag:
         """Build the index anew from ``corpus`` (``tanglerag index CORPUS --out DIR``): the folder's old index, if
         any, is replaced once the new one is complete. ``settings.index`` picks the index type, BM25 and chunking;
         ``skip_bad_lines`` warns about malformed JSONL lines instead of refusing the corpus."""
+        _expect("corpus", corpus, CORPUS_TYPES, CORPUS_TAKES)
         read = corpus_reader(corpus, self.settings.index, skip_bad=skip_bad_lines, tiers=authority_tiers(self.settings))
         index = build_streaming(self._folder(), read(), self.runtime.embedder, self.settings.index, progress=progress)
         self.runtime.replace_index(index)
@@ -98,6 +105,7 @@ class Tanglerag:
         (``DocumentConflict``, nothing written) unless ``replace``: new text is never dropped silently. The
         stored index keeps its own type and BM25 setting.
         """
+        _expect("corpus", corpus, CORPUS_TYPES, CORPUS_TAKES)
         read = corpus_reader(corpus, self.settings.index, skip_bad=skip_bad_lines, tiers=authority_tiers(self.settings))
         index, changes = add_streaming(self._folder(), read, self.runtime.embedder, self.settings.index,
                                        replace=replace, progress=progress)
@@ -112,7 +120,7 @@ class Tanglerag:
     def remove(self, doc_ids: str | Iterable[str]) -> DocumentChanges:
         """Remove documents by id, every chunk of each (``tanglerag index --out DIR --remove IDS``); an id the
         index does not hold is refused (``UnknownDocuments``) and then nothing is removed."""
-        ids = [doc_ids] if isinstance(doc_ids, str) else list(doc_ids)
+        ids = [doc_ids] if isinstance(doc_ids, str) else _names("doc_ids", doc_ids, "a document id or a list of them")
         index, changes = passage_index.remove_documents(self._folder(), ids, self.runtime.embedder)
         self.runtime.replace_index(index)
         return changes
@@ -123,6 +131,7 @@ class Tanglerag:
         that user's personal context (``--user``). ``where`` retrieves only passages whose document metadata passes
         it (``--where``, e.g. ``"date >= 2024-01-01 and source in (example.org, b.org)"``) instead of
         ``retrieval.where``."""
+        _check_asking(method, where)
         return self._answer(_as_question(question), method, where=where)
 
     async def aask(self, question: str | Question, *, method: str = DEFAULT_METHOD,
@@ -132,6 +141,7 @@ class Tanglerag:
         Cancelling the awaiting task cancels the question: an LLM call in progress finishes in its thread, but no
         further one starts (the service stops a question the same way when its client leaves).
         """
+        _check_asking(method, where)
         tracker = Tracker()
         work = functools.partial(self._answer, _as_question(question), method, tracker, where)
         try:
@@ -148,6 +158,11 @@ class Tanglerag:
         earlier questions). Each answer equals what ``ask`` gives (``where`` as there); the first error stops the
         batch and is raised.
         """
+        _check_asking(method, where)
+        _whole("concurrency", concurrency)
+        if isinstance(questions, str):
+            raise InputError("questions must be a list of questions, not one str: ask answers one")
+        _expect("questions", questions, Iterable, "a list of questions")
         asked = [_as_question(q) for q in questions]
         if not asked:
             return []
@@ -167,6 +182,12 @@ class Tanglerag:
         question there (run again, it resumes) and writes results.json, predictions.jsonl and results.md.
         Passage scope, gold handling and concurrency come from ``settings.eval``.
         """
+        _expect("dataset", dataset, str | os.PathLike, "a dataset name or file")
+        _expect("out", out, str | os.PathLike | None, "a folder path")
+        methods, metrics = _names("methods", methods, "a list of method names"), _names("metrics", metrics,
+                                                                                          "a list of metric names")
+        _whole("limit", limit)
+        _whole("sample", sample)
         name, folder = os.fspath(dataset), Path(out) if out is not None else None
         _check_evaluation(name, methods, metrics, folder)
         dataset_name, examples = load_dataset(name, dataset_format, limit, sample, self.settings.eval.seed)
@@ -243,7 +264,40 @@ class _RunProgress:
 
 
 def _as_question(question: str | Question) -> Question:
+    _expect("question", question, str | Question, "text or a tanglerag.Question")
     return question if isinstance(question, Question) else Question(text=question)
+
+
+def _check_asking(method: str, where: str | None) -> None:
+    """What every way of asking takes: a method's name, and a filter read as ``--where`` reads it (its type, length
+    and syntax: ``where.parse_where``)."""
+    _expect("method", method, str, "a method name such as 'concat'")
+    if where is not None:
+        parse_where(where, tiers=None)
+
+
+def _expect(name: str, value: object, kinds: type | UnionType | tuple[type, ...], takes: str) -> None:
+    """The caller's argument of the wrong type in one line: its name, what it takes and what it got."""
+    if not isinstance(value, kinds):
+        raise InputError(f"{name} must be {takes}, got {type(value).__name__}")
+
+
+def _whole(name: str, value: object) -> None:
+    """A count left out (None) or given as an int (a bool is not a count)."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise InputError(f"{name} must be a whole number, got {type(value).__name__}")
+
+
+def _names(name: str, values: object, takes: str) -> list[str]:
+    """Names given as a list, as a list (one str would be read as its letters, a generator spent by a look)."""
+    if isinstance(values, str):
+        raise InputError(f"{name} must be {takes}, not one str: {name}=[{values!r}]")
+    names = list(values) if isinstance(values, Iterable) else None
+    odd = next((value for value in names or [] if not isinstance(value, str)), None)
+    if names is None or odd is not None:
+        got = type(values).__name__ if names is None else f"a {type(values).__name__} holding {type(odd).__name__}"
+        raise InputError(f"{name} must be {takes}, got {got}")
+    return names
 
 
 def _check_evaluation(dataset: str, methods: Sequence[str], metrics: Sequence[str], out: Path | None) -> None:

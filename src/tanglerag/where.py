@@ -16,6 +16,9 @@ compare at the precision given, so ``date = 2024-03`` is any day of March 2024);
 mapped by the tiers in force); source as text without regard to case; ``meta.KEY`` as numbers when both sides are
 numbers, else as text without regard to case (a list matches when one of its items does). A passage lacking the
 field, or whose stored value cannot be read, matches no condition on it, ``!=`` included.
+
+Every path reads a filter here (a flag, a setting, the Python API's ``where=``, an HTTP option), so the bounds are
+here: a filter is text of at most ``MAX_WHERE_CHARS`` characters, read in one pass (time linear in its length).
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from tanglerag.errors import InputError
 Op = Literal["=", "!=", "<", "<=", ">", ">=", "in"]
 Scalar = datetime.date | float | str
 FIELDS = "date, source, authority or meta.KEY"
+MAX_WHERE_CHARS = 2000
+"""As ``retrieval.where`` takes it: no real filter comes near (a condition is some 20 characters)."""
 
 _TOKEN = re.compile(r"""\s*(?:(?P<op><=|>=|!=|=|<|>)|(?P<mark>[(),])|'(?P<single>[^']*)'|"(?P<double>[^"]*)"|"""
                     r"""(?P<word>[\w.:/+@-]+))""")
@@ -96,6 +101,10 @@ def parse_where(text: str, tiers: Mapping[str, float] | None = DEFAULT_AUTHORITY
 
     ``tiers`` map the authority tier names a condition may give. None checks all the rest and lets any tier name
     pass: settings are validated before the tiers in force are known; match only with a where parsed with them."""
+    if not isinstance(text, str):
+        raise InputError(f"where must be text (a filter such as \"date >= 2024\"), got {type(text).__name__}")
+    if len(text) > MAX_WHERE_CHARS:
+        raise InputError(f"where is {len(text):,} characters: at most {MAX_WHERE_CHARS:,} are read")
     if not text.strip():
         return None
     conditions = _Parser(_tokens(text), text, tiers).conditions()
@@ -103,8 +112,9 @@ def parse_where(text: str, tiers: Mapping[str, float] | None = DEFAULT_AUTHORITY
 
 
 def _tokens(text: str) -> list[_Token]:
-    tokens, at = [], 0
-    while text[at:].strip():
+    """The tokens in one pass (testing ``text[at:]`` for what is left copied the rest at each token: quadratic)."""
+    tokens, at, end = [], 0, len(text.rstrip())
+    while at < end:
         found = _TOKEN.match(text, at)
         if found is None:
             start = len(text) - len(text[at:].lstrip())
