@@ -12,7 +12,16 @@ from pydantic import ValidationError
 from rich.markup import escape
 
 from tanglerag import jsonio
-from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, console, load_settings, terminal_json
+from tanglerag.cli.common import (
+    ConfigOpt,
+    SetOpt,
+    TerminalConsole,
+    VerboseOpt,
+    console,
+    load_settings,
+    printable,
+    terminal_json,
+)
 from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.errors import InputError
 from tanglerag.otel import Answered, span_export
@@ -132,19 +141,21 @@ def _known_roles(messages: object) -> object:
 
 
 def print_answer(answer: Answer) -> None:
-    """The answer, each step's one-line headline, the passages (``*`` = cited) and the cost."""
+    """The answer, each step's one-line headline, the passages (``*`` = cited) and the cost. What is printed within
+    a line (an id, a title, a source, a verdict) has its newlines escaped too: a file named ``a\n*[2] b`` cannot
+    print a passage line of its own."""
     out = TerminalConsole()
     out.print(f"[bold]{escape(answer.text)}[/]")  # corpus and model text is printed literally, never as markup
     for step in answer.trace.steps:  # each method family decides which of its decisions `ask` shows in one line
         headline = step.headline()
         if headline and not isinstance(step, ConflictStep):  # its reports get the block below
-            out.print(headline, markup=False)
+            out.print(printable(headline, one_line=True), markup=False)
     for line in disagreement_lines(answer):
-        out.print(line, markup=False)
+        out.print(printable(line, one_line=True), markup=False)
     for n, hit in enumerate(answer.passages, 1):
         mark = "*" if hit.passage.id in answer.citations else " "
         line = f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {_provenance(hit)}{_snippet(hit.passage.text)}..."
-        out.print(escape(line))
+        out.print(escape(printable(line, one_line=True)))
     u = answer.usage.totals()
     out.print(f"[dim]{u['llm_calls']} LLM calls ({u['cached_calls']} cached), {u['prompt_tokens']} prompt + "
               f"{u['completion_tokens']} completion tokens, {u['seconds']:.2f}s[/]")

@@ -16,7 +16,7 @@ import typer
 from pydantic import ValidationError
 from rich.markup import escape
 
-from tanglerag.cli.common import TerminalConsole
+from tanglerag.cli.common import TerminalConsole, printable
 from tanglerag.errors import InputError
 from tanglerag.family import families
 from tanglerag.jsonio import loads as json_loads
@@ -53,23 +53,30 @@ def render(record: dict[str, Any]) -> list[str]:
         trace = Trace.model_validate(record["trace"])
     except ValidationError as exc:
         raise InputError(f"malformed trace: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from exc
-    lines = [f"[bold]{escape(record.get('method', '?'))}[/]: {escape(record.get('question', ''))}",
-             f"answer: {escape(str(record.get('answer', '')))}", "", f"[bold]LLM calls[/] ({len(trace.calls)})"]
+    lines = [f"[bold]{_field(record.get('method', '?'))}[/]: {_field(record.get('question', ''))}",
+             f"answer: {_field(record.get('answer', ''))}", "", f"[bold]LLM calls[/] ({len(trace.calls)})"]
     for n, call in enumerate(trace.calls, 1):
         reply = (call.replies[0] if call.replies else "").strip().splitlines()
         first = reply[0][:70] if reply else ""
-        lines.append(f"  {n:>2}. {call.stage:<12} {'cached' if call.cached else 'model '} "
+        lines.append(f"  {n:>2}. {_field(call.stage):<12} {'cached' if call.cached else 'model '} "
                      f"{call.prompt_tokens:>5}+{call.completion_tokens:<4} tok {call.model_seconds:6.2f}s  "
-                     f"{escape(first)}")
+                     f"{_field(first)}")
     by_stage: dict[str, list[int]] = {}
     for call in trace.calls:
         by_stage.setdefault(call.stage, []).append(call.prompt_tokens + call.completion_tokens)
     if by_stage:
-        lines.append("  per stage: " + ", ".join(f"{s} {len(t)} calls / {sum(t)} tok" for s, t in by_stage.items()))
+        lines.append("  per stage: " + ", ".join(f"{_field(s)} {len(t)} calls / {sum(t)} tok"
+                                                 for s, t in by_stage.items()))
     for step in trace.steps:
         title, *details = step.lines()
-        lines += ["", f"[bold]{escape(title)}[/]", *(escape(line) for line in details)]
+        lines += ["", f"[bold]{_field(title)}[/]", *(_field(line) for line in details)]
     return lines
+
+
+def _field(value: object) -> str:
+    """A value read from the file, shown within its line: as text, not markup, and with its newlines escaped (a
+    question cannot print a line that reads as the answer's or a call's)."""
+    return escape(printable(str(value), one_line=True))
 
 
 @trace_app.command("show")
