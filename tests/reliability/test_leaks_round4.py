@@ -111,6 +111,12 @@ def test_ask_verbose_logs_carry_no_credentials_of_the_llm_server(tmp_path):
     assert _leaked(done.stdout, done.stderr) == []
 
 
+def test_a_user_error_line_carries_no_credentials_of_a_url(tmp_path):
+    told = runner.invoke(app, ["ask", "q?", "--index", str(tmp_path), "--set", f"llm.timeout_s={SECRET_URL}"])
+    assert told.exit_code == 2 and "(given: 'https://***@llm.example:8443/v1?***')" in told.output, told.output
+    assert _leaked(told.output) == []
+
+
 def test_the_otlp_exporter_gets_a_short_timeout_unless_the_environment_sets_one(monkeypatch):
     """A dead OTLP endpoint held every ``ask`` 7 s at exit (the SDK retries for 10 s by default); the exporter
     now gives up after ``otel.EXPORT_TIMEOUT_S``, and OpenTelemetry's own variables still win when set."""
