@@ -54,8 +54,8 @@ def test_an_amendment_supersedes_the_text_it_amends_and_a_dated_source_outranks_
     lines = answer.text.splitlines()
     assert lines[0] == "6,500 dollars (the yearly travel allowance) [2]"
     assert lines[1:] == [
-        "Set aside: 5,000 dollars (the yearly travel allowance): outdated: HR handbook 2022-01-10, superseded by its "
-        "2024-03-01 [1]",
+        ("Set aside: 5,000 dollars (the yearly travel allowance): outdated: HR handbook 2022-01-10, superseded by its "
+         "2024-03-01 [1]"),
         "Set aside: 9,000 dollars (the travel allowance): unverified; staff forum, undated [3]"]
     assert asserted_text(answer.text) == lines[0] and [p.answer for p in answer.parts] == ["6,500 dollars"]
     assert notes(step)["5,000 dollars"][0] == notes(step)["9,000 dollars"][0] == "rejected"

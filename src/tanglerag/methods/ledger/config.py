@@ -60,6 +60,10 @@ class LedgerConfig(Section):
         "about other questions are kept in the trace, marked, and decide nothing (0 lets every claim compete)"))
     provenance_weights: ProvenanceWeights = Field(default_factory=lambda: ProvenanceWeights(), description=(
         "what the provenance policy weighs: a named source and a date on the side's best document"))
+    description_overlap: float = Field(0.4, ge=0, le=1, description=(
+        "two sides whose claims' 'about' match are one thing only if their passages share this share of the "
+        "smaller side's content words besides the question's and the answers' (two people of one name share few); "
+        "0 takes the 'about' alone"))
     claim_tokens: TokenBudget = Field(96, description="budget of one passage's claim (answer, about, quote)")
     prior_tokens: TokenBudget = Field(24, description="budget of the prior policy's closed-book answer")
     authority_tiers: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_AUTHORITY_TIERS), description=(

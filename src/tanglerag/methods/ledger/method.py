@@ -36,7 +36,7 @@ from tanglerag.methods.ledger.policies import Evidence, resolve
 from tanglerag.methods.ledger.presentation import answer_text, withheld
 from tanglerag.methods.ledger.prompts import prior_messages
 from tanglerag.methods.ledger.relevance import relevance
-from tanglerag.methods.ledger.sides import build_sides, things
+from tanglerag.methods.ledger.sides import Sameness, build_sides, things
 from tanglerag.text import UNKNOWN, first_answer_line
 from tanglerag.tracking import record_step, stage
 from tanglerag.types import Question, RetrievedPassage
@@ -66,8 +66,15 @@ def _about(group: list[Side]) -> str:
 
 
 def passage_relevance(passages: list[RetrievedPassage], question: str) -> dict[str, float]:
-    """Each passage's share of the question's content words, its title counted with its text."""
-    return {hit.passage.id: relevance(question, f"{hit.passage.title} {hit.passage.text}") for hit in passages}
+    """Each passage's share of the question's content words, its title and named source counted with its text (a
+    company's help page need not repeat the company's name)."""
+    return {hit.passage.id: relevance(question, f"{hit.passage.title} {hit.passage.text} {_source(hit)}")
+            for hit in passages}
+
+
+def _source(hit: RetrievedPassage) -> str:
+    source = hit.passage.metadata.get("source")
+    return source if isinstance(source, str) else ""
 
 
 def mark_relevance(claims: list[Claim], scores: dict[str, float], threshold: float) -> None:
@@ -126,9 +133,11 @@ class LedgerMethod(Method):
                                             if scores[hit.passage.id] >= config.relevance})
         evidence = Evidence(question=question.text, metas=metas, ask_prior=lambda: self._prior(question.text),
                             found=found, weights=config.provenance_weights)
-        about = config.about_similarity if config.same_thing == "about" else None
+        sameness = Sameness(found, config.about_similarity if config.same_thing == "about" else None, asked,
+                            {hit.passage.id: f"{hit.passage.title} {hit.passage.text}" for hit in passages},
+                            config.description_overlap)
         in_time = frozenset(id(s) for s in sides if evidence.moment and evidence.newest_date(s) is not None)
-        reports = settle(things(sides, found, about, question.text, in_time), list(config.policies), evidence)
+        reports = settle(things(sides, sameness, in_time), list(config.policies), evidence)
         dates = {pid: meta.date for pid, meta in metas.items() if meta.date is not None}
         held = withheld(reports, found, config.show_disputed, evidence)
         record_step(ConflictStep(claims=claims, reports=reports, policies=list(config.policies),

@@ -13,11 +13,12 @@ import re
 from dataclasses import dataclass
 
 _DATE = (r"(?:(?P<iso>\d{4}-\d{2}-\d{2})|(?P<mdy>[a-z]+\.? \d{1,2},? \d{4})|(?P<dmy>\d{1,2} [a-z]+\.? \d{4})|"
-         r"(?P<year>\d{4}))\b")  # the ways a question names a day or a year
+         r"(?P<my>[a-z]+\.? \d{4})|(?P<year>\d{4}))\b")  # the ways a question names a day, a month or a year
 _STATED = r"\b(?:as of|as at|at the time of)\s+"
 _AS_OF = re.compile(_STATED + _DATE, re.IGNORECASE)
 _CLAUSE = re.compile(r",?\s*" + _STATED + _DATE, re.IGNORECASE)
-_FORMATS = {"iso": ("%Y-%m-%d",), "mdy": ("%B %d %Y", "%b %d %Y"), "dmy": ("%d %B %Y", "%d %b %Y")}
+_FORMATS = {"iso": ("%Y-%m-%d",), "mdy": ("%B %d %Y", "%b %d %Y"), "dmy": ("%d %B %Y", "%d %b %Y"),
+            "my": ("%B %Y", "%b %Y")}
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,8 @@ def timeless(question: str) -> str:
 
 
 def as_of(question: str) -> AsOf | None:
-    """The date a question asks about ("as of 2019", "as of May 02, 2019"), the last one named; None when it names
-    none. A name that is not a date ("as of May 32, 2019") is read as no date."""
+    """The date a question asks about ("as of 2019", "as of March 2023", "as of May 02, 2019"), the last one named;
+    None when it names none. A name that is not a date ("as of May 32, 2019") is read as no date."""
     for match in reversed(list(_AS_OF.finditer(question))):
         kind, text = next((k, v) for k, v in match.groupdict().items() if v)
         if kind == "year":
@@ -51,5 +52,8 @@ def as_of(question: str) -> AsOf | None:
                 day = datetime.datetime.strptime(cleaned, pattern).date()
             except ValueError:
                 continue
+            if kind == "my":  # a month: the whole of it
+                following = (day.replace(day=28) + datetime.timedelta(days=4)).replace(day=1)
+                return AsOf(last_day=following - datetime.timedelta(days=1), text=day.strftime("%Y-%m"))
             return AsOf(last_day=day, text=day.isoformat())
     return None

@@ -10,6 +10,7 @@ chosen on the tune half of the dev sets (docs/results/conflicts.md).
 
 from __future__ import annotations
 
+import os
 from functools import cache
 
 from tanglerag.text import normalize_answer
@@ -33,13 +34,27 @@ def stem(word: str) -> str:
     return word.rstrip("s")[:6] if len(word) > 3 else word
 
 
+def content_words(text: str) -> set[str]:
+    return {w for w in normalize_answer(text).split() if w not in _stop_words()}
+
+
 def content_stems(text: str) -> set[str]:
-    return {stem(w) for w in normalize_answer(text).split() if w not in _stop_words()}
+    return {stem(w) for w in content_words(text)}
+
+
+def _alike(a: str, b: str) -> bool:
+    """One word, inflected or derived: equal, or sharing a prefix of at least four letters that misses at most two
+    of the shorter word's ("file" / "filed", "population" / "populated")."""
+    if a == b:
+        return True
+    common = len(os.path.commonprefix([a, b]))
+    return common >= 4 and common >= min(len(a), len(b)) - 2
 
 
 def relevance(question: str, passage: str) -> float:
     """The share of the question's content words the passage holds (1.0 for a question that has none)."""
-    wanted = content_stems(question)
+    wanted = content_words(question)
     if not wanted:
         return 1.0
-    return len(wanted & content_stems(passage)) / len(wanted)
+    held = content_words(passage)
+    return sum(word in held or any(_alike(word, other) for other in held) for word in wanted) / len(wanted)

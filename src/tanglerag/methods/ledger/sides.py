@@ -8,17 +8,27 @@ passages and every other passage whose text holds its most specific wording, wor
 claim a passage, so a passage that also names the answer corroborates it; a planted answer is mostly found in its one
 edited passage only: on RAMDocs dev this lowers the leak from 36.1% to 27.9%, docs/results/conflicts.md). Two sides are about the same thing, so their
 answers conflict, when a claim of each comes from one document (versions of it) or, unless ``ledger.same_thing`` is
-``versions``, their claims' ``about`` match; otherwise they answer for different things and are complementary.
+``versions``, their claims' ``about`` match and their passages describe it alike; otherwise they answer for
+different things and are complementary.
+
+Why the descriptions: the 1.5B model gives two people of one name one ``about`` (the bare name), so "AFL" and
+"basketball" for two Ryan Davises became a dispute and one of them was rejected. Passages about one thing share words
+beyond the question's and the answers' (the league, the town, the band); passages about two things of one name share
+almost none. ``ledger.description_overlap`` (the share of the smaller side's content words the other holds) is
+chosen on the tune half of RAMDocs dev (docs/results/conflicts.md).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
 from tanglerag.conflicts import Claim, Side, quote_in_passage
 from tanglerag.methods.ledger.independence import Independence, components
+from tanglerag.methods.ledger.relevance import content_stems
 from tanglerag.text import normalize_answer
 
 
@@ -70,22 +80,69 @@ def thing_of(claim: Claim, question: str) -> str:
     return " ".join(rest) if set(rest) - _FUNCTION_WORDS else normalize_answer(question)
 
 
-def _linked(a: Side, b: Side, independence: Independence, similarity: float | None, question: str) -> bool:
-    one_document = ({independence.document[p] for p in a.passages} & {independence.document[p] for p in b.passages})
-    if one_document or similarity is None:
-        return bool(one_document)
-    return any(about_same(thing_of(x, question), thing_of(y, question), similarity) for x in a.claims for y in b.claims)
+_ADDING = re.compile(r"\b(?:also|as well|in addition|additionally|another|second|third|fourth|fifth|further|too)\b",
+                     re.IGNORECASE)
+"""Words by which a passage adds an answer to others rather than replacing them."""
+
+DESCRIBING_WORDS = 20
+"""Content words (besides the question's and the answers') a side's passages need to describe what they are about."""
 
 
-def things(sides: list[Side], independence: Independence, similarity: float | None, question: str,
-           in_time: frozenset[int] = frozenset()) -> list[list[Side]]:
+@dataclass(frozen=True)
+class Sameness:
+    """What decides whether two sides answer for one thing: versions of one document always do; otherwise (unless
+    ``about`` is None, ``ledger.same_thing=versions``) claims whose ``about`` match at ``about`` similarity; when
+    those are the bare name the question asks about, only if their passages (``texts``, by id) also describe the
+    thing alike (``overlap``; 0 takes the ``about`` alone)."""
+
+    independence: Independence
+    about: float | None
+    question: str
+    texts: dict[str, str]
+    overlap: float = 0.0
+
+    def linked(self, a: Side, b: Side) -> bool:
+        document = self.independence.document
+        if {document[p] for p in a.passages} & {document[p] for p in b.passages}:
+            return True
+        if self.about is None:
+            return False
+        pairs = [(x, y) for x in a.claims for y in b.claims
+                 if about_same(thing_of(x, self.question), thing_of(y, self.question), self.about)]
+        if not pairs or self.adds_to(a) or self.adds_to(b):
+            return False
+        told_apart = any(self.bare(x) and self.bare(y) for x, y in pairs)
+        return self.overlap == 0 or not told_apart or self.described_alike(a, b)
+
+    def adds_to(self, side: Side) -> bool:
+        """The words that state the side's answer say it comes on top of others ("can now also be used in Polish",
+        "opened a third office, in Tallinn"): a further part of a list, not a rival answer, so a newer date must not
+        set the older parts aside. The claim's quote, not its whole passage: a long article says "also" anywhere."""
+        return any(_ADDING.search(claim.quote) for claim in side.claims if claim.supported)
+
+    def bare(self, claim: Claim) -> bool:
+        """The claim's ``about`` names nothing the question does not (the bare name): it cannot tell two things of
+        one name apart, so the passages' descriptions must."""
+        return not (content_stems(claim.about) - content_stems(self.question))
+
+    def described_alike(self, a: Side, b: Side) -> bool:
+        """The passages of the two sides share at least ``overlap`` of the smaller one's content words, leaving out
+        the question's words and both answers'. A side whose passages hold fewer than ``DESCRIBING_WORDS`` such words
+        says nothing against it: a note of two sentences ("someone on the forum says 9,000") does not describe what
+        it is about, so differing words there tell nothing apart."""
+        known = content_stems(self.question) | content_stems(a.answer) | content_stems(b.answer)
+        words = [set().union(*(content_stems(self.texts.get(p, "")) for p in side.passages)) - known
+                 for side in (a, b)]
+        smaller = min(len(w) for w in words)
+        return smaller < DESCRIBING_WORDS or len(words[0] & words[1]) / smaller >= self.overlap
+
+
+def things(sides: list[Side], sameness: Sameness, in_time: frozenset[int] = frozenset()) -> list[list[Side]]:
     """Sides grouped by what they are about (linked sides, transitively): a group of several is a conflict.
-    ``similarity`` None links versions of one document only. ``in_time``: the ids of sides that answer one question
-    at different dates (a question that names a date asks for the answer valid then, so its dated answers compete
-    whatever the model says they are about)."""
+    ``in_time``: the ids of sides that answer one question at different dates (a question that names a date asks
+    for the answer valid then, so its dated answers compete whatever the model says they are about)."""
     links = [(i, j) for i in range(len(sides)) for j in range(i + 1, len(sides))
-             if {id(sides[i]), id(sides[j])} <= in_time
-             or _linked(sides[i], sides[j], independence, similarity, question)]
+             if {id(sides[i]), id(sides[j])} <= in_time or sameness.linked(sides[i], sides[j])]
     component = components(len(sides), links)
     groups: dict[int, list[Side]] = {}
     for side, root in zip(sides, component, strict=True):
