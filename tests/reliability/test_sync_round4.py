@@ -1,13 +1,17 @@
 """Issue 59 (reliability round 4) for ``index --sync`` and the Ray build, in real ``tanglerag`` processes: a sync that
 only removes still removes, a JSONL document is never replaced by a file of its id, an unreadable file is one warning
 that keeps its indexed version, the summary counts new, changed, deleted and unchanged files, two syncs at once both
-finish, a sync never ignores --index-type; a shard of another dimension is refused before anything is written."""
+finish, a sync never ignores --index-type; a shard of another dimension is refused before anything is written, and a
+Ray build killed with ``kill -9`` leaves no Ray process running."""
 
 import ctypes
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -219,3 +223,64 @@ def test_a_ray_shard_of_another_dimension_is_refused_naming_it_before_anything_i
     assert f"{shards / 'shard-000001.npy'} holds vectors of 32 dimensions, shard-000000.npy of 64" in said, said
     assert "remove the shard's files (shard-000001.*)" in said and not out.exists(), said
     assert np.load(shards / "shard-000000.npy").shape == (3, 64)  # the shards are left as they were
+
+
+EMBEDS_FOREVER = f"""
+import os, runpy, time
+from pathlib import Path
+
+hashing = runpy.run_path({hashing_cli.__file__!r})
+hashing["use_hashing"]()
+import tanglerag.cli.index
+
+def embedder():  # in each Ray actor: the cluster is up and the actors started; the command is killed meanwhile
+    Path(os.environ["EMBEDDING"]).touch()
+    time.sleep(600)
+
+tanglerag.cli.index.embedder_factory = lambda settings: embedder
+hashing["main"]()
+"""
+
+
+def _ray_processes(ray_dir: Path) -> dict[int, str]:
+    """The live processes of the Ray sessions under ``ray_dir`` (those holding a file open there: their logs), each
+    with its command line."""
+    found = {}
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and any(os.readlink(fd).startswith(str(ray_dir)) for fd in (proc / "fd").iterdir()):
+                found[int(proc.name)] = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # gone meanwhile, or a zombie
+            continue
+    return found
+
+
+def test_a_ray_build_killed_with_kill_9_leaves_no_ray_process_running(tmp_path):
+    """Ray's GCS and raylet died with the killed command, but its dashboard and runtime-env agents (~170 MB) stayed
+    for a minute, trying to tell the dead GCS; now every process the command started goes with it."""
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"d{i}", "text": f"note {i} on the harbour"}) + "\n" for i in range(4)))
+    ray_dir = Path(tempfile.mkdtemp(prefix="r", dir="/tmp"))  # short: Ray's socket paths must stay under 108 bytes
+    embedding = tmp_path / "embedding"
+    command = subprocess.Popen(
+        [sys.executable, "-c", EMBEDS_FOREVER, "index", str(corpus), "--engine", "ray", "--ray-actors", "1",
+         "--out", str(tmp_path / "idx"), "--set", "embedding.model=hash-64", "--set", f"cache_dir={tmp_path / 'c'}"],
+        env={**ENV, "EMBEDDING": str(embedding), "RAY_TMPDIR": str(ray_dir)}, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 240
+        while not embedding.exists():
+            assert time.monotonic() < deadline and command.poll() is None, command.communicate()[0]
+            time.sleep(0.2)
+        assert any("Agent" in p for p in _ray_processes(ray_dir).values()), _ray_processes(ray_dir)
+        command.send_signal(signal.SIGKILL)
+        command.wait()
+        deadline = time.monotonic() + 20  # the agents stayed 60 s
+        while _ray_processes(ray_dir) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert _ray_processes(ray_dir) == {}
+    finally:
+        command.kill()
+        for pid in _ray_processes(ray_dir):  # what a failure leaves, found by this test's own Ray folder
+            os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(ray_dir, ignore_errors=True)

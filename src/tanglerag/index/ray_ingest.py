@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import ConfigError, IndexStoreError, IngestError, TangleragError
 from tanglerag.index.passage_index import embed_text
+from tanglerag.index.reaper import dies_with_this_process
 from tanglerag.index.shards import ShardPlan, open_shards, shard_passages, write_shard
 
 log = logging.getLogger(__name__)
@@ -84,11 +86,7 @@ def embed_shards(plan: ShardPlan, folder: Path, make_embedder: EmbedderFactory, 
         progress(plan.documents - sum(plan.shards[n].documents for n in todo), 0)
     if not todo:
         return 0
-    ray = _ray()
-    started = not ray.is_initialized()
-    if started:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
-    try:
+    with _ray_session(address) as ray:
         if gpus_per_actor is None:
             gpus = int(ray.cluster_resources().get("GPU", 0))
             gpus_per_actor = 1.0 if gpus else 0.0
@@ -112,10 +110,23 @@ def embed_shards(plan: ShardPlan, folder: Path, make_embedder: EmbedderFactory, 
                 raise IngestError(str(row["error"]))
             if progress is not None:
                 progress(plan.shards[int(row["shard"])].documents, int(row["passages"]))
-    finally:
-        if started:
-            ray.shutdown()
     return len(todo)
+
+
+@contextmanager
+def _ray_session(address: str | None) -> Iterator[Any]:
+    """Ray, as this process runs in it or joined now (``address``: a cluster; None: a local one, started here and
+    ended with the block, its processes killed with this process however it ends)."""
+    ray = _ray()
+    if ray.is_initialized():
+        yield ray
+        return
+    with dies_with_this_process():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        try:
+            yield ray
+        finally:
+            ray.shutdown()
 
 
 def _ray() -> Any:
