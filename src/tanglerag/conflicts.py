@@ -15,6 +15,7 @@ evidence rejects).
 from __future__ import annotations
 
 import datetime
+import math
 import re
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
@@ -93,11 +94,18 @@ def parse_date(value: Any) -> tuple[datetime.date | None, Precision | None]:
 
 
 def parse_authority(value: Any, tiers: Mapping[str, float]) -> float | None:
-    """A number, or a tier's name (any case) that ``tiers`` maps to one."""
+    """A finite number, or a tier's name (any case) that ``tiers`` maps to one: NaN compares false with everything,
+    so a NaN authority would neither win nor lose and an infinite one would win every dispute."""
     if value is None or value == "":
         return None
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past a float's range
+            number = math.inf
+        if not math.isfinite(number):
+            raise InputError(f"metadata field 'authority': {number} is not a finite number")
+        return number
     if isinstance(value, str):
         found = {name.lower(): number for name, number in tiers.items()}.get(value.strip().lower())
         if found is not None:

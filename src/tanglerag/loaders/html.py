@@ -5,6 +5,9 @@ declares.
 Why our own small extractor on lxml rather than trafilatura: trafilatura judges boilerplate by text density, which
 drops the short pages documentation is made of, and brings dateparser, babel and tld (tens of MB); the page's own
 markup (``main``, ``article``, ``nav``, ``role=...``) says what is content on the pages people save.
+
+A page is counted before lxml builds its tree (``bounds.HTML_ELEMENTS``): millions of elements take gigabytes and,
+past libxml2's own limits, fail inside lxml.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import datetime
 import re
 from typing import Any
 
+from tanglerag.loaders import bounds
 from tanglerag.loaders.base import LOADERS, Loaded, Segment, UnreadableFile, looks_binary
 
 _DROP = ("script", "style", "noscript", "template", "nav", "aside", "form", "button", "select",
@@ -38,14 +42,16 @@ def load_html(name: str, data: bytes) -> Loaded:
 
     if looks_binary(data):
         raise UnreadableFile(f"{name}: looks binary, not HTML")
+    if data.count(b"<") - data.count(b"</") > bounds.HTML_ELEMENTS:  # tags opened: elements, comments, stray '<'s
+        raise UnreadableFile(f"{name}: over {bounds.HTML_ELEMENTS:,} elements (ingest bound)")
     try:
         root = lxml.html.document_fromstring(data)
-    except (lxml.etree.ParserError, ValueError) as exc:
-        raise UnreadableFile(f"{name}: not readable as HTML ({exc})") from None
-    detected = _page_metadata(root)
-    title = _title(root)
-    body = _main(root)
-    segments = _sections(body) if body is not None else []
+        detected = _page_metadata(root)
+        title = _title(root)
+        body = _main(root)
+        segments = _sections(body) if body is not None else []
+    except (lxml.etree.LxmlError, ValueError) as exc:
+        raise UnreadableFile(f"{name}: not readable as HTML ({type(exc).__name__}: {exc})") from None
     if not segments:
         raise UnreadableFile(f"{name}: no text in the page's main content")
     return Loaded(segments=segments, title=title, detected=detected)

@@ -5,7 +5,8 @@ PDFs it recovered as many of ``pdftotext``'s characters as pdfminer.six while re
 (docs/benchmarks.md, "Document formats"); PyMuPDF is faster still but AGPL. Each page is one piece, so a chunk never
 spans two pages and every chunk carries its page (1-based, as a viewer numbers them). The bookmark in force on a page
 (the PDF's outline, when it has one) is that page's section. Title, author and creation date come from the file's
-document information.
+document information. A PDF is read under two bounds: its page count (``bounds.PDF_PAGES``, from the page tree before
+any page is read) and the time its pages take (``bounds.PDF_SECONDS``, checked after each page).
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import datetime
 import io
 import logging
 import re
+import time
 from typing import Any
 
+from tanglerag.loaders import bounds
 from tanglerag.loaders.base import LOADERS, Loaded, Segment, UnreadableFile
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # it logs every repaired cross-reference as a warning
@@ -35,11 +38,13 @@ def load_pdf(name: str, data: bytes) -> Loaded:
         reader = pypdf.PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
             raise UnreadableFile(f"{name}: encrypted PDF (it needs a password); save a copy without one")
-        texts = [page.extract_text() or "" for page in reader.pages]
+        texts = _page_texts(name, reader)
         sections = _sections_by_page(reader)
         info: Any = reader.metadata or {}
     except (FileNotDecryptedError, DependencyError) as exc:
         raise UnreadableFile(f"{name}: encrypted PDF that cannot be opened ({exc})") from None
+    except NotImplementedError as exc:  # an encryption handler (certificate security) or a filter; exc says which
+        raise UnreadableFile(f"{name}: uses a PDF feature pypdf does not implement ({_short(exc)})") from None
     except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError,
             AssertionError, ZeroDivisionError, OSError) as exc:  # pypdf meets damage in many shapes
         raise UnreadableFile(f"{name}: damaged PDF ({type(exc).__name__}: {_short(exc)})") from None
@@ -48,6 +53,21 @@ def load_pdf(name: str, data: bytes) -> Loaded:
     if not segments:
         raise UnreadableFile(f"{name}: no text in its {len(texts)} page(s) (scanned or image-only? run OCR first)")
     return Loaded(segments=segments, title=_info(info, "/Title"), detected=_detected(info))
+
+
+def _page_texts(name: str, reader: Any) -> list[str]:
+    """Each page's text, once the page count is within the bound, stopping when the time bound has passed."""
+    count = len(reader.pages)
+    if count > bounds.PDF_PAGES:
+        raise UnreadableFile(f"{name}: {count:,} pages, over the {bounds.PDF_PAGES:,}-page ingest bound")
+    deadline = time.monotonic() + bounds.PDF_SECONDS
+    texts: list[str] = []
+    for page in reader.pages:
+        texts.append(page.extract_text() or "")
+        if time.monotonic() > deadline and len(texts) < count:
+            raise UnreadableFile(f"{name}: reading its pages took over {bounds.PDF_SECONDS:g} s (ingest bound); "
+                                 f"{len(texts)} of {count} read")
+    return texts
 
 
 def _sections_by_page(reader: Any) -> dict[int, list[str]]:
