@@ -120,27 +120,35 @@ def _without_root_reads() -> None:
         libc.prctl(24, capability, 0, 0, 0)
 
 
-def test_an_unreadable_file_under_sync_is_one_warning_and_keeps_its_indexed_version(tmp_path):
+def test_an_unreadable_file_or_folder_under_sync_is_one_warning_and_keeps_its_indexed_version(tmp_path):
+    """A file that could not be read was a traceback, and the files of a folder that could not be listed were taken
+    for deleted and removed."""
     docs = _docs(tmp_path, **{"a.md": "# A\nThe ferry leaves at six.\n", "b.md": "# B\nThe museum shuts.\n",
                               "c.md": "# C\nThe bridge opens.\n"})
+    (docs / "sub").mkdir()
+    (docs / "sub" / "d.md").write_text("# D\nThe pier closes.\n")
     out = tmp_path / "idx"
     _sync(docs, out)
     (docs / "a.md").write_text("# A\nThe ferry now leaves at seven.\n")
     (docs / "b.md").chmod(0)
+    (docs / "sub").chmod(0)
     try:
         said = _sync(docs, out, preexec_fn=_without_root_reads)
     finally:
         (docs / "b.md").chmod(0o644)
-    assert said.count("b.md") == 1 and f"skipping {docs / 'b.md'}: Permission denied" in said, said
-    assert "its indexed version stays" in said and "1 unreadable" in said, said
-    stored = _by_path(out)
-    assert stored["a.md"] == "# A\nThe ferry now leaves at seven." and stored["b.md"] == "# B\nThe museum shuts."
+        (docs / "sub").chmod(0o755)
+    for file in (docs / "b.md", docs / "sub" / "d.md"):
+        assert said.count(file.name) == 1 and f"skipping {file}: Permission denied; its indexed version stays" in said
+    assert "3 files: 0 new, 1 changed, 0 deleted, 1 unchanged, 2 unreadable" in said, said
+    assert _by_path(out) == {"a.md": "# A\nThe ferry now leaves at seven.", "b.md": "# B\nThe museum shuts.",
+                             "c.md": "# C\nThe bridge opens.", "sub/d.md": "# D\nThe pier closes."}
 
     (docs / "c.md").write_bytes(b"\x00\x01\xff" * 50)  # changed into something no loader reads, and nothing to embed
     (docs / "a.md").unlink()
     said = _sync(docs, out)
     assert said.count("c.md") == 1 and "looks binary" in said, said
-    assert _by_path(out) == {"b.md": "# B\nThe museum shuts.", "c.md": "# C\nThe bridge opens."}
+    assert _by_path(out) == {"b.md": "# B\nThe museum shuts.", "c.md": "# C\nThe bridge opens.",
+                             "sub/d.md": "# D\nThe pier closes."}
 
 
 def test_the_sync_summary_counts_new_changed_deleted_and_unchanged_files(tmp_path):

@@ -13,9 +13,12 @@ one's files. A file that cannot be read is skipped with one warning, and its ind
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import itertools
 import logging
+import os
+import stat
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,8 +59,12 @@ class SyncPlan:
 
 
 def file_sha256(path: Path) -> str:
+    """The sha256 of a regular file's bytes (opened without waiting: a FIFO swapped in since the folder was listed
+    is an OSError, not a sync that hangs)."""
     digest = hashlib.sha256()
-    with path.open("rb") as fh:
+    with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
         while block := fh.read(1 << 20):
             digest.update(block)
     return digest.hexdigest()
@@ -85,8 +92,23 @@ def plan_sync(folder: Path, stored: Mapping[str, str]) -> SyncPlan:
         else:
             plan.changed.append(doc)
     plan.new = [doc for doc in plan.changed if doc not in stored]
-    plan.deleted = sorted(set(stored) - set(files))
+    missing = sorted(set(stored) - set(files))
+    plan.deleted = [doc for doc in missing if not _left_out(folder / doc)]
+    plan.unreadable += [doc for doc in missing if doc not in plan.deleted]
     return plan
+
+
+def _left_out(path: Path) -> bool:
+    """Whether a stored document's file is still there though the folder's listing left it out (refused with a
+    warning of its own, or in a folder that cannot be read): then it is not deleted, and its indexed version stays."""
+    try:
+        info = path.lstat()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        log.warning("skipping %s: %s; its indexed version stays", path, exc.strerror or exc)
+        return True
+    return not stat.S_ISDIR(info.st_mode)
 
 
 def stored_file_hashes(index: PassageIndex) -> dict[str, str]:
