@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,14 +29,17 @@ from tanglerag.dpr import read_dpr_tsv
 from tanglerag.errors import IngestError, InputError
 from tanglerag.jsonio import loads as json_loads
 from tanglerag.loaders import LOADERS, Segment, UnreadableFile, extension, loader_for
+from tanglerag.loaders.folder import folder_files, printable_name, read_regular, refusal
 from tanglerag.loaders.front_matter import json_ready, split_front_matter
 from tanglerag.provenance import PAGE, PATH, SECTION, SHA256
 from tanglerag.types import Passage, record_id
 
-__all__ = ["SourceDocument", "chunk_passages", "chunk_words", "file_document", "json_ready", "load_corpus",
-           "passages_from_upload", "record_passage", "split_front_matter", "stream_chunks", "stream_corpus"]
+__all__ = ["SourceDocument", "chunk_passages", "chunk_words", "file_document", "folder_files", "json_ready",
+           "load_corpus", "passages_from_upload", "record_passage", "split_front_matter", "stream_chunks",
+           "stream_corpus"]
 
 log = logging.getLogger(__name__)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 
 
 @contextmanager
@@ -144,11 +148,15 @@ def record_passage(record: Any) -> Passage:
         raise ValueError(f"'text' must be a string, got {type(record['text']).__name__}")
     if not isinstance(record.get("title") or "", str):
         raise ValueError("'title' must be a string")
-    if not isinstance(record.get("metadata") or {}, dict):
+    metadata = record.get("metadata") or {}
+    if not isinstance(metadata, dict):
         raise ValueError("'metadata' must be an object")
     extra = {k: v for k, v in record.items() if k not in {"id", "title", "text", "metadata"}}
-    return Passage(id=passage_id, title=record.get("title") or "", text=record["text"],
-                   metadata={**(record.get("metadata") or {}), **extra})
+    twice = next((key for key, value in extra.items() if key in metadata and metadata[key] != value), None)
+    if twice is not None:  # neither is plainly the one meant: a silent winner would date or rank it wrongly
+        raise ValueError(f"field {twice!r} is given twice, at the top level and in 'metadata', with different "
+                         "values; give it once")
+    return Passage(id=passage_id, title=record.get("title") or "", text=record["text"], metadata={**metadata, **extra})
 
 
 def read_jsonl_passages(path: Path, *, skip_bad: bool = False) -> Iterator[Passage]:
@@ -236,8 +244,14 @@ def _file_document(doc_id: str, file_name: str, data: bytes, shown: str) -> Sour
         return None
     detected = _detected_fields(loaded.detected)
     metadata = {**detected, **fields, PATH: doc_id, SHA256: hashlib.sha256(data).hexdigest()}
-    return SourceDocument(id=doc_id, title=title or loaded.title or file_name.rsplit(".", 1)[0].replace("_", " "),
-                          text=text, metadata=metadata, segments=loaded.segments)
+    return SourceDocument(id=doc_id, title=title or loaded.title or _name_title(file_name), text=text,
+                          metadata=metadata, segments=loaded.segments)
+
+
+def _name_title(file_name: str) -> str:
+    """The title a file's name gives it: its stem, with '_' and control characters (a newline or tab in the name)
+    as spaces, so that a title is one line wherever it is shown (a prompt's source list, a citation)."""
+    return _CONTROL.sub(" ", file_name.rsplit(".", 1)[0].replace("_", " "))
 
 
 def _detected_fields(detected: Mapping[str, str]) -> dict[str, str]:
@@ -290,17 +304,12 @@ def _first_error(exc: ValidationError) -> str:
 
 
 def read_folder(folder: Path) -> Iterator[Passage]:
-    """Each file under ``folder`` of a type a loader reads, as a document whose id is its relative path. A file that
-    cannot be read (binary, not UTF-8, encrypted, damaged, no text) or is empty is skipped with one warning naming it
-    and the reason, and the rest is read; a Markdown file's front matter that cannot be read is refused."""
+    """Each file under ``folder`` of a type a loader reads (``loaders.folder.folder_files``: regular files inside
+    it), as a document whose id is its relative path. A file that cannot be read (binary, not UTF-8, encrypted,
+    damaged, past an ingest bound, no text) or is empty is skipped with one warning naming it and the reason, and
+    the rest is read; a Markdown file's front matter that cannot be read is refused."""
     for file in folder_files(folder):
         yield from _folder_document(folder, file)
-
-
-def folder_files(folder: Path) -> list[Path]:
-    """The files under ``folder`` a loader reads, in path order (hidden files and folders left out)."""
-    return sorted(p for p in folder.rglob("*") if loader_for(p.name) is not None and p.is_file()
-                  and not any(part.startswith(".") for part in p.relative_to(folder).parts))
 
 
 def read_folder_files(folder: Path, files: Iterable[Path]) -> Iterator[Passage]:
@@ -310,16 +319,24 @@ def read_folder_files(folder: Path, files: Iterable[Path]) -> Iterator[Passage]:
 
 
 def _folder_document(folder: Path, file: Path) -> Iterator[Passage]:
+    """The file as a document, or a warning: every path that reads a folder's files (``index``, ``--sync``) comes
+    here, so a file its loader refuses is that file's warning, never the folder's. The file is checked again as it
+    is read (``refusal``, ``read_regular``): it may have been swapped for a link since it was listed."""
+    shown = printable_name(file)
     try:
-        document = _file_document(file.relative_to(folder).as_posix(), file.name, file.read_bytes(), str(file))
+        why = refusal(folder, file)
+        if why is not None:
+            raise UnreadableFile(f"{shown}: {why}")
+        data = read_regular(file.resolve(), shown)
+        document = _file_document(file.relative_to(folder).as_posix(), file.name, data, shown)
     except UnreadableFile as exc:
         log.warning("skipping %s", exc)
         return
     except OSError as exc:
-        log.warning("skipping %s: %s", file, exc.strerror or exc)
+        log.warning("skipping %s: %s", shown, exc.strerror or exc)
         return
     if document is None:
-        log.warning("skipping empty file %s", file)
+        log.warning("skipping empty file %s", shown)
         return
     yield document
 
@@ -343,7 +360,7 @@ def stream_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 4
     elif source.suffix.lower() == ".tsv":
         raw = read_dpr_tsv(source)
     elif loader_for(source.name) is not None:
-        raw = iter([file_document(str(source), source.read_bytes())])
+        raw = iter([file_document(str(source), read_regular(source.resolve(), printable_name(source)))])
     else:
         raise IngestError(f"unsupported corpus {source}: give a .jsonl file, a DPR passages .tsv, a folder, or a "
                           f"file of type {supported_types()}")
