@@ -1,7 +1,7 @@
 """The FastAPI application: one warmed runtime, bounded admission, API keys, and the web inspector.
 
 ``create_app`` only assembles: the explicit state on ``app.state`` (``state.py``), the error shape and the
-body limit (``errors.py``), the check that bodies are text (``bodies.py``), request metrics, the security headers
+body limit (``errors.py``), the check that JSON bodies hold text and numbers (``bodies.py``), request metrics, the security headers
 (``headers.py``), and one router per area (``routes/``).
 
 >>> app = create_app(Runtime(settings, index_dir=Path("my-index")))  # doctest: +SKIP
@@ -25,7 +25,7 @@ from fastapi.staticfiles import StaticFiles
 from tanglerag.errors import IndexStoreError
 from tanglerag.runtime import Runtime
 from tanglerag.service.auth import ApiKeys
-from tanglerag.service.bodies import UnicodeBodies
+from tanglerag.service.bodies import JsonBodies
 from tanglerag.service.errors import BodyLimit, install_error_handlers
 from tanglerag.service.headers import SecurityHeaders
 from tanglerag.service.routes import ask, chat, index, ops, runs, users
@@ -65,7 +65,7 @@ def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool =
                   description="Answers from tangled contexts, with citations and a trace of why.")
     app.state.tanglerag = state
     cfg = runtime.settings.service
-    app.add_middleware(UnicodeBodies)  # added first, so it runs inside BodyLimit: it reads bodies already bounded
+    app.add_middleware(JsonBodies)  # added first, so it runs inside BodyLimit: it reads bodies already bounded
     app.add_middleware(BodyLimit, max_bytes=cfg.max_body_bytes)
     if cfg.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=cfg.cors_origins, allow_methods=["*"],
