@@ -237,6 +237,8 @@ class ServiceConfig(Section):
     queue_timeout_s: float = Field(30.0, gt=0, description="longest wait for a free slot before 429")
     answer_timeout_s: float = Field(600.0, gt=0, description="longest answer; the client gets 504 beyond it")
     max_body_bytes: PositiveInt = Field(10_000_000, description="request bodies above this get 413")
+    upload_timeout_s: float = Field(60.0, gt=0, allow_inf_nan=False, description=(
+        "longest reading of an upload's files (parsing, chunking) before 413; it runs off the event loop, one at a time"))
     max_question_chars: int = Field(2000, strict=True, ge=1, le=100_000)
     max_passage_chars: int = Field(4000, strict=True, ge=1, le=10_000_000, description=(
         "a passage's text (and title) returned over HTTP is cut after this many characters and ends in a marker "

@@ -35,6 +35,7 @@ class ServiceState:
     gate: Gate
     telemetry: Telemetry = field(default_factory=Telemetry)
     index_writes: asyncio.Lock = field(default_factory=asyncio.Lock)
+    upload_reads: asyncio.Semaphore = field(default_factory=asyncio.Semaphore)  # one upload read at a time
     runs: RunLibrary | None = None  # eval runs to browse (serve --runs DIR)
     redact: Redactor = field(default_factory=Redactor)  # the server's paths and URLs out of what callers read
     started: int = field(default_factory=lambda: int(time.time()))  # a model's `created`: when it was first served
