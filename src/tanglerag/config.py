@@ -251,10 +251,11 @@ class ServiceConfig(Section):
         "'*' allows any (only sensible without cookies: keys travel in the Authorization header)"))
     api_keys_file: Path | None = Field(
         None, description="lines 'KEY' (admin) or 'KEY USER' (that user only); adds to TANGLERAG_API_KEYS")
-    background_tasks: Literal["model", "plain", "refuse"] = Field("model", description=(
-        "a chat client's background task (Open WebUI's title, tags, follow-ups, search queries): model answers its "
-        "prompt in one call without retrieval; plain answers without any model call (a title from the first "
-        "question's words, no tags, follow-ups or queries); refuse answers 400 at once"))
+    background_tasks: Literal["model", "plain", "refuse"] = Field("plain", description=(
+        "a chat client's background task (Open WebUI's title, tags, follow-ups, search queries): plain answers "
+        "without any model call (a title from the first question's words, no tags, follow-ups or queries); model "
+        "sends its prompt as it is to the LLM in one call without retrieval (any caller can then send raw prompts "
+        "shaped as one: opt in only for callers you trust); refuse answers 400 at once"))
     background_task_tokens: int = Field(200, strict=True, ge=16, le=2048, description=(
         "longest model reply to a background task, in tokens"))
     chat_progress: Literal["reasoning", "preamble", "comments"] = Field("reasoning", description=(

@@ -7,10 +7,11 @@ a whole method on a prompt that is not a question: minutes of model time on a CP
 expects JSON such as ``{"title": ...}``). So they are recognised and answered as what they are, by
 ``service.background_tasks``:
 
+- ``plain`` (the default): no model call at all: a title made of the first question's first words, no tags beyond
+  "General", no follow-ups, no search queries (what Open WebUI's own prompts say to give when unsure);
 - ``model``: the task prompt goes to the LLM as it is, in one call (cached, charged to stage ``background_task``),
-  no retrieval and no method;
-- ``plain``: no model call at all: a title made of the first question's first words, no tags beyond "General", no
-  follow-ups, no search queries (what Open WebUI's own prompts say to give when unsure);
+  no retrieval and no method. Opt-in: anyone who may ask can then send the model any prompt of that shape, with
+  no retrieval and no method in the way, so an operator turns it on for callers they trust;
 - ``refuse``: a 400 at once (Open WebUI then keeps "New Chat" as the title).
 
 A prompt is recognised by the shape Open WebUI's default templates share (``backend/open_webui/config.py``: the
