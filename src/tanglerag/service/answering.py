@@ -3,12 +3,14 @@
 The routes only read requests and format replies; the steps between live here: check a request, wait for a
 slot, answer in a worker thread within ``service.answer_timeout_s``, count the cost and shape the answer, and,
 when streamed, hand over progress events as they happen. A question holds its slot until its thread finishes,
-even when the client has gone away or timed out, so the bound on model work holds.
+even when the client has gone away or timed out, so the bound on model work holds. A user key's question reads the
+served index and writes nothing beside it (``_unwritable``): per-request choices never change what others retrieve.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from tanglerag.errors import TangleragError
+from tanglerag.index.passage_index import PassageIndex
 from tanglerag.otel import Answered
 from tanglerag.runtime import Runtime
 from tanglerag.service.auth import Caller
@@ -56,12 +59,25 @@ def prepare(state: ServiceState, body: AskRequest, who: Caller) -> tuple[Runtime
     if body.top_k is not None:
         options["retrieval.top_k"] = body.top_k
     base = state.runtime
-    rt = base.with_settings(with_options(base.settings, options, admin=who.admin)) if options else base
+    rt = base.with_settings(with_options(base.settings, options, admin=who.admin)) if options or not who.admin else base
+    if not who.admin:
+        rt.replace_index(_unwritable(rt.index))
     try:
         question = Question(text=body.question, user_id=body.user)
     except ValidationError as exc:
         raise ServiceError(422, f"question: {exc.errors()[0]['msg']}") from None
     return rt, question
+
+
+def _unwritable(index: PassageIndex | None) -> PassageIndex:
+    """The served index as a user key's question sees it: the same passages and CDIT separations, but no folder, so
+    a method that keeps state beside its index (CDIT's witnesses and its determiner's memory) keeps it in memory for
+    this question only. Only an admin key's question may change what every caller retrieves."""
+    if index is None:  # has_index() said there is one
+        raise ServiceError(409, "no index yet: POST documents to /v1/index/documents first")
+    view = copy.copy(index)
+    view.folder = None
+    return view
 
 
 async def answered(state: ServiceState, rt: Runtime, body: AskRequest, question: Question) -> AskResponse:
