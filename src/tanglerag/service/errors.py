@@ -124,11 +124,31 @@ def install_error_handlers(app: FastAPI, routes: Sequence[BaseRoute], redact: Re
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request", "type": ""}
-        where = ".".join(str(p) for p in first["loc"] if p != "body") or "body"
+        where = sent_field(first["loc"], exc.body, missing=first["type"] == "missing")
         if is_openai(request.url.path):
             return error_response(request, 400, f"{where}: {first['msg']}", param=where, code=_reason(str(first["type"])))
         body = error_body(request.url.path, f"{where}: {first['msg']}", 422)
-        return JSONResponse(body | {"detail": json.loads(json.dumps(exc.errors(), default=str))}, status_code=422)
+        detail = json.loads(json.dumps(exc.errors(), default=str), parse_constant=str)  # a NaN input as "NaN"
+        return JSONResponse(body | {"detail": detail}, status_code=422)
+
+
+def sent_field(loc: Sequence[Any], body: Any, *, missing: bool = False) -> str:
+    """The field at fault as the client sent it, a dotted path (``messages.0.content``): pydantic's location follows
+    the body as far as the body goes, and what it adds beyond (the member of a union it tried, ``.str``) is dropped;
+    a ``missing`` field is named though the body lacks it. A query or path parameter keeps its location."""
+    if not loc or loc[0] != "body":
+        return ".".join(str(part) for part in loc) or "body"
+    kept: list[str] = []
+    value = body
+    for n, part in enumerate(loc[1:], start=2):
+        if isinstance(value, dict) and isinstance(part, str) and (part in value or (missing and n == len(loc))):
+            value = value.get(part)
+        elif isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
+            value = value[part]
+        else:
+            break
+        kept.append(str(part))
+    return ".".join(kept) or "body"
 
 
 def _ours(path: str, routes: Sequence[BaseRoute]) -> bool:
