@@ -109,11 +109,12 @@ def _refuse_legacy(body: CompletionRequest) -> None:
 
 
 def conversation(body: ChatRequest) -> tuple[str, list[Turn]]:
-    """The question (the last user message) and its history (the user and assistant turns with text before it;
-    system and tool messages are not part of what was said)."""
-    last = max((i for i, m in enumerate(body.messages) if m.role == "user"), default=None)
+    """The question (the last user message with text: one without, such as an image alone, has nothing this can
+    read, and the schema can say "some user message has text" but not "the last one has") and its history (the user
+    and assistant turns with text before it; system and tool messages are not part of what was said)."""
+    last = max((i for i, m in enumerate(body.messages) if m.role == "user" and m.text().strip()), default=None)
     text = body.messages[last].text() if last is not None else ""
-    if last is None or not text.strip():
+    if last is None:
         raise ServiceError(400, "messages: no user message with text to answer", code="invalid_value",
                            param="messages")
     history = read_turns([{"role": m.role, "content": m.text()} for m in body.messages[:last]])

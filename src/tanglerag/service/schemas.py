@@ -72,7 +72,8 @@ _WHY = {
     403: "this key may not do this",
     404: "no such thing",
     409: "conflicts with the server's state (no index yet, a different document under this id, an unreadable run)",
-    413: "the body is larger than service.max_body_bytes",
+    413: "the body is larger than service.max_body_bytes (or a file in it was not read within "
+         "service.upload_timeout_s)",
     415: "unsupported content type",
     422: "the body or parameters do not match the schema",
     429: "the queue is full; Retry-After says when to try again",
@@ -95,7 +96,11 @@ class AskResponse(AnswerOutput):
     trace: Trace
 
     def with_passages_clipped(self, limit: int) -> Self:
-        passages = [p.model_copy(update={"title": clipped(p.title, limit), "text": clipped(p.text, limit)})
+        """Every text a passage shows clipped (its title, text, source, location and headings), never its id."""
+        passages = [p.model_copy(update={"title": clipped(p.title, limit), "text": clipped(p.text, limit),
+                                         "source": p.source and clipped(p.source, limit),
+                                         "location": p.location and clipped(p.location, limit),
+                                         "section": p.section and [clipped(h, limit) for h in p.section]})
                     for p in self.passages]
         return self.model_copy(update={"passages": passages})
 
@@ -106,6 +111,19 @@ def clipped(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]} [... {len(text) - limit} more characters not shown: service.max_passage_chars]"
+
+
+def clipped_all(data: Any, limit: int) -> Any:
+    """JSON-ready ``data`` with every string in it clipped (keys are kept): for a reply made of what files held, such
+    as an eval run's questions and traces. Clipping is a function of the string, so an id and a citation of it
+    still match."""
+    if isinstance(data, str):
+        return clipped(data, limit)
+    if isinstance(data, dict):
+        return {key: clipped_all(value, limit) for key, value in data.items()}
+    if isinstance(data, list):
+        return [clipped_all(value, limit) for value in data]
+    return data
 
 
 class ChatAnswer(AskResponse):
@@ -176,7 +194,8 @@ class ChatMessageIn(BaseModel):
     """An OpenAI chat message: text content, or a list of content parts whose text parts are read."""
 
     model_config = ConfigDict(extra="allow")
-    role: str
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"] = Field(
+        description="OpenAI's roles (function: its deprecated form of tool)")
     content: str | list[dict[str, Any]] | None = None
 
     def text(self) -> str:
@@ -209,7 +228,7 @@ class ChatRequest(_OpenAIRequest):
     messages: list[ChatMessageIn] = Field(min_length=1, max_length=200, json_schema_extra={
         "contains": {"properties": {"role": {"const": "user"}, "content": {"type": "string", "pattern": r"\S"}},
                      "required": ["role", "content"]}},
-        description="the last user message is the question; at least one user message with text")
+        description="the last user message with text is the question; at least one user message has text")
     response_format: dict[str, Any] | None = Field(None, description=(
         "text, json_object, or json_schema whose required properties are among answer, citations, conflicts"),
         json_schema_extra={"anyOf": [{"type": "null"}, {

@@ -1,5 +1,8 @@
 """The run browser's API (``serve --runs DIR``): the eval runs under DIR, one run as a filtered grid of
-questions x methods, and every method's answer and trace for one question. The page is ``/runs``."""
+questions x methods, and every method's answer and trace for one question. The page is ``/runs``.
+
+A run holds whatever its dataset held: every string of a grid or a question goes out clipped at
+``service.max_passage_chars``, as ``/v1/ask`` clips passages, so a 5 MB question is not a 5 MB reply."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from tanglerag.eval.runs import Grid, GridQuery, Run, RunInfo, RunLibrary, Unkno
 from tanglerag.provenance import places
 from tanglerag.service.errors import ServiceError, client_message
 from tanglerag.service.routes.ops import STATIC
-from tanglerag.service.schemas import RunAnswer, RunPassage, RunQuestion, clipped, error_responses
+from tanglerag.service.schemas import RunAnswer, RunPassage, RunQuestion, clipped_all, error_responses
 from tanglerag.service.state import CallerDep, ServiceState, State
 from tanglerag.types import Passage
 
@@ -53,9 +56,10 @@ async def run_grid(run: str, _: CallerDep, state: State, query: Annotated[GridQu
     """The run's questions x methods with each cell's score, filtered by ``show`` and ``tangle``."""
     loaded = await _run(state, run)
     try:
-        return loaded.grid(query)
+        grid = loaded.grid(query)
     except InputError as exc:
         raise ServiceError(422, client_message(exc, state.redact)) from None
+    return Grid.model_validate(clipped_all(grid.model_dump(mode="json"), _limit(state)))
 
 
 @router.get("/v1/runs/{run:path}/question", response_model=RunQuestion)
@@ -68,28 +72,31 @@ async def run_question(run: str, _: CallerDep, state: State,
     except UnknownRun as exc:
         raise ServiceError(404, client_message(exc, state.redact)) from None
     first = next(iter(answers.values()))
-    limit = state.runtime.settings.service.max_passage_chars
-    return RunQuestion(run=run, id=id, question=first.question, gold=first.gold, tangles=first.tangles,
-                       answers=[_answer(p, loaded.dataset_passages, limit) for p in answers.values()])
+    found = RunQuestion(run=run, id=id, question=first.question, gold=first.gold, tangles=first.tangles,
+                        answers=[_answer(p, loaded.dataset_passages) for p in answers.values()])
+    return RunQuestion.model_validate(clipped_all(found.model_dump(mode="json"), _limit(state)))
 
 
-def _answer(prediction: Prediction, dataset_passages: dict[str, Passage], limit: int) -> RunAnswer:
-    """``dataset_passages`` stand in for the passages of predictions that kept only ids (their score is lost);
-    passage texts are clipped at ``limit`` characters (``service.max_passage_chars``), as ``/v1/ask`` clips them."""
+def _limit(state: ServiceState) -> int:
+    return state.runtime.settings.service.max_passage_chars
+
+
+def _answer(prediction: Prediction, dataset_passages: dict[str, Passage]) -> RunAnswer:
+    """``dataset_passages`` stand in for the passages of predictions that kept only ids (their score is lost)."""
     if prediction.passages:
-        passages = [_passage(r.passage, r.score, limit) for r in prediction.passages]
+        passages = [_passage(r.passage, r.score) for r in prediction.passages]
     else:
-        passages = [_passage(dataset_passages[pid], None, limit) if pid in dataset_passages
+        passages = [_passage(dataset_passages[pid], None) if pid in dataset_passages
                     else RunPassage(id=pid, title="", text="", score=None, label="") for pid in prediction.passage_ids]
     return RunAnswer(method=prediction.method, answer=prediction.answer, citations=prediction.citations,
                      passages=passages, metrics=prediction.metrics, usage=prediction.usage,
                      usage_by_stage=prediction.usage_by_stage, parts=prediction.parts, trace=prediction.trace)
 
 
-def _passage(passage: Passage, score: float | None, limit: int) -> RunPassage:
+def _passage(passage: Passage, score: float | None) -> RunPassage:
     """The passage as the inspector lists it, with where it stands in its file (page, section) when it says."""
-    return RunPassage(id=passage.id, title=clipped(passage.title, limit), text=clipped(passage.text, limit),
-                      score=score, label=str(passage.metadata.get("type", "")), **places(passage.metadata))
+    return RunPassage(id=passage.id, title=passage.title, text=passage.text, score=score,
+                      label=str(passage.metadata.get("type", "")), **places(passage.metadata))
 
 
 @router.get("/runs", include_in_schema=False)
