@@ -306,8 +306,8 @@ def _first_error(exc: ValidationError) -> str:
 def read_folder(folder: Path) -> Iterator[Passage]:
     """Each file under ``folder`` of a type a loader reads (``loaders.folder.folder_files``: regular files inside
     it), as a document whose id is its relative path. A file that cannot be read (binary, not UTF-8, encrypted,
-    damaged, past an ingest bound, no text) or is empty is skipped with one warning naming it and the reason, and
-    the rest is read; a Markdown file's front matter that cannot be read is refused."""
+    damaged, past an ingest bound, no text, front matter or metadata it states wrongly) or is empty is skipped with
+    one warning naming it and the reason, and the rest is read."""
     for file in folder_files(folder):
         yield from _folder_document(folder, file)
 
@@ -320,7 +320,8 @@ def read_folder_files(folder: Path, files: Iterable[Path]) -> Iterator[Passage]:
 
 def _folder_document(folder: Path, file: Path) -> Iterator[Passage]:
     """The file as a document, or a warning: every path that reads a folder's files (``index``, ``--sync``) comes
-    here, so a file its loader refuses is that file's warning, never the folder's. The file is checked again as it
+    here, so a file its loader refuses, or whose front matter or metadata cannot be read, is that file's warning,
+    never the folder's (a single file given alone is refused in one line). The file is checked again as it
     is read (``refusal``, ``read_regular``): it may have been swapped for a link since it was listed."""
     shown = printable_name(file)
     try:
@@ -329,7 +330,7 @@ def _folder_document(folder: Path, file: Path) -> Iterator[Passage]:
             raise UnreadableFile(f"{shown}: {why}")
         data = read_regular(file.resolve(), shown)
         document = _file_document(file.relative_to(folder).as_posix(), file.name, data, shown)
-    except UnreadableFile as exc:
+    except (UnreadableFile, IngestError) as exc:  # IngestError: front matter or metadata the file states wrongly
         log.warning("skipping %s", exc)
         return
     except OSError as exc:
