@@ -111,6 +111,22 @@ def test_ask_verbose_logs_carry_no_credentials_of_the_llm_server(tmp_path):
     assert _leaked(done.stdout, done.stderr) == []
 
 
+def test_eval_reports_and_the_models_command_name_the_llm_server_without_its_credentials(tmp_path):
+    """An eval's results.json and results.md get shared (committed under docs/results, pasted into issues)."""
+    (tmp_path / "q.jsonl").write_text(json.dumps({"id": "q1", "question": "Capital of France?", "answers": ["Paris"],
+                                                  "passages": [{"id": "p1", "text": "Paris is in France."}]}) + "\n")
+    with fake_openai_server(lambda body: "Paris [1]") as server:
+        url = server["base_url"].replace("http://", "http://b0buser:s3cretpw@") + "?token=t0kenvalue"
+        common = ["--set", "llm.backend=openai", "--set", f"llm.base_url={url}", "--set", f"cache_dir={tmp_path}"]
+        done = runner.invoke(app, ["eval", "--dataset", str(tmp_path / "q.jsonl"), "--methods", "concat",
+                                   "--out", str(tmp_path / "run"), *common])
+        shown = runner.invoke(app, ["models", *common])
+    assert done.exit_code == 0 and shown.exit_code == 0, done.output + shown.output
+    written = [(tmp_path / "run" / name).read_text() for name in ("results.json", "results.md")]
+    assert "http://***@127.0.0.1" in written[0] and "server: http://***@127.0.0.1" in shown.output
+    assert _leaked(*written, shown.output) == []
+
+
 def test_a_user_error_line_carries_no_credentials_of_a_url(tmp_path):
     told = runner.invoke(app, ["ask", "q?", "--index", str(tmp_path), "--set", f"llm.timeout_s={SECRET_URL}"])
     assert told.exit_code == 2 and "(given: 'https://***@llm.example:8443/v1?***')" in told.output, told.output

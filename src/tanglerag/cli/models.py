@@ -8,6 +8,7 @@ import typer
 
 from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, load_settings
 from tanglerag.llm.model_files import BUILTIN_MODELS, assemble_builtin, resolve_gguf
+from tanglerag.redaction import without_credentials
 
 app = typer.Typer()
 
@@ -23,7 +24,7 @@ def models(
     out = TerminalConsole()
     out.print(f"LLM backend: {settings.llm.backend}, model: {settings.llm.model}")
     if settings.llm.backend == "openai":
-        out.print(f"  server: {settings.llm.base_url} (key from ${settings.llm.api_key_env})")
+        out.print(f"  server: {without_credentials(settings.llm.base_url)} (key from ${settings.llm.api_key_env})")
     out.print(f"embedding model: {settings.embedding.model}")
     out.print(f"cache dir: {settings.cache_dir}")
     if settings.llm.backend == "llamacpp" and (prepare or verify):

@@ -28,6 +28,7 @@ from tanglerag.eval.worker import QuestionWorker, default_metrics
 from tanglerag.metrics.bootstrap import bootstrap_ci
 from tanglerag.metrics.registry import Reader, derive
 from tanglerag.otel import Answered, SpanExport, span_export
+from tanglerag.redaction import without_credentials
 from tanglerag.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -173,9 +174,11 @@ class EvalRunner:
         cfg = self.settings.eval
         setting = {"passage_scope": cfg.passage_scope, "gold": cfg.gold, "gold_position": cfg.gold_position,
                    "top_k": self.settings.retrieval.top_k, "closed_book_filter": cfg.closed_book_filter,
-                   **sizes, "model": self.runtime.llm.backend.model_id, "metrics": metrics}
+                   **sizes, "model": without_credentials(self.runtime.llm.backend.model_id), "metrics": metrics}
+        settings = self.settings.model_dump(mode="json")
+        settings["llm"]["base_url"] = without_credentials(settings["llm"]["base_url"])  # a report gets shared
         return EvalReport(dataset=dataset, n=len(answered), results=scores, failed=failed, protocol=setting,
-                          settings=self.settings.model_dump(mode="json"))
+                          settings=settings)
 
     def _summarize(self, name: str, rows: list[Prediction], asked: list[str]) -> MethodScores:
         cfg = self.settings.eval
