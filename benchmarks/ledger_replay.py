@@ -13,8 +13,14 @@ Usage: ledger_replay.py [NAME ...] [--from RUN ...]
   replays the named variants of VARIANTS (all of them by default; the prior policy is left out: today's rules reach
   it in questions where the stored run with it, under earlier rules, never asked it) over the stored runs (default:
   ledger and ledger-prior under docs/results/conflicts) and writes docs/results/conflicts/replay/NAME/ (results.json,
-  predictions.jsonl in the eval's format, read by conflicts_report.py). The settings are the first run's, then the
-  variant's overrides.
+  predictions.jsonl in the eval's format, read by conflicts_report.py). The settings are the first run's, today's
+  defaults for the rules that act after the claims (RULES), then the variant's overrides.
+
+The variants: ``default`` (today's rules), one change of it each (a policy taken out of ``ledger.policies``, the
+other ``show_disputed`` and ``same_thing`` modes, ``relevance-0``: every claim competes, ``overlap-0``: the claims'
+'about' alone decides sameness, the similarity thresholds moved), ``concat-report``, and the cells of the grid
+``ledger.relevance`` x ``ledger.description_overlap`` the two thresholds were chosen on (``grid-r0.34-o0.3``...):
+conflicts_report.py reads the grid on the tune half, so a reader can check the choice.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from tanglerag.datasets.registry import load_dataset
 from tanglerag.eval.records import Prediction
 from tanglerag.llm.factory import build_llm
 from tanglerag.methods.base import Resources, make_method
+from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.metrics import METRICS
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend, HashEmbedder
@@ -41,20 +48,38 @@ ROOT = Path(__file__).resolve().parent.parent
 STORED = ROOT / "docs/results/conflicts"
 USAGE_KEYS = ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "model_seconds", "seconds")
 BASES = {"concat-report": ("concat", ROOT / "docs/results/peers/main")}  # variant: (method, run it replays)
-VARIANTS: dict[str, list[str]] = {  # name: --set overrides of the stored run's settings; "default": today's rules
+DEFAULT_POLICIES: list[str] = list(LedgerConfig().policies)
+GRID_RELEVANCE = (0.25, 0.3, 0.34, 0.5)
+GRID_OVERLAP = (0.3, 0.4, 0.5)
+"""The grid ``ledger.relevance`` x ``ledger.description_overlap`` was chosen on (RAMDocs, tune half): each cell is a
+variant ``grid-r<relevance>-o<overlap>``, so conflicts_report.py can show the grid and the cell the rule picks."""
+
+
+def grid_name(relevance: float, overlap: float) -> str:
+    return f"grid-r{relevance:g}-o{overlap:g}"
+
+
+def _without(policy: str) -> list[str]:
+    """Today's default order with one policy taken out, as a ``--set`` override."""
+    return [f"ledger.policies=[{', '.join(p for p in DEFAULT_POLICIES if p != policy)}]"]
+
+
+VARIANTS: dict[str, list[str]] = {  # name: --set overrides of today's defaults; each changes one thing of them
     "default": [],
     "concat-report": ["conflicts.report=true"],  # concat's stored answers, the ledger's report on their passages
-    "no-witnesses": ["ledger.policies=[newest, authority, show-all]"],
-    "no-newest": ["ledger.policies=[witnesses, authority, show-all]"],
-    "no-authority": ["ledger.policies=[newest, witnesses, show-all]"],
+    **{f"no-{policy}": _without(policy) for policy in DEFAULT_POLICIES if policy != "show-all"},
     "show-all-only": ["ledger.policies=[show-all]"],
     "show-disputed-never": ["ledger.show_disputed=never"],
     "show-disputed-always": ["ledger.show_disputed=always"],
     "same-thing-versions": ["ledger.same_thing=versions"],
+    "relevance-0": ["ledger.relevance=0"],  # every claim competes, whatever its passage is about
+    "overlap-0": ["ledger.description_overlap=0"],  # the claims' 'about' alone says whether two sides are one thing
     "about-0.8": ["ledger.about_similarity=0.8"],
     "about-1.0": ["ledger.about_similarity=1.0"],
     "duplicates-0.7": ["ledger.duplicate_similarity=0.7"],
     "duplicates-0.9": ["ledger.duplicate_similarity=0.9"],
+    **{grid_name(r, o): [f"ledger.relevance={r}", f"ledger.description_overlap={o}"]
+       for r in GRID_RELEVANCE for o in GRID_OVERLAP},
 }
 
 
@@ -86,7 +111,8 @@ def replay_backend(calls: dict[str, dict[str, Any]]) -> CannedBackend:
     return CannedBackend(responder=respond, structured=True)
 
 
-RULES = ("policies", "show_disputed", "same_thing", "duplicate_similarity", "about_similarity")
+RULES = ("policies", "show_disputed", "same_thing", "duplicate_similarity", "about_similarity", "relevance",
+         "description_overlap", "provenance_weights")
 """The ledger settings that act after the claims: a replay takes today's defaults for them, not the stored run's."""
 
 
