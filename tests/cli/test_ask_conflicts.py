@@ -47,7 +47,7 @@ def ask(monkeypatch, tmp_path):
 def test_the_plain_answer_says_where_sources_disagree(ask):
     lines = ask("--set", "conflicts.report=true").splitlines()
     block = lines[lines.index("Sources disagree (misinformation about Michael Jordan, the basketball player):"):][:4]
-    assert block[1:] == ["  kept     1963 - [1] [2], 2 witnesses", "  rejected 1998 - [3], 1 witness",
+    assert block[1:] == ["  kept     1963 - [1] [2], 2 witnesses", "  rejected 1998 - [3], 1 witness; fewer independent sources (1 against 2)",
                          "  rule: witnesses 2 vs 1"]
     assert lines[0] == "1963 [1][2]" and not any(line.startswith("sources disagree (") for line in lines)
     assert "conflicts 3 calls" in lines[-1]  # calls by stage

@@ -10,7 +10,7 @@ from tanglerag.service.auth import ApiKeys
 from tests.conflicting import JORDAN, QUESTION, conflicting_backend
 from tests.service.conftest import ADMIN, ALICE, bearer, client_for, make_runtime
 
-SAID = "Sources disagree: 1963 (2 sources) vs 1998 (1 source, rejected: witnesses 2 vs 1)."
+SAID = "Sources disagree: 1963 (2 sources) vs 1998 (1 source, rejected: fewer independent sources (1 against 2))."
 
 
 def runtime(tmp_path, *overrides: str):

@@ -173,7 +173,7 @@ def _snippet(text: str) -> str:
 
 def disagreement_lines(answer: Answer) -> list[str]:
     """A block for each report where sources disagree: its kind, each side's verdict, answer, passages (numbered as
-    ``ask`` lists them) and independent witnesses, and the rule that decided."""
+    ``ask`` lists them), independent witnesses and why it was set aside, and the rule that decided."""
     number = {hit.passage.id: n for n, hit in enumerate(answer.passages, 1)}
     lines = []
     for report in disagreements(conflicts_of(answer.trace)):
@@ -182,7 +182,8 @@ def disagreement_lines(answer: Answer) -> list[str]:
         for side in report.sides:
             passages = " ".join(f"[{number[p]}]" if p in number else p for p in side.passages)
             witnesses = f"{side.witnesses} witness{'es' * (side.witnesses != 1)}"
-            lines.append(f"  {side.verdict:<8} {side.answer} - {passages}, {witnesses}")
+            why = f"; {side.note}" if side.note and side.verdict == "rejected" else ""
+            lines.append(f"  {side.verdict:<8} {side.answer} - {passages}, {witnesses}{why}")
         lines.append(f"  rule: {report.rule or _undecided(report)}")
     return lines
 

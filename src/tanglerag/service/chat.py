@@ -181,7 +181,8 @@ def content(output: AskResponse) -> str:
 
 def _disagreement(output: AskResponse) -> str:
     """One sentence a chat reader sees without opening the report: each side's answer, how many passages state it
-    and what became of it ("Sources disagree: 1963 (2 sources) vs 1998 (1 source, rejected: witnesses 2 vs 1).");
+    and what became of it ("Sources disagree: 1963 (2 sources) vs 1998 (1 source, rejected: fewer independent sources
+    (1 against 2)).");
     empty when the sources agree."""
     points = [" vs ".join(_side(side, report.rule) for side in report.sides)
               for report in disagreements(output.conflicts)]
@@ -190,5 +191,6 @@ def _disagreement(output: AskResponse) -> str:
 
 def _side(side: Side, rule: str) -> str:
     count = f"{len(side.passages)} source{'s' * (len(side.passages) != 1)}"
-    verdict = {"kept": "", "disputed": ", disputed", "rejected": f", rejected: {rule}" if rule else ", rejected"}
+    why = side.note or rule
+    verdict = {"kept": "", "disputed": ", disputed", "rejected": f", rejected: {why}" if why else ", rejected"}
     return f"{side.answer} ({count}{verdict[side.verdict]})"
