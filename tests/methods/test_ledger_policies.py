@@ -120,7 +120,7 @@ def test_a_claim_from_a_passage_about_another_question_competes_for_nothing(llm_
     assert "[about another question: relevance 0.00]" in "\n".join(step.lines())
     every, _ = ask(llm_factory, folder, Question(text="When is the new Jurassic World game coming out?"),
                    "ledger.relevance=0")
-    assert [p.answer for p in every.parts] == ["June 12, 2018", "May 31, 2019"]  # another topic's date asserted
+    assert [p.answer for p in every.parts] == ["May 31, 2019"]  # the newer date of another topic wins: the old bug
 
 
 def test_agreeing_sources_write_no_report(llm_factory):
@@ -132,3 +132,24 @@ def test_agreeing_sources_write_no_report(llm_factory):
     }
     answer, step = ask(llm_factory, folder, Question(text="When does the library open on weekdays?"))
     assert step.reports == [] and step.overall == "none" and answer.text == "9 am (the library's opening time) [1][2]"
+
+
+def test_an_about_that_only_restates_the_question_tells_nothing_apart(llm_factory):
+    """The 1.5B model titled the handbook's claims "Travel policy" and the forum's "the yearly travel allowance":
+    different words, but the second names nothing the question does not, so the short notes stay one thing and the
+    policies settle them (it was asserted beside the handbook as a "different thing")."""
+    as_read = {pid: (text, meta, (quote, answer, "Travel policy" if pid.startswith("policy") else about))
+               for pid, (text, meta, (quote, answer, about)) in FOLDER.items()}
+    answer, step = ask(llm_factory, as_read)
+    assert [p.answer for p in answer.parts] == ["6,500 dollars"] and len(step.reports) == 1
+
+
+def test_abouts_naming_different_parts_the_question_joins_are_complementary(llm_factory):
+    folder = {
+        "lisbon": ("The Lisbon store opens at 10:00 on Sundays and closes at 18:00.", {"source": "stores page"},
+                   ("opens at 10:00 on Sundays", "10:00", "Lisbon store")),
+        "porto": ("On Sundays the Porto store opens at 11:00.", {"source": "stores page"},
+                  ("the Porto store opens at 11:00", "11:00", "Porto store")),
+    }
+    answer, step = ask(llm_factory, folder, Question(text="When do the Lisbon and Porto stores open on Sundays?"))
+    assert [p.answer for p in answer.parts] == ["10:00", "11:00"] and step.overall == "complementary"

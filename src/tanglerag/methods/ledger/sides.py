@@ -28,7 +28,7 @@ from rapidfuzz import fuzz
 
 from tanglerag.conflicts import Claim, Side, quote_in_passage
 from tanglerag.methods.ledger.independence import Independence, components
-from tanglerag.methods.ledger.relevance import content_stems
+from tanglerag.methods.ledger.relevance import content_stems, stem
 from tanglerag.text import normalize_answer
 
 
@@ -84,6 +84,9 @@ _ADDING = re.compile(r"\b(?:also|as well|in addition|additionally|another|second
                      re.IGNORECASE)
 """Words by which a passage adds an answer to others rather than replacing them."""
 
+_JOINED = re.compile(r"\b(\w+) (?:and|or) (\w+)\b")
+"""Two words a question joins: each may name a part the question asks about."""
+
 DESCRIBING_WORDS = 20
 """Content words (besides the question's and the answers') a side's passages need to describe what they are about."""
 
@@ -107,18 +110,31 @@ class Sameness:
             return True
         if self.about is None:
             return False
-        pairs = [(x, y) for x in a.claims for y in b.claims
-                 if about_same(thing_of(x, self.question), thing_of(y, self.question), self.about)]
-        if not pairs or self.adds_to(a) or self.adds_to(b):
+        if self.adds_to(a) or self.adds_to(b) or self.different_parts(a, b):
             return False
-        told_apart = any(self.bare(x) and self.bare(y) for x, y in pairs)
-        return self.overlap == 0 or not told_apart or self.described_alike(a, b)
+        pairs = [(x, y) for x in a.claims for y in b.claims]
+        if any(self.bare(x) or self.bare(y) for x, y in pairs):  # an about that names nothing tells nothing apart
+            return self.overlap == 0 and self._about_same(pairs) or self.overlap > 0 and self.described_alike(a, b)
+        return self._about_same(pairs)
+
+    def _about_same(self, pairs: list[tuple[Claim, Claim]]) -> bool:
+        assert self.about is not None
+        similarity = self.about
+        return any(about_same(thing_of(x, self.question), thing_of(y, self.question), similarity) for x, y in pairs)
 
     def adds_to(self, side: Side) -> bool:
         """The words that state the side's answer say it comes on top of others ("can now also be used in Polish",
         "opened a third office, in Tallinn"): a further part of a list, not a rival answer, so a newer date must not
         set the older parts aside. The claim's quote, not its whole passage: a long article says "also" anywhere."""
         return any(_ADDING.search(claim.quote) for claim in side.claims if claim.supported)
+
+    def different_parts(self, a: Side, b: Side) -> bool:
+        """The question joins names ("the Lisbon and Porto stores") and the two sides' abouts name different ones of
+        them: answers for two parts of the question, not rival answers."""
+        joined = [({stem(x)}, {stem(y)}) for x, y in _JOINED.findall(normalize_answer(self.question))]
+        named = [set().union(*(content_stems(c.about) for c in side.claims)) for side in (a, b)]
+        return any((x <= named[0] and not y & named[0] and y <= named[1] and not x & named[1])
+                   or (y <= named[0] and not x & named[0] and x <= named[1] and not y & named[1]) for x, y in joined)
 
     def bare(self, claim: Claim) -> bool:
         """The claim's ``about`` names nothing the question does not (the bare name): it cannot tell two things of
