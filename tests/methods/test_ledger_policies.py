@@ -91,6 +91,8 @@ def test_only_an_explicit_as_of_sets_a_moment():
     assert as_of("who won the 1998 final") is None and as_of("Who was president by 2004?") is None
     assert as_of("Who is the CEO as of 2021?").text == "2021"
     assert as_of("Who was mayor at the time of 12 May 2019?").text == "2019-05-12"
+    month = as_of("Which release was current as of March 2023?")
+    assert month.text == "2023-03" and str(month.last_day) == "2023-03-31"
     assert as_of("Who is the mayor now?") is None and as_of("What is the latest version?") is None
     assert timeless("Who is the CEO as of 2021?") == "Who is the CEO?"
     assert timeless("Who won the World Cup in 1998?") == "Who won the World Cup in 1998?"
