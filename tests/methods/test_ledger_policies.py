@@ -155,3 +155,24 @@ def test_abouts_naming_different_parts_the_question_joins_are_complementary(llm_
     }
     answer, step = ask(llm_factory, folder, Question(text="When do the Lisbon and Porto stores open on Sundays?"))
     assert [p.answer for p in answer.parts] == ["10:00", "11:00"] and step.overall == "complementary"
+
+
+def test_a_year_is_read_as_written_and_a_word_the_question_uses_adds_nothing():
+    from tanglerag.methods.ledger.relevance import relevance
+
+    assert relevance("Who won the 2018-19 Premier League?", "Manchester City won the 2018-19 Premier League.") == 1.0
+    assert relevance("Who won the 2018-19 Premier League?", "Liverpool won the 2019-20 Premier League.") == 0.0
+
+
+def test_versions_without_a_source_are_named_by_their_dates_and_each_side_by_its_own_numbers(llm_factory):
+    versions = {"v1": (FOLDER["policy-2022.md"][0], {"date": "2022-01-10"}, FOLDER["policy-2022.md"][2]),
+                "v2": (FOLDER["policy-2022.md"][0].replace("5,000", "6,500"), {"date": "2024-03-01"},
+                       FOLDER["policy-2024.md"][2])}
+    answer, step = ask(llm_factory, versions)
+    assert notes(step)["5,000 dollars"] == ("rejected", "outdated: the version of 2022-01-10, superseded by the "
+                                                        "version of 2024-03-01")
+    assert step.reports[0].trials[0].outcome == "one document: 2024-03-01 supersedes the rest"
+    rated = {pid: (text, {"authority": n}, claim) for (pid, (text, _, claim)), n in zip(FOLDER.items(), (2, 3, 0))}
+    _, trusted = ask(llm_factory, rated, ALLOWANCE, "ledger.policies=[authority, show-all]")
+    assert notes(trusted)["5,000 dollars"] == ("rejected", "less trusted: authority 2 against 3")
+    assert notes(trusted)["9,000 dollars"] == ("rejected", "less trusted: authority 0 against 3")

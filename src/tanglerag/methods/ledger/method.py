@@ -113,8 +113,9 @@ def _tiers_hint(metadata: Mapping[str, Any], tiers: dict[str, float]) -> str:
 class LedgerMethod(Method):
     name: ClassVar[str] = "ledger"
     paper: ClassVar[str] = "ours"
-    description: ClassVar[str] = ("a claim with its quote from each passage; copies count once; conflicts settled by "
-                                  "witnesses, dates, authority (and optionally the model's prior), reported typed")
+    description: ClassVar[str] = ("a claim with its quote from each passage, claims about other questions left out; "
+                                  "copies count once; conflicts settled by supersession, dates, authority, witnesses "
+                                  "and provenance (optionally the model's prior); what is set aside is named and why")
     calls: ClassVar[str] = "one per passage, batched (+1 when the prior policy is reached)"
     default_metrics: ClassVar[tuple[str, ...]] = CONFLICT_METRICS
 

@@ -112,25 +112,41 @@ def supersede(standing: list[Side], evidence: Evidence) -> Ruling:
                 statements.setdefault(evidence.lineage(pid), []).append((date, side, pid))
     superseded: dict[str, str] = {}
     found = []
-    for (_, name), stated in statements.items():
-        if len({id(s) for _, s, _ in stated}) < 2:
+    for (kind, name), stated in statements.items():
+        current = _current(stated, evidence.moment)
+        if current is None:
             continue
-        moment = evidence.moment
-        admitted = [st for st in stated if moment is None or moment.admits(st[0])]
-        current = max((d for d, _, _ in admitted), default=None)
-        if current is None or len({id(s) for d, s, _ in admitted if d == current}) > 1:
-            continue
+        source = name if kind == "source" else None
         for date, _, pid in stated:
             if date != current:
-                superseded[pid] = (f"dated after {moment.text}" if moment is not None and not moment.admits(date)
-                                   else f"outdated: {name} {date.isoformat()}, superseded by its {current.isoformat()}")
-        found.append(f"{name}: {current.isoformat()} supersedes the rest")
+                superseded[pid] = _superseded_note(date, current, source, evidence.moment)
+        found.append(f"{source or 'one document'}: {current.isoformat()} supersedes the rest")
     outdated = [s for s in standing if s.passages and all(p in superseded for p in s.passages)]
     for side in outdated:
         side.note = superseded[side.passages[0]]
     if not outdated:
         return standing, "no source states different answers at different dates"
     return _left_out(standing, outdated), "; ".join(found)
+
+
+def _current(stated: list[tuple[datetime.date, Side, str]], moment: AsOf | None) -> datetime.date | None:
+    """The date of a lineage's statement in force (the newest by the moment), when the lineage states two answers
+    and one statement is in force; else None."""
+    if len({id(s) for _, s, _ in stated}) < 2:
+        return None
+    admitted = [st for st in stated if moment is None or moment.admits(st[0])]
+    current = max((d for d, _, _ in admitted), default=None)
+    if current is None or len({id(s) for d, s, _ in admitted if d == current}) > 1:
+        return None
+    return current
+
+
+def _superseded_note(date: datetime.date, current: datetime.date, source: str | None, moment: AsOf | None) -> str:
+    if moment is not None and not moment.admits(date):
+        return f"dated after {moment.text}"
+    if source is None:
+        return f"outdated: the version of {date.isoformat()}, superseded by the version of {current.isoformat()}"
+    return f"outdated: {source} {date.isoformat()}, superseded by its {current.isoformat()}"
 
 
 def newest(standing: list[Side], evidence: Evidence) -> Ruling:
@@ -148,7 +164,8 @@ def newest(standing: list[Side], evidence: Evidence) -> Ruling:
     older = _left_out(eligible, newer)
     if not late and not older:
         return standing, f"newest tie at {top}"
-    _note(older, f"older: {', '.join(str(dates[id(s)]) for s in older)}, against {top}")
+    for side in older:
+        side.note = f"older: {dates[id(side)]}, against {top}"
     for side in late:
         side.note = f"dated after {moment.text if moment else '?'} ({dates[id(side)]})"
     label = "newest" if moment is None else f"as of {moment.text}: newest"
@@ -163,7 +180,8 @@ def authority(standing: list[Side], evidence: Evidence) -> Ruling:
         return standing, f"no authority for {', '.join(s.answer for s in standing if id(s) not in scores)}"
     rated = [s for s in standing if id(s) in scores]
     kept, found = _best(rated, lambda s: scores[id(s)], lambda s: f"{scores[id(s)]:g}", "authority")
-    _note(_left_out(rated, kept), f"less trusted: authority {min(scores.values()):g}")
+    for side in _left_out(rated, kept):
+        side.note = f"less trusted: authority {scores[id(side)]:g} against {scores[id(kept[0])]:g}"
     return _left_out(standing, _left_out(rated, kept)), found
 
 
@@ -201,9 +219,9 @@ KIND_WHEN_DECIDED_BY: dict[str, ConflictKind] = {
 
 def resolve(sides: list[Side], about: str, policies: list[str], evidence: Evidence) -> ConflictReport:
     """Settle one conflict: sides a policy leaves out are rejected; the one left is kept; the rest, once the
-    policies are spent or ``show-all`` is reached, are disputed. The kind is the deciding policy's; undecided, the
-    kind of what was set aside on the way (outdated sides), else a dispute."""
-    standing, trials, decider, setting_aside = list(sides), [], None, []
+    policies are spent or ``show-all`` is reached, are disputed. The kind is the deciding policy's; undecided, a
+    dispute (``conflicting_opinions``), whatever was set aside on the way."""
+    standing, trials, decider = list(sides), [], None
     for name in policies:
         if name == "show-all":
             trials.append(PolicyTrial(policy=name, outcome=f"{len(standing)} answers reported as disputed",
@@ -212,7 +230,6 @@ def resolve(sides: list[Side], about: str, policies: list[str], evidence: Eviden
         kept, outcome = POLICIES[name](standing, evidence)
         for side in _left_out(standing, kept):
             side.verdict = "rejected"
-            setting_aside.append(name)
         standing = kept
         trials.append(PolicyTrial(policy=name, outcome=outcome, decided=len(kept) == 1))
         if len(kept) == 1:

@@ -80,8 +80,7 @@ def thing_of(claim: Claim, question: str) -> str:
     return " ".join(rest) if set(rest) - _FUNCTION_WORDS else normalize_answer(question)
 
 
-_ADDING = re.compile(r"\b(?:also|as well|in addition|additionally|another|second|third|fourth|fifth|further|too)\b",
-                     re.IGNORECASE)
+_ADDING = re.compile(r"\b(?:also|as well|in addition|additionally|another|third|fourth|fifth)\b", re.IGNORECASE)
 """Words by which a passage adds an answer to others rather than replacing them."""
 
 _JOINED = re.compile(r"\b(\w+) (?:and|or) (\w+)\b")
@@ -93,10 +92,12 @@ DESCRIBING_WORDS = 20
 
 @dataclass(frozen=True)
 class Sameness:
-    """What decides whether two sides answer for one thing: versions of one document always do; otherwise (unless
-    ``about`` is None, ``ledger.same_thing=versions``) claims whose ``about`` match at ``about`` similarity; when
-    those are the bare name the question asks about, only if their passages (``texts``, by id) also describe the
-    thing alike (``overlap``; 0 takes the ``about`` alone)."""
+    """What decides whether two sides answer for one thing. Versions of one document always do. With ``about`` None
+    (``ledger.same_thing=versions``) nothing else does. Otherwise never when a quote adds to a list or the two name
+    different parts the question joins; when a claim's ``about`` names nothing beyond the question (it tells nothing
+    apart), the passages (``texts``, by id) decide: they do unless both describe their subject at length and
+    differently (``overlap``; 0 takes the ``about``s alone); else their ``about``s must match at ``about``
+    similarity."""
 
     independence: Independence
     about: float | None
@@ -126,7 +127,9 @@ class Sameness:
         """The words that state the side's answer say it comes on top of others ("can now also be used in Polish",
         "opened a third office, in Tallinn"): a further part of a list, not a rival answer, so a newer date must not
         set the older parts aside. The claim's quote, not its whole passage: a long article says "also" anywhere."""
-        return any(_ADDING.search(claim.quote) for claim in side.claims if claim.supported)
+        asked = {w.lower() for w in _ADDING.findall(self.question)}  # "the third president": the question's word
+        return any(any(w.lower() not in asked for w in _ADDING.findall(claim.quote))
+                   for claim in side.claims if claim.supported)
 
     def different_parts(self, a: Side, b: Side) -> bool:
         """The question joins names ("the Lisbon and Porto stores") and the two sides' abouts name different ones of
