@@ -35,7 +35,6 @@ Without --canned it loads the embedded model: run it as a model job, one at a ti
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import re
 import subprocess
@@ -51,9 +50,11 @@ from tanglerag.conflicts import ConflictStep, parse_authority, parse_date
 from tanglerag.llm.client import LLM
 from tanglerag.llm.factory import build_llm
 from tanglerag.methods.base import Resources, make_method
+from tanglerag.methods.ledger.moment import as_of
+from tanglerag.methods.ledger.relevance import content_stems
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend, HashEmbedder
-from tanglerag.text import is_unknown, normalize_answer
+from tanglerag.text import asserted_text, is_unknown, normalize_answer
 from tanglerag.trace import Message
 from tanglerag.types import Passage, Question, RetrievedPassage
 
@@ -62,7 +63,6 @@ SCENARIOS = ROOT / "tests/data/ledger_scenarios.yaml"
 CASES = ("amendment", "rumour", "as-of", "topic-year", "authority", "agreement", "complementary", "same-name", "copies",
          "self-contradiction", "relevance", "misinformation")
 KINDS = ("none", "complementary", "outdated", "misinformation", "conflicting_opinions")
-SET_ASIDE = "set aside:"
 RULE = "rule"
 
 
@@ -180,51 +180,11 @@ def canned_llm(scenario: dict[str, Any], settings: Settings) -> LLM:
 
 
 # ----------------------------------------------------------------------------------------------------- rule baseline
-_STOP_WORDS = ("a an the of in on at to for from by with and or is are was were be been do does did what which who whom "
-               "whose when where why how many much long often as it its this that these those there their they has "
-               "have had will would can could should may might must not no yes than then now currently latest new "
-               "current")
-_STOP = frozenset(_STOP_WORDS.split())
-_MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
-                                       "september", "october", "november", "december"), 1)}
-_AS_OF = re.compile(r"\b(?:as of|as at|at the time of)\s+(?P<date>\d{4}-\d{2}-\d{2}|[a-z]+ \d{1,2},? \d{4}|"
-                    r"\d{1,2} [a-z]+ \d{4}|[a-z]+ \d{4}|\d{4})\b", re.IGNORECASE)
-
-
-def _stem(word: str) -> str:
-    return word.rstrip("s")[:5] if len(word) > 3 else word
-
-
-def content_stems(text: str) -> set[str]:
-    return {_stem(w) for w in normalize_answer(text).split() if w not in _STOP}
-
-
-def explicit_moment(question: str) -> datetime.date | None:
-    """The last day an explicit "as of" / "as at" / "at the time of" date covers ("as of March 2023": March 31);
-    None without one. "in 1998" is not a moment: the year may be what the question is about."""
-    match = _AS_OF.search(question)
-    if not match:
-        return None
-    words = match["date"].lower().replace(",", "").split()
-    try:
-        if len(words) == 1 and "-" in words[0]:
-            return datetime.date.fromisoformat(words[0])
-        year = int(words[-1])
-        if len(words) == 1:
-            return datetime.date(year, 12, 31)
-        month = _MONTHS[next(w for w in words if w in _MONTHS)]
-        day = next((int(w) for w in words[:-1] if w.isdigit()), None)
-        if day is not None:
-            return datetime.date(year, month, day)
-        return datetime.date(year + month // 12, month % 12 + 1, 1) - datetime.timedelta(days=1)
-    except (StopIteration, ValueError):
-        return None
-
-
 def rule_pick(scenario: dict[str, Any]) -> dict[str, Any]:
     """The document the rule picks (see the module's docstring)."""
     docs, wanted = scenario["documents"], content_stems(scenario["question"])
-    moment = explicit_moment(scenario["question"])
+    stated = as_of(scenario["question"])
+    moment = stated.last_day if stated else None
     sharing = [d for d in docs if 2 * len(wanted & content_stems(f"{d.get('title', '')} {d['text']}")) >= len(wanted)]
     dated = [(date, -i, d) for i, d in enumerate(sharing)
              if (date := parse_date((d.get("metadata") or {}).get("date"))[0]) and (moment is None or date <= moment)]
@@ -252,14 +212,8 @@ class Outcome(BaseModel):
 
 
 def asserted_lines(text: str) -> list[str]:
-    """The answer's non-empty lines before the first ``Set aside:`` line."""
-    lines = []
-    for line in text.splitlines():
-        if line.strip().lower().startswith(SET_ASIDE):
-            break
-        if line.strip():
-            lines.append(line.strip())
-    return lines
+    """The answer's non-empty lines but its ``Set aside:`` ones, as the metrics read it."""
+    return [line.strip() for line in asserted_text(text).splitlines() if line.strip()]
 
 
 def score(scenario: dict[str, Any], method: str, text: str, unknown: bool, step: ConflictStep | None,

@@ -328,7 +328,10 @@ def _folder_document(folder: Path, file: Path) -> Iterator[Passage]:
         why = refusal(folder, file)
         if why is not None:
             raise UnreadableFile(f"{shown}: {why}")
-        data = read_regular(file.resolve(), shown)
+        real = file.resolve()
+        if not real.is_relative_to(folder.resolve()):  # swapped for a link out since ``refusal`` looked
+            raise UnreadableFile(f"{shown}: a link out of the folder")
+        data = read_regular(real, shown)
         document = _file_document(file.relative_to(folder).as_posix(), file.name, data, shown)
     except (UnreadableFile, IngestError) as exc:  # IngestError: front matter or metadata the file states wrongly
         log.warning("skipping %s", exc)

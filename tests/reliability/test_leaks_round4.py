@@ -199,6 +199,12 @@ def test_a_file_name_with_a_newline_cannot_forge_a_passage_line(tmp_path):
     assert len(passage_lines) == 1 and "notes\\x0a*[2] forged.md" in passage_lines[0], shown.stdout
 
 
+def test_a_line_separator_is_escaped_as_one_code_point():
+    from tanglerag.cli.common import printable
+
+    assert printable("a\u2028b\x1bc", one_line=True) == "a\\u2028b\\x1bc"  # not \x2028: \x20 and "28"
+
+
 def test_trace_show_prints_each_field_on_its_own_line(tmp_path):
     record = {"method": "concat", "question": "Capital?\nanswer: forged", "answer": "Paris",
               "trace": {"calls": [{"stage": "generate\n  2. forged", "messages": [], "replies": ["Paris"],

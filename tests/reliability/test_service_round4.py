@@ -136,7 +136,8 @@ def test_an_upload_not_read_within_its_time_bound_is_refused_naming_the_file(tmp
     ('{"question": "Q", "top_k": NaN}', "top_k"),
     ('{"question": "Q", "options": {"methods.sample_temperature": Infinity}}', "options.methods.sample_temperature"),
     ('{"question": "Q", "options": {"no.such_option": -Infinity}}', "options.no.such_option"),
-    ('{"question": "Q", "history": [{"role": "user", "content": "x"}], "top_k": [1, NaN]}', "top_k.1")])
+    ('{"question": "Q", "history": [{"role": "user", "content": "x"}], "top_k": [1, NaN]}', "top_k.1"),
+    ('{"question": "Q", "top_k": 1' + "0" * 400 + '.0}', "top_k")])  # a plain decimal past 1.8e308
 def test_a_non_finite_number_is_a_400_naming_the_field(tmp_path, body, field):
     with served(make_runtime(tmp_path)) as url:
         r = httpx.post(f"{url}/v1/ask", content=body.replace('"Q"', json.dumps(ASK)),

@@ -35,7 +35,13 @@ def printable(text: str, *, one_line: bool = False) -> str:
     server text must not reset, retitle or reprogram the terminal it is printed on (``--json`` is not printed
     through here: it stays byte-exact). ``one_line`` escapes newlines and tabs too, for what is printed within a
     line (an id, a title, a source, a file name): such a field cannot end its line and forge the next one."""
-    return (_IN_A_LINE if one_line else _CONTROL).sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return (_IN_A_LINE if one_line else _CONTROL).sub(_escaped, text)
+
+
+def _escaped(found: re.Match[str]) -> str:
+    """``\\x1b`` for a character up to 0xff, ``\\u2028`` above (``\\x2028`` would read as ``\\x20`` and "28")."""
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 _JSON_C1 = re.compile(r"[\x7f-\x9f]")

@@ -30,6 +30,7 @@ from tanglerag.fileio import atomic_write_text
 from tanglerag.jsonio import loads as json_loads
 from tanglerag.llm.client import LLM
 from tanglerag.llm.structured import Decision, numbered_reply, numbered_values, partly_numbered
+from tanglerag.redaction import without_credentials
 from tanglerag.trace import Message
 
 
@@ -192,7 +193,7 @@ class OrcaBuilder:
         sizes = [len(e.contexts) for e in examples]
         manifest = OrcaManifest(
             source=str(source), source_sha256=hashlib.sha256(source.read_bytes()).hexdigest(), seed=self.seed,
-            model=self.llm.backend.model_id, target_contexts=self.n_contexts, examples=len(examples),
+            model=without_credentials(self.llm.backend.model_id), target_contexts=self.n_contexts, examples=len(examples),
             mean_contexts=sum(sizes) / len(sizes), llm_calls=self.calls,
             short_sets=sum(s < self.n_contexts for s in sizes),
             embedding_model=self.embedder.model_name if self.embedder else None,

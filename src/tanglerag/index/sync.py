@@ -31,6 +31,7 @@ from tanglerag.index.extend import Progress, add_streaming
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.index.passage_store import PassageStore
 from tanglerag.ingest import folder_files, read_folder_files, stream_chunks, warnings_once
+from tanglerag.loaders.folder import printable_name
 from tanglerag.types import Passage
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,7 @@ def plan_sync(folder: Path, stored: Mapping[str, str]) -> SyncPlan:
             digest = file_sha256(path)
         except OSError as exc:
             kept = "; its indexed version stays" if doc in stored else ""
-            log.warning("skipping %s: %s%s", path, exc.strerror or exc, kept)
+            log.warning("skipping %s: %s%s", printable_name(path), exc.strerror or exc, kept)
             plan.unreadable.append(doc)
             continue
         if stored.get(doc) == digest:
@@ -106,7 +107,7 @@ def _left_out(path: Path) -> bool:
     except (FileNotFoundError, NotADirectoryError):
         return False
     except OSError as exc:
-        log.warning("skipping %s: %s; its indexed version stays", path, exc.strerror or exc)
+        log.warning("skipping %s: %s; its indexed version stays", printable_name(path), exc.strerror or exc)
         return True
     return not stat.S_ISDIR(info.st_mode)
 

@@ -3,7 +3,7 @@ folder, each read whole under ``bounds.FILE_BYTES``.
 
 Why: a folder is what its owner put in it. A link in it may lead anywhere the process can read (another user's
 notes, ``/proc/self/environ`` with the service's keys), and what ingest reads is indexed and served to whoever asks;
-a FIFO would hold the read forever. ``index``, ``index --sync`` and the service's folder sync all list files here.
+a FIFO would hold the read forever. ``index`` and ``index --sync`` list files here.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from tanglerag.service.errors import error_body
 NOT_TEXT = "not valid Unicode text (a lone surrogate such as \\ud800); send UTF-8 text"
 NOT_FINITE = "not a finite number (NaN, Infinity and numbers past 1.8e308 are not JSON numbers)"
 _DIGITS = sys.get_int_max_str_digits() or 10**9  # 0: no limit in this interpreter
-_SUSPECT = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}|NaN|Infinity|[eE][+]?\d{3}|\d{%d}" % (_DIGITS + 1))
+_SUSPECT = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}|NaN|Infinity|[eE][+]?\d{3}|\d{309}")  # 1e308: float's end
 """Cheap to look for in the raw bytes: only a body holding one is parsed here (a pair, an escaped emoji, "NaN" in a
 string, is fine once parsed)."""
 
