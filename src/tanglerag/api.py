@@ -92,6 +92,8 @@ class Tanglerag:
         any, is replaced once the new one is complete. ``settings.index`` picks the index type, BM25 and chunking;
         ``skip_bad_lines`` warns about malformed JSONL lines instead of refusing the corpus."""
         _expect("corpus", corpus, CORPUS_TYPES, CORPUS_TAKES)
+        if isinstance(corpus, bytes | bytearray):
+            raise InputError(f"corpus must be {CORPUS_TAKES}, got {type(corpus).__name__}")
         read = corpus_reader(corpus, self.settings.index, skip_bad=skip_bad_lines, tiers=authority_tiers(self.settings))
         index = build_streaming(self._folder(), read(), self.runtime.embedder, self.settings.index, progress=progress)
         self.runtime.replace_index(index)
@@ -106,6 +108,8 @@ class Tanglerag:
         stored index keeps its own type and BM25 setting.
         """
         _expect("corpus", corpus, CORPUS_TYPES, CORPUS_TAKES)
+        if isinstance(corpus, bytes | bytearray):
+            raise InputError(f"corpus must be {CORPUS_TAKES}, got {type(corpus).__name__}")
         read = corpus_reader(corpus, self.settings.index, skip_bad=skip_bad_lines, tiers=authority_tiers(self.settings))
         index, changes = add_streaming(self._folder(), read, self.runtime.embedder, self.settings.index,
                                        replace=replace, progress=progress)

@@ -25,8 +25,8 @@ POLL_S = 0.5
 
 @contextmanager
 def dies_with_this_process() -> Iterator[None]:
-    """Every process started below this one during the block (and after it, until this process ends) is killed when
-    this process ends; processes that were already there are left alone."""
+    """Every process started below this one during the block is killed when the block ends or this process does,
+    however it ends (the watchdog's pipe closes either way); processes that were already there are left alone."""
     if not Path("/proc/self/stat").exists():
         yield
         return

@@ -16,8 +16,9 @@ from tanglerag.loaders.base import LOADERS, Loaded, Segment, UnreadableFile
 
 _HEADING_STYLE = re.compile(r"^(?:heading|überschrift|titre|título|titolo)\s*(\d)$", re.I)
 _SLACK = 64 << 20
-"""Room past the bound for the last block read (a block is at most a megabyte): zipfile cuts a part off at the size
-it is opened with, and a part cut off fails its checksum, which would hide the bound it passed."""
+"""Room past the bound for the last block read: zipfile cuts a part off at the size it is opened with, and a part
+cut off fails its checksum, which would hide the bound it passed. A block is at most a megabyte, so anything above
+one would do; 64 MB leaves room for a deflate stream's own buffering at no cost (nothing is allocated for it)."""
 
 
 @LOADERS.add("docx")
