@@ -91,9 +91,7 @@ class Tanglerag:
         """Build the index anew from ``corpus`` (``tanglerag index CORPUS --out DIR``): the folder's old index, if
         any, is replaced once the new one is complete. ``settings.index`` picks the index type, BM25 and chunking;
         ``skip_bad_lines`` warns about malformed JSONL lines instead of refusing the corpus."""
-        _expect("corpus", corpus, CORPUS_TYPES, CORPUS_TAKES)
-        if isinstance(corpus, bytes | bytearray):
-            raise InputError(f"corpus must be {CORPUS_TAKES}, got {type(corpus).__name__}")
+        _expect_corpus(corpus)
         read = corpus_reader(corpus, self.settings.index, skip_bad=skip_bad_lines, tiers=authority_tiers(self.settings))
         index = build_streaming(self._folder(), read(), self.runtime.embedder, self.settings.index, progress=progress)
         self.runtime.replace_index(index)
@@ -107,9 +105,7 @@ class Tanglerag:
         (``DocumentConflict``, nothing written) unless ``replace``: new text is never dropped silently. The
         stored index keeps its own type and BM25 setting.
         """
-        _expect("corpus", corpus, CORPUS_TYPES, CORPUS_TAKES)
-        if isinstance(corpus, bytes | bytearray):
-            raise InputError(f"corpus must be {CORPUS_TAKES}, got {type(corpus).__name__}")
+        _expect_corpus(corpus)
         read = corpus_reader(corpus, self.settings.index, skip_bad=skip_bad_lines, tiers=authority_tiers(self.settings))
         index, changes = add_streaming(self._folder(), read, self.runtime.embedder, self.settings.index,
                                        replace=replace, progress=progress)
@@ -369,3 +365,10 @@ def evaluate(dataset: PathArg, *, methods: Sequence[str] = (DEFAULT_METHOD,), me
     return Tanglerag(index_dir, settings).evaluate(dataset, methods=methods, metrics=metrics, limit=limit,
                                                    sample=sample, dataset_format=dataset_format, out=out,
                                                    progress=progress)
+
+
+def _expect_corpus(corpus: object) -> None:
+    """A corpus is a path or a list of passages; bytes are a Sequence too, and would fail deep inside."""
+    _expect("corpus", corpus, CORPUS_TYPES, CORPUS_TAKES)
+    if isinstance(corpus, bytes | bytearray):
+        raise InputError(f"corpus must be {CORPUS_TAKES}, got {type(corpus).__name__}")

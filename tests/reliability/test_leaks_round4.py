@@ -174,6 +174,7 @@ def test_the_api_where_is_capped_as_the_cli_where_is(rag, tmp_path):
     (lambda rag: rag.evaluate("ramdocs-sample", methods="concat"), "methods must be a list of method names"),
     (lambda rag: rag.evaluate("ramdocs-sample", limit="1"), "limit must be a whole number, got str"),
     (lambda rag: rag.remove(5), "doc_ids must be a document id or a list of them, got int"),
+    (lambda rag: rag.build(b"{}"), "corpus must be a JSONL file, a folder or a list of tanglerag.Passage, got bytes"),
     (lambda rag: tanglerag.Tanglerag(rag.index_dir, {"llm": {}}), "settings must be a tanglerag.Settings"),
     (lambda rag: tanglerag.Tanglerag(5), "index_dir must be a folder path, got int"),
     (lambda rag: tanglerag.ask("q", rag.index_dir, settings={}), "settings must be a tanglerag.Settings"),
