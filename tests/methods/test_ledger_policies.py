@@ -176,3 +176,16 @@ def test_versions_without_a_source_are_named_by_their_dates_and_each_side_by_its
     _, trusted = ask(llm_factory, rated, ALLOWANCE, "ledger.policies=[authority, show-all]")
     assert notes(trusted)["5,000 dollars"] == ("rejected", "less trusted: authority 2 against 3")
     assert notes(trusted)["9,000 dollars"] == ("rejected", "less trusted: authority 0 against 3")
+
+
+def test_an_about_that_describes_the_answer_itself_tells_nothing_apart(llm_factory):
+    """Asked who holds a record, the model describes each holder ("Reggie Miller, a professional basketball
+    player"): that names the answer, not a second thing asked about, so the two records compete and the newer wins."""
+    folder = {
+        "old": ("Reggie Miller held the record for the most three-point shots in the NBA.", {"date": "2005-06-01"},
+                ("Reggie Miller held the record", "Reggie Miller", "Reggie Miller, a professional basketball player")),
+        "new": ("Ray Allen now has the most three-point shots in NBA history.", {"date": "2011-02-10"},
+                ("Ray Allen now has the most three-point shots", "Ray Allen", "Ray Allen")),
+    }
+    answer, step = ask(llm_factory, folder, Question(text="who made the most three point shots in the nba"))
+    assert [p.answer for p in answer.parts] == ["Ray Allen"] and step.overall == "outdated"

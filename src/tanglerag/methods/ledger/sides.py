@@ -140,9 +140,12 @@ class Sameness:
                    or (y <= named[0] and not x & named[0] and x <= named[1] and not y & named[1]) for x, y in joined)
 
     def bare(self, claim: Claim) -> bool:
-        """The claim's ``about`` names nothing the question does not (the bare name): it cannot tell two things of
-        one name apart, so the passages' descriptions must."""
-        return not (content_stems(claim.about) - content_stems(self.question))
+        """The claim's ``about`` names nothing the question does not (the bare name), or describes the answer itself
+        ("Reggie Miller, a professional basketball player" for "who made the most three point shots"): either way it
+        cannot tell two things the question may ask about apart, so the passages' descriptions must."""
+        about = normalize_answer(claim.about)
+        answer = normalize_answer(claim.answer)
+        return bool(answer) and f" {answer} " in f" {about} " or not (content_stems(about) - content_stems(self.question))
 
     def described_alike(self, a: Side, b: Side) -> bool:
         """The passages of the two sides share at least ``overlap`` of the smaller one's content words, leaving out
