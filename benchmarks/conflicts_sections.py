@@ -17,7 +17,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from halves import HALVES, split
+from halves import HALVES, cell, split
 from run_io import diff_text, load, mean_percent, on_common_questions, paired_diff, usage_means
 
 from tanglerag.tables import Table
@@ -32,10 +32,6 @@ PerQ = dict[str, Rows]  # method: its rows
 
 
 # ------------------------------------------------------------------------------------------------- tables by half
-def cell(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f}"
-
-
 def by_half(rows: Rows) -> list[tuple[str, Rows]]:
     """(half, rows) for the tune half, the check half and both; a half without questions is left out."""
     parts = split(rows)

