@@ -4,6 +4,7 @@ with what the evidence favours and names what it set aside and why; only an expl
 of passages about another question compete for nothing."""
 
 import json
+from datetime import date
 
 from tanglerag.conflicts import ConflictStep
 from tanglerag.methods.base import make_method
@@ -169,10 +170,10 @@ def test_versions_without_a_source_are_named_by_their_dates_and_each_side_by_its
                 "v2": (FOLDER["policy-2022.md"][0].replace("5,000", "6,500"), {"date": "2024-03-01"},
                        FOLDER["policy-2024.md"][2])}
     answer, step = ask(llm_factory, versions)
-    assert notes(step)["5,000 dollars"] == ("rejected", "outdated: the version of 2022-01-10, superseded by the "
-                                                        "version of 2024-03-01")
+    assert notes(step)["5,000 dollars"] == ("rejected", ("outdated: the version of 2022-01-10, superseded by the "
+                                                         "version of 2024-03-01"))
     assert step.reports[0].trials[0].outcome == "one document: 2024-03-01 supersedes the rest"
-    rated = {pid: (text, {"authority": n}, claim) for (pid, (text, _, claim)), n in zip(FOLDER.items(), (2, 3, 0))}
+    rated = {pid: (text, {"authority": n}, claim) for (pid, (text, _, claim)), n in zip(FOLDER.items(), (2, 3, 0), strict=True)}
     _, trusted = ask(llm_factory, rated, ALLOWANCE, "ledger.policies=[authority, show-all]")
     assert notes(trusted)["5,000 dollars"] == ("rejected", "less trusted: authority 2 against 3")
     assert notes(trusted)["9,000 dollars"] == ("rejected", "less trusted: authority 0 against 3")
@@ -189,3 +190,16 @@ def test_an_about_that_describes_the_answer_itself_tells_nothing_apart(llm_facto
     }
     answer, step = ask(llm_factory, folder, Question(text="who made the most three point shots in the nba"))
     assert [p.answer for p in answer.parts] == ["Ray Allen"] and step.overall == "outdated"
+
+
+def test_a_date_the_text_gives_itself_dates_a_passage_whose_metadata_has_none(llm_factory):
+    from tanglerag.methods.ledger.moment import stated_date
+
+    assert stated_date("Wire report published in 2018: Tiger Roll won.") == (date(2018, 1, 1), "year")
+    assert stated_date("The almanac, updated in May 2014: x.") == (date(2014, 5, 1), "month")
+    assert stated_date("As of the census of 2010, there were 3,559 people.") is None  # no date follows the cue
+    in_text = {pid: (f"Updated on {meta['date']}: {text}" if "date" in meta else text, {"source": meta["source"]},
+                     claim) for pid, (text, meta, claim) in FOLDER.items()}
+    answer, step = ask(llm_factory, in_text)
+    assert [p.answer for p in answer.parts] == ["6,500 dollars"] and step.documents["policy-2024.md"].date == date(
+        2024, 3, 1)

@@ -31,7 +31,7 @@ from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
 from tanglerag.methods.ledger.claims import read_claims
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.independence import independence
-from tanglerag.methods.ledger.moment import timeless
+from tanglerag.methods.ledger.moment import stated_date, timeless
 from tanglerag.methods.ledger.policies import Evidence, resolve
 from tanglerag.methods.ledger.presentation import answer_text, withheld
 from tanglerag.methods.ledger.prompts import prior_messages
@@ -86,15 +86,20 @@ def mark_relevance(claims: list[Claim], scores: dict[str, float], threshold: flo
 
 
 def provenance(passages: list[RetrievedPassage], tiers: dict[str, float]) -> dict[str, DocumentMeta]:
-    """Each passage's date, source and authority, read with the tiers in force. Why a refusal names the passage and,
-    for a tier, the setting: an index keeps tiers as written, so one built under other ``ledger.authority_tiers`` can
-    hold a tier these settings lack, and "unknown tier" alone does not say where to look."""
+    """Each passage's date, source and authority, read with the tiers in force; a passage whose metadata gives no
+    date is dated by the date its words give it ("As of June 12, 2018, ...", "updated in 2019:"), as many documents
+    carry theirs in the text only. Why a refusal names the passage and, for a tier, the setting: an index keeps tiers
+    as written, so one built under other ``ledger.authority_tiers`` can hold a tier these settings lack, and
+    "unknown tier" alone does not say where to look."""
     metas = {}
     for hit in passages:
         try:
-            metas[hit.passage.id] = DocumentMeta.from_metadata(hit.passage.metadata, tiers)
+            meta = DocumentMeta.from_metadata(hit.passage.metadata, tiers)
         except InputError as exc:
             raise InputError(f"passage {hit.passage.id!r}: {exc}{_tiers_hint(hit.passage.metadata, tiers)}") from None
+        stated = stated_date(hit.passage.text) if meta.date is None else None
+        metas[hit.passage.id] = meta if stated is None else meta.model_copy(
+            update={"date": stated[0], "date_precision": stated[1]})
     return metas
 
 

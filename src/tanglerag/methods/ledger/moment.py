@@ -19,6 +19,9 @@ _CLAUSE = re.compile(r",?\s*\b(?:as of|as at|at the time of)\s+" + _DATE, re.IGN
 _FORMATS = {"iso": ("%Y-%m-%d",), "ym": ("%Y-%m",), "mdy": ("%B %d %Y", "%b %d %Y"), "dmy": ("%d %B %Y", "%d %b %Y"),
             "my": ("%B %Y", "%b %Y"), "year": ("%Y",)}
 _WHOLE = {"ym": "month", "my": "month", "year": "year"}  # names that stand for a whole month or year
+_DATING = re.compile(r"\b(?:as of|as at|published|updated|revised|dated|reported(?: and checked)?|checked|issued|"
+                     r"posted)(?:\s+(?:on|in))?\s+" + _DATE, re.IGNORECASE)
+"""A document's own date in its words: "As of June 12, 2018, ...", "revised in 2019:", "(published on 3 May 2021)"."""
 
 
 @dataclass(frozen=True)
@@ -70,3 +73,17 @@ def as_of(question: str) -> AsOf | None:
     the last one named; None when it names none."""
     found = _clauses(question)
     return found[-1][1] if found else None
+
+
+def stated_date(text: str) -> tuple[datetime.date, str] | None:
+    """The date a passage gives itself in its words (the first cue word followed by a date: "as of", "updated",
+    "published", "revised", "dated", "checked", ...), as a document date and its precision ("year", "month",
+    "day"); None when it states none. For documents whose date is in their text, not their metadata."""
+    for match in _DATING.finditer(text):
+        moment = _read(match)
+        if moment is None:
+            continue
+        kind = _WHOLE.get(next(k for k, v in match.groupdict().items() if v), "day")
+        day = moment.last_day.replace(day=1) if kind == "month" else moment.last_day
+        return (day.replace(month=1, day=1) if kind == "year" else day), kind
+    return None
