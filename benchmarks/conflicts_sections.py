@@ -204,7 +204,21 @@ def other_section(runs: Path, title: str) -> list[str]:
     elif {"ledger", "concat"} <= set(per_q):
         lines += [(f"ledger against concat, paired, on {LABELS.get(first, first)} (95% bootstrap CI): "
                    f"{paired_by_half(per_q, 'ledger', 'concat', first)}."), ""]
+    if folder.startswith("freshness-v2") and "ledger" in per_q:
+        lines += misses(per_q["ledger"], ("as_of_correct", "ramdocs_strict"))
     return lines
+
+
+def misses(rows: Rows, metrics: tuple[str, ...]) -> list[str]:
+    """Every question of the check half the ledger got wrong on any of ``metrics``, read from its stored trace:
+    the gold, the answer's lines (what it asserted, then what it set aside and why)."""
+    check = split(rows)["check"]
+    wrong = [rows[i] for i in check if any(rows[i]["metrics"].get(m) == 0.0 for m in metrics)]
+    out = [f"The ledger's misses on the check half ({len(wrong)} of {len(check)}), from its trace:", ""]
+    for row in wrong:
+        said = " / ".join(line.strip() for line in row["answer"].splitlines() if line.strip())
+        out.append(f"- `{row['id']}` {row['question']} (gold: {', '.join(row['gold'])}): {said}")
+    return [*out, ""]
 
 
 YES_NO = ({"yes", "true"}, {"no", "false"})
