@@ -282,11 +282,15 @@ def test_the_conflicts_panel_lists_each_report_with_its_sides_and_rule(page):
     sides = panel.locator(".sides li")
     assert sides.count() == 2 and sides.nth(0).get_attribute("class") == "verdict-kept"
     assert sides.nth(0).inner_text() == "kept 1963 [1] [2] · 2 witnesses"
-    assert sides.nth(1).inner_text() == "rejected <img src=x onerror=alert(1)> [3] (fan site, 2021-05-01) · 1 witness"
+    assert sides.nth(1).inner_text() == ("rejected <img src=x onerror=alert(1)> [3] (fan site, 2021-05-01) · 1 witness"
+                                         " · fewer independent sources (1 against 2)")
     assert panel.locator("img").count() == 0  # a document's words are text, never markup
     assert panel.locator(".rule").inner_text() == "rule: witnesses 2 vs 1"
     sides.nth(1).locator(".cite").click()
     assert page.locator("#col-0 .passage.highlight").get_attribute("id") == "c0-p3"
+    view = page.locator("#col-0 details[data-kind='conflicts'] table.sides tr")  # the step's own view
+    assert [view.nth(i).locator("td").last.text_content() for i in (1, 2)] == [
+        "", "fewer independent sources (1 against 2)"]  # why each side was set aside; none for the kept one
     shot(page, "inspector-conflicts")
 
 

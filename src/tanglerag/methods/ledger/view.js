@@ -2,24 +2,27 @@
 // /views.js. Any method that records a "conflicts" step gets this view.
 "use strict";
 
-// The claims (one per passage: answer, what it is about, the quoted words; ungrounded ones marked), then one
-// table per conflict: each side's verdict, answer, witnesses and passages, and the policies tried in order.
+// The claims (one per passage: answer, what it is about, the quoted words; ungrounded and off-topic ones marked),
+// then one table per conflict: each side's verdict, answer, witnesses, passages and why it was set aside, and the
+// policies tried in order.
 registerStepView("conflicts", "Claims and conflicts", (step, index, numberOf) => {
   const source = id => numberOf.has(id) ? citeButton(numberOf.get(id), index) : `${id} `;
   const claims = el("table", { class: "claims" },
     el("tr", {}, el("th", {}, "passage"), el("th", {}, "answer"), el("th", {}, "about"), el("th", {}, "quote")),
-    step.claims.map(c => el("tr", { class: c.supported || c.answer_found ? "" : "unsupported" },
+    step.claims.map(c => el("tr", { class: (c.supported || c.answer_found) && c.relevant !== false ? "" : "unsupported" },
       el("td", {}, source(c.passage_id)), el("td", {}, c.answer), el("td", {}, c.about),
       el("td", {}, c.quote, c.supported ? "" : c.answer_found ? " (reworded: the answer is in the passage, the quote is not)"
-        : " (neither quote nor answer is in the passage: no witness)"))));
+        : " (neither quote nor answer is in the passage: no witness)",
+        c.relevant === false ? ` (its passage is about another question: relevance ${c.relevance.toFixed(2)})` : ""))));
   const reports = step.reports.map(r => el("div", { class: "conflict" },
     el("p", {}, el("strong", {}, r.kind.replaceAll("_", " ")), r.about ? ` about ${r.about}` : "",
       r.rule ? ` - ${r.rule}` : " - no policy decided"),
     el("table", { class: "sides" },
-      el("tr", {}, el("th", {}, "verdict"), el("th", {}, "answer"), el("th", {}, "witnesses"), el("th", {}, "passages")),
+      el("tr", {}, el("th", {}, "verdict"), el("th", {}, "answer"), el("th", {}, "witnesses"), el("th", {}, "passages"),
+        el("th", {}, "why")),
       r.sides.map(s => el("tr", { class: s.verdict },
         el("td", {}, s.verdict), el("td", {}, s.answer), el("td", { class: "num" }, s.witnesses),
-        el("td", {}, s.passages.map(source))))),
+        el("td", {}, s.passages.map(source)), el("td", {}, s.verdict === "kept" ? "" : s.note || "")))),
     r.trials.length ? el("ol", { class: "trials" }, r.trials.map(t => el("li", {}, `${t.policy}: ${t.outcome}`))) : null));
   const copies = step.copies.length
     ? el("p", {}, "One document (copies or versions): ", step.copies.map(g => el("span", {}, "{", g.map(source), "} ")))

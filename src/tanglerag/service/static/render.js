@@ -62,8 +62,8 @@ function passageView(p, i, index, citations) {
 }
 
 // The answer's conflict reports (its method's, or conflicts.report's): each one's kind, its sides with their verdicts,
-// passages (with where they stand in their files, and the date, source and authority the report read) and
-// witnesses, and the rule that decided.
+// passages (with where they stand in their files, and the date, source and authority the report read),
+// witnesses and, for a side set aside, why; and the rule that decided.
 function conflictsPanel(answer, index, numberOf) {
   const step = answer.trace.steps.find(s => s.kind === "conflicts");
   const documents = step && step.documents ? step.documents : {};
@@ -83,7 +83,8 @@ function conflictsPanel(answer, index, numberOf) {
       el("p", {}, el("strong", {}, r.kind.replaceAll("_", " ")), r.about ? ` about ${r.about}` : ""),
       el("ul", { class: "sides" }, r.sides.map(s => el("li", { class: `verdict-${s.verdict}` },
         el("span", { class: "verdict" }, s.verdict), " ", el("strong", {}, s.answer), " ", s.passages.map(source),
-        `· ${s.witnesses} witness${s.witnesses === 1 ? "" : "es"}`))),
+        `· ${s.witnesses} witness${s.witnesses === 1 ? "" : "es"}`,
+        s.note && s.verdict === "rejected" ? el("span", { class: "why" }, ` · ${s.note}`) : ""))),
       el("p", { class: "rule" }, "rule: ", rule(r)))));
 }
 
