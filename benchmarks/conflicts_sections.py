@@ -142,14 +142,18 @@ V2_WHAT = ("freshness v2 (benchmarks/freshness_v2.py, `benchmarks/data/freshness
            "question's passages in one index (125 passages), top-k the default, dense MiniLM; ")
 OTHER_RUNS: dict[str, tuple[str, tuple[str, ...], str]] = {  # section: (run folder, metrics, what it is)
     "conflictQA": ("conflictqa", ("ramdocs_strict", "answer_recall", "misinfo_leak", "conflict_recall",
-                                  "false_conflict_rate"), "conflictQA (StrategyQA half): a seeded sample of 60"),
+                                  "false_conflict_rate"), ("conflictQA (StrategyQA half): a seeded sample of 60; as run under "
+                                                             "the rules of issue 50")),
     "Mixed suite": ("mixed", ("tangle_score", "answer_recall", "misinfo_leak", "ramdocs_strict", "conflict_recall",
                               "false_conflict_rate"), ("the mixed dev suite (benchmarks/mixed_suite.py), all 60 "
-                    "(10 per class and source); goal: tangle score above concat's (docs/results/auto.md)")),
+                    "(10 per class and source); goal: tangle score above concat's (docs/results/auto.md); as run under "
+                    "the rules of issue 50")),
     "Freshness": ("freshness", FRESH, (
         "freshness v1 (benchmarks/freshness_set.py): a seeded sample of 100 (50 asked plainly, 50 as of a date), "
         "each question with its own passages, which quote it; the date rules were chosen on these rows; each "
-        "document asked the question without its as-of clause; strict and leak count an outdated answer as wrong")),
+        "document asked the question without its as-of clause; strict and leak count an outdated answer as wrong; "
+        "the methods' rows are as run under the rules of issue 50 (the claims of that run are not stored in a form "
+        "the replay reads), the rule rows are today's")),
     "Freshness, documents asked with the as-of clause": ("freshness-asked-as-of", FRESH, (
         "the same 100 answered before a627952, when each document was asked the question as written, as-of clause "
         "and all (kept as run: the comparison the change was made on)")),
