@@ -152,8 +152,8 @@ OTHER_RUNS: dict[str, tuple[str, tuple[str, ...], str]] = {  # section: (run fol
         "freshness v1 (benchmarks/freshness_set.py): a seeded sample of 100 (50 asked plainly, 50 as of a date), "
         "each question with its own passages, which quote it; the date rules were chosen on these rows; each "
         "document asked the question without its as-of clause; strict and leak count an outdated answer as wrong; "
-        "the methods' rows are as run under the rules of issue 50 (the claims of that run are not stored in a form "
-        "the replay reads), the rule rows are today's")),
+        "the methods' rows are as run under the rules of issue 50 (not replayed under today's rules), "
+        "the rule rows are today's")),
     "Freshness, documents asked with the as-of clause": ("freshness-asked-as-of", FRESH, (
         "the same 100 answered before a627952, when each document was asked the question as written, as-of clause "
         "and all (kept as run: the comparison the change was made on)")),
