@@ -3,8 +3,10 @@ provenance of the documents behind them.
 
 Why a core module: a method that resolves conflicts (``ledger``) records its report here, and the layers that show
 answers (``ask --json``, ``trace show``, the inspector, eval predictions) read the same typed objects, whatever method
-wrote them. A document's date, source and authority are parsed here and nowhere else (``DocumentMeta.from_metadata``),
-so the index, citations and the resolution policies read them alike.
+wrote them. A document's date, source and authority are parsed from its metadata here and nowhere else
+(``DocumentMeta.from_metadata``), so the index, citations and the resolution policies read them alike; the ledger
+alone also dates a passage whose metadata has no date by the date its words give it, marked ``date_from: text`` in
+``meta``.
 
 Kinds follow the taxonomy of "DRAGged into Conflicts" (Google, 2025): ``none`` (the evidence agrees),
 ``complementary`` (different answers about different things, all valid), ``conflicting_opinions`` (a dispute the
@@ -66,6 +68,14 @@ class DocumentMeta(BaseModel):
     @property
     def year(self) -> int | None:
         return self.date.year if self.date else None
+
+    def when(self) -> str:
+        """The date as precisely as it was given ("2024", "2024-05", "2024-05-03"), or "undated": a year is stored as
+        its 1 January, which a reader must not take for a day it was written."""
+        if self.date is None:
+            return "undated"
+        return {"year": f"{self.date:%Y}", "month": f"{self.date:%Y-%m}"}.get(self.date_precision or "day",
+                                                                              self.date.isoformat())
 
     def is_empty(self) -> bool:
         return self.date is None and self.source is None and self.authority is None and not self.meta

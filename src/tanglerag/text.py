@@ -91,7 +91,7 @@ def first_answer_line(text: str) -> str:
 
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = set(string.punctuation)
+_PUNCT = set(string.punctuation) | set("\u2010\u2011\u2012\u2013\u2014\u2015")  # ASCII's and the dashes
 
 
 def normalize_answer(text: str) -> str:

@@ -172,7 +172,7 @@ def test_newest_settles_a_tie_by_date_and_an_as_of_year_picks_the_answer_valid_t
     _, step, _ = ask(llm_factory, docs("a", "wrong", metadata=DATED), "ledger.policies=[witnesses,newest]")
     report = step.reports[0]
     assert report.kind == "outdated" and verdicts(step) == {"1963": "rejected", "1998": "kept"}
-    assert report.rule == "newest 2023-01-01 vs 2019-03-01" and step.documents["a"].authority == 1.0
+    assert report.rule == "newest 2023 vs 2019-03-01" and step.documents["a"].authority == 1.0
     as_of = Question(text="When was Michael Jordan born, as of 2020?")
     _, then, _ = ask(llm_factory, docs("a", "wrong", metadata=DATED), "ledger.policies=[newest]", question=as_of)
     assert verdicts(then) == {"1963": "kept", "1998": "rejected"}

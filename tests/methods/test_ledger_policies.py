@@ -63,7 +63,8 @@ def test_an_amendment_supersedes_the_text_it_amends_and_a_dated_source_outranks_
     report = step.reports[0]
     assert [t.policy for t in report.trials] == ["supersede", "newest", "authority", "witnesses", "provenance"]
     assert report.trials[0].outcome == "HR handbook: 2024-03-01 supersedes the rest"
-    assert report.rule == "provenance HR handbook, 2024-03-01 vs staff forum, undated"
+    assert report.rule == ("HR handbook: 2024-03-01 supersedes the rest; "  # every policy that set a side aside
+                           "provenance HR handbook, 2024-03-01 vs staff forum, undated")
 
 
 def test_asked_as_of_a_year_the_version_valid_then_leads(llm_factory):
@@ -71,6 +72,7 @@ def test_asked_as_of_a_year_the_version_valid_then_leads(llm_factory):
     assert answer.text.splitlines()[0] == "5,000 dollars (the yearly travel allowance) [1]"
     assert notes(step)["6,500 dollars"] == ("rejected", "dated after 2023")
     assert notes(step)["9,000 dollars"] == ("rejected", "unverified")
+    assert step.reports[0].trials[0].outcome == "HR handbook: 2022-01-10 in force as of 2023"
 
 
 def test_without_the_amendment_the_rumour_is_still_not_asserted_over_the_handbook(llm_factory):
@@ -203,3 +205,18 @@ def test_a_date_the_text_gives_itself_dates_a_passage_whose_metadata_has_none(ll
     answer, step = ask(llm_factory, in_text)
     assert [p.answer for p in answer.parts] == ["6,500 dollars"] and step.documents["policy-2024.md"].date == date(
         2024, 3, 1)
+
+
+def test_a_stated_date_is_a_stamp_near_the_edges_never_a_number_past_next_year_and_dates_the_whole_file(llm_factory):
+    from tanglerag.methods.ledger.moment import as_of, stated_date
+
+    assert stated_date("updated in December 9999") is None and as_of("who led as of December 9999") is not None
+    assert stated_date("The firm updated 2500 records.") is None  # a number after a cue word is no date
+    middle = "An article. " * 20 + "A quintet by Brahms, published in 1890, is played. " + "More words. " * 20
+    assert stated_date(middle) is None  # what it is about, not when it was written
+    assert stated_date("Last updated: 2019-05-03. The rest.") == (date(2019, 5, 3), "day")
+    chunks = {"guide#0": ("Last updated: 2024-03-01. Travel policy, amended.", {"path": "guide.md"}, None),
+              "guide#1": ("The yearly travel allowance is 6,500 dollars.", {"path": "guide.md"},
+                          ("the yearly travel allowance is 6,500 dollars", "6,500 dollars", "the allowance"))}
+    _, step = ask(llm_factory, {k: (t, m, c or ("", "unknown", "")) for k, (t, m, c) in chunks.items()})
+    assert step.documents["guide#1"].when() == "2024-03-01" and step.documents["guide#1"].meta == {"date_from": "text"}

@@ -11,6 +11,7 @@ its citations, in the multi-answer shape, and the disputed ones ``ledger.show_di
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -86,20 +87,34 @@ def mark_relevance(claims: list[Claim], scores: dict[str, float], threshold: flo
 
 
 def provenance(passages: list[RetrievedPassage], tiers: dict[str, float]) -> dict[str, DocumentMeta]:
-    """Each passage's date, source and authority, read with the tiers in force; a passage whose metadata gives no
-    date is dated by the date its words give it ("As of June 12, 2018, ...", "updated in 2019:"), as many documents
-    carry theirs in the text only. Why a refusal names the passage and, for a tier, the setting: an index keeps tiers
-    as written, so one built under other ``ledger.authority_tiers`` can hold a tier these settings lack, and
-    "unknown tier" alone does not say where to look."""
+    """Each passage's date, source and authority, read with the tiers in force. Why a refusal names the passage and,
+    for a tier, the setting: an index keeps tiers as written, so one built under other ``ledger.authority_tiers`` can
+    hold a tier these settings lack, and "unknown tier" alone does not say where to look."""
     metas = {}
     for hit in passages:
         try:
-            meta = DocumentMeta.from_metadata(hit.passage.metadata, tiers)
+            metas[hit.passage.id] = DocumentMeta.from_metadata(hit.passage.metadata, tiers)
         except InputError as exc:
             raise InputError(f"passage {hit.passage.id!r}: {exc}{_tiers_hint(hit.passage.metadata, tiers)}") from None
-        stated = stated_date(hit.passage.text) if meta.date is None else None
-        metas[hit.passage.id] = meta if stated is None else meta.model_copy(
-            update={"date": stated[0], "date_precision": stated[1]})
+    return dated_by_text(passages, metas)
+
+
+def dated_by_text(passages: list[RetrievedPassage], metas: dict[str, DocumentMeta]) -> dict[str, DocumentMeta]:
+    """Passages whose metadata gives no date, dated by the date their document's words give it ("As of June 12,
+    2018, ...", "updated in 2019:"), as many documents carry theirs in the text only: a stamp in one chunk dates
+    every retrieved chunk of its file (``path``) or record (``source_id``). Marked in ``meta`` as ``date_from:
+    text``, so a reader can tell it from a date the metadata gave."""
+    document = {h.passage.id: h.passage.metadata.get("path") or h.passage.metadata.get("source_id") or h.passage.id
+                for h in passages}
+    stamps: dict[object, tuple[datetime.date, str]] = {}
+    for hit in passages:
+        if metas[hit.passage.id].date is None and (stated := stated_date(hit.passage.text)) is not None:
+            stamps.setdefault(document[hit.passage.id], stated)
+    for pid, meta in metas.items():
+        stated = stamps.get(document[pid]) if meta.date is None else None
+        if stated is not None:
+            metas[pid] = meta.model_copy(update={"date": stated[0], "date_precision": stated[1],
+                                                 "meta": {**meta.meta, "date_from": "text"}})
     return metas
 
 

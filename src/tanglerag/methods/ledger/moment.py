@@ -9,19 +9,24 @@ each document (``timeless``) is exactly the one whose date the policies apply (`
 
 from __future__ import annotations
 
+import calendar
 import datetime
 import re
 from dataclasses import dataclass
 
 _DATE = (r"(?:(?P<iso>\d{4}-\d{2}-\d{2})|(?P<ym>\d{4}-\d{2})|(?P<mdy>[a-z]+\.? \d{1,2},? \d{4})|"
-         r"(?P<dmy>\d{1,2} [a-z]+\.? \d{4})|(?P<my>[a-z]+\.? \d{4})|(?P<year>\d{4}))(?![\w-])")
+         r"(?P<dmy>\d{1,2} [a-z]+\.? \d{4})|(?P<my>[a-z]+\.?,? \d{4})|(?P<year>\d{4}))(?![\w\u2010-\u2015-])")
 _CLAUSE = re.compile(r",?\s*\b(?:as of|as at|at the time of)\s+" + _DATE, re.IGNORECASE)
 _FORMATS = {"iso": ("%Y-%m-%d",), "ym": ("%Y-%m",), "mdy": ("%B %d %Y", "%b %d %Y"), "dmy": ("%d %B %Y", "%d %b %Y"),
             "my": ("%B %Y", "%b %Y"), "year": ("%Y",)}
 _WHOLE = {"ym": "month", "my": "month", "year": "year"}  # names that stand for a whole month or year
-_DATING = re.compile(r"\b(?:as of|as at|published|updated|revised|dated|reported(?: and checked)?|checked|issued|"
-                     r"posted)(?:\s+(?:on|in))?\s+" + _DATE, re.IGNORECASE)
-"""A document's own date in its words: "As of June 12, 2018, ...", "revised in 2019:", "(published on 3 May 2021)"."""
+_DATING = re.compile(r"\b(?:as of|as at|published|updated|revised|dated|checked)(?:\s*:)?(?:\s+(?:on|in))?\s+" + _DATE,
+                     re.IGNORECASE)
+"""A document's own date in its words: "As of June 12, 2018, ...", "revised in 2019:", "(published on 3 May 2021)",
+"Last updated: 2019-05-03"."""
+_STAMP_CHARS = 160
+"""How far from a passage's start or end a date stamp is looked for: "a work by Brahms published in 1890" in the
+middle of an article is what it is about, not when it was written."""
 
 
 @dataclass(frozen=True)
@@ -38,17 +43,18 @@ class AsOf:
 def _read(match: re.Match[str]) -> AsOf | None:
     """The moment a clause names, or None when its words are no date ("as of May 32, 2019")."""
     kind, text = next((k, v) for k, v in match.groupdict().items() if v)
+    cleaned = text.replace(",", "").replace(".", "").replace("Sept ", "Sep ").replace("sept ", "sep ")
     for pattern in _FORMATS[kind]:
         try:
-            day = datetime.datetime.strptime(text.replace(",", "").replace(".", ""), pattern).date()
+            day = datetime.datetime.strptime(cleaned, pattern).date()
         except ValueError:
             continue
         whole = _WHOLE.get(kind)
         if whole == "year":
             return AsOf(last_day=day.replace(month=12, day=31), text=day.strftime("%Y"))
         if whole == "month":
-            following = (day.replace(day=28) + datetime.timedelta(days=4)).replace(day=1)
-            return AsOf(last_day=following - datetime.timedelta(days=1), text=day.strftime("%Y-%m"))
+            last = calendar.monthrange(day.year, day.month)[1]
+            return AsOf(last_day=day.replace(day=last), text=day.strftime("%Y-%m"))
         return AsOf(last_day=day, text=day.isoformat())
     return None
 
@@ -76,12 +82,14 @@ def as_of(question: str) -> AsOf | None:
 
 
 def stated_date(text: str) -> tuple[datetime.date, str] | None:
-    """The date a passage gives itself in its words (the first cue word followed by a date: "as of", "updated",
-    "published", "revised", "dated", "checked", ...), as a document date and its precision ("year", "month",
-    "day"); None when it states none. For documents whose date is in their text, not their metadata."""
-    for match in _DATING.finditer(text):
+    """The date a passage gives itself in its words: a cue ("as of", "updated", "published", "revised", "dated",
+    "checked") followed by a date, near its start or its end (``_STAMP_CHARS``), the first such; as a document date
+    and its precision ("year", "month", "day"). None when it states none, or a date after next year (a number
+    after a cue word that is no date: "updated 2500 records"). For documents whose date is in their text only."""
+    edges = text if len(text) <= 2 * _STAMP_CHARS else f"{text[:_STAMP_CHARS]}\n{text[-_STAMP_CHARS:]}"
+    for match in _DATING.finditer(edges):
         moment = _read(match)
-        if moment is None:
+        if moment is None or moment.last_day.year > datetime.date.today().year + 1:
             continue
         kind = _WHOLE.get(next(k for k, v in match.groupdict().items() if v), "day")
         day = moment.last_day.replace(day=1) if kind == "month" else moment.last_day

@@ -76,7 +76,12 @@ class Evidence:
         """Where a side's best-placed document comes from, for a person: "HR handbook, 2024-03-01", "undated"."""
         metas = sorted((self.metas[p] for p in side.passages), key=lambda m: (m.source is None, m.date is None))
         best = metas[0] if metas else DocumentMeta()
-        return f"{best.source or 'no source named'}, {best.date.isoformat() if best.date else 'undated'}"
+        return f"{best.source or 'no source named'}, {best.when()}"
+
+    def shown_date(self, side: Side) -> str:
+        """A side's newest date as its document gave it (a year as "2018", not 2018-01-01)."""
+        dated = [self.metas[p] for p in side.passages if self.metas[p].date is not None]
+        return max(dated, key=lambda m: m.date or datetime.date.min).when() if dated else "undated"
 
 
 Ruling = tuple[list[Side], str]
@@ -117,10 +122,12 @@ def supersede(standing: list[Side], evidence: Evidence) -> Ruling:
         if current is None:
             continue
         source = name if kind == "source" else None
+        shown = next(evidence.metas[pid].when() for date, _, pid in stated if date == current)
         for date, _, pid in stated:
             if date != current:
-                superseded[pid] = _superseded_note(date, current, source, evidence.moment)
-        found.append(f"{source or 'one document'}: {current.isoformat()} supersedes the rest")
+                superseded[pid] = _superseded_note(date, evidence.metas[pid].when(), shown, source, evidence.moment)
+        in_force = f"in force as of {evidence.moment.text}" if evidence.moment else "supersedes the rest"
+        found.append(f"{source or 'one document'}: {shown} {in_force}")
     outdated = [s for s in standing if s.passages and all(p in superseded for p in s.passages)]
     for side in outdated:
         side.note = superseded[side.passages[0]]
@@ -141,12 +148,12 @@ def _current(stated: list[tuple[datetime.date, Side, str]], moment: AsOf | None)
     return current
 
 
-def _superseded_note(date: datetime.date, current: datetime.date, source: str | None, moment: AsOf | None) -> str:
+def _superseded_note(date: datetime.date, shown: str, current: str, source: str | None, moment: AsOf | None) -> str:
     if moment is not None and not moment.admits(date):
         return f"dated after {moment.text}"
     if source is None:
-        return f"outdated: the version of {date.isoformat()}, superseded by the version of {current.isoformat()}"
-    return f"outdated: {source} {date.isoformat()}, superseded by its {current.isoformat()}"
+        return f"outdated: the version of {shown}, superseded by the version of {current}"
+    return f"outdated: {source} {shown}, superseded by its {current}"
 
 
 def newest(standing: list[Side], evidence: Evidence) -> Ruling:
@@ -162,14 +169,16 @@ def newest(standing: list[Side], evidence: Evidence) -> Ruling:
     newer = [s for s in eligible if dates[id(s)] == top]
     late = _left_out(dated, eligible)
     older = _left_out(eligible, newer)
+    shown = {id(s): evidence.shown_date(s) for s in dated}
+    best = shown[id(newer[0])]
     if not late and not older:
-        return standing, f"newest tie at {top}"
+        return standing, f"newest tie at {best}"
     for side in older:
-        side.note = f"older: {dates[id(side)]}, against {top}"
+        side.note = f"older: {shown[id(side)]}, against {best}"
     for side in late:
-        side.note = f"dated after {moment.text if moment else '?'} ({dates[id(side)]})"
+        side.note = f"dated after {moment.text if moment else '?'} ({shown[id(side)]})"
     label = "newest" if moment is None else f"as of {moment.text}: newest"
-    found = f"{label} {top}" + (f" vs {', '.join(str(dates[id(s)]) for s in older)}" if older else "")
+    found = f"{label} {best}" + (f" vs {', '.join(shown[id(s)] for s in older)}" if older else "")
     found += "".join(f"; {s.answer} dated after {moment.text}" for s in late if moment is not None)
     return _left_out(standing, late + older), found
 
@@ -220,16 +229,19 @@ KIND_WHEN_DECIDED_BY: dict[str, ConflictKind] = {
 def resolve(sides: list[Side], about: str, policies: list[str], evidence: Evidence) -> ConflictReport:
     """Settle one conflict: sides a policy leaves out are rejected; the one left is kept; the rest, once the
     policies are spent or ``show-all`` is reached, are disputed. The kind is the deciding policy's; undecided, a
-    dispute (``conflicting_opinions``), whatever was set aside on the way."""
-    standing, trials, decider = list(sides), [], None
+    dispute (``conflicting_opinions``), whatever was set aside on the way. The rule names every policy that set a
+    side aside (the amendment's supersession, then the provenance that settled the rumour), in order; what it is
+    about is the kept side's."""
+    standing, trials, decider, setting_aside = list(sides), [], None, []
     for name in policies:
         if name == "show-all":
-            trials.append(PolicyTrial(policy=name, outcome=f"{len(standing)} answers reported as disputed",
-                                      decided=True))
+            trials.append(PolicyTrial(policy=name, outcome=f"{len(standing)} answers reported as disputed"))
             break
         kept, outcome = POLICIES[name](standing, evidence)
         for side in _left_out(standing, kept):
             side.verdict = "rejected"
+        if len(kept) < len(standing):
+            setting_aside.append(outcome)
         standing = kept
         trials.append(PolicyTrial(policy=name, outcome=outcome, decided=len(kept) == 1))
         if len(kept) == 1:
@@ -240,5 +252,6 @@ def resolve(sides: list[Side], about: str, policies: list[str], evidence: Eviden
         if not decider:
             side.note = "disputed"
     kind: ConflictKind = KIND_WHEN_DECIDED_BY[decider] if decider else "conflicting_opinions"
+    about = next((s.about for s in standing if decider and s.about), about)
     return ConflictReport(kind=kind, about=about, sides=sides, trials=trials,
-                          rule=trials[-1].outcome if decider else "")
+                          rule="; ".join(setting_aside) if decider else "")

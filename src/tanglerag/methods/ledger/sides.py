@@ -94,8 +94,8 @@ DESCRIBING_WORDS = 20
 class Sameness:
     """What decides whether two sides answer for one thing. Versions of one document always do. With ``about`` None
     (``ledger.same_thing=versions``) nothing else does. Otherwise never when a quote adds to a list or the two name
-    different parts the question joins; when a claim's ``about`` names nothing beyond the question (it tells nothing
-    apart), the passages (``texts``, by id) decide: they do unless both describe their subject at length and
+    different parts the question joins; when a claim's ``about`` names nothing beyond the question or names the answer
+    itself (either way it tells nothing apart), the passages (``texts``, by id) decide: they do unless both describe their subject at length and
     differently (``overlap``; 0 takes the ``about``s alone); else their ``about``s must match at ``about``
     similarity."""
 

@@ -22,7 +22,7 @@ registerStepView("conflicts", "Claims and conflicts", (step, index, numberOf) =>
         el("th", {}, "why")),
       r.sides.map(s => el("tr", { class: s.verdict },
         el("td", {}, s.verdict), el("td", {}, s.answer), el("td", { class: "num" }, s.witnesses),
-        el("td", {}, s.passages.map(source)), el("td", {}, s.verdict === "kept" ? "" : s.note || "")))),
+        el("td", {}, s.passages.map(source)), el("td", {}, s.verdict === "kept" || s.note === "disputed" ? "" : s.note || "")))),
     r.trials.length ? el("ol", { class: "trials" }, r.trials.map(t => el("li", {}, `${t.policy}: ${t.outcome}`))) : null));
   const copies = step.copies.length
     ? el("p", {}, "One document (copies or versions): ", step.copies.map(g => el("span", {}, "{", g.map(source), "} ")))
