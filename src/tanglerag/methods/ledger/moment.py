@@ -19,7 +19,7 @@ _DATE = (r"(?:(?P<iso>\d{4}-\d{2}-\d{2})|(?P<ym>\d{4}-\d{2})|(?P<mdy>[a-z]+\.? \
 _CLAUSE = re.compile(r",?\s*\b(?:as of|as at|at the time of)\s+" + _DATE, re.IGNORECASE)
 _FORMATS = {"iso": ("%Y-%m-%d",), "ym": ("%Y-%m",), "mdy": ("%B %d %Y", "%b %d %Y"), "dmy": ("%d %B %Y", "%d %b %Y"),
             "my": ("%B %Y", "%b %Y"), "year": ("%Y",)}
-_WHOLE = {"ym": "month", "my": "month", "year": "year"}  # names that stand for a whole month or year
+_WHOLE = {"ym": "month", "my": "month", "year": "year"}  # names that stand for a whole month or year, else a day
 _DATING = re.compile(r"\b(?:as of|as at|published|updated|revised|dated|checked)(?:\s*:)?(?:\s+(?:on|in))?\s+" + _DATE,
                      re.IGNORECASE)
 """A document's own date in its words: "As of June 12, 2018, ...", "revised in 2019:", "(published on 3 May 2021)",
@@ -40,23 +40,31 @@ class AsOf:
         return date <= self.last_day
 
 
-def _read(match: re.Match[str]) -> AsOf | None:
-    """The moment a clause names, or None when its words are no date ("as of May 32, 2019")."""
+def _parsed(match: re.Match[str]) -> tuple[datetime.date, str] | None:
+    """The date a match names, as its first day and its precision ("day", "month", "year"); None when its words are
+    no date ("May 32, 2019")."""
     kind, text = next((k, v) for k, v in match.groupdict().items() if v)
     cleaned = text.replace(",", "").replace(".", "").replace("Sept ", "Sep ").replace("sept ", "sep ")
     for pattern in _FORMATS[kind]:
         try:
-            day = datetime.datetime.strptime(cleaned, pattern).date()
+            return datetime.datetime.strptime(cleaned, pattern).date(), _WHOLE.get(kind, "day")
         except ValueError:
             continue
-        whole = _WHOLE.get(kind)
-        if whole == "year":
-            return AsOf(last_day=day.replace(month=12, day=31), text=day.strftime("%Y"))
-        if whole == "month":
-            last = calendar.monthrange(day.year, day.month)[1]
-            return AsOf(last_day=day.replace(day=last), text=day.strftime("%Y-%m"))
-        return AsOf(last_day=day, text=day.isoformat())
     return None
+
+
+def _read(match: re.Match[str]) -> AsOf | None:
+    """The moment a clause names (a month or a year: its last day), or None when its words are no date."""
+    parsed = _parsed(match)
+    if parsed is None:
+        return None
+    day, precision = parsed
+    if precision == "year":
+        return AsOf(last_day=day.replace(month=12, day=31), text=day.strftime("%Y"))
+    if precision == "month":
+        last = calendar.monthrange(day.year, day.month)[1]
+        return AsOf(last_day=day.replace(day=last), text=day.strftime("%Y-%m"))
+    return AsOf(last_day=day, text=day.isoformat())
 
 
 def _clauses(question: str) -> list[tuple[re.Match[str], AsOf]]:
@@ -88,10 +96,7 @@ def stated_date(text: str) -> tuple[datetime.date, str] | None:
     after a cue word that is no date: "updated 2500 records"). For documents whose date is in their text only."""
     edges = text if len(text) <= 2 * _STAMP_CHARS else f"{text[:_STAMP_CHARS]}\n{text[-_STAMP_CHARS:]}"
     for match in _DATING.finditer(edges):
-        moment = _read(match)
-        if moment is None or moment.last_day.year > datetime.date.today().year + 1:
-            continue
-        kind = _WHOLE.get(next(k for k, v in match.groupdict().items() if v), "day")
-        day = moment.last_day.replace(day=1) if kind == "month" else moment.last_day
-        return (day.replace(month=1, day=1) if kind == "year" else day), kind
+        parsed = _parsed(match)
+        if parsed is not None and parsed[0].year <= datetime.date.today().year + 1:
+            return parsed
     return None

@@ -52,8 +52,14 @@ class Evidence:
             self._prior.append(self.ask_prior())
         return self._prior[0]
 
+    def newest_meta(self, side: Side) -> DocumentMeta | None:
+        """The provenance of a side's newest dated passage; None when none is dated."""
+        dated = [self.metas[p] for p in side.passages if self.metas[p].date is not None]
+        return max(dated, key=lambda m: m.date or datetime.date.min) if dated else None
+
     def newest_date(self, side: Side) -> datetime.date | None:
-        return max((d for p in side.passages if (d := self.metas[p].date) is not None), default=None)
+        meta = self.newest_meta(side)
+        return meta.date if meta is not None else None
 
     def authority(self, side: Side) -> float | None:
         return max((a for p in side.passages if (a := self.metas[p].authority) is not None), default=None)
@@ -77,11 +83,6 @@ class Evidence:
         metas = sorted((self.metas[p] for p in side.passages), key=lambda m: (m.source is None, m.date is None))
         best = metas[0] if metas else DocumentMeta()
         return f"{best.source or 'no source named'}, {best.when()}"
-
-    def shown_date(self, side: Side) -> str:
-        """A side's newest date as its document gave it (a year as "2018", not 2018-01-01)."""
-        dated = [self.metas[p] for p in side.passages if self.metas[p].date is not None]
-        return max(dated, key=lambda m: m.date or datetime.date.min).when() if dated else "undated"
 
 
 Ruling = tuple[list[Side], str]
@@ -157,7 +158,8 @@ def _superseded_note(date: datetime.date, shown: str, current: str, source: str 
 
 
 def newest(standing: list[Side], evidence: Evidence) -> Ruling:
-    dates = {id(s): d for s in standing if (d := evidence.newest_date(s)) is not None}
+    newest_of = {id(s): m for s in standing if (m := evidence.newest_meta(s)) is not None}
+    dates = {key: meta.date for key, meta in newest_of.items() if meta.date is not None}
     if len(dates) < 2:
         return standing, f"no date for {', '.join(s.answer for s in standing if id(s) not in dates)}"
     moment = evidence.moment
@@ -169,7 +171,7 @@ def newest(standing: list[Side], evidence: Evidence) -> Ruling:
     newer = [s for s in eligible if dates[id(s)] == top]
     late = _left_out(dated, eligible)
     older = _left_out(eligible, newer)
-    shown = {id(s): evidence.shown_date(s) for s in dated}
+    shown = {key: meta.when() for key, meta in newest_of.items()}  # a year as "2018", not 2018-01-01
     best = shown[id(newer[0])]
     if not late and not older:
         return standing, f"newest tie at {best}"

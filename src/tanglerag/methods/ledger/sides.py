@@ -94,10 +94,10 @@ DESCRIBING_WORDS = 20
 class Sameness:
     """What decides whether two sides answer for one thing. Versions of one document always do. With ``about`` None
     (``ledger.same_thing=versions``) nothing else does. Otherwise never when a quote adds to a list or the two name
-    different parts the question joins; when a claim's ``about`` names nothing beyond the question or names the answer
-    itself (either way it tells nothing apart), the passages (``texts``, by id) decide: they do unless both describe their subject at length and
-    differently (``overlap``; 0 takes the ``about``s alone); else their ``about``s must match at ``about``
-    similarity."""
+    different parts the question joins; when a claim's ``about`` names nothing beyond the question or names the
+    answer itself (either way it tells nothing apart), the passages (``texts``, by id) decide: they do unless both
+    describe their subject at length and differently (``overlap``; 0 takes the ``about``s alone); else their
+    ``about``s must match at ``about`` similarity."""
 
     independence: Independence
     about: float | None
@@ -114,14 +114,9 @@ class Sameness:
         if self.adds_to(a) or self.adds_to(b) or self.different_parts(a, b):
             return False
         pairs = [(x, y) for x in a.claims for y in b.claims]
-        if any(self.bare(x) or self.bare(y) for x, y in pairs):  # an about that names nothing tells nothing apart
-            return self.overlap == 0 and self._about_same(pairs) or self.overlap > 0 and self.described_alike(a, b)
-        return self._about_same(pairs)
-
-    def _about_same(self, pairs: list[tuple[Claim, Claim]]) -> bool:
-        assert self.about is not None
-        similarity = self.about
-        return any(about_same(thing_of(x, self.question), thing_of(y, self.question), similarity) for x, y in pairs)
+        if self.overlap > 0 and any(self.bare(x) or self.bare(y) for x, y in pairs):  # such an about tells nothing
+            return self.described_alike(a, b)
+        return any(about_same(thing_of(x, self.question), thing_of(y, self.question), self.about) for x, y in pairs)
 
     def adds_to(self, side: Side) -> bool:
         """The words that state the side's answer say it comes on top of others ("can now also be used in Polish",
@@ -134,18 +129,21 @@ class Sameness:
     def different_parts(self, a: Side, b: Side) -> bool:
         """The question joins names ("the Lisbon and Porto stores") and the two sides' abouts name different ones of
         them: answers for two parts of the question, not rival answers."""
-        joined = [({stem(x)}, {stem(y)}) for x, y in _JOINED.findall(normalize_answer(self.question))]
-        named = [set().union(*(content_stems(c.about) for c in side.claims)) for side in (a, b)]
-        return any((x <= named[0] and not y & named[0] and y <= named[1] and not x & named[1])
-                   or (y <= named[0] and not x & named[0] and x <= named[1] and not y & named[1]) for x, y in joined)
+        first, second = [set().union(*(content_stems(c.about) for c in side.claims)) for side in (a, b)]
+        for x, y in _JOINED.findall(normalize_answer(self.question)):
+            only = {stem(x)}, {stem(y)}
+            if any(one <= first and not other & first and other <= second and not one & second
+                   for one, other in (only, only[::-1])):
+                return True
+        return False
 
     def bare(self, claim: Claim) -> bool:
         """The claim's ``about`` names nothing the question does not (the bare name), or describes the answer itself
         ("Reggie Miller, a professional basketball player" for "who made the most three point shots"): either way it
         cannot tell two things the question may ask about apart, so the passages' descriptions must."""
-        about = normalize_answer(claim.about)
-        answer = normalize_answer(claim.answer)
-        return bool(answer) and f" {answer} " in f" {about} " or not (content_stems(about) - content_stems(self.question))
+        about, answer = normalize_answer(claim.about), normalize_answer(claim.answer)
+        names_answer = bool(answer) and f" {answer} " in f" {about} "
+        return names_answer or not content_stems(about) - content_stems(self.question)
 
     def described_alike(self, a: Side, b: Side) -> bool:
         """The passages of the two sides share at least ``overlap`` of the smaller one's content words, leaving out
