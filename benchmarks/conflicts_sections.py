@@ -142,8 +142,8 @@ V2_WHAT = ("freshness v2 (benchmarks/freshness_v2.py, `benchmarks/data/freshness
            "question's passages in one index (125 passages), top-k the default, dense MiniLM; ")
 OTHER_RUNS: dict[str, tuple[str, tuple[str, ...], str]] = {  # section: (run folder, metrics, what it is)
     "conflictQA": ("conflictqa", ("ramdocs_strict", "answer_recall", "misinfo_leak", "conflict_recall",
-                                  "false_conflict_rate"), ("conflictQA (StrategyQA half): a seeded sample of 60; as run under "
-                                                             "the rules of issue 50")),
+                                  "false_conflict_rate"), (
+        "conflictQA (StrategyQA half): a seeded sample of 60; as run under the rules of issue 50")),
     "Mixed suite": ("mixed", ("tangle_score", "answer_recall", "misinfo_leak", "ramdocs_strict", "conflict_recall",
                               "false_conflict_rate"), ("the mixed dev suite (benchmarks/mixed_suite.py), all 60 "
                     "(10 per class and source); goal: tangle score above concat's (docs/results/auto.md); as run under "

@@ -19,8 +19,8 @@ retrieval: what is scored is how the evidence is settled, not what a retriever f
   claim, or unknown), so its row measures which document a date rule picks; its report kind is not scored.
 
 Scoring, on the answer's text without its "Set aside:" lines (the ledger lists the sides it set aside there; they
-are shown, not asserted; ``tanglerag.text.asserted_text``): lead right when the first asserted line holds the ``lead`` value (or, when
-``lead`` is null, the answer is unknown); all right when, besides, every ``asserted`` value is there, no
+are shown, not asserted; ``tanglerag.text.asserted_text``): lead right when the first asserted line holds the
+``lead`` value (or, when ``lead`` is null, the answer is unknown); all right when, besides, every ``asserted`` value is there, no
 ``not_asserted`` value is, and the report kind is right. A value is there when its normalised words
 (``tanglerag.text.normalize_answer``) occur as whole words. The report kind is the answer's ``ConflictStep.overall``
 ("none" without reports), right when it is ``report`` or one of ``report_any``; a method that records no

@@ -175,7 +175,8 @@ def test_versions_without_a_source_are_named_by_their_dates_and_each_side_by_its
     assert notes(step)["5,000 dollars"] == ("rejected", ("outdated: the version of 2022-01-10, superseded by the "
                                                          "version of 2024-03-01"))
     assert step.reports[0].trials[0].outcome == "one document: 2024-03-01 supersedes the rest"
-    rated = {pid: (text, {"authority": n}, claim) for (pid, (text, _, claim)), n in zip(FOLDER.items(), (2, 3, 0), strict=True)}
+    rated = {pid: (text, {"authority": n}, claim)
+             for (pid, (text, _, claim)), n in zip(FOLDER.items(), (2, 3, 0), strict=True)}
     _, trusted = ask(llm_factory, rated, ALLOWANCE, "ledger.policies=[authority, show-all]")
     assert notes(trusted)["5,000 dollars"] == ("rejected", "less trusted: authority 2 against 3")
     assert notes(trusted)["9,000 dollars"] == ("rejected", "less trusted: authority 0 against 3")

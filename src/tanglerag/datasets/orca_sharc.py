@@ -193,7 +193,8 @@ class OrcaBuilder:
         sizes = [len(e.contexts) for e in examples]
         manifest = OrcaManifest(
             source=str(source), source_sha256=hashlib.sha256(source.read_bytes()).hexdigest(), seed=self.seed,
-            model=without_credentials(self.llm.backend.model_id), target_contexts=self.n_contexts, examples=len(examples),
+            model=without_credentials(self.llm.backend.model_id), target_contexts=self.n_contexts,
+            examples=len(examples),
             mean_contexts=sum(sizes) / len(sizes), llm_calls=self.calls,
             short_sets=sum(s < self.n_contexts for s in sizes),
             embedding_model=self.embedder.model_name if self.embedder else None,

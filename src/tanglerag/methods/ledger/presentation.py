@@ -1,12 +1,12 @@
 """How the ledger's verdicts become the answer a person reads: what the evidence favours first, the disputed sides
-marked, and every side set aside after a ``Set aside:`` line with why and where it came from ("9,000 dollars:
-unverified (staff forum, undated)"). Metrics score what the answer asserts, the lines before that one
+marked, and every side set aside on a ``Set aside:`` line with why and where it came from ("9,000 dollars:
+unverified; staff forum, undated"). Metrics score what the answer asserts: its lines but those
 (``tanglerag.text.asserted_text``).
 
 Which disputed sides are held back (``ledger.show_disputed``): ``independent`` holds back sides disputed with a
-version of their own document (a conflict for certain, so neither version is asserted), and then every weaker side
-of the same dispute that is not stronger: a weaker side is never the only one asserted while a stronger one is held back (it was the
-forum's rumour, asserted alone beside two handbook versions, in issue 60).
+version of their own document (a conflict for certain, so neither version is asserted), and then every side of the
+same dispute that is no stronger: a weaker side is never the only one asserted while a stronger one is held back (it
+was the forum's rumour, asserted alone beside two handbook versions, in issue 60).
 """
 
 from __future__ import annotations
