@@ -9,8 +9,9 @@ another distribution can do too. In a running process ``register_family`` adds o
 notebooks).
 
 A family's ``methods`` are the classes of ``tanglerag.methods.base.Method`` (checked there, where the contract
-lives); ``retrievers``, ``commands`` and ``tasks`` point at code in the family's folder, the last two as
-``"module:attribute"`` strings, resolved only by the layer that runs them (the CLI, the evaluation).
+lives); ``retrievers`` point at code in the family's folder. ``commands`` and ``tasks`` are ``"module:attribute"``
+strings, resolved only by the layer that runs them (the CLI, the evaluation), since that code imports the runtime and
+eval, which a family's folder may not (the built-in families keep it in ``cli/families/`` and ``eval/families/``).
 """
 
 from __future__ import annotations

@@ -11,5 +11,5 @@ from tanglerag.methods.auto.config import AutoConfig
 from tanglerag.methods.auto.method import AutoMethod
 
 FAMILY = Family(name="auto", methods=(AutoMethod,), settings=AutoConfig, stages=frozenset({"probe"}),
-                view=Path(__file__).with_name("view.js"), commands=("tanglerag.methods.auto.cli:app",),
+                view=Path(__file__).with_name("view.js"), commands=("tanglerag.cli.families.auto:app",),
                 delegates_to_any=True)

@@ -15,5 +15,5 @@ FAMILY = Family(
     settings=CditConfig,
     stages=frozenset({"judge", "determine", "trim"}),
     view=Path(__file__).with_name("view.js"),
-    commands=("tanglerag.methods.cdit.cli:cdit_app",),
+    commands=("tanglerag.cli.families.cdit:cdit_app",),
 )

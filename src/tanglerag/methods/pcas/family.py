@@ -14,6 +14,6 @@ FAMILY = Family(
     stages=frozenset({"retrieve"}),
     view=Path(__file__).with_name("view.js"),
     retrievers={"personal": personal_retriever},
-    commands=("tanglerag.methods.pcas.cli:pcas_app",),
-    tasks={"retrieval": "tanglerag.methods.pcas.evaluation:evaluate_retrieval"},
+    commands=("tanglerag.cli.families.pcas:pcas_app",),
+    tasks={"retrieval": "tanglerag.eval.families.pcas:evaluate_retrieval"},
 )

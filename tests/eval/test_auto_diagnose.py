@@ -5,9 +5,9 @@ import yaml
 from typer.testing import CliRunner
 
 from tanglerag.cli import app
+from tanglerag.eval.families.auto import diagnose
 from tanglerag.eval.records import Prediction
 from tanglerag.eval.runs import Run, RunInfo
-from tanglerag.methods.auto.evaluation import diagnose
 from tanglerag.methods.auto.steps import AutoStep
 from tanglerag.settings import Settings
 from tanglerag.trace import Trace

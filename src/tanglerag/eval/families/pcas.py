@@ -1,7 +1,7 @@
 """The retrieval evaluation: PCAS and its baselines on ORCA-ShARC, scored with trec_eval, as a typed report.
 
 ``tanglerag eval`` runs this for datasets whose declared task is ``retrieval``; the answer evaluation
-(``runner.py``) serves the ``qa`` task. Written as ``results.json`` in the shape the PCAS report reads.
+(``eval/runner.py``) serves the ``qa`` task. Written as ``results.json`` in the shape the PCAS report reads.
 """
 
 from __future__ import annotations

@@ -10,10 +10,10 @@ import typer
 import yaml
 
 from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, load_settings
+from tanglerag.eval.families.auto import diagnose as diagnose_run
 from tanglerag.eval.runs import read_run
 from tanglerag.fileio import atomic_write_text
 from tanglerag.methods.auto.config import AutoConfig
-from tanglerag.methods.auto.evaluation import diagnose as diagnose_run
 
 app = typer.Typer()
 
