@@ -1,7 +1,9 @@
 """Layering runs one way: core -> llm/embeddings/index -> stages -> methods -> runtime -> eval/cli/service.
 
 Checked per module, late (function-level) imports included: a module imports only from its own layer or
-below, and no chain of imports between modules comes back to where it started.
+below, and no chain of imports between modules comes back to where it started. What runs a family from the command
+line or an evaluation sits with those front ends (``cli/families/``, ``eval/families/``), so nothing under
+``methods/`` imports upward.
 """
 
 import ast
@@ -10,6 +12,7 @@ from pathlib import Path
 import networkx as nx
 
 import tanglerag
+from tanglerag.family import families
 
 ROOT = Path(tanglerag.__file__).parent
 LAYERS = {
@@ -26,21 +29,26 @@ MODULES = {".".join(("tanglerag", *p.relative_to(ROOT).with_suffix("").parts)).r
            for p in ROOT.rglob("*.py")}
 
 
-FRONT_ENDS = {"cli", "evaluation"}
-"""A family's modules by these names are its commands and its evaluations: they sit with the CLI and eval layers."""
+ABOVE_METHODS = {"cli", "service", "eval", "runtime", "pipeline", "api"}
+"""What drives methods (the front ends and the runtime they assemble): methods/ never imports it."""
+FRONT_END_FAMILIES = {"cli", "eval"}
+"""``tanglerag.<cli|eval>.families.<name>`` drives family ``<name>`` from that front end: it may import its folder."""
 
 
 def _unit(module: str) -> str:
     parts = module.split(".")
-    if parts[1:2] == ["methods"] and len(parts) == 4 and parts[3] in FRONT_ENDS:
-        return parts[3] if parts[3] == "cli" else "eval"
     return parts[1] if len(parts) > 1 else "__init__"
 
 
 def _family_folder(module: str) -> str | None:
-    """The family folder a module lies in (``tanglerag.methods.corg``), or None for a general module."""
+    """The family a module belongs to, as its folder (``tanglerag.methods.corg``; a front end's module for it
+    counts as the family's), or None for a general module."""
     parts = module.split(".")
-    return ".".join(parts[:3]) if parts[1:2] == ["methods"] and len(parts) >= 4 else None
+    if parts[1:2] == ["methods"] and len(parts) >= 4:
+        return ".".join(parts[:3])
+    if len(parts) == 4 and parts[1] in FRONT_END_FAMILIES and parts[2] == "families":
+        return f"tanglerag.methods.{parts[3]}"
+    return None
 
 
 def _imports(path: Path) -> set[str]:
@@ -66,6 +74,19 @@ def test_every_module_is_in_a_layer():
 def test_every_module_imports_only_its_layer_or_below():
     upward = [(source, target) for source, target in GRAPH.edges if LAYER[_unit(target)] > LAYER[_unit(source)]]
     assert upward == []
+
+
+def test_no_method_module_imports_the_front_ends_or_the_runtime():
+    # the code that runs a family from the CLI or eval lives there (cli/families, eval/families), not in methods/
+    upward = [(source, target) for source, target in GRAPH.edges
+              if _unit(source) == "methods" and _unit(target) in ABOVE_METHODS]
+    assert upward == []
+
+
+def test_a_family_declares_its_commands_and_tasks_in_the_front_ends():
+    references = [ref.partition(":")[0] for f in families() for ref in (*f.commands, *f.tasks.values())]
+    own = [module for module in references if module.startswith("tanglerag.")]  # a plug-in's live elsewhere
+    assert own and {_unit(module) for module in own} <= FRONT_END_FAMILIES and set(own) <= set(MODULES)
 
 
 def test_no_general_module_imports_a_family_folder():
