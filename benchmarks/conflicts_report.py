@@ -40,9 +40,11 @@ from tanglerag.tables import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 LEDGER_RUNS = {"replay/default": "ledger", "replay/same-thing-versions": "ledger, same_thing=versions",
+               "replay/verify-separate": "ledger, claims_from=separate",
                "ledger": "ledger, earlier rules (as run)",
                "ledger-prior": "ledger-prior, earlier rules (as run)"}  # run folder: name in the report
 DEFAULT = "ledger"
+VERIFY = LEDGER_RUNS["replay/verify-separate"]
 PEERS = {"main": {"concat": "concat", "separate": "separate", "corg": "corg", "madam-rag": "madam-rag",
                   "astute-rag": "astute-rag"},
          "answer-each": {"corg": "corg-answer-each"}}  # peers run folder: {method: name in the report}
@@ -327,6 +329,13 @@ def reading(per_q: PerQ, runs: Path) -> list[str]:
         lines.append(f"- **`separate`** (one call per document, the peers run): strict against the ledger, paired: "
                      f"{paired_by_half(main, 'separate', DEFAULT, 'ramdocs_strict')}; leak "
                      f"{paired_by_half(main, 'separate', DEFAULT, 'misinfo_leak')}.")
+    if VERIFY in main:
+        lines.append(f"- **Recall and rejection** (`{VERIFY}`: the claims are `separate`'s answer for each document "
+                     f"alone, then the ledger's rules; the same calls as `separate`, replayed from its stored run): "
+                     f"strict against the ledger, paired: {paired_by_half(main, VERIFY, DEFAULT, 'ramdocs_strict')};"
+                     f" leak {paired_by_half(main, VERIFY, DEFAULT, 'misinfo_leak')}; against `separate` itself: "
+                     f"strict {paired_by_half(main, VERIFY, 'separate', 'ramdocs_strict')}, leak "
+                     f"{paired_by_half(main, VERIFY, 'separate', 'misinfo_leak')}.")
     return [*lines, *freshness_reading(runs), ""]
 
 

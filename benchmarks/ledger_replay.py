@@ -47,7 +47,10 @@ from tanglerag.types import Passage, Question, RetrievedPassage
 ROOT = Path(__file__).resolve().parent.parent
 STORED = ROOT / "docs/results/conflicts"
 USAGE_KEYS = ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "model_seconds", "seconds")
-BASES = {"concat-report": ("concat", ROOT / "docs/results/peers/main")}  # variant: (method, run it replays)
+PEERS = ROOT / "docs/results/peers/main"
+BASES = {"concat-report": ("concat", PEERS)}  # variant: (method, run it replays)
+ANSWERS_FROM = {"verify-separate": PEERS}
+"""Variants whose claims are another method's answers: the stored run whose traces hold those calls."""
 DEFAULT_POLICIES: list[str] = list(LedgerConfig().policies)
 GRID_RELEVANCE = (0.25, 0.3, 0.34, 0.5)
 GRID_OVERLAP = (0.3, 0.4, 0.5)
@@ -69,6 +72,7 @@ VARIANTS: dict[str, list[str]] = {  # name: --set overrides of today's defaults;
     "concat-report": ["conflicts.report=true"],  # concat's stored answers, the ledger's report on their passages
     **{f"no-{policy}": _without(policy) for policy in DEFAULT_POLICIES if policy != "show-all"},
     "show-all-only": ["ledger.policies=[show-all]"],
+    "verify-separate": ["ledger.claims_from=separate"],  # the separate baseline's answers, the ledger's rules
     "show-disputed-never": ["ledger.show_disputed=never"],
     "show-disputed-always": ["ledger.show_disputed=always"],
     "same-thing-versions": ["ledger.same_thing=versions"],
@@ -143,8 +147,8 @@ def replay(name: str, overrides: list[str], runs: list[Path], calls: dict[str, d
     """One variant: the ledger's stored questions answered again (or, for a variant in BASES, another method's
     stored questions, its own calls answered from its run's traces), scored by the ledger run's metrics."""
     method_name, base = BASES.get(name, ("ledger", runs[0]))
-    if base != runs[0]:
-        calls = {**stored_calls([base]), **calls}
+    if base != runs[0] or name in ANSWERS_FROM:
+        calls = {**stored_calls([ANSWERS_FROM.get(name, base)]), **calls}
     settings = settings_of(runs[0], overrides)
     llm = build_llm(settings.llm, settings.cache_dir, backend=replay_backend(calls))
     method = make_method(method_name, Resources.for_llm(llm, settings, embedder=HashEmbedder()))

@@ -299,3 +299,22 @@ def test_settings_refuse_a_policy_twice_and_no_passages_abstain(llm_factory):
     assert as_of("Who led the party in 2010, as of 2015?").text == "2015" and as_of("Who led it?") is None
     assert as_of("Next episode as of May 02, 2019?").last_day.isoformat() == "2019-05-02"
     assert as_of("Who won, as of 14 July 2018?").text == "2018-07-14" and as_of("as of 2019-02-30?") is None
+
+
+def test_claims_from_separate_keeps_each_passage_answer_and_the_policies_reject_the_refuted_one(llm_factory):
+    """``ledger.claims_from=separate``: the separate baseline's answer for each passage alone is the claim (its
+    descriptor what it is about, no quote), so the witnesses count as with quotes and set the planted 1998 aside."""
+    def respond(messages):
+        context = messages[-1].content.split("[1] ", 1)[1]
+        name = next(n for n, text in TEXTS.items() if context.startswith(text))
+        _, answer, about = CLAIMS[name]
+        return "unknown" if name == "copy" else f"{answer} | {about} [1]"
+    canned = CannedBackend(responder=respond)
+    answer, step, _ = ask(llm_factory, docs("a", "copy", "bulls", "wrong", "scientist"),
+                          "ledger.claims_from=separate", canned=canned)
+    assert len(canned.requests) == 5 and all(m[-1].content.count("[1] ") == 1 for m, _ in canned.requests)
+    assert [(c.passage_id, c.answer, c.quote) for c in step.claims] == [
+        ("a", "1963", ""), ("bulls", "1963", ""), ("wrong", "1998", ""), ("scientist", "1956", "")]
+    assert all(c.answer_found and not c.supported for c in step.claims)  # grounded by the answer's words alone
+    assert verdicts(step) == {"1963": "kept", "1998": "rejected", "1956": "kept"}
+    assert [p.answer for p in answer.parts] == ["1963", "1956"] and "Set aside: 1998" in answer.text

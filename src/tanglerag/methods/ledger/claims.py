@@ -1,7 +1,8 @@
 """The claims ledger: one call per passage (a batch, so a server's slots answer in parallel) for the claim it makes,
 read under the JSON schema or from text lines. A claim whose quote is not in its passage is marked unsupported, and
 one whose answer's words are not there either is not grounded: both by comparing normalised text, never by asking
-the model."""
+the model. With ``ledger.claims_from`` naming a method, the claims are that method's answers, one passage at a time
+(recall and rejection: what answering each passage alone finds, then the ledger's rules reject what is refuted)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from pydantic import BaseModel, Field
 from tanglerag.conflicts import Claim, answer_in_passage, quote_in_passage
 from tanglerag.llm.client import LLM
 from tanglerag.llm.structured import Decision
+from tanglerag.methods.base import Method
 from tanglerag.methods.ledger.prompts import claim_messages
 from tanglerag.text import clip_words, first_answer_line, is_unknown
 from tanglerag.tracking import stage
-from tanglerag.types import RetrievedPassage
+from tanglerag.types import Question, RetrievedPassage
 
 
 class ClaimReply(BaseModel):
@@ -66,3 +68,18 @@ def read_claims(llm: LLM, question: str, passages: list[RetrievedPassage], words
                                 passage_id=hit.passage.id, supported=quote_in_passage(reply.quote, text),
                                 answer_found=answer_in_passage(reply.answer, text)))
     return claims, unread
+
+
+def answered_claims(method: Method, question: Question, passages: list[RetrievedPassage]) -> list[Claim]:
+    """Claims read from another method's answers (``ledger.claims_from``), one passage at a time so each answer
+    belongs to the passage it was read from: the answer and its descriptor, no quote. Why one at a time: a method
+    given every passage merges equal answers and cites as the model pleases, and the ledger must know which
+    passage says what to count witnesses and versions."""
+    claims = []
+    for hit in passages:
+        for part in method.run_named(question, [hit]).parts:
+            if part.answer.strip() and not is_unknown(part.answer):
+                claims.append(Claim(answer=part.answer.strip(), about=part.descriptor.strip(),
+                                    passage_id=hit.passage.id,
+                                    answer_found=answer_in_passage(part.answer, hit.passage.text)))
+    return claims

@@ -65,6 +65,11 @@ class LedgerConfig(Section):
         "two sides whose claims' 'about' match are one thing only if their passages share this share of the "
         "smaller side's content words besides the question's and the answers' (two people of one name share few); "
         "0 takes the 'about' alone"))
+    claims_from: Literal["quotes", "separate"] = Field("quotes", description=(
+        "where each passage's claim comes from: quotes (the ledger's own call: the words that answer, the answer, "
+        "what it is about); separate (the separate baseline's answer for the passage alone, its descriptor as what "
+        "it is about: every answer answering each passage finds, then the policies reject what the evidence "
+        "refutes; claims hold no quote, so only an answer whose words are in its passage is grounded)"))
     claim_tokens: TokenBudget = Field(96, description="budget of one passage's claim (answer, about, quote)")
     prior_tokens: TokenBudget = Field(24, description="budget of the prior policy's closed-book answer")
     authority_tiers: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_AUTHORITY_TIERS), description=(

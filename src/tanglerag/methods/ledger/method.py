@@ -28,8 +28,8 @@ from tanglerag.conflicts import (
 )
 from tanglerag.errors import InputError
 from tanglerag.llm.structured import Decision
-from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
-from tanglerag.methods.ledger.claims import read_claims
+from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput, make_method
+from tanglerag.methods.ledger.claims import answered_claims, read_claims
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.independence import independence
 from tanglerag.methods.ledger.moment import stated_date, timeless
@@ -145,8 +145,7 @@ class LedgerMethod(Method):
         config = self.settings.section(LedgerConfig)
         metas = provenance(passages, config.authority_tiers)
         asked = timeless(question.text)
-        claims, unread = read_claims(self.llm, asked, passages, self.settings.methods.passage_words,
-                                     config.claim_tokens)
+        claims, unread = self._claims(question.model_copy(update={"text": asked}), passages, config)
         scores = passage_relevance(passages, asked)
         mark_relevance(claims, scores, config.relevance)
         found = independence(passages, metas, config.duplicate_similarity)
@@ -166,6 +165,14 @@ class LedgerMethod(Method):
                                  copies=found.copies(dates), unread=unread, withheld=[s.answer for s in held]))
         text, citations, parts = answer_text(sides, held, passages, evidence)
         return MethodOutput(text, citations, unknown=not parts, parts=parts)
+
+    def _claims(self, asked: Question, passages: list[RetrievedPassage],
+                config: LedgerConfig) -> tuple[list[Claim], list[str]]:
+        """Each passage's claim, by the ledger's own call or from another method's answers."""
+        if config.claims_from == "quotes":
+            return read_claims(self.llm, asked.text, passages, self.settings.methods.passage_words,
+                               config.claim_tokens)
+        return answered_claims(make_method(config.claims_from, self.resources), asked, passages), []
 
     def _prior(self, question: str) -> str:
         """The model's own answer, no passages (the ``prior`` policy's one call)."""
