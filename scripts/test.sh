@@ -11,7 +11,7 @@ if ! command -v chromium >/dev/null; then
 fi
 .venv/bin/ruff check src tests benchmarks examples
 .venv/bin/mypy src/tanglerag  # --strict, by pyproject.toml (where it says why mypy)
-scripts/api_docs.sh >/dev/null  # the API reference (docs/api.md) builds, with no docstring or annotation pdoc cannot read
+scripts/docs.sh >/dev/null  # the documentation site and its API reference build with --strict: no broken link or docstring
 # tests run in parallel (pytest-xdist): one worker per core, at most 4 (each worker imports torch once); the
 # real-model tests share one worker (xdist_group), so the model is loaded once. The 20 slowest are printed.
 # Plugins are named rather than found by entry point: pytest rewrites the asserts of every module in an entry-point
