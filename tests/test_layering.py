@@ -17,7 +17,7 @@ from tanglerag.family import families
 ROOT = Path(tanglerag.__file__).parent
 LAYERS = {
     0: {"types", "trace", "config", "errors", "text", "tracking", "fileio", "jsonio", "tables", "provenance",
-        "registry", "family", "settings", "users", "conflicts", "where", "disk_store", "redaction"},
+        "registry", "family", "settings", "users", "conflicts", "where", "disk_store", "redaction", "aio"},
     1: {"llm", "embeddings", "embedding_cache", "index", "ingest", "dpr", "loaders", "datasets"},
     2: {"stages", "metrics"},
     3: {"methods"},

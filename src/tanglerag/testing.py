@@ -17,6 +17,7 @@ and deterministically, with the real cache, tracker and trace around it.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
@@ -53,15 +54,18 @@ class CannedBackend:
 
     def __init__(self, rules: list[Rule] | None = None, default: str = "unknown",
                  responder: Callable[[list[Message]], str] | None = None, model: str = "canned-v1",
-                 structured: bool = False) -> None:
+                 structured: bool = False, concurrency: int = 1) -> None:
         """``structured``: take output schemas (then a schema call's reply must be JSON, as a constrained model's
-        is); without it a schema call is refused the way a server without structured outputs refuses it."""
+        is); without it a schema call is refused the way a server without structured outputs refuses it.
+        ``concurrency``: calls answered at once, each in a worker thread (a responder may take its time, as a model
+        does); at 1 each is answered in the event loop itself, in the order asked."""
         self.rules = [(re.compile(p, re.IGNORECASE | re.DOTALL), r) for p, r in (rules or [])]
         self.default = default
         self.responder = responder
         self.model = model
         self.structured = structured
         self.requests: list[tuple[list[Message], GenerationParams]] = []
+        self.concurrency = concurrency
 
     @property
     def model_id(self) -> str:
@@ -69,7 +73,7 @@ class CannedBackend:
 
     @property
     def max_concurrency(self) -> int:
-        return 1
+        return self.concurrency
 
     def warm_up(self) -> None:
         """Nothing to load."""
@@ -85,6 +89,11 @@ class CannedBackend:
             if pattern.search(prompt):
                 return response
         return self.default
+
+    async def agenerate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
+        if self.concurrency > 1:
+            return await asyncio.to_thread(self.generate, messages, params)
+        return self.generate(messages, params)
 
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
         if params.json_schema is not None and not self.structured:
@@ -149,9 +158,11 @@ class HashEmbedder:
 
 
 def canned_llm(rules: list[Rule] | None = None, *, default: str = "unknown",
-               responder: Callable[[list[Message]], str] | None = None, cache_path: Path | None = None) -> LLM:
+               responder: Callable[[list[Message]], str] | None = None, cache_path: Path | None = None,
+               concurrency: int = 1) -> LLM:
     """An LLM client around a ``CannedBackend`` (memory cache unless ``cache_path`` is given)."""
-    return LLM(CannedBackend(rules, default=default, responder=responder), CallCache(cache_path))
+    return LLM(CannedBackend(rules, default=default, responder=responder, concurrency=concurrency),
+               CallCache(cache_path))
 
 
 def canned_runtime(settings: Settings, rules: list[Rule] | None = None, *, default: str = "unknown",

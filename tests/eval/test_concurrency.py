@@ -43,7 +43,7 @@ class SlowModel:
 def _run(concurrency: int, model: SlowModel, n: int = 8, **overrides):
     _, examples = load_dataset("ramdocs-sample", limit=n)
     sets = ["retrieval.top_k=3", f"eval.concurrency={concurrency}", *(f"{k}={v}" for k, v in overrides.items())]
-    runtime = Runtime(Settings.load(overrides=sets), llm=canned_llm(responder=model), embedder=HashEmbedder())
+    runtime = Runtime(Settings.load(overrides=sets), llm=canned_llm(responder=model, concurrency=concurrency), embedder=HashEmbedder())
     return EvalRunner(runtime).run("ramdocs-sample", examples, METHODS)
 
 

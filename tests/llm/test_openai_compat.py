@@ -1,3 +1,4 @@
+import asyncio
 import json
 import ssl
 import threading
@@ -11,7 +12,7 @@ import pytest
 
 from tanglerag.errors import LLMError, ServerUnreachableError, StructuredOutputUnsupported
 from tanglerag.llm import openai_compat
-from tanglerag.llm.base import GenerationParams
+from tanglerag.llm.base import GenerationParams, RawCompletion
 from tanglerag.llm.openai_compat import OpenAICompatBackend
 from tanglerag.testing import fake_openai_server
 from tanglerag.trace import Message
@@ -179,22 +180,21 @@ def test_the_probe_asks_once_and_says_what_went_wrong() -> None:
     assert calls == ["/v1/models"]
 
 
+async def _at_once(backend: OpenAICompatBackend, count: int) -> list[RawCompletion]:
+    return await asyncio.gather(*(backend.agenerate(MSGS, GenerationParams()) for _ in range(count)))
+
+
 def test_no_more_requests_in_flight_than_the_concurrency() -> None:
     in_flight, most = [0], [0]
-    lock = threading.Lock()
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        with lock:
-            in_flight[0] += 1
-            most[0] = max(most[0], in_flight[0])
-        time.sleep(0.05)
-        with lock:
-            in_flight[0] -= 1
+    async def handler(request: httpx.Request) -> httpx.Response:
+        in_flight[0] += 1
+        most[0] = max(most[0], in_flight[0])
+        await asyncio.sleep(0.05)
+        in_flight[0] -= 1
         return _ok()
 
-    backend = _backend(handler, concurrency=2)
-    with ThreadPoolExecutor(max_workers=6) as pool:
-        replies = list(pool.map(lambda _: backend.generate(MSGS, GenerationParams()), range(6)))
+    replies = asyncio.run(_at_once(_backend(handler, concurrency=2), 6))
     assert [r.texts for r in replies] == [["hello"]] * 6 and most[0] == 2
 
 
@@ -211,15 +211,15 @@ def test_the_clients_of_all_slots_share_one_tls_context(monkeypatch: pytest.Monk
     # making a TLS context loads the CA bundle (~50 ms of CPU): 64 slots must not pay it 64 times
     made: list[object] = []
     monkeypatch.setattr(httpx, "create_ssl_context", lambda *a, **kw: made.append(1) or ssl.create_default_context())
-    started = threading.Barrier(4)
+    waiting = [0]
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        started.wait(timeout=5)  # all four requests in flight at once: four clients
+    async def handler(request: httpx.Request) -> httpx.Response:
+        waiting[0] += 1
+        while waiting[0] < 4:  # all four requests in flight at once: four clients
+            await asyncio.sleep(0.01)
         return _ok()
 
-    backend = _backend(handler, concurrency=4)
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        assert len(list(pool.map(lambda _: backend.generate(MSGS, GenerationParams()), range(4)))) == 4
+    assert len(asyncio.run(asyncio.wait_for(_at_once(_backend(handler, concurrency=4), 4), 5))) == 4
     assert made == [1]
 
 
@@ -249,8 +249,9 @@ def test_the_sdk_hooks_the_backoff_relies_on_still_exist() -> None:
     # fail here, by name, rather than as a silent change of the waits between retries
     import openai
 
-    from tanglerag.llm.openai_compat import _PacedOpenAI
+    from tanglerag.llm.openai_compat import _PacedAsyncOpenAI, _PacedOpenAI
 
-    assert callable(getattr(openai.OpenAI, "_calculate_retry_timeout", None))
-    assert callable(getattr(openai.OpenAI, "_parse_retry_after_header", None))
-    assert _PacedOpenAI._calculate_retry_timeout is not openai.OpenAI._calculate_retry_timeout
+    for sdk, ours in ((openai.OpenAI, _PacedOpenAI), (openai.AsyncOpenAI, _PacedAsyncOpenAI)):
+        assert callable(getattr(sdk, "_calculate_retry_timeout", None))
+        assert callable(getattr(sdk, "_parse_retry_after_header", None))
+        assert ours._calculate_retry_timeout is not sdk._calculate_retry_timeout

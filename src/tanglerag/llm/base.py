@@ -56,7 +56,9 @@ class LLMBackend(Protocol):
     """A model that turns chat messages into text.
 
     ``model_id`` identifies the weights (e.g. a file hash or served model name) and is
-    part of the cache key, so changing models never returns stale answers.
+    part of the cache key, so changing models never returns stale answers. A backend may also define
+    ``async def agenerate(messages, params)``, which the client awaits; without it ``generate`` runs in a worker
+    thread.
     """
 
     name: str

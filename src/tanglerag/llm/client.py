@@ -1,4 +1,5 @@
-"""The LLM client every pipeline uses: backend + cache, one call or many.
+"""The LLM client every pipeline uses: backend + cache, one call or many, awaited (``acomplete``, ``adecide``) or,
+for synchronous callers, run to its end on the portal loop (``complete``, ``decide``).
 
 Every completion, cached or fresh, is charged to the tracker bound to the work in progress
 (``tracking.track``) and appended to its trace here, so no method counts calls by hand.
@@ -6,17 +7,18 @@ Every completion, cached or fresh, is charged to the tracker bound to the work i
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from pydantic import BaseModel
 
+from tanglerag.aio import gather_in_order, per_loop, run_sync
 from tanglerag.config import StructuredMode, StructuredModes
 from tanglerag.errors import LLMError, QuestionCancelled, StructuredOutputUnsupported
-from tanglerag.llm.base import Completion, GenerationParams, LLMBackend
+from tanglerag.llm.base import Completion, GenerationParams, LLMBackend, RawCompletion
 from tanglerag.llm.cache import CallCache, cache_key
 from tanglerag.llm.structured import Decision
 from tanglerag.trace import Message
@@ -49,6 +51,7 @@ class LLM:
         self.structured = structured
         self.structured_stages = dict(structured_stages or {})
         self._schemas_refused = False  # auto: the backend refused an output schema once, so text from then on
+        self._slots = per_loop(lambda: asyncio.Semaphore(max(1, backend.max_concurrency)))
 
     def warm_up(self) -> None:
         self.backend.warm_up()
@@ -63,57 +66,71 @@ class LLM:
 
     def complete(self, messages: list[Message], params: GenerationParams | None = None, *,
                  use_cache: bool = True) -> Completion:
-        params = params or self.defaults
-        _check_not_cancelled()
-        completion = self._complete(messages, params, use_cache)
-        self._charge(messages, params, completion)
-        return completion
+        """``acomplete`` for synchronous callers (``tanglerag.aio.run_sync``)."""
+        return run_sync(self.acomplete(messages, params, use_cache=use_cache))
 
     def complete_many(self, requests: list[Request], *, use_cache: bool = True) -> list[Completion]:
-        """Run several calls, in parallel up to the backend's concurrency; order is preserved.
-
-        Calls are charged to the tracker in request order, after they finished, so the trace
-        does not depend on thread timing. A question cancelled meanwhile starts none of the calls left
-        (a batch of per-passage calls is most of a question); those it made are still charged.
-        """
-        _check_not_cancelled()
-        tracker = current_tracker()  # pool threads do not inherit the context: the tracker is passed by hand
-        workers = max(1, min(self.backend.max_concurrency, len(requests)))
-
-        def run(request: Request) -> Completion | None:
-            if tracker is not None and tracker.cancelled:
-                return None
-            return self._complete(request.messages, request.params, use_cache)
-
-        if workers == 1:
-            completions = [run(r) for r in requests]
-        else:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                completions = list(pool.map(run, requests))
-        made = [(request, c) for request, c in zip(requests, completions, strict=True) if c is not None]
-        for request, completion in made:
-            self._charge(request.messages, request.params, completion)
-        if len(made) < len(requests):
-            raise QuestionCancelled(f"the question was cancelled after {len(made)} of {len(requests)} LLM calls")
-        return [completion for _, completion in made]
+        """``acomplete_many`` for synchronous callers."""
+        return run_sync(self.acomplete_many(requests, use_cache=use_cache))
 
     def decide(self, decision: Decision[T], params: GenerationParams | None = None) -> T | None:
-        """One decision, constrained to its schema or read from text (see ``llm.structured``)."""
-        return self.decide_many([decision], params)[0]
+        """``adecide`` for synchronous callers."""
+        return run_sync(self.adecide(decision, params))
 
     def decide_many(self, decisions: list[Decision[T]], params: GenerationParams | None = None) -> list[T | None]:
-        """Several decisions as one batch (``complete_many``); ``params`` are the sampling settings, each
+        """``adecide_many`` for synchronous callers."""
+        return run_sync(self.adecide_many(decisions, params))
+
+    async def acomplete(self, messages: list[Message], params: GenerationParams | None = None, *,
+                        use_cache: bool = True) -> Completion:
+        return (await self.acomplete_many([Request(messages, params or self.defaults)], use_cache=use_cache))[0]
+
+    async def acomplete_many(self, requests: list[Request], *, use_cache: bool = True) -> list[Completion]:
+        """Several calls at once, at most the backend's concurrency in flight across every question of this event
+        loop (one semaphore a loop); results in request order.
+
+        Calls are charged to the tracker in request order, after they finished, so the trace does not depend on
+        timing. A question cancelled meanwhile starts none of the calls left (a batch of per-passage calls is most
+        of a question); those it made are still charged. Every task runs in the caller's context: the tracker is
+        the question's without being handed over."""
+        _check_not_cancelled()
+        slots = self._slots.get()
+
+        async def one(request: Request) -> Completion:
+            async with slots:
+                _check_not_cancelled()
+                return await self._acomplete(request.messages, request.params, use_cache)
+
+        outcomes = await gather_in_order([one(r) for r in requests])
+        for request, outcome in zip(requests, outcomes, strict=True):
+            if isinstance(outcome, Completion):
+                self._charge(request.messages, request.params, outcome)
+        failed = next((o for o in outcomes if isinstance(o, BaseException)), None)
+        if isinstance(failed, QuestionCancelled):
+            made = sum(isinstance(o, Completion) for o in outcomes)
+            raise QuestionCancelled(f"the question was cancelled after {made} of {len(requests)} LLM calls")
+        if failed is not None:
+            raise failed
+        return [o for o in outcomes if isinstance(o, Completion)]
+
+    async def adecide(self, decision: Decision[T], params: GenerationParams | None = None) -> T | None:
+        """One decision, constrained to its schema or read from text (see ``llm.structured``)."""
+        return (await self.adecide_many([decision], params))[0]
+
+    async def adecide_many(self, decisions: list[Decision[T]],
+                           params: GenerationParams | None = None) -> list[T | None]:
+        """Several decisions as one batch (``acomplete_many``); ``params`` are the sampling settings, each
         decision brings its own token budget."""
         params, mode = params or self.defaults, self.structured_mode()
         if mode in ("on", "auto"):
-            constrained = self._decide_json(decisions, params, mode)
+            constrained = await self._decide_json(decisions, params, mode)
             if constrained is not None:
                 return constrained
-        replies = self.complete_many([Request(d.text_messages, d.text_params(params)) for d in decisions])
+        replies = await self.acomplete_many([Request(d.text_messages, d.text_params(params)) for d in decisions])
         read = [d.parse_text(reply.text) for d, reply in zip(decisions, replies, strict=True)]
         if mode == "repair":
             broken = [i for i, (d, reply) in enumerate(zip(decisions, read, strict=True)) if not d.is_whole(reply)]
-            repaired = self._decide_json([decisions[i] for i in broken], params, mode) if broken else None
+            repaired = await self._decide_json([decisions[i] for i in broken], params, mode) if broken else None
             for i, reply in zip(broken, repaired or [], strict=False):
                 read[i] = reply if reply is not None else read[i]
         return read
@@ -131,13 +148,13 @@ class LLM:
                 return mode
         return self.structured
 
-    def _decide_json(self, decisions: list[Decision[T]], params: GenerationParams,
+    async def _decide_json(self, decisions: list[Decision[T]], params: GenerationParams,
                      mode: StructuredMode) -> list[T | None] | None:
         """The decisions asked under their schemas; None when the backend takes no schema (so text it is)."""
         if self._schemas_refused:
             return None
         try:
-            replies = self.complete_many([Request(d.json_messages, d.json_params(params)) for d in decisions])
+            replies = await self.acomplete_many([Request(d.json_messages, d.json_params(params)) for d in decisions])
         except StructuredOutputUnsupported as exc:
             if mode == "on":
                 raise StructuredOutputUnsupported(f"{exc} (llm.structured=on needs a backend that takes an "
@@ -148,7 +165,7 @@ class LLM:
             return None
         return [d.read_json(reply.text) for d, reply in zip(decisions, replies, strict=True)]
 
-    def _complete(self, messages: list[Message], params: GenerationParams, use_cache: bool) -> Completion:
+    async def _acomplete(self, messages: list[Message], params: GenerationParams, use_cache: bool) -> Completion:
         # with the cache off and no file behind it (llm.cache=false) nothing would ever read what is stored: no key
         # to hash, and no copy of every completion held for the rest of the process
         key = cache_key(self.backend.name, self.backend.model_id, messages, params) if (
@@ -158,13 +175,21 @@ class LLM:
             if hit is not None:
                 return Completion(**hit.model_dump(), cached=True)
         start = time.perf_counter()
-        raw = self.backend.generate(messages, params)
+        raw = await self._agenerate(messages, params)
         if len(raw.texts) != params.n:  # checked before caching: a malformed reply must not be replayed
             raise LLMError(f"the {self.backend.name} backend returned {len(raw.texts)} completions for n={params.n}")
         raw = raw.model_copy(update={"seconds": time.perf_counter() - start})
         if key is not None:
             self.cache.put(key, raw)
         return Completion(**raw.model_dump(), cached=False)
+
+    async def _agenerate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
+        """The backend's own coroutine, or its ``generate`` in a worker thread for a backend written without one
+        (a plug-in's)."""
+        agenerate = getattr(self.backend, "agenerate", None)
+        if agenerate is not None:
+            return cast(RawCompletion, await agenerate(messages, params))
+        return await asyncio.to_thread(self.backend.generate, messages, params)
 
     @staticmethod
     def _charge(messages: list[Message], params: GenerationParams, completion: Completion) -> None:

@@ -11,21 +11,22 @@ errors, with the server's own words (a URL in them, the server's own included, w
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import json
 import logging
 import math
 import os
-import queue
 import ssl
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import httpx
 import openai
 
+from tanglerag.aio import per_loop, run_sync
 from tanglerag.errors import LLMError, ServerUnreachableError, StructuredOutputUnsupported
 from tanglerag.llm.base import GenerationParams, RawCompletion, response_format
 from tanglerag.redaction import without_credentials
@@ -42,15 +43,17 @@ _PROBE_TIMEOUT_S = 5.0
 _KEYLESS = "no-key"  # the SDK insists on a key; with none configured it is never sent (see _headers)
 
 
-class _PacedOpenAI(openai.OpenAI):
-    """The SDK's client, waiting between attempts as ``llm.backoff_s`` and our cap on Retry-After say."""
+class _Paced:
+    """The SDK's clients, waiting between attempts as ``llm.backoff_s`` and our cap on Retry-After say."""
 
     backoff_s = 1.0  # set per backend after construction: the SDK's ``copy`` rebuilds clients from its own arguments
+    base_url: Any
+    max_retries: int
 
     def _calculate_retry_timeout(self, remaining_retries: int, options: FinalRequestOptions,
                                  response_headers: httpx2.Headers | None = None) -> float:
         """Called by the SDK once it decided to retry: the server's Retry-After, else exponential backoff."""
-        told = self._parse_retry_after_header(response_headers)
+        told: float | None = self._parse_retry_after_header(response_headers)  # type: ignore[attr-defined]
         retries_taken = options.get_max_retries(self.max_retries) - remaining_retries
         if told is not None and math.isfinite(told):
             delay = min(max(told, 0.0), _MAX_RETRY_AFTER_S)
@@ -59,6 +62,14 @@ class _PacedOpenAI(openai.OpenAI):
         log.warning("retrying %s in %.1fs (retry %d of %d)", without_credentials(str(self.base_url)), delay,
                     retries_taken + 1, options.get_max_retries(self.max_retries))
         return delay
+
+
+class _PacedOpenAI(_Paced, openai.OpenAI):
+    """The synchronous client: the readiness probe's."""
+
+
+class _PacedAsyncOpenAI(_Paced, openai.AsyncOpenAI):
+    """The client every generation goes through."""
 
 
 class OpenAICompatBackend:
@@ -80,10 +91,7 @@ class OpenAICompatBackend:
         self.backoff_s = backoff_s
         self.max_reply_bytes = max_reply_bytes
         self._concurrency = max(1, concurrency)
-        # a client per request in flight, each made on first use (None until then); see _slot
-        self._idle: queue.LifoQueue[_PacedOpenAI | None] = queue.LifoQueue()
-        for _ in range(self._concurrency):
-            self._idle.put(None)
+        self._idle = per_loop(self._slots)  # a client per request in flight, in each event loop; see _slot
         self._transport = transport
         self._headers: Mapping[str, str | openai.Omit] = {}
 
@@ -95,21 +103,29 @@ class OpenAICompatBackend:
     def max_concurrency(self) -> int:
         return self._concurrency
 
-    @contextlib.contextmanager
-    def _slot(self) -> Iterator[_PacedOpenAI]:
+    def _slots(self) -> asyncio.LifoQueue[_PacedAsyncOpenAI | None]:
+        """``concurrency`` places for clients, each made on first use (None until then)."""
+        idle: asyncio.LifoQueue[_PacedAsyncOpenAI | None] = asyncio.LifoQueue()
+        for _ in range(self._concurrency):
+            idle.put_nowait(None)
+        return idle
+
+    @contextlib.asynccontextmanager
+    async def _slot(self) -> AsyncIterator[_PacedAsyncOpenAI]:
         """A client of its own for one request, waiting while ``concurrency`` requests are in flight.
 
-        Each slot's client keeps one connection alive. One client shared by every thread would hold them all in
+        Each slot's client keeps one connection alive. One client shared by every request would hold them all in
         one httpcore pool, which scans all its connections, under its lock, each time a request starts or ends
         (encode/httpcore#1035, open): at 64 in flight that bookkeeping was the driver's largest CPU cost. The
         most recently used client is handed out first, so a run below the limit keeps reusing warm connections.
         """
-        client = self._idle.get()
+        idle = self._idle.get()
+        client = await idle.get()
         try:
-            client = client or self._connect()  # the key is read on first use: it may be set after __init__
+            client = client or self._connect_async()  # the key is read on first use: it may be set after __init__
             yield client
         finally:
-            self._idle.put(client)
+            idle.put_nowait(client)
 
     @functools.cached_property
     def _tls(self) -> ssl.SSLContext:
@@ -117,15 +133,30 @@ class OpenAICompatBackend:
         CPU), which 64 slots would pay 64 times."""
         return httpx.create_ssl_context()
 
-    def _connect(self) -> _PacedOpenAI:
+    def _key(self) -> str | None:
+        """The key only from llm.api_key_env: the SDK would otherwise send $OPENAI_API_KEY to whatever server this
+        is; without one, no Authorization header at all (as local servers expect), which the SDK allows per
+        request."""
         key = os.environ.get(self.api_key_env)
-        # the key only from llm.api_key_env: the SDK would otherwise send $OPENAI_API_KEY to whatever server this is;
-        # without one, no Authorization header at all (as local servers expect), which the SDK allows per request
         self._headers = {} if key else {"Authorization": openai.omit}
-        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)  # the slot's one request at a time
-        http = httpx.Client(transport=self._transport, limits=limits, verify=self._tls)  # the SDK sets timeouts
+        return key
+
+    def _connect(self) -> _PacedOpenAI:
+        """A synchronous client of its own (the probe's)."""
+        key = self._key()
+        http = httpx.Client(transport=self._transport, verify=self._tls)  # the SDK sets timeouts
         client = _PacedOpenAI(api_key=key or _KEYLESS, base_url=self.base_url, timeout=self.timeout_s,
                               max_retries=self.max_retries, http_client=cast("httpx2.Client", http))
+        client.backoff_s = self.backoff_s
+        return client
+
+    def _connect_async(self) -> _PacedAsyncOpenAI:
+        key = self._key()
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)  # the slot's one request at a time
+        transport = cast("httpx.AsyncBaseTransport | None", self._transport)  # a MockTransport serves both
+        http = httpx.AsyncClient(transport=transport, limits=limits, verify=self._tls)
+        client = _PacedAsyncOpenAI(api_key=key or _KEYLESS, base_url=self.base_url, timeout=self.timeout_s,
+                                   max_retries=self.max_retries, http_client=cast("httpx2.AsyncClient", http))
         client.backoff_s = self.backoff_s
         return client
 
@@ -146,12 +177,16 @@ class OpenAICompatBackend:
         return None
 
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
-        with self._slot() as client:  # held through the SDK's retries: a retried request keeps its place
-            text = self._ask(client, messages, params)
+        """``agenerate`` for a caller without a loop."""
+        return run_sync(self.agenerate(messages, params))
+
+    async def agenerate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
+        async with self._slot() as client:  # held through the SDK's retries: a retried request keeps its place
+            text = await self._ask(client, messages, params)
         completion = _read_completion(text, params.n, self.base_url + "/chat/completions")
         return _plausible_usage(completion, messages, params)
 
-    def _ask(self, client: _PacedOpenAI, messages: list[Message], params: GenerationParams) -> str:
+    async def _ask(self, client: _PacedAsyncOpenAI, messages: list[Message], params: GenerationParams) -> str:
         """The body of the server's reply, once the SDK got one that is not an error.
 
         Sent with the SDK's ``post`` (its documented way to make a request it has no method for), not its typed
@@ -162,14 +197,15 @@ class OpenAICompatBackend:
         """
         started = time.monotonic()
         try:
-            reply = client.post("/chat/completions", body=_body(self.model, messages, params), cast_to=httpx.Response,
-                                options={"headers": self._headers}, stream=True)  # read below, up to the cap
+            reply = await client.post("/chat/completions", body=_body(self.model, messages, params),
+                                      cast_to=httpx.Response, options={"headers": self._headers},
+                                      stream=True)  # read below, up to the cap
         except openai.APIConnectionError as exc:  # APITimeoutError included
             raise self._unreachable(exc, started) from None
         except openai.APIStatusError as exc:
             raise self._failed(exc, started, schema_sent=params.json_schema is not None) from None
         try:
-            return _capped_text(reply, self.max_reply_bytes)
+            return await _capped_text(reply, self.max_reply_bytes)
         except httpx.HTTPError as exc:
             raise ServerUnreachableError(f"the LLM server broke off its reply ({type(exc).__name__}); "
                                          "check that it is running") from exc
@@ -239,18 +275,18 @@ def _read_completion(text: str, n: int, url: str) -> RawCompletion:
                          completion_tokens=_count(usage, "completion_tokens"))
 
 
-def _capped_text(reply: httpx.Response, cap: int) -> str:
+async def _capped_text(reply: httpx.Response, cap: int) -> str:
     """The reply's body, read no further than ``cap`` bytes: a server (or something posing as one) cannot make this
     process hold, cache and show a reply of any size."""
     body = bytearray()
     try:
-        for chunk in reply.iter_bytes():
+        async for chunk in reply.aiter_bytes():
             body += chunk
             if len(body) > cap:
                 raise LLMError(f"the LLM server's reply is over llm.max_reply_bytes={cap:,} bytes: refused; raise "
                                "the limit if the server is right to send that much")
     finally:
-        reply.close()
+        await reply.aclose()
     return body.decode(reply.encoding or "utf-8", errors="replace")
 
 

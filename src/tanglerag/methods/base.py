@@ -3,10 +3,13 @@
 Methods are known by name through the registered families (``tanglerag.family``): ``make_method`` builds
 from them, so a method that delegates to another (CDIT's answerer) looks it up here by name.
 
-Subclasses implement ``run`` and return a ``MethodOutput``; ``answer`` (here, once for all methods)
-binds a tracker when none is bound yet, and builds the Answer with the usage and the typed trace the
-LLM client and ``record_step`` collected. A method that needs more than the passages it was given
-(retrieve again, read the index, embed) takes it from ``Resources``.
+Subclasses implement ``async def arun`` and return a ``MethodOutput``, awaiting the LLM client (``adecide``,
+``acomplete_many``: a method's parallel calls are one batch under the client's semaphore); ``run`` is its facade for
+scripts. A method written with ``run`` alone (a plug-in of before) still works: its ``arun`` runs it in a worker
+thread, the question's context with it. ``aanswer`` / ``answer`` (here, once for all methods) bind a tracker when
+none is bound yet, and build the Answer with the usage and the typed trace the LLM client and ``record_step``
+collected. A method that needs more than the passages it was given (retrieve again, read the index, embed) takes it
+from ``Resources``.
 
 >>> from tanglerag.testing import canned_llm
 >>> method = ConcatMethod(Resources.for_llm(canned_llm([("capital of France", "Paris [1]")])))  # doctest: +SKIP
@@ -16,9 +19,11 @@ LLM client and ``record_step`` collected. A method that needs more than the pass
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from tanglerag.aio import run_sync
 from tanglerag.conflicts import ConflictStep
 from tanglerag.embeddings import Embedder, TextEmbedder
 from tanglerag.errors import ConfigError, InputError
@@ -93,33 +98,49 @@ class Method:
         evaluation then keeps questions in order, one at a time, so results do not depend on timing."""
         return False
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        raise NotImplementedError
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        """What a method implements. Here: a method that implements ``run`` only, run in a worker thread."""
+        if type(self).run is Method.run:
+            raise NotImplementedError(f"{type(self).__name__} implements neither arun nor run")
+        return await asyncio.to_thread(self.run, question, passages)
 
-    def run_named(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        """``run`` under this method's name, also where another method delegates to this one: settings by method
+    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        """``arun`` for synchronous callers."""
+        if type(self).arun is Method.arun:
+            raise NotImplementedError(f"{type(self).__name__} implements neither arun nor run")
+        return run_sync(self.arun(question, passages))
+
+    async def arun_named(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        """``arun`` under this method's name, also where another method delegates to this one: settings by method
         (``llm.structured_stages.corg``) follow the method that takes each decision."""
         with answering_as(self.name):
-            return self.run(question, passages)
+            return await self.arun(question, passages)
 
-    def _run_and_report(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        """``run``, then, with ``conflicts.report`` on, the conflict report on the passages the answer used."""
-        result = self.run_named(question, passages)
+    def run_named(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        return run_sync(self.arun_named(question, passages))
+
+    async def _arun_and_report(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        """``arun``, then, with ``conflicts.report`` on, the conflict report on the passages the answer used."""
+        result = await self.arun_named(question, passages)
         if self.settings.conflicts.report:
-            report_conflicts(self.resources, question, passages if result.passages is None else result.passages)
+            await report_conflicts(self.resources, question, passages if result.passages is None else result.passages)
         return result
 
-    def answer(self, question: Question, passages: list[RetrievedPassage]) -> Answer:
+    async def aanswer(self, question: Question, passages: list[RetrievedPassage]) -> Answer:
         tracker = current_tracker()
         if tracker is None:
             with track() as tracker:
-                result = self._run_and_report(question, passages)
+                result = await self._arun_and_report(question, passages)
         else:
-            result = self._run_and_report(question, passages)
+            result = await self._arun_and_report(question, passages)
         return Answer(question=question.text, method=self.name, text=UNKNOWN if result.unknown else result.text,
                       citations=[] if result.unknown else result.citations,
                       passages=passages if result.passages is None else result.passages, parts=result.parts,
                       is_unknown=result.unknown, usage=tracker.usage.model_copy(deep=True), trace=tracker.trace())
+
+    def answer(self, question: Question, passages: list[RetrievedPassage]) -> Answer:
+        """``aanswer`` for synchronous callers."""
+        return run_sync(self.aanswer(question, passages))
 
 
 class _ReportTracker(Tracker):
@@ -134,7 +155,7 @@ class _ReportTracker(Tracker):
         return self._question.cancelled
 
 
-def report_conflicts(resources: Resources, question: Question, passages: list[RetrievedPassage]) -> None:
+async def report_conflicts(resources: Resources, question: Question, passages: list[RetrievedPassage]) -> None:
     """Add the registered reporter's ``ConflictStep`` (the ledger's claims, witnesses and policies) on ``passages`` to
     the active trace; what the reporter would have answered is dropped, so the method's answer stands as it was.
 
@@ -149,7 +170,7 @@ def report_conflicts(resources: Resources, question: Question, passages: list[Re
     own = _ReportTracker(tracker)
     with stage("conflicts"):
         with track(own):
-            reporter(resources).run_named(question, passages)
+            await reporter(resources).arun_named(question, passages)
         for call in own.calls:
             tracker.record_call(call.messages, call.replies, call.prompt_tokens, call.completion_tokens, call.cached,
                                 call.model_seconds, call.constrained)
