@@ -1,3 +1,5 @@
+import asyncio
+
 import pytest
 
 from tanglerag.config import MethodsConfig
@@ -56,6 +58,16 @@ def test_post_fusion_tie_goes_to_best_ranked_passage(llm_factory, passages):
     backend = per_passage({"Paris": "Lyon", "Berlin": "Madrid", "Madrid": "Madrid", "Rome": "Lyon"})
     answer, _ = run(PostFusionMethod, backend, llm_factory, passages)
     assert answer.text == "Lyon"  # 2 votes each; Lyon's best passage is rank 1
+
+
+def test_the_async_path_answers_as_the_sync_facade(llm_factory, passages):
+    answers = {"Paris": "Madrid", "Berlin": "unknown", "Madrid": "Madrid.", "Rome": "Rome"}
+    for cls in (PostFusionMethod, PostFusionConcatMethod, PruningMethod):
+        method = cls(resources(llm_factory(per_passage(answers, distill="Madrid"), persistent=False), Settings()))
+        awaited = asyncio.run(method.aanswer(Q, as_retrieved(passages)))
+        facade = method.answer(Q, as_retrieved(passages))
+        assert (awaited.text, awaited.citations) == (facade.text, facade.citations), cls.name
+        assert len(awaited.trace.calls) == len(facade.trace.calls)
 
 
 def test_post_fusion_all_unknown(llm_factory, passages):

@@ -90,16 +90,17 @@ def read_cited_answer(reply: CitedAnswer | None, passages: list[RetrievedPassage
     return parse_cited_answer(f"{reply.answer} {marks}".strip(), passages)
 
 
-def short_answers(llm: LLM, prompts: list[list[Message]], params: GenerationParams) -> list[list[str]]:
-    """Each prompt's answer lines. One sample each: asked as decisions (JSON under ``llm.structured``); several
-    samples stay text, since a schema call returns one reply."""
+async def short_answers(llm: LLM, prompts: list[list[Message]], params: GenerationParams) -> list[list[str]]:
+    """Each prompt's answer lines, the prompts asked as one batch. One sample each: asked as decisions (JSON under
+    ``llm.structured``); several samples stay text, since a schema call returns one reply."""
     if params.n == 1:
-        replies = llm.decide_many([Decision(reply=ShortAnswer, json_messages=with_json_reply(m, SHORT_JSON),
-                                            json_tokens=params.max_tokens + 8, text_messages=m,
-                                            text_tokens=params.max_tokens, parse_text=read_short_answer)
-                                   for m in prompts], params)
+        replies = await llm.adecide_many([Decision(reply=ShortAnswer, json_messages=with_json_reply(m, SHORT_JSON),
+                                                   json_tokens=params.max_tokens + 8, text_messages=m,
+                                                   text_tokens=params.max_tokens, parse_text=read_short_answer)
+                                          for m in prompts], params)
         return [[first_answer_line(r.answer) if r is not None else ""] for r in replies]
-    return [[first_answer_line(t) for t in c.texts] for c in llm.complete_many([Request(m, params) for m in prompts])]
+    completions = await llm.acomplete_many([Request(m, params) for m in prompts])
+    return [[first_answer_line(t) for t in c.texts] for c in completions]
 
 
 class ShortAnswer(BaseModel):

@@ -33,14 +33,15 @@ from tanglerag.tracking import record_step, stage
 from tanglerag.types import Question, RetrievedPassage
 
 
-def post_fusion_pool(llm: LLM, config: MethodsConfig, question: Question,
-                     passages: list[RetrievedPassage]) -> list[Candidate]:
-    """Ask about each passage separately; ``config.samples`` answers per passage (p x k in all)."""
+async def post_fusion_pool(llm: LLM, config: MethodsConfig, question: Question,
+                           passages: list[RetrievedPassage]) -> list[Candidate]:
+    """Ask about each passage separately, in one batch; ``config.samples`` answers per passage (p x k in all)."""
     prompts = [single_passage_messages(question.text, clip_words(hit.passage.text, config.passage_words))
                for hit in passages]
     pool = []
     with stage("post_fusion"):
-        for hit, lines in zip(passages, short_answers(llm, prompts, answer_params(llm, config)), strict=True):
+        answers = await short_answers(llm, prompts, answer_params(llm, config))
+        for hit, lines in zip(passages, answers, strict=True):
             pool += [Candidate(line, hit.passage.id, hit.rank, is_unknown(line)) for line in lines]
     return pool
 
@@ -55,9 +56,9 @@ T = TypeVar("T")
 class _PostFusionBase(Method):
     paper: ClassVar[str] = "004"
 
-    def voted(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def voted(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         """Post-fusion: answer pool, then majority vote; citations are the passages that voted for the winner."""
-        pool = post_fusion_pool(self.llm, self.settings.methods, question, passages)
+        pool = await post_fusion_pool(self.llm, self.settings.methods, question, passages)
         winner, supporters = majority_vote(pool)
         record_step(_pool_step(pool, winner))
         if winner is None:
@@ -70,8 +71,8 @@ class PostFusionMethod(_PostFusionBase):
     description: ClassVar[str] = "one call per passage; majority vote over the non-unknown answers"
     calls: ClassVar[str] = "1 per passage"
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        return self.voted(question, passages)
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        return await self.voted(question, passages)
 
 
 class ConcatPostFusionMethod(_PostFusionBase):
@@ -81,10 +82,10 @@ class ConcatPostFusionMethod(_PostFusionBase):
     description: ClassVar[str] = "concatenation; post-fusion only when it says unknown"
     calls: ClassVar[str] = "1; + 1 per passage when it says unknown"
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        first = make_method("concat", self.resources).run_named(question, passages)
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        first = await make_method("concat", self.resources).arun_named(question, passages)
         record_step(FallbackStep(fired=first.unknown))
-        return self.voted(question, passages) if first.unknown else first
+        return await self.voted(question, passages) if first.unknown else first
 
 
 class PostFusionConcatMethod(_PostFusionBase):
@@ -94,9 +95,9 @@ class PostFusionConcatMethod(_PostFusionBase):
     description: ClassVar[str] = "post-fusion proposes candidates and keeps passages that answered; one call distils"
     calls: ClassVar[str] = "1 per passage + 1"
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         cfg = self.settings.methods
-        pool = post_fusion_pool(self.llm, cfg, question, passages)
+        pool = await post_fusion_pool(self.llm, cfg, question, passages)
         record_step(_pool_step(pool, None, voted=False))
         kept_ids = _unique(c.passage_id for c in pool if not c.unknown)
         if not kept_ids:
@@ -106,7 +107,9 @@ class PostFusionConcatMethod(_PostFusionBase):
         candidates = _unique(c.text for c in sorted(pool, key=lambda c: c.rank) if not c.unknown)
         messages = distill_messages(question.text, number_passages(kept, cfg.passage_words), candidates)
         with stage("distill"):
-            line = short_answers(self.llm, [messages], self.llm.params(max_tokens=cfg.answer_tokens, stop=["\n"]))[0][0]
+            lines = await short_answers(self.llm, [messages], self.llm.params(max_tokens=cfg.answer_tokens,
+                                                                               stop=["\n"]))
+        line = lines[0][0]
         unknown = is_unknown(line)
         record_step(DistillStep(kept=kept_ids, candidates=candidates, chosen=None if unknown else line))
         if unknown:
@@ -123,12 +126,12 @@ class _ChainOfThought(_PostFusionBase):
     system: ClassVar[str]
     demo: ClassVar[str]
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         cfg = self.settings.methods
         context = number_passages(passages, cfg.passage_words, title_sep=" | ", joiner="\n")
         messages = cot_messages(self.system, self.demo, question.text, context)
         with stage("generate"):
-            completion = self.llm.complete(messages, self.llm.params(max_tokens=cfg.cot_tokens))
+            completion = await self.llm.acomplete(messages, self.llm.params(max_tokens=cfg.cot_tokens))
         found = _FINAL_ANSWER.findall(completion.text)
         line = first_answer_line(found[-1]) if found else ""
         numbers = [int(n) for n in re.findall(r"[Ss]ource (\d+)", completion.text) if 1 <= int(n) <= len(passages)]
