@@ -1,6 +1,7 @@
 """Astute RAG on the canned LLM: memory passages are marked and never cited, consolidation maps sources back to
 documents, and the choice cites the retrieved documents of the groups it names."""
 
+import asyncio
 import json
 
 import pytest
@@ -61,6 +62,14 @@ def test_memory_is_marked_and_never_cited_and_choices_cite_their_groups_document
     assert [(p.answer, p.citations) for p in answer.parts] == [("Johannes Brahms", ["brahms"]), ("Mozart", [])]
     assert answer.citations == ["brahms"] and step.chosen_groups == [1, 3]  # memory is chosen, never cited
     assert answer.usage.total.llm_calls == 3 and all(c.constrained is (structured == "on") for c in answer.trace.calls)
+
+
+def test_the_async_path_answers_as_the_sync_facade(llm_factory):
+    method = make_method("astute-rag", resources(llm_factory(astute(), persistent=False), Settings()))
+    awaited = asyncio.run(method.aanswer(Q, as_retrieved(DOCS)))
+    facade = method.answer(Q, as_retrieved(DOCS))
+    assert (awaited.text, awaited.citations, awaited.parts) == (facade.text, facade.citations, facade.parts)
+    assert [c.messages for c in awaited.trace.calls] == [c.messages for c in facade.trace.calls]
 
 
 def test_a_second_round_consolidates_groups_and_keeps_their_sources(llm_factory):

@@ -130,10 +130,10 @@ class AstuteRagMethod(Method):
     calls: ClassVar[str] = "1 recall + astute.iterations consolidations + 1 choice"
     default_metrics: ClassVar[tuple[str, ...]] = CONFLICT_METRICS
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         cfg = self.settings.section(AstuteConfig)
         step = AstuteStep()
-        step.internal = self._recall(question.text, step)
+        step.internal = await self._recall(question.text, step)
         # each item: (text shown, the sources it stands for: passage ids and memory-N)
         items = [(f"(retrieved) {clip_words(h.passage.text, self.settings.methods.passage_words)}", [h.passage.id])
                  for h in passages]
@@ -142,34 +142,35 @@ class AstuteRagMethod(Method):
         for _ in range(cfg.iterations):
             if not items:
                 break
-            groups = self._consolidate(question.text, items, step)
+            groups = await self._consolidate(question.text, items, step)
             step.rounds.append(groups)
             items = [(f"({_origin(g.sources)}) {g.statement} Answer: {g.answer}", g.sources) for g in groups]
-        parts = self._choose(question.text, groups, step) if groups else []
+        parts = await self._choose(question.text, groups, step) if groups else []
         record_step(step)
         parts = merge_parts(parts)
         text, citations = render(parts, passages)
         return MethodOutput(text, citations, unknown=not parts, parts=parts)
 
-    def _recall(self, question: str, step: AstuteStep) -> list[str]:
+    async def _recall(self, question: str, step: AstuteStep) -> list[str]:
         n = self.settings.section(AstuteConfig).internal_passages
         if n == 0:
             return []
         budget = self.settings.section(AstuteConfig).passage_tokens
         with stage("recall"):
-            reply = self.llm.decide(Decision(
+            reply = await self.llm.adecide(Decision(
                 reply=MemoryPassages, json_messages=recall_messages(question, n, as_json=True), json_tokens=budget,
                 text_messages=recall_messages(question, n), text_tokens=budget,
                 parse_text=lambda text: read_recall_lines(text, n)))
         step.unreadable += reply is None
         return [p.strip() for p in (reply.passages if reply else []) if p.strip() and not is_unknown(p)][:n]
 
-    def _consolidate(self, question: str, items: list[tuple[str, list[str]]], step: AstuteStep) -> list[SourceGroup]:
+    async def _consolidate(self, question: str, items: list[tuple[str, list[str]]],
+                           step: AstuteStep) -> list[SourceGroup]:
         """One round; an unreadable reply leaves every source its own group (counted)."""
         shown = "\n".join(f"[{n}] {text}" for n, (text, _) in enumerate(items, 1))
         budget, count = self.settings.section(AstuteConfig).consolidate_tokens, len(items)
         with stage("consolidate"):
-            reply = self.llm.decide(Decision(
+            reply = await self.llm.adecide(Decision(
                 reply=consolidated_reply(count), json_messages=consolidate_messages(question, shown, as_json=True),
                 json_tokens=budget, text_messages=consolidate_messages(question, shown), text_tokens=budget,
                 parse_text=lambda text: read_group_lines(text, count)))
@@ -180,12 +181,12 @@ class AstuteRagMethod(Method):
                             sources=list(dict.fromkeys(s for n in g.sources if 1 <= n <= count for s in items[n - 1][1])))
                 for g in reply.groups]
 
-    def _choose(self, question: str, groups: list[SourceGroup], step: AstuteStep) -> list[AnswerPart]:
+    async def _choose(self, question: str, groups: list[SourceGroup], step: AstuteStep) -> list[AnswerPart]:
         shown = "\n".join(f"[{n}] ({_origin(g.sources)}{'; conflicting' if g.conflict else ''}) {g.statement}"
                           + (f" Answer: {g.answer}" if g.answer else "") for n, g in enumerate(groups, 1))
         budget, count = self.settings.section(AstuteConfig).answer_tokens, len(groups)
         with stage("generate"):
-            reply = self.llm.decide(Decision(
+            reply = await self.llm.adecide(Decision(
                 reply=choice_reply(count), json_messages=choose_messages(question, shown, as_json=True),
                 json_tokens=budget + 32, text_messages=choose_messages(question, shown), text_tokens=budget,
                 parse_text=lambda text: read_choice_lines(text, count)))
