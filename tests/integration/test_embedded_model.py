@@ -3,6 +3,8 @@
 No cache: these calls must reach llama.cpp. Each takes a few seconds on 2 CPU cores.
 """
 
+import asyncio
+
 import pytest
 
 from tanglerag.datasets.registry import load_dataset
@@ -134,7 +136,8 @@ def test_constrained_relations_always_parse_on_the_users_mercury_notes(setup):
     hits = [RetrievedPassage(passage=Passage(id=f"n{i}", text=t), score=1.0, rank=i + 1) for i, t in enumerate(notes)]
     constrained = LLM(llm.backend, CallCache(None), structured="on")
     with track() as tracker:
-        graph = GraphConstructor(constrained, CorgConfig(graph="pairwise"), 100).build("What is Mercury?", hits)
+        constructor = GraphConstructor(constrained, CorgConfig(graph="pairwise"), 100)
+        graph = asyncio.run(constructor.build("What is Mercury?", hits))
     assert graph.unparsed == 0 and graph.pairs_judged >= 3
     assert all(call.constrained for call in tracker.calls)
 

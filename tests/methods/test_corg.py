@@ -1,3 +1,4 @@
+import asyncio
 import re
 
 import pytest
@@ -131,3 +132,12 @@ def test_parse_ranking_and_registry(llm):
         assert method.name == name and method.default_metrics == ("ans", "ent", "ear", "d_f1", "unk", "cited")
     empty = CorgMethod(resources(llm)).answer(Q, [])
     assert empty.is_unknown and empty.text == "unknown"
+
+
+@pytest.mark.parametrize("name", ["corg", "base", "retrieve", "summarize", "random", "kmeans", "separate"])
+def test_awaited_answer_is_the_sync_facades(llm, name):
+    """``aanswer`` driven on a loop of the test's own gives what ``answer`` gives through the portal."""
+    awaited = asyncio.run(make_method(name, resources(llm)).aanswer(Q, hits()))
+    facade = make_method(name, resources(llm)).answer(Q, hits())
+    assert (awaited.text, awaited.citations, awaited.parts) == (facade.text, facade.citations, facade.parts)
+    assert awaited.usage.total.total_calls == facade.usage.total.total_calls

@@ -1,3 +1,4 @@
+import asyncio
 import json
 import re
 
@@ -45,7 +46,7 @@ def test_pairwise_mirrors_counterfactual_and_duplicate_edges(llm_factory, struct
     llm = llm_factory(backend)
     llm.structured = structured
     with track() as tracker:
-        graph = GraphConstructor(llm, CorgConfig(graph="pairwise"), 100).build("Who directed it?", hits())
+        graph = asyncio.run(GraphConstructor(llm, CorgConfig(graph="pairwise"), 100).build("Who directed it?", hits()))
     assert all(call.constrained is (structured == "on") for call in tracker.calls)
     if structured == "on":  # every other context is a required key of the schema
         schema = backend.requests[0][1].json_schema
@@ -65,8 +66,8 @@ def test_pairwise_mirrors_counterfactual_and_duplicate_edges(llm_factory, struct
 
 
 def test_pairwise_unreadable_reply_means_none(llm_factory):
-    graph = GraphConstructor(llm_factory(CannedBackend(default="I am not sure.")), CorgConfig(), 100).build(
-        "q?", hits(3))
+    constructor = GraphConstructor(llm_factory(CannedBackend(default="I am not sure.")), CorgConfig(), 100)
+    graph = asyncio.run(constructor.build("q?", hits(3)))
     assert graph.unparsed == 3
     assert {graph.relation(0, 1), graph.relation(1, 2)} == {Relation.NONE}
 
@@ -75,7 +76,7 @@ def test_pairwise_json_cut_off_by_the_token_budget_counts_as_unparsed(llm_factor
     backend = CannedBackend(default='{"context_2": "none", "context_3": "dupl', structured=True)
     llm = llm_factory(backend)
     llm.structured = "on"
-    graph = GraphConstructor(llm, CorgConfig(), 100).build("q?", hits(3))
+    graph = asyncio.run(GraphConstructor(llm, CorgConfig(), 100).build("q?", hits(3)))
     assert graph.unparsed == 3 and graph.relation(0, 1) is Relation.NONE
 
 
@@ -88,7 +89,7 @@ def test_extract_mode_reads_json_replies(llm_factory):
 
     llm = llm_factory(CannedBackend(responder=reply, structured=True))
     llm.structured = "auto"
-    graph = GraphConstructor(llm, CorgConfig(graph="extract"), 100).build("Who directed it?", hits())
+    graph = asyncio.run(GraphConstructor(llm, CorgConfig(graph="extract"), 100).build("Who directed it?", hits()))
     assert graph.unparsed == 0 and graph.relation(0, 1) is Relation.DUPLICATED
     assert graph.relation(0, 2) is Relation.COUNTERFACTUAL and graph.relation(0, 3) is Relation.DISTRACTING
     assert graph.relation(0, 4) is Relation.NONE and graph.has_descriptor(4) is False
@@ -100,8 +101,8 @@ def test_extract_mode_is_one_call_per_context(llm_factory):
              ("Shibu Mitra", "Entity: Lahu Ke Do Rang\nDescriptor: 1997 film\nAnswer: Shibu Mitra"),
              ("Hindi title", "Entity: Lahu Ke Do Rang\nDescriptor: none\nAnswer: unknown")]
     backend = CannedBackend(rules)
-    graph = GraphConstructor(llm_factory(backend), CorgConfig(graph="extract"), 100).build("Who directed it?",
-                                                                                            hits())
+    constructor = GraphConstructor(llm_factory(backend), CorgConfig(graph="extract"), 100)
+    graph = asyncio.run(constructor.build("Who directed it?", hits()))
     assert len(backend.requests) == 5 and graph.pairs_judged == 10
     assert graph.relation(0, 1) is Relation.DUPLICATED and graph.relation(0, 2) is Relation.COUNTERFACTUAL
     assert graph.relation(0, 3) is Relation.DISTRACTING and graph.relation(0, 4) is Relation.NONE

@@ -9,6 +9,7 @@ Every baseline answers in the same cited multi-answer format as COrg.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 from typing import ClassVar
@@ -31,9 +32,9 @@ class OneCallBaseline(MultiAnswerMethod):
     description: ClassVar[str] = "all contexts in one call, in COrg's multi-answer format"
     calls: ClassVar[str] = "1"
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         groups = [list(range(len(passages)))] if passages else []
-        return self.finish(passages, self.answer_groups(question.text, passages, groups))
+        return self.finish(passages, await self.answer_groups(question.text, passages, groups))
 
 
 def parse_ranking(text: str, n: int) -> list[int]:
@@ -51,19 +52,19 @@ class RetrieveMethod(MultiAnswerMethod):
     description: ClassVar[str] = "the LLM ranks contexts (relevance, diversity); the top ones answered in one call"
     calls: ClassVar[str] = "2"
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         if not passages:
             return self.finish(passages, [])
         with stage("retrieve"):
             block = number_passages(passages, self.settings.methods.passage_words, title_sep=None)
-            reply = self.llm.complete(rank_messages(question.text, block),
-                                      self.llm.params(max_tokens=4 * len(passages) + 8))
+            reply = await self.llm.acomplete(rank_messages(question.text, block),
+                                             self.llm.params(max_tokens=4 * len(passages) + 8))
         ranking = parse_ranking(reply.text, len(passages))
         # the chosen contexts keep their original order, so the answer prompt shares Base's prefix
         chosen = sorted(ranking[:self.settings.section(CorgConfig).retrieve_top])
         record_step(ContextRankingStep(ranking=[passages[i].passage.id for i in ranking],
                                        chosen=[passages[i].passage.id for i in chosen]))
-        return self.finish(passages, self.answer_groups(question.text, passages, [chosen]))
+        return self.finish(passages, await self.answer_groups(question.text, passages, [chosen]))
 
 
 class SummarizeMethod(MultiAnswerMethod):
@@ -71,20 +72,20 @@ class SummarizeMethod(MultiAnswerMethod):
     description: ClassVar[str] = "the LLM summarizes the contexts; the answer comes from the summary"
     calls: ClassVar[str] = "2"
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         if not passages:
             return self.finish(passages, [])
         cfg = self.settings.section(CorgConfig)
         with stage("summarize"):
             block = number_passages(passages, self.settings.methods.passage_words, title_sep=None)
-            reply = self.llm.complete(summary_messages(question.text, block),
-                                      self.llm.params(max_tokens=cfg.summary_tokens))
+            reply = await self.llm.acomplete(summary_messages(question.text, block),
+                                             self.llm.params(max_tokens=cfg.summary_tokens))
         summary = reply.text.strip() or "(empty summary)"
         record_step(ContextSummaryStep(summary=summary))
         pseudo = [RetrievedPassage(passage=Passage(id=f"{question.id or 'q'}-summary", text=summary), score=0.0,
                                    rank=0)]
         with stage("generate"):
-            parts = ask_group(self.llm, question.text, pseudo, 0, cfg.answer_tokens, None)
+            parts = await ask_group(self.llm, question.text, pseudo, 0, cfg.answer_tokens, None)
         for part in parts:
             part.citations = []  # a summary cannot be cited: it is not one of the passages
         return self.finish(passages, parts)
@@ -93,17 +94,17 @@ class SummarizeMethod(MultiAnswerMethod):
 class _GroupingBaseline(MultiAnswerMethod):
     """Use COrg's group count (its graph calls are cached when COrg ran first), group differently."""
 
-    def group(self, question: Question, passages: list[RetrievedPassage], k: int) -> list[list[int]]:
+    async def group(self, question: Question, passages: list[RetrievedPassage], k: int) -> list[list[int]]:
         raise NotImplementedError
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         if not passages:
             return self.finish(passages, [])
-        organized = CorgMethod(self.resources).organize(question, passages)
+        organized = await CorgMethod(self.resources).organize(question, passages)
         k = max(1, min(len(organized.groups), len(passages)))
-        groups = [g for g in self.group(question, passages, k) if g]
+        groups = [g for g in await self.group(question, passages, k) if g]
         record_step(groups_step(self.name, passages, groups, [question.text] * len(groups)))
-        return self.finish(passages, self.answer_groups(question.text, passages, groups))
+        return self.finish(passages, await self.answer_groups(question.text, passages, groups))
 
 
 class RandomMethod(_GroupingBaseline):
@@ -111,7 +112,7 @@ class RandomMethod(_GroupingBaseline):
     description: ClassVar[str] = "as many groups as COrg, formed at random; one call per group"
     calls: ClassVar[str] = "1 per group (as many groups as COrg)"
 
-    def group(self, question: Question, passages: list[RetrievedPassage], k: int) -> list[list[int]]:
+    async def group(self, question: Question, passages: list[RetrievedPassage], k: int) -> list[list[int]]:
         order = list(range(len(passages)))
         random.Random(f"{self.settings.section(CorgConfig).seed}:{question.id or question.text}").shuffle(order)
         return [sorted(order[g::k]) for g in range(k)]
@@ -122,13 +123,18 @@ class KMeansMethod(_GroupingBaseline):
     description: ClassVar[str] = "as many groups as COrg, formed by k-means on embeddings; one call per group"
     calls: ClassVar[str] = "1 per group (as many groups as COrg)"
 
-    def group(self, question: Question, passages: list[RetrievedPassage], k: int) -> list[list[int]]:
+    async def group(self, question: Question, passages: list[RetrievedPassage], k: int) -> list[list[int]]:
         if k == 1:
             return [list(range(len(passages)))]
+        return await asyncio.to_thread(self._cluster, passages, k)
+
+    def _cluster(self, passages: list[RetrievedPassage], k: int) -> list[list[int]]:
+        """Embedding and k-means: CPU work, run in a worker thread so the event loop keeps serving."""
         from sklearn.cluster import KMeans
 
         vectors = np.asarray(self.resources.embedder.embed([p.passage.text for p in passages]), dtype=np.float32)
-        labels = KMeans(n_clusters=k, n_init=10, random_state=self.settings.section(CorgConfig).seed).fit_predict(vectors)
+        seed = self.settings.section(CorgConfig).seed
+        labels = KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(vectors)
         return [[i for i, label in enumerate(labels) if label == g] for g in range(k)]
 
 
@@ -137,7 +143,7 @@ class SeparateMethod(MultiAnswerMethod):
     description: ClassVar[str] = "one call per context, outputs concatenated"
     calls: ClassVar[str] = "1 per passage"
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         groups = [[i] for i in range(len(passages))]
-        return self.finish(passages, self.answer_groups(question.text, passages, groups))
+        return self.finish(passages, await self.answer_groups(question.text, passages, groups))
 

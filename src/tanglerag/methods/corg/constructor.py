@@ -8,6 +8,8 @@ per context for (entity, descriptor, answer) and derives every relation by rule:
 
 from __future__ import annotations
 
+import asyncio
+
 from pydantic import BaseModel
 
 from tanglerag.llm.client import LLM
@@ -38,22 +40,23 @@ class GraphConstructor:
         self.config = config
         self.passage_words = passage_words
 
-    def build(self, question: str, passages: list[RetrievedPassage]) -> ContextGraph:
+    async def build(self, question: str, passages: list[RetrievedPassage]) -> ContextGraph:
         graph = ContextGraph.empty([p.passage.id for p in passages], self.config.graph)
         with stage("organize"):
             if self.config.graph == "pairwise":
-                self._pairwise(question, passages, graph)
+                await self._pairwise(question, passages, graph)
             else:
-                self._extract(question, passages, graph)
+                await self._extract(question, passages, graph)
         return graph
 
-    def _pairwise(self, question: str, passages: list[RetrievedPassage], graph: ContextGraph) -> None:
+    async def _pairwise(self, question: str, passages: list[RetrievedPassage], graph: ContextGraph) -> None:
         block = number_passages(passages, self.passage_words, title_sep=None)
         remaining = list(range(len(passages)))
         while len(remaining) > 1:
             focal, others = remaining[0], remaining[1:]
             numbers = [o + 1 for o in others]
-            found = numbered_values(self.llm.decide(_relations(question, block, focal + 1, numbers)), "context", numbers)
+            reply = await self.llm.adecide(_relations(question, block, focal + 1, numbers))
+            found = numbered_values(reply, "context", numbers)
             graph.unparsed += len(numbers) - len(found)
             relations = {o: found.get(o + 1, Relation.NONE) for o in others}  # unreadable: assume unrelated
             for other, relation in relations.items():
@@ -66,10 +69,10 @@ class GraphConstructor:
                         graph.set(mirror, neighbour, relation, "mirrored")
             remaining = [o for o in others if o not in mirrors]
 
-    def _extract(self, question: str, passages: list[RetrievedPassage], graph: ContextGraph) -> None:
+    async def _extract(self, question: str, passages: list[RetrievedPassage], graph: ContextGraph) -> None:
         extractions = []
         for i, hit in enumerate(passages):
-            reply = self.llm.decide(Decision(
+            reply = await self.llm.adecide(Decision(
                 reply=ExtractedReply,
                 json_messages=extract_messages(question, hit.passage.text, self.passage_words, as_json=True),
                 json_tokens=64, text_messages=extract_messages(question, hit.passage.text, self.passage_words),
@@ -80,10 +83,15 @@ class GraphConstructor:
             extractions.append(extraction)
             graph.graph.nodes[i].update(entity=extraction.entity, descriptor=extraction.descriptor,
                                         answer=extraction.answer, has_descriptor=bool(extraction.descriptor))
-        for i in range(len(passages)):
-            for j in range(i + 1, len(passages)):
-                graph.set(i, j, relation_between(extractions[i], extractions[j], self.config.match_threshold), "rule")
-        graph.pairs_judged = graph.pairs_total
+        await asyncio.to_thread(_relate_by_rule, graph, extractions, self.config.match_threshold)
+
+
+def _relate_by_rule(graph: ContextGraph, extractions: list[Extraction], threshold: float) -> None:
+    """Every pair's relation from the two extractions: quadratic in the contexts, so off the event loop."""
+    for i in range(len(extractions)):
+        for j in range(i + 1, len(extractions)):
+            graph.set(i, j, relation_between(extractions[i], extractions[j], threshold), "rule")
+    graph.pairs_judged = graph.pairs_total
 
 
 def _relations(question: str, block: str, focal: int, numbers: list[int]) -> Decision[BaseModel]:

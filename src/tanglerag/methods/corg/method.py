@@ -28,15 +28,16 @@ class MultiAnswerMethod(Method):
     paper: ClassVar[str] = "000"
     default_metrics: ClassVar[tuple[str, ...]] = MULTI_ANSWER_METRICS
 
-    def answer_groups(self, question: str | list[str], passages: list[RetrievedPassage],
-                      groups: list[list[int]]) -> list[AnswerPart]:
-        """One call per group; ``question`` may differ per group."""
+    async def answer_groups(self, question: str | list[str], passages: list[RetrievedPassage],
+                            groups: list[list[int]]) -> list[AnswerPart]:
+        """One call per group, one after another; ``question`` may differ per group."""
         questions = question if isinstance(question, list) else [question] * len(groups)
         parts: list[AnswerPart] = []
         with stage("generate"):
             for g, (members, text) in enumerate(zip(groups, questions, strict=True)):
-                parts += ask_group(self.llm, text, [passages[i] for i in members], g, self.settings.section(CorgConfig).answer_tokens,
-                                   self.settings.methods.passage_words)
+                parts += await ask_group(self.llm, text, [passages[i] for i in members], g,
+                                         self.settings.section(CorgConfig).answer_tokens,
+                                         self.settings.methods.passage_words)
         return parts
 
     @staticmethod
@@ -63,18 +64,18 @@ class CorgMethod(MultiAnswerMethod):
     description: ClassVar[str] = "context graph -> reranker -> one call per group; answers with descriptors and [n]"
     calls: ClassVar[str] = "graph: 1 per passage pair (1 in extract mode); then 1 per group"
 
-    def organize(self, question: Question, passages: list[RetrievedPassage]) -> Organized:
+    async def organize(self, question: Question, passages: list[RetrievedPassage]) -> Organized:
         """Graph (recorded in the trace) and groups; Random and KMeans reuse it for their group count."""
-        graph = GraphConstructor(self.llm, self.settings.section(CorgConfig), self.settings.methods.passage_words).build(
-            question.text, passages)
+        constructor = GraphConstructor(self.llm, self.settings.section(CorgConfig), self.settings.methods.passage_words)
+        graph = await constructor.build(question.text, passages)
         record_step(graph.to_step())
         with stage("rerank"):
             return organize(graph)
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         if not passages:
             return self.finish(passages, [])
-        organized = self.organize(question, passages)
+        organized = await self.organize(question, passages)
         if self.settings.section(CorgConfig).answer_each:
             # one call per kept context with the question as asked: Separate's answer recall without the
             # contexts the reranker dropped; each part keeps the number of the COrg group it came from
@@ -84,10 +85,10 @@ class CorgMethod(MultiAnswerMethod):
             group_questions = [question.text] * len(organized.groups)
         else:
             calls, owner = organized.groups, list(range(len(organized.groups)))
-            questions = group_questions = self._group_questions(question.text, organized.groups)
+            questions = group_questions = await self._group_questions(question.text, organized.groups)
         record_step(groups_step("corg", passages, organized.groups, group_questions, organized,
                                 self.settings.section(CorgConfig).answer_each))
-        parts = self.answer_groups(questions, passages, calls)
+        parts = await self.answer_groups(questions, passages, calls)
         for part in parts:
             assert part.group is not None  # answer_groups numbers every part
             part.group = owner[part.group]
@@ -96,7 +97,7 @@ class CorgMethod(MultiAnswerMethod):
             record_step(step)
         return self.finish(passages, parts)
 
-    def _group_questions(self, question: str, groups: list[list[int]]) -> list[str]:
+    async def _group_questions(self, question: str, groups: list[list[int]]) -> list[str]:
         """The question as asked for a one-context group, its plural form (made once) for larger ones."""
         questions = []
         with stage("rerank"):
@@ -106,7 +107,7 @@ class CorgMethod(MultiAnswerMethod):
                     questions.append(question)
                     continue
                 if plural is None:
-                    plural = (plural_by_llm(self.llm, question) if self.settings.section(CorgConfig).plural == "llm"
-                              else plural_by_rule(question))
+                    plural = (await plural_by_llm(self.llm, question)
+                              if self.settings.section(CorgConfig).plural == "llm" else plural_by_rule(question))
                 questions.append(plural)
         return questions

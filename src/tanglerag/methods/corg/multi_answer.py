@@ -12,14 +12,14 @@ from tanglerag.text import number_passages
 from tanglerag.types import AnswerPart, RetrievedPassage
 
 
-def ask_group(llm: LLM, question: str, passages: list[RetrievedPassage], group: int | None, max_tokens: int,
-              passage_words: int | None) -> list[AnswerPart]:
+async def ask_group(llm: LLM, question: str, passages: list[RetrievedPassage], group: int | None,
+                    max_tokens: int, passage_words: int | None) -> list[AnswerPart]:
     """One call over ``passages`` numbered from 1 (no titles, as every COrg-family prompt shows them)."""
     block = number_passages(passages, passage_words, title_sep=None)
     shown = len(passages)
-    reply = llm.decide(Decision(reply=parts_reply(shown),
-                                json_messages=multi_answer_messages(question, block, as_json=True),
-                                json_tokens=max_tokens + 16 * MAX_PARTS,
-                                text_messages=multi_answer_messages(question, block), text_tokens=max_tokens,
-                                parse_text=lambda text: read_part_lines(text, shown)))
+    reply = await llm.adecide(Decision(reply=parts_reply(shown),
+                                       json_messages=multi_answer_messages(question, block, as_json=True),
+                                       json_tokens=max_tokens + 16 * MAX_PARTS,
+                                       text_messages=multi_answer_messages(question, block), text_tokens=max_tokens,
+                                       parse_text=lambda text: read_part_lines(text, shown)))
     return parts_of(reply, passages, group) if reply is not None else []

@@ -58,10 +58,10 @@ def _read_rewrite(text: str) -> Rewritten | None:
     return Rewritten(question=rewritten) if rewritten.endswith("?") and len(rewritten.split()) >= 3 else None
 
 
-def plural_by_llm(llm: LLM, question: str) -> str:
+async def plural_by_llm(llm: LLM, question: str) -> str:
     """One short call; falls back to the rules when the model returns nothing usable."""
-    reply = llm.decide(Decision(reply=Rewritten, json_messages=plural_messages(question, as_json=True),
-                                json_tokens=64, text_messages=plural_messages(question), text_tokens=48,
-                                parse_text=_read_rewrite), llm.params(stop=["\n"]))
+    reply = await llm.adecide(Decision(reply=Rewritten, json_messages=plural_messages(question, as_json=True),
+                                       json_tokens=64, text_messages=plural_messages(question), text_tokens=48,
+                                       parse_text=_read_rewrite), llm.params(stop=["\n"]))
     usable = _read_rewrite(reply.question) if reply is not None else None
     return usable.question if usable is not None else plural_by_rule(question)
