@@ -1,4 +1,9 @@
+import asyncio
+
+import pytest
+
 from tanglerag.methods.concat.method import ConcatMethod
+from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
 from tanglerag.types import Question
 from tests.conftest import as_retrieved, resources
@@ -42,3 +47,17 @@ def test_paper_004_comparison_asks_with_the_post_fusion_prompt(llm_factory, pass
     assert "Give your best extractive guess" in concat_messages[0].content and "A: Radiohead" in concat_messages[0].content
     assert all(p.text.split()[0] in concat_messages[-1].content for p in passages)  # every passage, in one call
     assert concat_messages[-1].content.rstrip().endswith("Answer:") and answer.text == "Madrid"
+
+
+@pytest.mark.parametrize("prompt", ["cited", "post_fusion"])
+def test_awaited_answer_is_the_sync_facades(llm_factory, passages, prompt):
+    """``aanswer`` driven on a loop of the test's own gives what ``answer`` gives through the portal."""
+    settings = Settings.load(overrides=[f"methods.concat_prompt={prompt}"])
+    q, hits = Question(text="What is the capital of Spain?"), as_retrieved(passages)
+
+    def method():
+        return ConcatMethod(resources(llm_factory(CannedBackend(default="Madrid [3]"), persistent=False), settings))
+
+    awaited, facade = asyncio.run(method().aanswer(q, hits)), method().answer(q, hits)
+    assert (awaited.text, awaited.citations, awaited.is_unknown) == (facade.text, facade.citations, False)
+    assert awaited.citations == ["p3"] and awaited.usage.totals()["llm_calls"] == 1

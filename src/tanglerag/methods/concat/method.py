@@ -33,7 +33,7 @@ class ConcatMethod(Method):
     description: ClassVar[str] = "all passages in one prompt; a short answer with [n] citations, or unknown"
     calls: ClassVar[str] = "1"
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         """Also the first round of Concat+PF."""
         cfg = self.settings.methods
         if cfg.concat_prompt == "post_fusion":  # the same prompt post-fusion asks about each passage
@@ -43,13 +43,13 @@ class ConcatMethod(Method):
         if cfg.samples == 1:  # one answer: a decision, asked as JSON under llm.structured
             with stage("generate"):
                 if cfg.concat_prompt == "post_fusion":
-                    line = short_answers(self.llm, [messages], answer_params(self.llm, cfg))[0][0]
+                    line = (await short_answers(self.llm, [messages], answer_params(self.llm, cfg)))[0][0]
                     return MethodOutput(*parse_cited_answer(line, passages))
-                reply = self.llm.decide(cited_answer_decision(messages, passages, cfg.answer_tokens),
-                                        answer_params(self.llm, cfg))
+                reply = await self.llm.adecide(cited_answer_decision(messages, passages, cfg.answer_tokens),
+                                               answer_params(self.llm, cfg))
             return MethodOutput(*read_cited_answer(reply, passages))
         with stage("generate"):
-            completion = self.llm.complete(messages, answer_params(self.llm, cfg))
+            completion = await self.llm.acomplete(messages, answer_params(self.llm, cfg))
         parsed = [parse_cited_answer(raw, passages) for raw in completion.texts]
         votes = [Candidate(text, None, i, unknown) for i, (text, _, unknown) in enumerate(parsed)]
         winner, _ = majority_vote(votes)
