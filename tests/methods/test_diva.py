@@ -1,3 +1,4 @@
+import asyncio
 import re
 from pathlib import Path
 
@@ -73,6 +74,16 @@ def test_diva_diversifies_verifies_and_answers_from_the_kept_passages(llm_factor
     assert [p.answer for p in answer.parts] == ["Ali Daei", "Christine Sinclair"]
     assert set(answer.usage.stages) >= {"interpret", "retrieve", "verify", "generate"}
     assert answer.usage.total.llm_calls == 4  # type, interpretations, one batched verification, the answer
+
+
+@pytest.mark.parametrize("name", ["diva", "toc"])
+def test_the_async_path_answers_as_the_sync_facade(llm_factory, name):
+    method, hits = _method(name, llm_factory, responder(), ["diva.toc_nodes=3"])
+    awaited = asyncio.run(method.aanswer(Q, hits))
+    facade = method.answer(Q, hits)
+    assert (awaited.text, awaited.citations, awaited.parts) == (facade.text, facade.citations, facade.parts)
+    assert [c.messages for c in awaited.trace.calls] == [c.messages for c in facade.trace.calls]
+    assert awaited.trace.steps == facade.trace.steps
 
 
 def test_useless_retrieval_falls_back_to_closed_book(llm_factory):

@@ -12,6 +12,8 @@ and one call per node, depth and node limits, no pruning). Every step lands in t
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -79,31 +81,35 @@ class _LongAnswerMethod(Method):
         self._pool: DemoPool | None = None
 
     # -- demonstrations -----------------------------------------------------------------
-    def demos(self, question: str) -> list[Demo]:
+    async def demos(self, question: str) -> list[Demo]:
+        """The nearest demonstrations, found in a worker thread: the pool is read and embedded on first use."""
         if not self.config.demos or self.config.demo_pool is None:
             return []
+        return await asyncio.to_thread(self._nearest_demos, question, self.config.demo_pool)
+
+    def _nearest_demos(self, question: str, pool: Path) -> list[Demo]:
         if self._pool is None:
-            self._pool = DemoPool.from_file(self.config.demo_pool, self.resources.embedder)
+            self._pool = DemoPool.from_file(pool, self.resources.embedder)
         return self._pool.nearest(question, self.config.demos)
 
-    def begin(self, question: Question, mode: str) -> tuple[list[Demo], DivaStep]:
+    async def begin(self, question: Question, mode: str) -> tuple[list[Demo], DivaStep]:
         """The question's demonstrations and the trace step every method of the family fills in."""
-        demos = self.demos(question.text)
+        demos = await self.demos(question.text)
         return demos, DivaStep(mode=mode, demos=[d.question for d in demos])
 
     # -- (1) + (2) ----------------------------------------------------------------------
-    def interpret(self, question: str, demos: list[Demo], step: DivaStep, with_reason: bool = True) -> list[str]:
+    async def interpret(self, question: str, demos: list[Demo], step: DivaStep, with_reason: bool = True) -> list[str]:
         """Pseudo-interpretations; the question alone when the model gives nothing usable (counted)."""
         budget = self.config.step_tokens
         with stage("interpret"):
             if with_reason:
-                ambiguity = self.llm.decide(Decision(
+                ambiguity = await self.llm.adecide(Decision(
                     reply=Ambiguity, json_messages=ambiguity_messages(question, as_json=True), json_tokens=budget,
                     text_messages=ambiguity_messages(question), text_tokens=budget, parse_text=read_ambiguity))
                 if ambiguity is not None:
                     step.ambiguity_types, step.reason = ambiguity.named_types(), ambiguity.reason
                 step.unreadable += ambiguity is None
-            reply = self.llm.decide(Decision(
+            reply = await self.llm.adecide(Decision(
                 reply=Interpretations,
                 json_messages=interpretation_messages(question, step.reason, demos, as_json=True), json_tokens=budget,
                 text_messages=interpretation_messages(question, step.reason, demos), text_tokens=budget,
@@ -117,7 +123,7 @@ class _LongAnswerMethod(Method):
     # -- (3) + (4) ----------------------------------------------------------------------
     def search(self, queries: list[str], pool: list[RetrievedPassage], k: int) -> list[list[RetrievedPassage]]:
         """Top-k per query: from the retriever when there is one, else from the passages handed over (embedded
-        once for all the queries)."""
+        once for all the queries). Blocking work: the methods call it in a worker thread."""
         if self.resources.retriever is not None:
             return [self.resources.retriever.retrieve(Question(text=q), k).passages for q in queries]
         if not pool or not queries:
@@ -130,27 +136,35 @@ class _LongAnswerMethod(Method):
                            for r, i in enumerate(order, 1)])
         return ranked
 
-    def diversify(self, question: Question, passages: list[RetrievedPassage], interpretations: list[str],
-                  step: DivaStep) -> list[RetrievedPassage]:
+    async def diversify(self, question: Question, passages: list[RetrievedPassage], interpretations: list[str],
+                        step: DivaStep) -> list[RetrievedPassage]:
+        """Retrieval per interpretation, and the union pruned to the top-k by mean similarity to them all; the
+        retrieval and the embedding run in worker threads."""
         k = self.config.top_k
         with stage("retrieve"):
             union: dict[str, RetrievedPassage] = {h.passage.id: h for h in passages[:k]}
             step.retrievals.append(InterpretationRetrieval(query=question.text, passage_ids=list(union)))
             queries = [q for q in interpretations if normalize_answer(q) != normalize_answer(question.text)]
-            for query, hits in zip(queries, self.search(queries, passages, k), strict=True):
+            found = await asyncio.to_thread(self.search, queries, passages, k)
+            for query, hits in zip(queries, found, strict=True):
                 step.retrievals.append(InterpretationRetrieval(query=query, passage_ids=[h.passage.id for h in hits]))
                 for hit in hits:
                     union.setdefault(hit.passage.id, hit)
             candidates = list(union.values())
             if not candidates:
                 return []
-            relevance = (self._vectors([h.passage for h in candidates])
-                         @ self.resources.embedder.embed(interpretations).T).mean(axis=1)
+            relevance = await asyncio.to_thread(self._relevance, candidates, interpretations)
             order = np.argsort(-relevance, kind="stable")[:k]
         kept = [RetrievedPassage(passage=candidates[i].passage, score=float(relevance[i]), rank=r)
                 for r, i in enumerate(order, 1)]
         step.kept = [KeptPassage(passage_id=h.passage.id, relevance=h.score) for h in kept]
         return kept
+
+    def _relevance(self, candidates: list[RetrievedPassage], interpretations: list[str]) -> np.ndarray:
+        """Each candidate's mean similarity to the interpretations."""
+        relevance: np.ndarray = (self._vectors([h.passage for h in candidates])
+                                 @ self.resources.embedder.embed(interpretations).T).mean(axis=1)
+        return relevance
 
     def _vectors(self, passages: list[Passage]) -> np.ndarray:
         """Index vectors where the index holds the passages (no re-embedding), else embedded as the index would."""
@@ -163,25 +177,25 @@ class _LongAnswerMethod(Method):
         return self.resources.embedder.embed([embed_text(p) for p in passages])
 
     # -- (5) ----------------------------------------------------------------------------
-    def verify(self, interpretations: list[str], kept: list[RetrievedPassage], step: DivaStep) -> Grade:
+    async def verify(self, interpretations: list[str], kept: list[RetrievedPassage], step: DivaStep) -> Grade:
         block = number_passages(kept, self.settings.methods.passage_words)
         step.verification_mode = self.config.verification
         with stage("verify"):
             if self.config.verification == "each":
-                replies = self.llm.decide_many([
+                replies = await self.llm.adecide_many([
                     Decision(reply=Coverage, json_messages=verify_messages(block, q, as_json=True), json_tokens=8,
                              text_messages=verify_messages(block, q), text_tokens=4, parse_text=read_coverage)
                     for q in interpretations])
                 verdicts = [r.contains_answer if r is not None else None for r in replies]
             else:
-                verdicts = self._verify_batch(block, interpretations)
+                verdicts = await self._verify_batch(block, interpretations)
         step.verification = [Verification(interpretation=q, covered=v)
                              for q, v in zip(interpretations, verdicts, strict=True)]
         step.unreadable += verdicts.count(None)
         step.grade = grade(verdicts)
         return step.grade
 
-    def _verify_batch(self, block: str, interpretations: list[str]) -> list[bool | None]:
+    async def _verify_batch(self, block: str, interpretations: list[str]) -> list[bool | None]:
         """One call for all interpretations: a required key per interpretation as JSON, numbered lines as text."""
         numbers = list(range(1, len(interpretations) + 1))
         reply = numbered_reply("Coverages", "question", tuple(numbers), bool)
@@ -191,20 +205,22 @@ class _LongAnswerMethod(Method):
                 text, len(numbers)), strict=True) if v is not None})
 
         # the JSON budget allows for indented lines (~14 tokens a key): a cut-off reply reads as no verdict at all
-        found = numbered_values(self.llm.decide(Decision(
+        found = numbered_values(await self.llm.adecide(Decision(
             reply=reply, json_messages=verify_batch_messages(block, interpretations, as_json=True),
             json_tokens=14 * len(numbers) + 8, text_messages=verify_batch_messages(block, interpretations),
             text_tokens=6 * len(numbers), parse_text=read)), "question", numbers)
         return [found.get(n) for n in numbers]
 
     # -- (6) ----------------------------------------------------------------------------
-    def generate(self, question: str, demos: list[Demo], passages: list[RetrievedPassage] | None,
+    async def generate(self, question: str, demos: list[Demo], passages: list[RetrievedPassage] | None,
                  hints: list[str] | None = None) -> MethodOutput:
         """A long answer from ``passages`` (cited), or closed-book for None."""
         block = None if passages is None else number_passages(passages, self.settings.methods.passage_words)
         with stage("generate"):
-            reply = self.llm.complete(long_answer_messages(question, demos, block, hints),
-                                      self.llm.params(max_tokens=self.config.answer_tokens, stop=LONG_ANSWER_STOP)).text
+            completion = await self.llm.acomplete(long_answer_messages(question, demos, block, hints),
+                                                  self.llm.params(max_tokens=self.config.answer_tokens,
+                                                                  stop=LONG_ANSWER_STOP))
+        reply = completion.text
         interpretations, paragraph = parse_long_answer(reply)
         used = passages or []
 
@@ -224,14 +240,14 @@ class DivaMethod(_LongAnswerMethod):
     description: ClassVar[str] = "pseudo-interpretations -> retrieval per reading -> pruning -> verification -> RAG or closed-book"
     calls: ClassVar[str] = "4: ambiguity, interpretations, verification, answer"
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        demos, step = self.begin(question, "rag")
-        interpretations = self.interpret(question.text, demos, step)
-        kept = self.diversify(question, passages, interpretations, step)
-        step.grade = self.verify(interpretations, kept, step) if kept else "Useless"
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        demos, step = await self.begin(question, "rag")
+        interpretations = await self.interpret(question.text, demos, step)
+        kept = await self.diversify(question, passages, interpretations, step)
+        step.grade = await self.verify(interpretations, kept, step) if kept else "Useless"
         step.mode = "closed-book" if step.grade == "Useless" else "rag"
         record_step(step)
-        return self.generate(question.text, demos, None if step.mode == "closed-book" else kept)
+        return await self.generate(question.text, demos, None if step.mode == "closed-book" else kept)
 
 
 class DivaRDMethod(_LongAnswerMethod):
@@ -239,11 +255,12 @@ class DivaRDMethod(_LongAnswerMethod):
     description: ClassVar[str] = "Diva's retrieval diversification only: always answers from the pruned passages"
     calls: ClassVar[str] = "3: ambiguity, interpretations, answer"
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        demos, step = self.begin(question, "rag")
-        kept = self.diversify(question, passages, self.interpret(question.text, demos, step), step)
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        demos, step = await self.begin(question, "rag")
+        interpretations = await self.interpret(question.text, demos, step)
+        kept = await self.diversify(question, passages, interpretations, step)
         record_step(step)
-        return self.generate(question.text, demos, kept)
+        return await self.generate(question.text, demos, kept)
 
 
 class ClosedBookMethod(_LongAnswerMethod):
@@ -251,10 +268,10 @@ class ClosedBookMethod(_LongAnswerMethod):
     description: ClassVar[str] = "a long answer from the model's own knowledge, no passages"
     calls: ClassVar[str] = "1"
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        demos, step = self.begin(question, "closed-book")
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        demos, step = await self.begin(question, "closed-book")
         record_step(step)
-        return self.generate(question.text, demos, None)
+        return await self.generate(question.text, demos, None)
 
 
 class QueryRefinementMethod(_LongAnswerMethod):
@@ -262,11 +279,12 @@ class QueryRefinementMethod(_LongAnswerMethod):
     description: ClassVar[str] = "the question refined into readings, given as hints to a closed-book long answer"
     calls: ClassVar[str] = "2: interpretations, answer"
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        demos, step = self.begin(question, "closed-book")
-        interpretations = self.interpret(question.text, demos, step, with_reason=False)
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        demos, step = await self.begin(question, "closed-book")
+        interpretations = await self.interpret(question.text, demos, step, with_reason=False)
         record_step(step)
-        return self.generate(question.text, demos, None, hints=None if step.interpretation_fallback else interpretations)
+        hints = None if step.interpretation_fallback else interpretations
+        return await self.generate(question.text, demos, None, hints=hints)
 
 
 class VanillaRAGMethod(_LongAnswerMethod):
@@ -274,12 +292,12 @@ class VanillaRAGMethod(_LongAnswerMethod):
     description: ClassVar[str] = "top-k passages for the question, then the same long-answer prompt"
     calls: ClassVar[str] = "1"
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        demos, step = self.begin(question, "rag")
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        demos, step = await self.begin(question, "rag")
         kept = passages[:self.config.top_k]
         step.kept = [KeptPassage(passage_id=h.passage.id, relevance=h.score) for h in kept]
         record_step(step)
-        return self.generate(question.text, demos, kept)
+        return await self.generate(question.text, demos, kept)
 
 
 class DivaOracleMethod(_LongAnswerMethod):
@@ -291,15 +309,15 @@ class DivaOracleMethod(_LongAnswerMethod):
     calls: ClassVar[str] = "1: answer"
     reads_gold_interpretations: ClassVar[bool] = True
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         if not question.interpretations:
             raise InputError("diva-oracle needs the question's gold interpretations: evaluate it on an ASQA-format "
                              "dataset")
-        demos, step = self.begin(question, "rag")
+        demos, step = await self.begin(question, "rag")
         step.interpretations = list(question.interpretations)
-        kept = self.diversify(question, passages, step.interpretations, step)
+        kept = await self.diversify(question, passages, step.interpretations, step)
         record_step(step)
-        return self.generate(question.text, demos, kept)
+        return await self.generate(question.text, demos, kept)
 
 
 class ToCMethod(_LongAnswerMethod):
@@ -311,9 +329,9 @@ class ToCMethod(_LongAnswerMethod):
     description: ClassVar[str] = "iterative tree of clarifications with retrieval per node (the costly baseline)"
     calls: ClassVar[str] = "1 per clarification node (<= diva.toc_nodes) + 1 answer"
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         k = self.config.top_k
-        demos = self.demos(question.text)
+        demos = await self.demos(question.text)
         nodes: list[ClarificationNode] = []
         seen = {normalize_answer(question.text)}
         queue: list[tuple[str, int, int | None]] = [(question.text, 0, None)]
@@ -322,11 +340,12 @@ class ToCMethod(_LongAnswerMethod):
         while queue and expansions < self.config.toc_nodes:
             query, depth, parent = queue.pop(0)
             with stage("retrieve"):
-                hits = passages[:k] if depth == 0 else self.search([query], passages, k)[0]
+                found = [passages[:k]] if depth == 0 else await asyncio.to_thread(self.search, [query], passages, k)
+            hits = found[0]
             gathered.append(hits)
             block = number_passages(hits, self.settings.methods.passage_words)
             with stage("clarify"):
-                reply = self.llm.decide(Decision(
+                reply = await self.llm.adecide(Decision(
                     reply=Clarifications, json_messages=clarify_messages(query, block, as_json=True),
                     json_tokens=self.config.step_tokens, text_messages=clarify_messages(query, block),
                     text_tokens=self.config.step_tokens, parse_text=read_clarification_lines))
@@ -342,7 +361,7 @@ class ToCMethod(_LongAnswerMethod):
         record_step(ClarificationTreeStep(nodes=nodes, expansions=expansions))
         used = _round_robin(gathered, k)
         hints = [f"{n.question} (found: {n.answer})" for n in nodes]
-        return self.generate(question.text, demos, used, hints=hints or None)
+        return await self.generate(question.text, demos, used, hints=hints or None)
 
 
 def _round_robin(lists: list[list[RetrievedPassage]], k: int) -> list[RetrievedPassage]:
