@@ -1,6 +1,7 @@
 """MADAM-RAG on the canned LLM: agents read only their document, the debate stops when no agent moves, and the
 aggregator's agent numbers become citations of those agents' documents."""
 
+import asyncio
 import json
 
 import pytest
@@ -113,3 +114,15 @@ def test_the_aggregators_example_is_an_earlier_turn_not_part_of_the_instructions
     assert "1963" in messages[2].content and "1963" not in messages[-1].content
     assert messages[-1].content.startswith("Question: Who wrote it?")
     assert [m.role for m in aggregator_messages("Who wrote it?", "Agent 1: Brahms.", as_json=True)] == ["system", "user"]
+
+
+def test_awaited_answer_is_the_sync_facades_calls_in_the_same_order(llm_factory):
+    """``aanswer`` driven on a loop of the test's own gives what ``answer`` gives through the portal, and the trace
+    lists the agents' batch in document order either way."""
+    def method():
+        return MadamRagMethod(resources(llm_factory(debate(revise_round_two=True), persistent=False)))
+
+    awaited, facade = asyncio.run(method().aanswer(Q, as_retrieved(DOCS))), method().answer(Q, as_retrieved(DOCS))
+    assert (awaited.text, awaited.citations, awaited.parts) == (facade.text, facade.citations, facade.parts)
+    assert awaited.trace.find(DebateStep) == facade.trace.find(DebateStep)
+    assert [c.messages for c in awaited.trace.calls] == [c.messages for c in facade.trace.calls]

@@ -1,6 +1,6 @@
 """MADAM-RAG: one agent per document, an aggregator, and rounds of debate between them.
 
-Round 1: each agent answers from its document alone (one batch, ``complete_many``: parallel on a server); the
+Round 1: each agent answers from its document alone (one batch, ``adecide_many``: parallel on a server); the
 aggregator reads every agent's answer and reason and keeps each entity's supported answer. Later rounds: each
 agent sees the other agents' answers and the aggregator's summary and may revise. A round in which no agent
 changes its answer ends the debate, and the last aggregation stands. The answer is in COrg's multi-answer shape,
@@ -83,19 +83,19 @@ class MadamRagMethod(Method):
     calls: ClassVar[str] = "(documents + 1) per round, up to madam.rounds rounds"
     default_metrics: ClassVar[tuple[str, ...]] = CONFLICT_METRICS
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         if not passages:
             return MethodOutput.abstain()
         step = DebateStep()
         turns: list[AgentTurn] | None = None
         kept = DebateRound(agents=[], aggregated=False)
         for number in range(1, self.settings.section(MadamConfig).rounds + 1):
-            turns = self._agents(question.text, passages, turns, kept.summary)
+            turns = await self._agents(question.text, passages, turns, kept.summary)
             if number > 1 and not any(t.changed for t in turns):
                 step.rounds.append(DebateRound(agents=turns, aggregated=False))
                 step.stopped = f"no agent changed its answer in round {number}"
                 break
-            kept = self._aggregate(question.text, passages, turns)
+            kept = await self._aggregate(question.text, passages, turns)
             step.rounds.append(kept)
         step.stopped = step.stopped or f"the last of {self.settings.section(MadamConfig).rounds} round(s)"
         record_step(step)
@@ -103,8 +103,8 @@ class MadamRagMethod(Method):
         text, citations = render(parts, passages)
         return MethodOutput(text, citations, unknown=not parts, parts=parts)
 
-    def _agents(self, question: str, passages: list[RetrievedPassage], before: list[AgentTurn] | None,
-                summary: str) -> list[AgentTurn]:
+    async def _agents(self, question: str, passages: list[RetrievedPassage], before: list[AgentTurn] | None,
+                      summary: str) -> list[AgentTurn]:
         """Every agent's answer this round; ``before``: last round's turns (None in the first round)."""
         words, budget = self.settings.methods.passage_words, self.settings.section(MadamConfig).agent_tokens
         decisions = []
@@ -117,7 +117,7 @@ class MadamRagMethod(Method):
                 json_tokens=budget + 16, text_messages=agent_messages(question, document, others, summary),
                 text_tokens=budget, parse_text=read_agent_lines))
         with stage("debate"):
-            replies = self.llm.decide_many(decisions)
+            replies = await self.llm.adecide_many(decisions)
         turns = []
         for i, (hit, reply) in enumerate(zip(passages, replies, strict=True)):
             answer = reply.answer.strip() if reply is not None and reply.answer.strip() else "unknown"
@@ -127,12 +127,12 @@ class MadamRagMethod(Method):
                                    unreadable=reply is None))
         return turns
 
-    def _aggregate(self, question: str, passages: list[RetrievedPassage], turns: list[AgentTurn]) -> DebateRound:
+    async def _aggregate(self, question: str, passages: list[RetrievedPassage], turns: list[AgentTurn]) -> DebateRound:
         agents = len(turns)
         listed = "\n".join(f"Agent {j}: {t.answer}. {t.reason}".strip() for j, t in enumerate(turns, 1))
         budget = self.settings.section(MadamConfig).aggregator_tokens
         with stage("aggregate"):
-            reply = self.llm.decide(Decision(
+            reply = await self.llm.adecide(Decision(
                 reply=aggregation_reply(agents), json_messages=aggregator_messages(question, listed, as_json=True),
                 json_tokens=budget + 32, text_messages=aggregator_messages(question, listed), text_tokens=budget,
                 parse_text=lambda text: read_aggregation_lines(text, agents)))
