@@ -1,6 +1,7 @@
 """``ledger`` on the canned LLM: one claim call per passage, quotes checked against the passage, copies counted once,
 versions of one document paired, and every resolution policy deciding (or not) as declared, recorded in the report."""
 
+import asyncio
 import json
 
 import pytest
@@ -318,3 +319,29 @@ def test_claims_from_separate_keeps_each_passage_answer_and_the_policies_reject_
     assert all(c.answer_found and not c.supported for c in step.claims)  # grounded by the answer's words alone
     assert verdicts(step) == {"1963": "kept", "1998": "rejected", "1956": "kept"}
     assert [p.answer for p in answer.parts] == ["1963", "1956"] and "Set aside: 1998" in answer.text
+
+
+@pytest.mark.parametrize("claims_from", ["quotes", "separate"])
+def test_awaited_answer_is_the_sync_facades_with_its_calls_in_the_same_order(llm_factory, claims_from):
+    """``aanswer`` on a loop of the test's own gives what ``answer`` gives through the portal: the claims batch (or
+    the separate baseline, one passage after another), then the prior, recorded in one order both ways."""
+    def separate(messages):
+        if "[1] " not in messages[-1].content:  # the prior: no passage
+            return "1963"
+        context = messages[-1].content.split("[1] ", 1)[1]
+        _, answer, about = CLAIMS[next(n for n, text in TEXTS.items() if context.startswith(text))]
+        return f"{answer} | {about} [1]"
+
+    def answered(drive):
+        canned = backend(prior="1963") if claims_from == "quotes" else CannedBackend(responder=separate)
+        llm = llm_factory(canned, persistent=False)
+        llm.structured = "on" if canned.structured else "off"
+        settings = Settings.load(overrides=["ledger.policies=[prior,show-all]", f"ledger.claims_from={claims_from}"])
+        return drive(make_method("ledger", resources(llm, settings))), canned
+
+    hits = as_retrieved(docs("a", "wrong", "scientist"))
+    awaited, canned = answered(lambda m: asyncio.run(m.aanswer(BORN, hits)))
+    facade, _ = answered(lambda m: m.answer(BORN, hits))
+    assert (awaited.text, awaited.citations, awaited.parts) == (facade.text, facade.citations, facade.parts)
+    assert [c.messages for c in awaited.trace.calls] == [c.messages for c in facade.trace.calls]
+    assert len(canned.requests) == 4 and awaited.trace.calls[-1].stage == "prior" and awaited.parts

@@ -46,8 +46,8 @@ def read_claim_lines(text: str) -> ClaimReply | None:
                                       about=found.get("about", ""))
 
 
-def read_claims(llm: LLM, question: str, passages: list[RetrievedPassage], words: int,
-                budget: int) -> tuple[list[Claim], list[str]]:
+async def read_claims(llm: LLM, question: str, passages: list[RetrievedPassage], words: int,
+                      budget: int) -> tuple[list[Claim], list[str]]:
     """Every passage's claim (passages that answer nothing give none), and the ids of passages whose reply could
     not be read."""
     decisions = [Decision(reply=ClaimReply,
@@ -57,7 +57,7 @@ def read_claims(llm: LLM, question: str, passages: list[RetrievedPassage], words
                           text_tokens=budget, parse_text=read_claim_lines)
                  for hit in passages]
     with stage("claims"):
-        replies = llm.decide_many(decisions)
+        replies = await llm.adecide_many(decisions)
     claims, unread = [], []
     for hit, reply in zip(passages, replies, strict=True):
         if reply is None:
@@ -70,14 +70,15 @@ def read_claims(llm: LLM, question: str, passages: list[RetrievedPassage], words
     return claims, unread
 
 
-def answered_claims(method: Method, question: Question, passages: list[RetrievedPassage]) -> list[Claim]:
+async def answered_claims(method: Method, question: Question, passages: list[RetrievedPassage]) -> list[Claim]:
     """Claims read from another method's answers (``ledger.claims_from``), one passage at a time so each answer
     belongs to the passage it was read from: the answer and its descriptor, no quote. Why one at a time: a method
     given every passage merges equal answers and cites as the model pleases, and the ledger must know which
-    passage says what to count witnesses and versions."""
+    passage says what to count witnesses and versions. Awaited in turn, not gathered, so the trace records the
+    calls in the passages' order."""
     claims = []
     for hit in passages:
-        for part in method.run_named(question, [hit]).parts:
+        for part in (await method.arun_named(question, [hit])).parts:
             if part.answer.strip() and not is_unknown(part.answer):
                 claims.append(Claim(answer=part.answer.strip(), about=part.descriptor.strip(),
                                     passage_id=hit.passage.id,

@@ -11,6 +11,7 @@ its citations, in the multi-answer shape, and the disputed ones ``ledger.show_di
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -31,7 +32,7 @@ from tanglerag.llm.structured import Decision
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput, make_method
 from tanglerag.methods.ledger.claims import answered_claims, read_claims
 from tanglerag.methods.ledger.config import LedgerConfig
-from tanglerag.methods.ledger.independence import independence
+from tanglerag.methods.ledger.independence import Independence, independence
 from tanglerag.methods.ledger.moment import stated_date, timeless
 from tanglerag.methods.ledger.policies import Evidence, resolve
 from tanglerag.methods.ledger.presentation import answer_text, withheld
@@ -51,10 +52,10 @@ def _read_prior(text: str) -> PriorReply:
     return PriorReply.model_construct(answer=first_answer_line(text).rstrip(".") or UNKNOWN)
 
 
-def settle(groups: list[list[Side]], policies: list[str], evidence: Evidence) -> list[ConflictReport]:
+async def settle(groups: list[list[Side]], policies: list[str], evidence: Evidence) -> list[ConflictReport]:
     """A report for every group of sides about one thing that disagree, and one listing the things answered alone
-    when the passages answer for several things."""
-    reports = [resolve(group, _about(group), policies, evidence) for group in groups if len(group) > 1]
+    when the passages answer for several things. Groups are settled in turn: the first to reach ``prior`` asks."""
+    reports = [await resolve(group, _about(group), policies, evidence) for group in groups if len(group) > 1]
     alone = [group[0] for group in groups if len(group) == 1]
     if len(groups) > 1 and alone:
         reports.append(ConflictReport(kind="complementary", sides=alone,
@@ -76,6 +77,14 @@ def passage_relevance(passages: list[RetrievedPassage], question: str) -> dict[s
 def _source(hit: RetrievedPassage) -> str:
     source = hit.passage.metadata.get("source")
     return source if isinstance(source, str) else ""
+
+
+def read_passages(passages: list[RetrievedPassage], asked: str, metas: dict[str, DocumentMeta],
+                  similarity: float) -> tuple[dict[str, float], Independence]:
+    """What the passages tell without the model: each one's relevance to the question, and which are one document or
+    one source. ``arun`` runs it in a worker thread: the texts are compared pairwise, and the first relevance loads
+    scikit-learn's stop words (about a second), neither of which should hold up the event loop."""
+    return passage_relevance(passages, asked), independence(passages, metas, similarity)
 
 
 def mark_relevance(claims: list[Claim], scores: dict[str, float], threshold: float) -> None:
@@ -139,16 +148,15 @@ class LedgerMethod(Method):
     calls: ClassVar[str] = "one per passage, batched (+1 when the prior policy is reached)"
     default_metrics: ClassVar[tuple[str, ...]] = CONFLICT_METRICS
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         if not passages:
             return MethodOutput.abstain()
         config = self.settings.section(LedgerConfig)
         metas = provenance(passages, config.authority_tiers)
         asked = timeless(question.text)
-        claims, unread = self._claims(question.model_copy(update={"text": asked}), passages, config)
-        scores = passage_relevance(passages, asked)
+        claims, unread = await self._claims(question.model_copy(update={"text": asked}), passages, config)
+        scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)
         mark_relevance(claims, scores, config.relevance)
-        found = independence(passages, metas, config.duplicate_similarity)
         sides = build_sides(claims, found, {hit.passage.id: hit.passage.text for hit in passages
                                             if scores[hit.passage.id] >= config.relevance})
         evidence = Evidence(question=question.text, metas=metas, ask_prior=lambda: self._prior(question.text),
@@ -157,7 +165,7 @@ class LedgerMethod(Method):
                             {hit.passage.id: f"{hit.passage.title} {hit.passage.text}" for hit in passages},
                             config.description_overlap)
         in_time = frozenset(id(s) for s in sides if evidence.moment and evidence.newest_date(s) is not None)
-        reports = settle(things(sides, sameness, in_time), list(config.policies), evidence)
+        reports = await settle(things(sides, sameness, in_time), list(config.policies), evidence)
         dates = {pid: meta.date for pid, meta in metas.items() if meta.date is not None}
         held = withheld(reports, found, config.show_disputed, evidence)
         record_step(ConflictStep(claims=claims, reports=reports, policies=list(config.policies),
@@ -166,19 +174,19 @@ class LedgerMethod(Method):
         text, citations, parts = answer_text(sides, held, passages, evidence)
         return MethodOutput(text, citations, unknown=not parts, parts=parts)
 
-    def _claims(self, asked: Question, passages: list[RetrievedPassage],
-                config: LedgerConfig) -> tuple[list[Claim], list[str]]:
+    async def _claims(self, asked: Question, passages: list[RetrievedPassage],
+                      config: LedgerConfig) -> tuple[list[Claim], list[str]]:
         """Each passage's claim, by the ledger's own call or from another method's answers."""
         if config.claims_from == "quotes":
-            return read_claims(self.llm, asked.text, passages, self.settings.methods.passage_words,
-                               config.claim_tokens)
-        return answered_claims(make_method(config.claims_from, self.resources), asked, passages), []
+            return await read_claims(self.llm, asked.text, passages, self.settings.methods.passage_words,
+                                     config.claim_tokens)
+        return await answered_claims(make_method(config.claims_from, self.resources), asked, passages), []
 
-    def _prior(self, question: str) -> str:
+    async def _prior(self, question: str) -> str:
         """The model's own answer, no passages (the ``prior`` policy's one call)."""
         budget = self.settings.section(LedgerConfig).prior_tokens
         with stage("prior"):
-            reply = self.llm.decide(Decision(
+            reply = await self.llm.adecide(Decision(
                 reply=PriorReply, json_messages=prior_messages(question, as_json=True), json_tokens=budget + 16,
                 text_messages=prior_messages(question), text_tokens=budget, parse_text=_read_prior))
         return reply.answer.strip() if reply is not None and reply.answer.strip() else UNKNOWN

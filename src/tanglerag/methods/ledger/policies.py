@@ -19,7 +19,7 @@ side a policy sets aside carries a note saying why, in a person's words.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from tanglerag.conflicts import ConflictKind, ConflictReport, DocumentMeta, PolicyTrial, Side
@@ -38,19 +38,26 @@ class Evidence:
 
     question: str
     metas: dict[str, DocumentMeta]
-    ask_prior: Callable[[], str]
+    ask_prior: Callable[[], Awaitable[str]]
     found: Independence | None = None
     weights: ProvenanceWeights = field(default_factory=ProvenanceWeights)
-    _prior: list[str] = field(default_factory=list)
+    _prior: str | None = None
     moment: AsOf | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.moment = as_of(self.question)
 
+    async def recall_prior(self) -> None:
+        """Ask the model's own answer unless it was asked already: ``resolve`` awaits this before the ``prior``
+        policy, so the one call a question is made where a conflict first reaches it and the policies stay plain
+        functions of what is known."""
+        if self._prior is None:
+            self._prior = await self.ask_prior()
+
     def prior(self) -> str:
-        if not self._prior:
-            self._prior.append(self.ask_prior())
-        return self._prior[0]
+        if self._prior is None:
+            raise RuntimeError("the prior policy ran before the model's own answer was asked (recall_prior)")
+        return self._prior
 
     def newest_meta(self, side: Side) -> DocumentMeta | None:
         """The provenance of a side's newest dated passage; None when none is dated."""
@@ -228,7 +235,7 @@ KIND_WHEN_DECIDED_BY: dict[str, ConflictKind] = {
     "provenance": "misinformation", "prior": "misinformation"}
 
 
-def resolve(sides: list[Side], about: str, policies: list[str], evidence: Evidence) -> ConflictReport:
+async def resolve(sides: list[Side], about: str, policies: list[str], evidence: Evidence) -> ConflictReport:
     """Settle one conflict: sides a policy leaves out are rejected; the one left is kept; the rest, once the
     policies are spent or ``show-all`` is reached, are disputed. The kind is the deciding policy's; undecided, a
     dispute (``conflicting_opinions``), whatever was set aside on the way. The rule names every policy that set a
@@ -239,6 +246,8 @@ def resolve(sides: list[Side], about: str, policies: list[str], evidence: Eviden
         if name == "show-all":
             trials.append(PolicyTrial(policy=name, outcome=f"{len(standing)} answers reported as disputed"))
             break
+        if name == "prior":
+            await evidence.recall_prior()
         kept, outcome = POLICIES[name](standing, evidence)
         for side in _left_out(standing, kept):
             side.verdict = "rejected"
