@@ -1,6 +1,8 @@
 """``auto`` on the canned LLM: the cheap signals decide the plain cases without a call, one probe call reads the
 rest, each tangle goes where ``auto.routes`` says, and the chosen method's own trace follows the route."""
 
+import asyncio
+
 import pytest
 
 from tanglerag.config import IndexConfig
@@ -115,3 +117,20 @@ def test_ranking_signals_compare_dense_and_bm25_when_the_index_has_both():
     assert ranking_signals(Q.text, index, 3) == {"dense_bm25_agreement": round(len(dense & sparse) / 3, 3)}
     assert ranking_signals(Q.text, PassageIndex.build(DOCS, HashEmbedder(), IndexConfig()), 3) == {}
     assert ranking_signals(Q.text, None, 3) == {}
+
+
+def test_awaited_answer_is_the_sync_facades_the_probe_then_the_routed_method(llm_factory):
+    """``aanswer`` on a loop of the test's own gives what ``answer`` gives through the portal: the probe's call, then
+    the calls of the method it routed to, recorded in one order both ways."""
+    lines = "[1] 1963 | basketball player\n[2] 1956 | scientist\n[3] 1963 | basketball player"
+    settings = Settings.load(overrides=["auto.routes.ambiguous=separate", "auto.entity_signals=false"])
+
+    def method():
+        return make_method("auto", resources(llm_factory(probe_reply(lines), persistent=False), settings))
+
+    hits = as_retrieved(DOCS)
+    awaited, facade = asyncio.run(method().aanswer(Q, hits)), method().answer(Q, hits)
+    assert (awaited.text, awaited.citations, awaited.parts) == (facade.text, facade.citations, facade.parts)
+    assert [c.messages for c in awaited.trace.calls] == [c.messages for c in facade.trace.calls]
+    assert awaited.trace.find(AutoStep).route == "separate" and awaited.trace.calls[0].stage == "probe"
+    assert len(awaited.trace.calls) == 1 + len(DOCS)  # separate asks each passage alone

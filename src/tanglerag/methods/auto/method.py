@@ -39,19 +39,20 @@ class AutoMethod(Method):
                 ([f"has no method for {', '.join(missing)}"] if missing else [])
                 + ([f"names {', '.join(unknown)}, not a method auto can route to"] if unknown else [])))
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         cfg = self.settings.section(AutoConfig)
         with stage("probe"):
-            finding = probe(self.llm, question.text, passages, overlap=cfg.duplicate_overlap,
-                            words=self.settings.methods.passage_words, tokens=cfg.probe_tokens,
-                            entities=cfg.entity_signals, index=self.resources.index)
+            finding = await probe(self.llm, question.text, passages, overlap=cfg.duplicate_overlap,
+                                  words=self.settings.methods.passage_words, tokens=cfg.probe_tokens,
+                                  entities=cfg.entity_signals, index=self.resources.index)
             route = cfg.routes[finding.tangle]  # type: ignore[index]
             if route == PROBE_ROUTE and finding.passages is None and passages:  # decided without the call: make it
-                finding.passages = probe_passages(self.llm, question.text, passages,
-                                                  words=self.settings.methods.passage_words, tokens=cfg.probe_tokens)
+                finding.passages = await probe_passages(self.llm, question.text, passages,
+                                                        words=self.settings.methods.passage_words,
+                                                        tokens=cfg.probe_tokens)
         record_step(AutoStep(signals=finding.signals, tangle=finding.tangle, route=route, why=finding.why,
                              passages=ProbedPassage.listed(finding.passages or {})))
         if route == PROBE_ROUTE:
             return answer_from_probe(finding.passages or {}, passages)
-        return make_method(route, self.resources).run_named(question, passages)
+        return await make_method(route, self.resources).arun_named(question, passages)
 

@@ -12,6 +12,7 @@ low-coverage.
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -156,21 +157,29 @@ def classify(per_passage: dict[int, PassageAnswer], signals: dict[str, float | i
     return TangleFinding("conflicting", f"{len(answers)} answers for the same entity", signals, per_passage)
 
 
-def probe(llm: LLM, question: str, passages: list[RetrievedPassage], *, overlap: float, words: int | None,
-          tokens: int, entities: bool = True, index: PassageIndex | None = None) -> TangleFinding:
+def signals_of(question: str, passages: list[RetrievedPassage], overlap: float, entities: bool,
+               index: PassageIndex | None) -> dict[str, float | int | str]:
+    """Every signal that needs no model. ``probe`` runs it in a worker thread: the index is searched twice and spaCy
+    reads every passage, neither of which should hold up the event loop."""
     signals = cheap_signals(passages, overlap) | ranking_signals(question, index, len(passages))
     if entities and passages:
         signals |= entity_signals(question, passages)
+    return signals
+
+
+async def probe(llm: LLM, question: str, passages: list[RetrievedPassage], *, overlap: float, words: int | None,
+                tokens: int, entities: bool = True, index: PassageIndex | None = None) -> TangleFinding:
+    signals = await asyncio.to_thread(signals_of, question, passages, overlap, entities, index)
     cheap = decide_cheaply(signals)
     if cheap is not None:
         return cheap
-    found = probe_passages(llm, question, passages, words=words, tokens=tokens)
+    found = await probe_passages(llm, question, passages, words=words, tokens=tokens)
     return classify(found, {**signals, "unread_passages": len(passages) - len(found)})
 
 
-def probe_passages(llm: LLM, question: str, passages: list[RetrievedPassage], *, words: int | None,
-                   tokens: int) -> dict[int, PassageAnswer]:
+async def probe_passages(llm: LLM, question: str, passages: list[RetrievedPassage], *, words: int | None,
+                         tokens: int) -> dict[int, PassageAnswer]:
     """The probe's one call: each passage's answer and descriptor, by passage number (a text reply may leave some
     out)."""
     numbers = list(range(1, len(passages) + 1))
-    return numbered_values(llm.decide(probe_decision(question, passages, words, tokens)), "passage", numbers)
+    return numbered_values(await llm.adecide(probe_decision(question, passages, words, tokens)), "passage", numbers)
