@@ -116,7 +116,7 @@ def test_a_batched_judgment_has_room_for_a_verdict_on_every_passage(setup):
                          for i, name in enumerate(people)])
     settings = Settings.load(None, ["cdit.batched=true"])
     method = make_method("cdit", Resources.for_llm(llm, settings, embedder=HashEmbedder()))
-    verdicts = method.judge("Who switched on the radio in the kitchen?", hits)
+    verdicts = asyncio.run(method.judge("Who switched on the radio in the kitchen?", hits))
     assert None not in verdicts, verdicts  # a cut-off reply would leave the last passages unread
 
 

@@ -1,3 +1,5 @@
+import asyncio
+
 import pytest
 
 from tanglerag.config import IndexConfig
@@ -48,6 +50,16 @@ def test_inconsistent_passages_are_dropped_and_unreadable_ones_kept(llm_factory)
     judge_prompt = backend.requests[0][0]
     assert "opposite" in judge_prompt[0].content and "True or False" in judge_prompt[-1].content
     assert not step.recorded  # no index folder: nothing to trim
+
+
+@pytest.mark.parametrize("batched", ["false", "true"])
+def test_the_async_path_answers_as_the_sync_facade(llm_factory, batched):
+    (awaiting, _), (calling, _) = (cdit(llm_factory, [f"cdit.batched={batched}"]) for _ in range(2))
+    awaited = asyncio.run(awaiting.aanswer(Q, as_retrieved(DOCS)))  # two methods: the determiner remembers
+    facade = calling.answer(Q, as_retrieved(DOCS))
+    assert (awaited.text, awaited.citations, awaited.passages) == (facade.text, facade.citations, facade.passages)
+    assert awaited.trace.find(CditStep) == facade.trace.find(CditStep)
+    assert [c.messages for c in awaited.trace.calls] == [c.messages for c in facade.trace.calls]
 
 
 def json_judge_reply(messages):

@@ -1,8 +1,9 @@
 """CDIT's offline curation pass (``cdit trim``): judge each question's retrieval and record witnesses.
 
 One loop that the CLI and ``benchmarks/cdit_trim_recall.py`` both run, so the benchmark measures what
-the command does. The method records witnesses in the index's trim log (``cdit.record``); the index then
-separates (and, for HNSW, cuts links between) passages that enough questions found inconsistent.
+the command does: a plain function for those scripts, each question's judging awaited on the portal loop. The
+method records witnesses in the index's trim log (``cdit.record``); the index then separates (and, for HNSW, cuts
+links between) passages that enough questions found inconsistent.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
+from tanglerag.aio import run_sync
 from tanglerag.methods.cdit.method import CditMethod
 from tanglerag.methods.cdit.steps import CditStep
 from tanglerag.stages.retrieve import Retriever
@@ -36,7 +38,7 @@ def curate(method: CditMethod, retriever: Retriever, questions: Iterable[str]) -
     for text in questions:
         with track() as tracker:
             question = Question(text=text)
-            method.filter(question, retriever.retrieve(question).passages)
+            run_sync(method.filter(question, retriever.retrieve(question).passages))
         step = tracker.trace().find(CditStep)
         assert step is not None, "CditMethod.filter records its step on every call"
         totals.questions += 1

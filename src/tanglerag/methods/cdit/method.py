@@ -15,17 +15,21 @@ passages, so CDIT wraps any answering method.
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import ClassVar
 
+import numpy as np
 from pydantic import BaseModel
 
 from tanglerag.errors import ConfigError
+from tanglerag.index.passage_index import PassageIndex
 from tanglerag.index.trim import TrimLog
 from tanglerag.llm.structured import Decision, numbered_reply, numbered_values, partly_numbered
 from tanglerag.methods.base import Method, MethodOutput, Resources, make_method
 from tanglerag.methods.cdit.cmd_parse import SpacyJudge
 from tanglerag.methods.cdit.config import CditConfig
-from tanglerag.methods.cdit.determiner import QueryMemory
+from tanglerag.methods.cdit.determiner import CloseJudgedQuery, QueryMemory
 from tanglerag.methods.cdit.prompts import (
     BATCH_LINE_TOKENS,
     VerdictReply,
@@ -64,19 +68,22 @@ class CditMethod(Method):
         index = self.resources.index
         return self.config.determiner or (self.config.record and index is not None and index.folder is not None)
 
-    def judge(self, question: str, passages: list[RetrievedPassage]) -> list[bool | None]:
+    async def judge(self, question: str, passages: list[RetrievedPassage]) -> list[bool | None]:
+        """A verdict per passage: the spaCy judge parses in a worker thread, the LLM judge asks one batch (a call
+        per passage) or one call for all."""
         words = self.settings.methods.passage_words
         if self.config.judge == "spacy":
             with stage("judge"):
-                return self.parser_judge.judge(self.config.cmd, question,
+                return await asyncio.to_thread(self.parser_judge.judge, self.config.cmd, question,
                                                [clip_words(h.passage.text, words) for h in passages])
         with stage("judge"):
             if self.config.batched:
                 numbers = list(range(1, len(passages) + 1))
-                found = numbered_values(self.llm.decide(self._batch(question, passages, words)), "passage", numbers)
+                found = numbered_values(await self.llm.adecide(self._batch(question, passages, words)), "passage",
+                                        numbers)
                 return [found.get(n) for n in numbers]
-            replies = self.llm.decide_many([self._single(question, clip_words(h.passage.text, words))
-                                            for h in passages])
+            replies = await self.llm.adecide_many([self._single(question, clip_words(h.passage.text, words))
+                                                   for h in passages])
             return [reply.match if reply is not None else None for reply in replies]
 
     def _single(self, question: str, passage: str) -> Decision[VerdictReply]:
@@ -109,35 +116,41 @@ class CditMethod(Method):
             self._memory = QueryMemory(folder, self.resources.embedder, self.config.reuse_threshold)
         return self._memory
 
-    def verdicts(self, question: str, passages: list[RetrievedPassage], step: CditStep) -> list[bool | None]:
-        """Judge the passages, taking what a close query judged before from the determiner."""
+    async def verdicts(self, question: str, passages: list[RetrievedPassage], step: CditStep) -> list[bool | None]:
+        """Judge the passages, taking what a close query judged before from the determiner (which embeds and reads
+        and writes its files in worker threads)."""
         if not self.config.determiner:
-            return self.judge(question, passages)
+            return await self.judge(question, passages)
         with stage("determine"):
-            vector = self.resources.embedder.embed([question])[0]
-            recalled = self.memory().recall(question, vector)
+            vector, recalled = await asyncio.to_thread(self._recall, question)
         known = recalled.verdicts if recalled else {}
         fresh = [h for h in passages if h.passage.id not in known]
-        judged = dict(zip((h.passage.id for h in fresh), self.judge(question, fresh) if fresh else [], strict=True))
+        judged = dict(zip((h.passage.id for h in fresh), await self.judge(question, fresh) if fresh else [],
+                          strict=True))
         if recalled:
             step.reused_from, step.reused = recalled.query, len(passages) - len(fresh)
         if fresh:
-            self.memory().remember(question, {**known, **judged}, vector)
+            await asyncio.to_thread(self.memory().remember, question, {**known, **judged}, vector)
         return [judged[h.passage.id] if h.passage.id in judged else known[h.passage.id] for h in passages]
 
-    def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        kept = self.filter(question, passages)
-        result = self.inner.run_named(question, kept)
+    def _recall(self, question: str) -> tuple[np.ndarray, CloseJudgedQuery | None]:
+        """The question's embedding and the close query the determiner remembers, if any."""
+        vector = self.resources.embedder.embed([question])[0]
+        return vector, self.memory().recall(question, vector)
+
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        kept = await self.filter(question, passages)
+        result = await self.inner.arun_named(question, kept)
         if result.passages is None:
             result.passages = kept
         return result
 
-    def filter(self, question: Question, passages: list[RetrievedPassage]) -> list[RetrievedPassage]:
+    async def filter(self, question: Question, passages: list[RetrievedPassage]) -> list[RetrievedPassage]:
         """Judge, record witnesses (and separate pairs), and return the passages kept; the whole of CDIT but
         the answer, which is what ``cdit trim`` runs over a question set."""
         step = CditStep(cmd=self.config.cmd, judge=f"{self.config.judge}:{self.config.cmd}", judgments=[],
                         discarded=[], answer_method=self.inner.name)
-        verdicts = self.verdicts(question.text, passages, step) if passages else []
+        verdicts = await self.verdicts(question.text, passages, step) if passages else []
         kept = [h for h, v in zip(passages, verdicts, strict=True) if v is not False]
         consistent = [h.passage.id for h, v in zip(passages, verdicts, strict=True) if v is True]
         step.discarded = [h.passage.id for h, v in zip(passages, verdicts, strict=True) if v is False]
@@ -148,12 +161,18 @@ class CditMethod(Method):
         if (self.config.record and step.reused_from is None and index is not None and index.folder is not None
                 and consistent and step.discarded):
             with stage("trim"):
-                log = TrimLog(index.folder)
-                step.separated_now = log.add_witnesses(question.text, consistent, step.discarded, judge=step.judge,
-                                                       k=self.config.witnesses)
-                step.witnesses_added = len(consistent) * len(step.discarded)
-                step.recorded = True
-                if step.separated_now:
-                    index.apply_trim(log.state())
+                await asyncio.to_thread(self._record_witnesses, question.text, consistent, step, index, index.folder)
         record_step(step)
         return kept
+
+    def _record_witnesses(self, question: str, consistent: list[str], step: CditStep, index: PassageIndex,
+                          folder: Path) -> None:
+        """Add the question's witnesses to the trim log in the index's ``folder`` and trim the index at once for the
+        pairs they separate (file work under a lock, and HNSW links cut: run in a worker thread)."""
+        log = TrimLog(folder)
+        step.separated_now = log.add_witnesses(question, consistent, step.discarded, judge=step.judge,
+                                               k=self.config.witnesses)
+        step.witnesses_added = len(consistent) * len(step.discarded)
+        step.recorded = True
+        if step.separated_now:
+            index.apply_trim(log.state())
