@@ -16,6 +16,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from tanglerag.aio import run_sync
 from tanglerag.datasets.base import QAExample
 from tanglerag.datasets.registry import load_dataset
 from tanglerag.llm.factory import build_llm
@@ -40,7 +41,7 @@ def judged(examples: list[QAExample], settings: Settings, llm) -> tuple[list[boo
     for ex in examples:
         hits = [RetrievedPassage(passage=p, score=1.0, rank=i + 1) for i, p in enumerate(ex.passages)]
         with track() as tracker:
-            verdicts += method.judge(ex.question, hits)
+            verdicts += run_sync(method.judge(ex.question, hits))
         cost["prompt"] += sum(c.prompt_tokens for c in tracker.calls)
         cost["completion"] += sum(c.completion_tokens for c in tracker.calls)
         cost["constrained"] += sum(c.constrained for c in tracker.calls)

@@ -53,6 +53,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from tanglerag.aio import run_sync
 from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 from tanglerag.stages.followup import Turn, depends_on_history, standalone
@@ -160,7 +161,7 @@ def measure(runtime: Runtime, row: dict[str, Any], method: str | None) -> dict[s
         tracker = Tracker()
         with track(tracker):
             if condition == "with":
-                asked = standalone(runtime.llm, history, row["question"], runtime.settings.conversation)
+                asked = run_sync(standalone(runtime.llm, history, row["question"], runtime.settings.conversation))
             else:
                 asked = row["question"] if condition == "without" else row["standalone"]
             result: dict[str, Any] = {"question": asked, "question_f1": token_f1(asked, row["standalone"])}

@@ -15,7 +15,8 @@ print(answer.text, answer.citations)
 The module-level functions (``tanglerag.ask``, ``tanglerag.build_index``, ...) do the same once each, loading
 the models every call: handy for one question, slow for many. Each step is the one the CLI runs: ``build``,
 ``add``, ``replace`` and ``remove`` are ``tanglerag index`` (streamed, crash-safe, locked against concurrent
-writers), ``ask`` is ``tanglerag ask``, ``ask_many`` answers on the evaluation engine's threads, and
+writers), ``ask`` is ``tanglerag ask`` (both through ``Runtime.aanswer``, the one front door the CLI and the
+service use too), ``ask_many`` answers on the evaluation engine's event loop, and
 ``evaluate`` is ``tanglerag eval``. Errors a user can fix are ``tanglerag.errors.TangleragError``s, as the
 CLI's one-line errors are; an argument of the wrong type is one too (``InputError`` naming the argument), checked
 on the way in rather than met as an ``AttributeError`` deep below.
@@ -23,22 +24,18 @@ on the way in rather than met as an ``AttributeError`` deep below.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import UnionType
 
-from tanglerag.datasets.base import QAExample
 from tanglerag.datasets.registry import dataset_task, load_dataset
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import InputError
-from tanglerag.eval.engines.local import answer_locally
+from tanglerag.eval.engines.local import answer_in_batches
 from tanglerag.eval.records import EvalReport, QuestionResult
 from tanglerag.eval.report import write_outputs
 from tanglerag.eval.runner import EvalRunner
-from tanglerag.eval.worker import QuestionWorker, tracked_question
 from tanglerag.index import passage_index
 from tanglerag.index.corpus import Corpus, corpus_reader
 from tanglerag.index.documents import DocumentChanges
@@ -48,9 +45,9 @@ from tanglerag.index.streaming import build_streaming
 from tanglerag.llm.client import LLM
 from tanglerag.methods.base import method_class
 from tanglerag.metrics.registry import check_names
-from tanglerag.runtime import Runtime
+from tanglerag.runtime import AskRequest, Runtime
 from tanglerag.settings import Settings
-from tanglerag.tracking import Tracker
+from tanglerag.stages.followup import Turn, read_turns
 from tanglerag.types import Answer, Question
 from tanglerag.where import authority_tiers, parse_where
 
@@ -125,53 +122,52 @@ class Tanglerag:
         self.runtime.replace_index(index)
         return changes
 
-    def ask(self, question: str | Question, *, method: str = DEFAULT_METHOD, where: str | None = None) -> Answer:
+    def ask(self, question: str | Question, *, method: str = DEFAULT_METHOD, where: str | None = None,
+            history: Sequence[Turn | Mapping[str, str]] = ()) -> Answer:
         """Retrieve from the index and answer with ``method`` (``tanglerag ask``): the answer, its citations, the
         passages shown, usage by stage and the typed trace. A ``Question`` with a ``user_id`` is answered with
         that user's personal context (``--user``). ``where`` retrieves only passages whose document metadata passes
         it (``--where``, e.g. ``"date >= 2024-01-01 and source in (example.org, b.org)"``) instead of
-        ``retrieval.where``."""
-        _check_asking(method, where)
-        return self._answer(_as_question(question), method, where=where)
+        ``retrieval.where``. ``history``: the conversation before it (``{"role": "user" | "assistant", "content":
+        ...}``, oldest first, as ``--history`` reads them); a follow-up that depends on it is made standalone
+        first."""
+        return self.runtime.answer(self._request(question, method, where, history))
 
-    async def aask(self, question: str | Question, *, method: str = DEFAULT_METHOD,
-                   where: str | None = None) -> Answer:
-        """``ask`` for an event loop: the question is answered in a worker thread, leaving the loop free.
-
-        Cancelling the awaiting task cancels the question: an LLM call in progress finishes in its thread, but no
-        further one starts (the service stops a question the same way when its client leaves).
-        """
-        _check_asking(method, where)
-        tracker = Tracker()
-        work = functools.partial(self._answer, _as_question(question), method, tracker, where)
-        try:
-            return await asyncio.get_running_loop().run_in_executor(None, work)
-        except asyncio.CancelledError:
-            tracker.cancel()
-            raise
+    async def aask(self, question: str | Question, *, method: str = DEFAULT_METHOD, where: str | None = None,
+                   history: Sequence[Turn | Mapping[str, str]] = ()) -> Answer:
+        """``ask`` for an event loop, awaited on it. Cancelling the awaiting task cancels the question where it
+        waits (the service stops a question the same way when its client leaves)."""
+        return await self.runtime.aanswer(self._request(question, method, where, history))
 
     def ask_many(self, questions: Iterable[str | Question], *, method: str = DEFAULT_METHOD,
                  concurrency: int | None = None, progress: Progress | None = None,
                  where: str | None = None) -> list[Answer]:
-        """Answer every question, in order, on the evaluation engine: ``concurrency`` in flight at once (default
-        ``eval.concurrency``, else what the LLM backend serves at once; always 1 for a method that remembers
-        earlier questions). Each answer equals what ``ask`` gives (``where`` as there); the first error stops the
-        batch and is raised.
+        """Answer every question, in order, on the evaluation engine's event loop: ``concurrency`` in flight at once
+        (default ``eval.concurrency``, else what the LLM backend serves at once; always 1 for a method that
+        remembers earlier questions). Each answer equals what ``ask`` gives (``where`` as there); the first error
+        stops the batch and is raised.
         """
         _check_asking(method, where)
         _whole("concurrency", concurrency)
         if isinstance(questions, str):
             raise InputError("questions must be a list of questions, not one str: ask answers one")
         _expect("questions", questions, Iterable, "a list of questions")
-        asked = [_as_question(q) for q in questions]
-        if not asked:
+        requests = [self._request(q, method, where, ()) for q in questions]
+        if not requests:
             return []
-        worker = _AskingWorker(functools.partial(self._answer, method=method, where=where), asked)
-        examples = [QAExample(id=str(position), question=q.text, answers=[]) for position, q in enumerate(asked)]
-        for done, _ in enumerate(answer_locally(worker, examples, self._concurrency(method, concurrency)), 1):
-            if progress is not None:
-                progress(done, len(asked))
-        return [worker.answers[position] for position in range(len(asked))]
+        answers: dict[int, Answer] = {}
+
+        async def answer(position: int) -> int:
+            answers[position] = await self.runtime.aanswer(requests[position])
+            return position
+
+        positions, done = list(range(len(requests))), 0
+        for batch in answer_in_batches(answer, positions, self._concurrency(method, concurrency)):
+            for _ in batch:
+                done += 1
+                if progress is not None:
+                    progress(done, len(requests))
+        return [answers[position] for position in positions]
 
     def evaluate(self, dataset: PathArg, *, methods: Sequence[str] = (DEFAULT_METHOD,), metrics: Sequence[str] = (),
                  limit: int | None = None, sample: int | None = None, dataset_format: str | None = None,
@@ -203,18 +199,16 @@ class Tanglerag:
             raise InputError("this Tanglerag has no index folder: give one, Tanglerag(index_dir)")
         return self.index_dir
 
-    def _answer(self, question: Question, method: str, tracker: Tracker | None = None,
-                where: str | None = None) -> Answer:
-        runtime = self._filtered(where)
-        return runtime.pipeline(method, personal=question.user_id is not None).ask(question, tracker=tracker)
-
-    def _filtered(self, where: str | None) -> Runtime:
-        """The runtime, or one sharing its models whose ``retrieval.where`` is ``where`` (InputError: unreadable)."""
-        if where is None:
-            return self.runtime
-        parse_where(where, tiers=None)
-        retrieval = self.settings.retrieval.model_copy(update={"where": where})
-        return self.runtime.with_settings(self.settings.model_copy(update={"retrieval": retrieval}))
+    def _request(self, question: str | Question, method: str, where: str | None,
+                 history: Sequence[Turn | Mapping[str, str]]) -> AskRequest:
+        """What ``ask``, ``aask`` and ``ask_many`` hand the runtime's front door, each argument checked."""
+        _check_asking(method, where)
+        _expect("history", history, Sequence, "a list of turns {'role': ..., 'content': ...}")
+        try:
+            turns = read_turns([t.model_dump() if isinstance(t, Turn) else t for t in history])
+        except ValueError as exc:
+            raise InputError(f"history: {exc}") from None
+        return AskRequest(question=_as_question(question), method=method, history=turns, where=where)
 
     def _concurrency(self, method: str, wanted: int | None) -> int:
         """The evaluation runner's own rule, with ``wanted`` in place of ``eval.concurrency`` when given."""
@@ -225,27 +219,6 @@ class Tanglerag:
         settings = self.settings.model_copy(update={"eval": self.settings.eval.model_copy(
             update={"concurrency": wanted})})
         return EvalRunner(self.runtime.with_settings(settings)).concurrency([method])
-
-
-class _AskingWorker(QuestionWorker):
-    """What the evaluation engine hands questions to, answering each as ``ask`` does.
-
-    ``answer_locally`` takes a ``QuestionWorker``; this one answers through the pipeline (the index search
-    ``ask`` makes) instead of scoring methods on a dataset's passages, so it loads none of what the base class
-    loads. A ``QuestionResult`` carries scored predictions, not answers, so each ``Answer`` is kept here by the
-    question's position, which is its example's id.
-    """
-
-    def __init__(self, answer: Callable[..., Answer], questions: list[Question]) -> None:
-        self._answer_question = answer
-        self._questions = questions
-        self.answers: dict[int, Answer] = {}
-
-    def answer(self, example: QAExample) -> QuestionResult:
-        position = int(example.id)
-        with tracked_question() as tracker:  # joined to the engine's group: stopping the batch cancels its calls
-            self.answers[position] = self._answer_question(self._questions[position], tracker=tracker)
-        return QuestionResult(id=example.id)
 
 
 class _RunProgress:

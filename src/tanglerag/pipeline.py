@@ -6,10 +6,12 @@ LLM call of the method land in one usage record and one trace.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any, Generic, Self, TypeVar
 
 from pydantic import BaseModel, Field, WithJsonSchema
 
+from tanglerag.aio import run_sync
 from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.methods.base import Method
 from tanglerag.provenance import places
@@ -27,15 +29,21 @@ class RAGPipeline:
         self.method = method
         self.top_k = top_k
 
-    def ask(self, question: Question | str, tracker: Tracker | None = None) -> Answer:
-        """``tracker`` (optional) is the one to charge, e.g. one that streams progress events."""
+    async def aask(self, question: Question | str, tracker: Tracker | None = None) -> Answer:
+        """``tracker`` (optional) is the one to charge, e.g. one that streams progress events. The search runs in a
+        worker thread (embedding the question and ranking are CPU work): the loop goes on serving other
+        questions meanwhile."""
         question = question if isinstance(question, Question) else Question(text=question)
         with track(tracker):
             with stage("retrieve"):
-                retrieval = self.retriever.retrieve(question, self.top_k)
+                retrieval = await asyncio.to_thread(self.retriever.retrieve, question, self.top_k)
             if retrieval.user_contexts:
                 question = question.model_copy(update={"user_contexts": retrieval.user_contexts})
-            return self.method.answer(question, retrieval.passages)
+            return await self.method.aanswer(question, retrieval.passages)
+
+    def ask(self, question: Question | str, tracker: Tracker | None = None) -> Answer:
+        """``aask`` for synchronous callers."""
+        return run_sync(self.aask(question, tracker))
 
 
 Number = Annotated[int | float, WithJsonSchema({"type": "number"})]

@@ -1,19 +1,25 @@
-"""One place that assembles components from ``Settings``: LLM, embedder, index, retriever, method, reader.
+"""One place that assembles components from ``Settings`` (LLM, embedder, index, retriever, method, reader), and
+the one front door every front end asks through: ``Runtime.aanswer(AskRequest)``.
 
 The CLI builds one ``Runtime`` per command and the service one per process. Construction is cheap
 (nothing is loaded); each component is built on first use and then shared, and ``warm_up()`` loads
-the models up front when latency matters more than start-up time.
+the models up front when latency matters more than start-up time. The CLI, the Python API and the service build an
+``AskRequest`` (the question with its user, the conversation before it, a metadata filter, the method, per-request
+settings, a progress sink) and await ``aanswer`` (``answer`` for synchronous callers), so a question takes one path
+whichever door it came in by.
 
 >>> runtime = Runtime(Settings.load(overrides=["retrieval.top_k=5"]), index_dir=Path("my-index"))  # doctest: +SKIP
->>> runtime.pipeline("corg").ask("Who directed Lahu Ke Do Rang?").text  # doctest: +SKIP
+>>> runtime.answer(AskRequest(question=Question(text="Who directed Lahu Ke Do Rang?"), method="corg")).text  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from tanglerag.aio import run_sync
 from tanglerag.embedding_cache import FILE_NAME as EMBEDDING_CACHE
 from tanglerag.embedding_cache import CachedEmbedder
 from tanglerag.embeddings import Embedder, TextEmbedder
@@ -31,8 +37,8 @@ from tanglerag.settings import Settings
 from tanglerag.stages.followup import Turn, standalone
 from tanglerag.stages.retrieve import IndexRetriever, Retriever
 from tanglerag.tracking import Tracker, track
-from tanglerag.types import Answer, Question
-from tanglerag.where import authority_tiers
+from tanglerag.types import Answer, Question, RetrievedPassage
+from tanglerag.where import authority_tiers, parse_where
 
 
 def refuse_where_with_user(settings: Settings) -> None:
@@ -43,15 +49,40 @@ def refuse_where_with_user(settings: Settings) -> None:
                          "ranks the whole index): ask without one of them")
 
 
+class AskRequest(BaseModel):
+    """One question as a front end asks it: what ``Runtime.aanswer`` takes from the CLI, the Python API, the service
+    and ``ask_many`` alike."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+
+    question: Question = Field(description="the question; with a user_id, answered with that user's context (PCAS)")
+    method: str = "concat"
+    history: list[Turn] = Field(default_factory=list, description=(
+        "the conversation before it: a follow-up that depends on it is first made standalone"))
+    where: str | None = Field(None, description="a metadata filter in place of retrieval.where")
+    settings: Settings | None = Field(None, description=(
+        "per-request settings (a client's options); the LLM, embedding and index sections stay the runtime's"))
+    passages: list[RetrievedPassage] | None = Field(None, description=(
+        "the passages to answer from instead of a search of the index (an evaluation's own documents)"))
+    tracker: Tracker | None = Field(None, description=(
+        "the tracker to charge: its on_event hears every stage, model call and step as it happens (a status line, "
+        "a progress stream), and it keeps the cost of a question abandoned midway"))
+
+
 class Runtime:
     def __init__(self, settings: Settings, *, index_dir: Path | None = None, llm: LLM | None = None,
-                 embedder: TextEmbedder | None = None) -> None:
-        """``llm`` / ``embedder`` replace the configured ones (tests, or a process that already has them)."""
+                 embedder: TextEmbedder | None = None, index: PassageIndex | None = None,
+                 context_store: UserContextStore | None = None) -> None:
+        """``llm`` / ``embedder`` / ``index`` / ``context_store`` replace the configured ones (tests, or a runtime for
+        other settings sharing what another one loaded)."""
         check_structured_modes(settings.llm.structured_stages)
         self.settings = settings
         self.index_dir = index_dir
         self._llm = llm
         self._embedder = embedder
+        self._index = index
+        self._context_store = context_store
+        self._methods: dict[tuple[str, bool], Method] = {}
 
     @cached_property
     def llm(self) -> LLM:
@@ -67,15 +98,18 @@ class Runtime:
             return Embedder(config)
         return CachedEmbedder(Embedder(config), self.settings.cache_dir / EMBEDDING_CACHE, normalize=config.normalize)
 
-    @cached_property
+    @property
     def index(self) -> PassageIndex | None:
-        if not self.index_dir:
-            return None
-        return PassageIndex.load(self.index_dir, self.embedder, mmap=self.settings.index.mmap)
+        """The index of ``index_dir``, loaded on first use; None without one."""
+        if self._index is None and self.index_dir:
+            self._index = PassageIndex.load(self.index_dir, self.embedder, mmap=self.settings.index.mmap)
+        return self._index
 
-    @cached_property
+    @property
     def context_store(self) -> UserContextStore:
-        return UserContextStore(self.settings.personal.store_dir, self.embedder)
+        if self._context_store is None:
+            self._context_store = UserContextStore(self.settings.personal.store_dir, self.embedder)
+        return self._context_store
 
     def retriever(self, personal: bool = False) -> Retriever | None:
         """Index search, or the ``personal`` retriever a family offers (PCAS's joint ranking of passages and the
@@ -88,32 +122,57 @@ class Runtime:
             return retriever
         return IndexRetriever(self.index, self.settings.retrieval, authority_tiers(self.settings))
 
-    def resources(self, personal: bool = False, index: PassageIndex | None = None) -> Resources:
-        """``index`` replaces the configured one (an evaluation's pooled passages): methods retrieve from it."""
-        retriever = (IndexRetriever(index, self.settings.retrieval, authority_tiers(self.settings)) if index is not None
-                     else self.retriever(personal))
-        return Resources(settings=self.settings, llm=self.llm, embedder=self.embedder, retriever=retriever,
-                         index=index if index is not None else self.index)
+    def resources(self, personal: bool = False) -> Resources:
+        return Resources(settings=self.settings, llm=self.llm, embedder=self.embedder,
+                         retriever=self.retriever(personal), index=self.index)
 
-    def method(self, name: str, personal: bool = False, index: PassageIndex | None = None) -> Method:
-        return make_method(name, self.resources(personal, index))
+    def method(self, name: str, personal: bool = False) -> Method:
+        """The method ``name``, built once and then answering every question of this runtime (as an evaluation's
+        questions share one): a method that remembers earlier questions (CDIT's determiner) remembers them all."""
+        key = (name, personal)
+        if key not in self._methods:
+            self._methods[key] = make_method(name, self.resources(personal))
+        return self._methods[key]
 
     def pipeline(self, method: str, personal: bool = False) -> RAGPipeline:
         """The pipeline and its method share one retriever."""
-        resources = self.resources(personal)
-        if resources.retriever is None:
+        answering = self.method(method, personal)
+        if answering.resources.retriever is None:
             raise IndexStoreError("answering a question needs an index: pass --index DIR")
-        return RAGPipeline(resources.retriever, make_method(method, resources), self.settings.retrieval.top_k)
+        return RAGPipeline(answering.resources.retriever, answering, self.settings.retrieval.top_k)
 
-    def answer(self, method: str, question: Question, *, history: Sequence[Turn] = (), personal: bool = False,
-               tracker: Tracker | None = None) -> Answer:
-        """Answer ``question`` with ``method``; with ``history`` (a conversation's earlier turns), first made
-        standalone when it depends on them (``stages/followup.py``), in the same trace as the answer."""
-        if history:
-            with track(tracker) as tracker:
-                text = standalone(self.llm, history, question.text, self.settings.conversation)
-            question = question.model_copy(update={"text": text})
-        return self.pipeline(method, personal=personal).ask(question, tracker=tracker)
+    async def aanswer(self, request: AskRequest) -> Answer:
+        """The front door: retrieve and answer ``request.question`` with ``request.method``, under the request's
+        settings and filter; with ``history`` (a conversation's earlier turns), first made standalone when it
+        depends on them (``stages/followup.py``), in the same trace as the answer. Cancelling the awaiting task
+        cancels the question."""
+        runtime = self.for_request(request)
+        question = request.question
+        with track(request.tracker) as tracker:
+            if request.history:
+                text = await standalone(runtime.llm, request.history, question.text, runtime.settings.conversation)
+                question = question.model_copy(update={"text": text})
+            if request.passages is not None:
+                method = runtime.method(request.method, personal=question.user_id is not None)
+                return await method.aanswer(question, request.passages)
+            pipeline = runtime.pipeline(request.method, personal=question.user_id is not None)
+            return await pipeline.aask(question, tracker=tracker)
+
+    def answer(self, request: AskRequest) -> Answer:
+        """``aanswer`` for synchronous callers."""
+        return run_sync(self.aanswer(request))
+
+    def for_request(self, request: AskRequest) -> Runtime:
+        """This runtime, or one for the request's settings and filter sharing what this one loaded (InputError: a
+        filter that cannot be read)."""
+        if request.settings is None and request.where is None:
+            return self
+        settings = request.settings or self.settings
+        if request.where is not None:
+            parse_where(request.where, tiers=None)
+            settings = settings.model_copy(update={"retrieval": settings.retrieval.model_copy(
+                update={"where": request.where})})
+        return self.with_settings(settings)
 
     def reader(self) -> Reader:
         """The D-F1 reader: the configured LLM, or a Hugging Face extractive QA model (``eval.reader``)."""
@@ -124,16 +183,22 @@ class Runtime:
 
         The service uses it for per-request options; the LLM, embedding and index sections stay this one's.
         """
-        other = Runtime(settings.model_copy(update={"llm": self.settings.llm, "embedding": self.settings.embedding,
-                                                    "index": self.settings.index, "cache_dir": self.settings.cache_dir}),
-                        index_dir=self.index_dir, llm=self.llm, embedder=self.embedder)
-        other.__dict__["index"] = self.index
-        other.__dict__["context_store"] = self.context_store
-        return other
+        return Runtime(settings.model_copy(update={"llm": self.settings.llm, "embedding": self.settings.embedding,
+                                                   "index": self.settings.index, "cache_dir": self.settings.cache_dir}),
+                       index_dir=self.index_dir, llm=self.llm, embedder=self.embedder, index=self.index,
+                       context_store=self.context_store)
 
     def replace_index(self, index: PassageIndex) -> None:
-        """Serve ``index`` from now on (after the service added documents); work in progress keeps the old one."""
-        self.__dict__["index"] = index
+        """Serve ``index`` from now on (after the service added documents); work in progress keeps the old one, and
+        methods are built anew on it."""
+        self._index = index
+        self._methods = {}
+
+    def with_index(self, index: PassageIndex | None) -> Runtime:
+        """A runtime for these settings whose methods search ``index`` (an evaluation's pooled passages), sharing
+        the models this one loaded."""
+        return Runtime(self.settings, llm=self.llm, embedder=self.embedder, index=index,
+                       context_store=self.context_store)
 
     def warm_up(self, index: bool = True) -> None:
         """Load the LLM, the embedding model and (with ``index``) the index now."""

@@ -57,8 +57,8 @@ class CannedBackend:
                  structured: bool = False, concurrency: int = 1) -> None:
         """``structured``: take output schemas (then a schema call's reply must be JSON, as a constrained model's
         is); without it a schema call is refused the way a server without structured outputs refuses it.
-        ``concurrency``: calls answered at once, each in a worker thread (a responder may take its time, as a model
-        does); at 1 each is answered in the event loop itself, in the order asked."""
+        ``concurrency``: calls answered at once (the LLM client's semaphore), each in a worker thread: a responder
+        may take its time, as a model does, without holding up the event loop."""
         self.rules = [(re.compile(p, re.IGNORECASE | re.DOTALL), r) for p, r in (rules or [])]
         self.default = default
         self.responder = responder
@@ -91,9 +91,7 @@ class CannedBackend:
         return self.default
 
     async def agenerate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
-        if self.concurrency > 1:
-            return await asyncio.to_thread(self.generate, messages, params)
-        return self.generate(messages, params)
+        return await asyncio.to_thread(self.generate, messages, params)
 
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
         if params.json_schema is not None and not self.structured:

@@ -24,12 +24,9 @@ class _Runtime:
     def __init__(self, settings, index_dir) -> None:
         self.settings = settings
 
-    def pipeline(self, method: str, personal: bool = False) -> "_Runtime":
-        self.method = make_method(method, resources(LLM(conflicting_backend(), CallCache(None)), self.settings))
-        return self
-
-    def ask(self, question):
-        return self.method.answer(question, as_retrieved(JORDAN))
+    def answer(self, request):
+        method = make_method(request.method, resources(LLM(conflicting_backend(), CallCache(None)), self.settings))
+        return method.answer(request.question, as_retrieved(JORDAN))
 
 
 @pytest.fixture

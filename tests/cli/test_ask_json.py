@@ -39,10 +39,7 @@ class _Runtime:
     def __init__(self, *args, **kwargs) -> None:
         pass
 
-    def pipeline(self, method: str, personal: bool = False) -> "_Runtime":
-        return self
-
-    def ask(self, question) -> Answer:
+    def answer(self, request) -> Answer:
         return ANSWER
 
 

@@ -31,10 +31,7 @@ def asked(monkeypatch, tmp_path):
         def __init__(self, settings, **kwargs) -> None:
             built.append(settings)
 
-        def pipeline(self, method: str, personal: bool = False) -> "_Runtime":
-            return self
-
-        def ask(self, question) -> Answer:
+        def answer(self, request) -> Answer:
             return ANSWER
 
     monkeypatch.setattr("tanglerag.cli.ask.Runtime", _Runtime)

@@ -30,10 +30,7 @@ def _ask(monkeypatch, tmp_path, *flags: str) -> str:
         def __init__(self, settings, **kwargs) -> None:
             pass
 
-        def pipeline(self, method: str, personal: bool = False) -> "_Runtime":
-            return self
-
-        def ask(self, question) -> Answer:
+        def answer(self, request) -> Answer:
             return ANSWER
 
     monkeypatch.setattr("tanglerag.cli.ask.Runtime", _Runtime)

@@ -2,12 +2,17 @@
 
 import pytest
 
+from tanglerag.aio import run_sync
 from tanglerag.config import ConversationConfig
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
 from tanglerag.stages.followup import FollowUpStep, Turn, depends_on_history, read_turns, standalone
 from tanglerag.testing import CannedBackend
 from tanglerag.tracking import Tracker, track
+
+
+def _standalone(*args) -> str:
+    return run_sync(standalone(*args))
 
 HISTORY = [Turn(role="user", content="Who composed String Quintet No. 2?"),
            Turn(role="assistant", content="Wolfgang Amadeus Mozart (String Quintet No. 2 (Mozart)) [1]\n\n"
@@ -37,7 +42,7 @@ def _llm(reply: str = REWRITTEN) -> tuple[LLM, CannedBackend]:
 def test_a_follow_up_is_rewritten_once_and_the_rewrite_is_cached_and_traced():
     llm, backend = _llm()
     with track(Tracker()) as tracker:
-        question = standalone(llm, HISTORY, "and the other one?", ConversationConfig())
+        question = _standalone(llm, HISTORY, "and the other one?", ConversationConfig())
     assert question == REWRITTEN and len(backend.requests) == 1
     prompt = backend.requests[0][0][-1].content
     assert "User: Who composed String Quintet No. 2?" in prompt and "Sources:" not in prompt
@@ -48,14 +53,14 @@ def test_a_follow_up_is_rewritten_once_and_the_rewrite_is_cached_and_traced():
     assert isinstance(step, FollowUpStep) and step.rewritten and step.question == REWRITTEN and step.turns == 2
     assert step.reason == "opens like a continuation ('and')" and REWRITTEN in (step.headline() or "")
     with track(Tracker()) as again:
-        assert standalone(llm, HISTORY, "and the other one?", ConversationConfig()) == REWRITTEN
+        assert _standalone(llm, HISTORY, "and the other one?", ConversationConfig()) == REWRITTEN
     assert len(backend.requests) == 1 and again.trace().calls[0].cached
 
 
 def test_a_standalone_message_costs_no_call_and_says_why():
     llm, backend = _llm()
     with track(Tracker()) as tracker:
-        assert standalone(llm, HISTORY, "What is the capital of France?", ConversationConfig()) == (
+        assert _standalone(llm, HISTORY, "What is the capital of France?", ConversationConfig()) == (
             "What is the capital of France?")
     assert backend.requests == [] and tracker.trace().steps[0].reason == "reads as standalone"
     assert tracker.trace().steps[0].headline() is None
@@ -63,22 +68,22 @@ def test_a_standalone_message_costs_no_call_and_says_why():
 
 def test_settings_force_or_forbid_the_rewrite_and_a_bad_reply_keeps_the_message():
     llm, backend = _llm()
-    assert standalone(llm, HISTORY, "and the other one?", ConversationConfig(rewrite="never")) == "and the other one?"
+    assert _standalone(llm, HISTORY, "and the other one?", ConversationConfig(rewrite="never")) == "and the other one?"
     assert backend.requests == []
-    assert standalone(llm, HISTORY, "What is the capital?", ConversationConfig(rewrite="always")) == REWRITTEN
+    assert _standalone(llm, HISTORY, "What is the capital?", ConversationConfig(rewrite="always")) == REWRITTEN
     assert len(backend.requests) == 1
     quoted, _ = _llm('Standalone question: "Who wrote it?"\nmore')
-    assert standalone(quoted, HISTORY, "who wrote it?", ConversationConfig()) == "Who wrote it?"
+    assert _standalone(quoted, HISTORY, "who wrote it?", ConversationConfig()) == "Who wrote it?"
     empty, _ = _llm("   ")
     with track(Tracker()) as tracker:
-        assert standalone(empty, HISTORY, "and the other one?", ConversationConfig()) == "and the other one?"
+        assert _standalone(empty, HISTORY, "and the other one?", ConversationConfig()) == "and the other one?"
     assert "the rewrite was empty" in tracker.trace().steps[0].reason
 
 
 def test_only_the_last_turns_are_read_each_cut_to_its_first_words():
     llm, backend = _llm()
     long = [Turn(role="user", content=f"question {n} " + "word " * 200) for n in range(10)]
-    standalone(llm, long, "and then?", ConversationConfig(max_turns=3, turn_words=10))
+    _standalone(llm, long, "and then?", ConversationConfig(max_turns=3, turn_words=10))
     prompt = backend.requests[0][0][-1].content
     assert "question 6" not in prompt and "question 7" in prompt and "question 9" in prompt
     assert "User: question 9 word word word word word word word word ..." in prompt

@@ -26,7 +26,7 @@ from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.errors import InputError
 from tanglerag.otel import Answered, span_export
 from tanglerag.pipeline import AnswerOutput, PassageOut, conflicts_of, disagreements
-from tanglerag.runtime import Runtime, refuse_where_with_user
+from tanglerag.runtime import AskRequest, Runtime, refuse_where_with_user
 from tanglerag.stages.followup import Turn, read_turns
 from tanglerag.tracking import ProgressEvent, Tracker
 from tanglerag.types import Answer, Question, RetrievedPassage
@@ -68,12 +68,9 @@ def ask(
         raise InputError(f"invalid question: {exc.errors()[0]['msg']}") from exc
     runtime = Runtime(settings, index_dir=index_dir)
     turns = read_history(history) if history is not None else []  # a follow-up is made standalone first
-    if console.is_terminal and not as_json:  # --json output is read by programs: no control sequences around it
-        answer = _answered_with_status(runtime, method, q, turns, personal=user is not None)
-    elif turns:
-        answer = runtime.answer(method, q, history=turns, personal=user is not None)
-    else:
-        answer = runtime.pipeline(method, personal=user is not None).ask(q)
+    request = AskRequest(question=q, method=method, history=turns)
+    # --json output is read by programs: no control sequences around it
+    answer = _answered_with_status(runtime, request) if console.is_terminal and not as_json else runtime.answer(request)
     if settings.otel.enabled:
         _export_spans(runtime, answer)
     if settings.retrieval.where and not answer.passages:  # not to be read as an answer from the documents it kept
@@ -86,11 +83,10 @@ def ask(
         print_answer(answer)
 
 
-def _answered_with_status(runtime: Runtime, method: str, question: Question, turns: list[Turn], *,
-                          personal: bool) -> Answer:
+def _answered_with_status(runtime: Runtime, request: AskRequest) -> Answer:
     """The answer, with a status line on the terminal while it is worked out: the stage, and the model calls so far
     (COrg takes 20-60 s on a CPU; a silent terminal reads as a hang). It is cleared when the answer is printed."""
-    calls = 0
+    calls, method = 0, request.method
     with console.status(f"{method}: starting ...") as status:
         def shown(event: ProgressEvent) -> None:
             nonlocal calls
@@ -98,7 +94,7 @@ def _answered_with_status(runtime: Runtime, method: str, question: Question, tur
             if event.type in ("stage_start", "llm_call"):
                 status.update(f"{method}: {event.stage} ... ({calls} model call{'s' * (calls != 1)})")
 
-        return runtime.answer(method, question, history=turns, personal=personal, tracker=Tracker(on_event=shown))
+        return runtime.answer(request.model_copy(update={"tracker": Tracker(on_event=shown)}))
 
 
 def _export_spans(runtime: Runtime, answer: Answer) -> None:

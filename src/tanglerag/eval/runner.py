@@ -2,8 +2,8 @@
 
 Each question's passages come from ``PassageBuilder`` (own or pooled passages, an index, gold handling), and
 every method answers it in the same worker, one after another, so methods that show the same contexts share
-the prompt prefix in the model's KV cache. Questions go to an engine (threads here, or Ray actors), several
-at a time; results come back in any order and are put back in dataset order, so the report and predictions
+the prompt prefix in the model's KV cache. Questions go to an engine (one event loop here, or Ray actors each
+running one), several at a time; results come back in any order and are put back in dataset order, so the report and predictions
 do not depend on concurrency. With ``out`` every finished question is checkpointed: an interrupted run
 resumes where it stopped. The runner knows no method by name: metrics default to what the methods declare.
 """
@@ -159,7 +159,7 @@ class EvalRunner:
                                      concurrency=1 if in_order else cfg.concurrency, address=cfg.ray_address)
             return
         worker = QuestionWorker(self.runtime, methods, metrics, pool, self.reader)
-        yield from answer_in_batches(worker, examples, self.concurrency(methods))
+        yield from answer_in_batches(worker.aanswer, examples, self.concurrency(methods))
 
     def _report(self, dataset: str, methods: list[str], metrics: list[str], results: list[QuestionResult],
                 sizes: dict[str, int]) -> EvalReport:

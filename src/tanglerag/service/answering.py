@@ -1,9 +1,10 @@
 """Answering a question for the HTTP routes (``/v1/ask`` and the OpenAI-compatible chat), in one place.
 
 The routes only read requests and format replies; the steps between live here: check a request, wait for a
-slot, answer in a worker thread within ``service.answer_timeout_s``, count the cost and shape the answer, and,
-when streamed, hand over progress events as they happen. A question holds its slot until its thread finishes,
-even when the client has gone away or timed out, so the bound on model work holds. A user key's question reads the
+slot, await the runtime's front door (``Runtime.aanswer``) as a task of the service's loop within
+``service.answer_timeout_s``, count the cost and shape the answer, and, when streamed, hand over progress events as
+they happen. A client that leaves, or a question past its time, cancels the question's tracker: the task ends before
+its next LLM call, and holds its slot until then. A user key's question reads the
 served index and writes nothing beside it (``_unwritable``): per-request choices never change what others retrieve.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -21,12 +22,12 @@ from pydantic import ValidationError
 from tanglerag.errors import TangleragError
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.otel import Answered
-from tanglerag.runtime import Runtime
+from tanglerag.runtime import AskRequest, Runtime
 from tanglerag.service.auth import Caller
 from tanglerag.service.errors import ServiceError, client_message, status_for
 from tanglerag.service.gate import Busy
 from tanglerag.service.options import with_options
-from tanglerag.service.schemas import AskRequest, AskResponse, served_methods
+from tanglerag.service.schemas import AskBody, AskResponse, served_methods
 from tanglerag.service.state import ServiceState, acting_as
 from tanglerag.tracking import ProgressEvent, Tracker
 from tanglerag.types import Answer, Question
@@ -43,7 +44,7 @@ class StreamFailure:
     error: str
 
 
-def prepare(state: ServiceState, body: AskRequest, who: Caller) -> tuple[Runtime, Question]:
+def prepare(state: ServiceState, body: AskBody, who: Caller) -> tuple[Runtime, Question]:
     """Check a request before it waits for a slot; the runtime with its options applied, and the question."""
     cfg = state.runtime.settings.service
     if len(body.question) > cfg.max_question_chars:
@@ -80,7 +81,7 @@ def _unwritable(index: PassageIndex | None) -> PassageIndex:
     return view
 
 
-async def answered(state: ServiceState, rt: Runtime, body: AskRequest, question: Question) -> AskResponse:
+async def answered(state: ServiceState, rt: Runtime, body: AskBody, question: Question) -> AskResponse:
     """The answer once admitted and within ``service.answer_timeout_s``; past it, or when the client leaves,
     the question is cancelled (504 for a client still there)."""
     tracker = Tracker()
@@ -90,7 +91,7 @@ async def answered(state: ServiceState, rt: Runtime, body: AskRequest, question:
 
 @dataclass(frozen=True)
 class Running:
-    """A question admitted and being answered in a worker thread, with a queue that hears its stages, calls and
+    """A question admitted and being answered (a task), with a queue that hears its stages, calls and
     steps as they happen (for a streamed reply)."""
 
     future: asyncio.Future[Answer]
@@ -99,12 +100,12 @@ class Running:
     user: str | None
 
 
-async def started(state: ServiceState, rt: Runtime, body: AskRequest, question: Question) -> Running:
+async def started(state: ServiceState, rt: Runtime, body: AskBody, question: Question) -> Running:
     """Start a question once admitted (a full queue is a plain 429, before any stream opens)."""
     loop = asyncio.get_running_loop()
     events: asyncio.Queue[ProgressEvent] = asyncio.Queue()
 
-    def forward(event: ProgressEvent) -> None:  # the tracker reports from the worker thread
+    def forward(event: ProgressEvent) -> None:  # from the loop, or from a worker thread (the index search)
         loop.call_soon_threadsafe(events.put_nowait, event)
 
     tracker = Tracker(on_event=forward)
@@ -132,21 +133,21 @@ async def streamed(state: ServiceState, running: Running
     yield _outcome(state, running)
 
 
-def _answer(rt: Runtime, body: AskRequest, question: Question, tracker: Tracker) -> Answer:
-    """The blocking work of one question (run in a worker thread): made standalone from its history if it depends
-    on it, then answered."""
-    return rt.answer(body.method, question, history=body.history, personal=body.user is not None, tracker=tracker)
+async def _answer(rt: Runtime, body: AskBody, question: Question, tracker: Tracker) -> Answer:
+    """One question through the front door: made standalone from its history if it depends on it, then
+    answered."""
+    return await rt.aanswer(AskRequest(question=question, method=body.method, history=body.history, tracker=tracker))
 
 
-async def worked(state: ServiceState, tracker: Tracker, work: Callable[[], T]) -> T:
+async def worked(state: ServiceState, tracker: Tracker, work: Callable[[], Awaitable[T]]) -> T:
     """Model work that is not a question (a chat client's background task), admitted and timed as a question is."""
     result = await _timed(state, tracker, work)
     state.telemetry.observe_usage(tracker.usage)
     return result
 
 
-async def _timed(state: ServiceState, tracker: Tracker, work: Callable[[], T]) -> T:
-    """``work`` once admitted, within ``service.answer_timeout_s``; past it, or when the client leaves, the tracker
+async def _timed(state: ServiceState, tracker: Tracker, work: Callable[[], Awaitable[T]]) -> T:
+    """``work`` once admitted, within ``service.answer_timeout_s``; past it, or when the client leaves, its tracker
     is cancelled (504 for a client still there)."""
     future = await _admitted(state, tracker, work)
     timeout = state.runtime.settings.service.answer_timeout_s
@@ -160,16 +161,18 @@ async def _timed(state: ServiceState, tracker: Tracker, work: Callable[[], T]) -
         raise
 
 
-async def _admitted(state: ServiceState, tracker: Tracker, work: Callable[[], T]) -> asyncio.Future[T]:
-    """Start ``work`` in a thread once a slot is free; the slot is freed when the thread ends (a cancelled
-    question ends before its next LLM call, and its cost is counted as abandoned)."""
+async def _admitted(state: ServiceState, tracker: Tracker, work: Callable[[], Awaitable[T]]) -> asyncio.Future[T]:
+    """Start ``work`` as a task once a slot is free; the slot is freed when the task ends. A question whose tracker
+    is cancelled ends before its next LLM call, not in the middle of one: the model call in progress (in a worker
+    thread for the embedded model, where it cannot be taken back) still holds the slot, so the bound on model work
+    holds, and its cost is counted as abandoned."""
     try:
         await state.gate.acquire()
     except Busy as exc:
         state.telemetry.rejected.inc()
         raise ServiceError(429, f"busy: {exc}; retry later", {"Retry-After": str(exc.retry_after)}) from None
     state.telemetry.in_flight.inc()
-    future = asyncio.get_running_loop().run_in_executor(None, work)
+    future: asyncio.Future[T] = asyncio.ensure_future(work())
 
     def done(ended: asyncio.Future[T]) -> None:
         state.telemetry.in_flight.dec()

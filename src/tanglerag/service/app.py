@@ -94,7 +94,7 @@ def _with_limits(app: FastAPI, max_question_chars: int) -> dict[str, Any]:
     """The OpenAPI schema with this server's own limits and methods (plugins included: they register before the
     schema is first asked for), so a client sees them before it is refused."""
     if app.openapi_schema is None:
-        ask = FastAPI.openapi(app)["components"]["schemas"]["AskRequest"]["properties"]
+        ask = FastAPI.openapi(app)["components"]["schemas"]["AskBody"]["properties"]
         ask["question"]["maxLength"] = max_question_chars
         ask["method"]["enum"] = served_methods()
     return app.openapi_schema  # type: ignore[return-value]

@@ -80,12 +80,13 @@ async def answered(state: ServiceState, body: ChatRequest, task: str) -> ChatCom
                           usage=ChatUsage.of(tracker.usage.totals()), tanglerag=None)
 
 
-def _asked(state: ServiceState, prompt: str, tracker: Tracker) -> str:
-    """The task prompt answered by the model alone (in a worker thread)."""
+async def _asked(state: ServiceState, prompt: str, tracker: Tracker) -> str:
+    """The task prompt answered by the model alone."""
     llm = state.runtime.llm
     tokens = state.runtime.settings.service.background_task_tokens
     with track(tracker), stage("background_task"):
-        return llm.complete([Message(role="user", content=prompt)], llm.params(max_tokens=tokens)).text.strip()
+        reply = await llm.acomplete([Message(role="user", content=prompt)], llm.params(max_tokens=tokens))
+        return reply.text.strip()
 
 
 def _title(prompt: str) -> str:

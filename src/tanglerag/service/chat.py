@@ -30,7 +30,7 @@ from tanglerag.service.chunks import ChunkWriter, TextChunkWriter
 from tanglerag.service.compat import JsonReply
 from tanglerag.service.progress import progress_line
 from tanglerag.service.schemas import (
-    AskRequest,
+    AskBody,
     AskResponse,
     ChatAnswer,
     ChatChoice,
@@ -77,7 +77,7 @@ async def chat_completion(state: ServiceState, body: ChatRequest, who: Caller) -
         return await background.answered(state, body, task)
     shape = compat.reply_format(body.response_format)
     text, history = compat.conversation(body)
-    ask = AskRequest(question=text, method=compat.method_for(body.model), history=history)
+    ask = AskBody(question=text, method=compat.method_for(body.model), history=history)
     shown = state.runtime.settings.service.chat_progress
     if shown == "preamble" and shape is not None:
         shown = "reasoning"  # lines before a JSON answer would make it unreadable
@@ -96,7 +96,7 @@ async def text_completion(state: ServiceState, body: CompletionRequest, who: Cal
                           ) -> TextCompletion | StreamingResponse:
     """OpenAI's legacy completion: the prompt is the question, answered as a chat message is."""
     compat.refuse_unsupported(body)
-    ask = AskRequest(question=compat.prompt_of(body), method=compat.method_for(body.model))
+    ask = AskBody(question=compat.prompt_of(body), method=compat.method_for(body.model))
     reply = Reply(stop=body.stop)
     stream = (_Stream(TextChunkWriter(body.model), COMPLETIONS_PATH, "comments", reply, body.stream_options)
               if body.stream else None)
@@ -120,7 +120,7 @@ class _Stream:
     options: dict[str, Any] | None
 
 
-async def _answered(state: ServiceState, ask: AskRequest, who: Caller,
+async def _answered(state: ServiceState, ask: AskBody, who: Caller,
                     stream: _Stream | None) -> AskResponse | StreamingResponse:
     """The answer, or, for a streamed request, the stream that will carry it (opened once the question is admitted,
     so a full queue is still a plain 429)."""

@@ -35,7 +35,7 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class AskRequest(_Body):
+class AskBody(_Body):
     question: str = Field(min_length=1, pattern=r"\S", description="the question (at most service.max_question_chars)")
     method: str = Field("concat", description="a name from GET /v1/methods")
     top_k: Annotated[TopK, INTEGRAL] | None = Field(None, description="passages retrieved (default: retrieval.top_k)")

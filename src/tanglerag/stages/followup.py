@@ -139,7 +139,7 @@ def _named(words: list[str]) -> bool:
     return any(word[0].isupper() and word != "I" for word in words)
 
 
-def standalone(llm: LLM, history: Sequence[Turn], message: str, config: ConversationConfig) -> str:
+async def standalone(llm: LLM, history: Sequence[Turn], message: str, config: ConversationConfig) -> str:
     """The question to answer for ``message`` after ``history``: the message itself, or the model's standalone
     rewrite of it when it depends on the history. Records a ``followup`` step in the active trace."""
     if not history or config.rewrite == "never":
@@ -153,8 +153,9 @@ def standalone(llm: LLM, history: Sequence[Turn], message: str, config: Conversa
         return message
     shown = list(history)[-config.max_turns:]
     with stage("rewrite"):
-        reply = llm.complete(rewrite_messages(shown, message, config.turn_words),
-                             llm.params(max_tokens=config.rewrite_tokens, stop=["\n"], temperature=0.0)).texts[0]
+        reply = (await llm.acomplete(rewrite_messages(shown, message, config.turn_words),
+                                     llm.params(max_tokens=config.rewrite_tokens, stop=["\n"],
+                                                temperature=0.0))).texts[0]
     question = _question_in(reply)
     if not question:
         why = f"{why}; the rewrite was empty, so the message was kept"

@@ -29,7 +29,8 @@ RETRIES = 3  # restarts of a dead actor, and retries of the batch it was answeri
 
 class _Answerer:
     """One actor: builds its worker once, then answers the batches it is given, ``concurrency`` questions at
-    a time (default: what its backend serves at once, e.g. a shared vLLM endpoint's ``llm.concurrency``)."""
+    a time (default: what its backend serves at once, e.g. a shared vLLM endpoint's ``llm.concurrency``), on the
+    same event loop engine as a local run."""
 
     def __init__(self, make_runtime: Callable[[], Runtime], methods: list[str], metrics: list[str],
                  pool: list[QAExample], concurrency: int | None) -> None:

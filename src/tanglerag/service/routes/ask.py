@@ -18,7 +18,7 @@ from fastapi.responses import StreamingResponse
 from tanglerag.methods.base import method_class
 from tanglerag.service import answering
 from tanglerag.service.answering import Running, StreamFailure
-from tanglerag.service.schemas import AskRequest, AskResponse, MethodInfo, error_responses, served_methods
+from tanglerag.service.schemas import AskBody, AskResponse, MethodInfo, error_responses, served_methods
 from tanglerag.service.state import CallerDep, ServiceState, State
 
 router = APIRouter(tags=["ask"])
@@ -30,7 +30,7 @@ STREAM_DOC: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-str
 
 
 @router.post("/v1/ask", response_model=AskResponse, responses=STREAM_DOC | ASK_ERRORS)
-async def ask(body: AskRequest, who: CallerDep, state: State,
+async def ask(body: AskBody, who: CallerDep, state: State,
               stream: Annotated[bool, Query(description="stream progress as server-sent events")] = False) -> Any:
     """Answer a question with citations and the trace of how the method got there."""
     rt, question = answering.prepare(state, body, who)
