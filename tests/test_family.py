@@ -73,3 +73,15 @@ def test_a_plugin_that_fails_to_load_is_left_out_with_one_line(monkeypatch, capl
     with caplog.at_level(logging.ERROR, logger="tanglerag.registry"):
         assert table.names() == ["fine"] and table.names() == ["fine"]
     assert "plug-in 'broken'" in caplog.text and "ModuleNotFoundError" in caplog.text
+
+
+def test_every_built_in_method_implements_arun_and_answers_through_the_sync_facade():
+    """The built-in families are async-native: each method implements ``arun`` and leaves ``run`` to the base
+    class's facade (a plug-in may still implement ``run`` alone: tests/methods/test_plugin_method.py)."""
+    from tanglerag.methods.base import Method, method_classes
+
+    classes = method_classes()
+    assert len(classes) >= 20
+    for name, cls in classes.items():
+        assert cls.arun is not Method.arun, f"{name} does not implement arun"
+        assert cls.run is Method.run, f"{name} still implements run: arun is the contract, run its facade"

@@ -135,3 +135,25 @@ def test_an_installed_plugin_registers_through_its_entry_point(tmp_path):
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["option"] and seen["view"] and "toy-title-vote" in seen["methods"]
     assert seen["strict"] == "unknown" and seen["plain"] != "unknown" and "tally" in seen["stages"]
+
+
+def test_an_async_plugin_method_answers_through_every_door(tmp_path, corpus):
+    """``toy-ask-title`` implements ``arun`` only: the sync facade, the awaited API and an evaluation all answer
+    with it; ``toy-title-vote`` (``run`` only) answers beside it through the same doors."""
+    import asyncio
+
+    from tanglerag.api import Tanglerag
+    from tanglerag.settings import Settings
+    from tanglerag.testing import HashEmbedder, canned_llm
+
+    rag = Tanglerag(tmp_path / "idx", Settings.load(overrides=[f"cache_dir={tmp_path}", "retrieval.top_k=3"]),
+                    llm=canned_llm([("Which title", "It is about Venus.")]), embedder=HashEmbedder())
+    rag.build(corpus)
+    asked = rag.ask("Which planet is second from the Sun?", method="toy-ask-title")
+    awaited = asyncio.run(rag.aask("Which planet is second from the Sun?", method="toy-ask-title"))
+    assert asked.text == awaited.text and asked.text.startswith("Venus [") and asked.citations == ["c"]
+    assert [c.stage for c in asked.trace.calls] == ["tally"]
+    voted = rag.ask("What is Mercury?", method="toy-title-vote")
+    assert voted.text.startswith("Mercury") and sorted(voted.citations) == ["a", "b"]
+    report = rag.evaluate("ramdocs-sample", methods=["toy-ask-title", "toy-title-vote"], metrics=["cited"], limit=2)
+    assert [r.method for r in report.results] == ["toy-ask-title", "toy-title-vote"] and report.n == 2

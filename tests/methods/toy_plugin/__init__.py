@@ -1,5 +1,7 @@
 """A method family from outside the package, as a plug-in author writes one: a method, a trace step, a settings
-section with a per-request option, a stage of its own and an inspector view, declared in one ``Family``.
+section with a per-request option, a stage of its own and an inspector view, declared in one ``Family``. One method
+is written as a plug-in of before wrote it (a synchronous ``run``, no model), the other as one writes them now
+(``async def arun`` awaiting the model).
 
 ``tests/methods/test_plugin_method.py`` registers it in-process (``register_family``) and through an entry point."""
 
@@ -13,7 +15,7 @@ from pydantic import Field
 from tanglerag.config import Section
 from tanglerag.family import Family
 from tanglerag.methods.base import Method, MethodOutput
-from tanglerag.trace import TraceStep
+from tanglerag.trace import Message, TraceStep
 from tanglerag.tracking import record_step, stage
 from tanglerag.types import Question, RetrievedPassage
 
@@ -60,5 +62,24 @@ class TitleVoteMethod(Method):
         return MethodOutput(f"{best} {numbers}", cited)
 
 
-FAMILY = Family(name="toy", methods=(TitleVoteMethod,), settings=ToyConfig, stages=frozenset({"tally"}),
+class AskTitleMethod(TitleVoteMethod):
+    """Asks the model which of the passages' titles the question is about, and cites the passages that carry it."""
+
+    name: ClassVar[str] = "toy-ask-title"
+    description: ClassVar[str] = "the title the model picks among the passages' (a plug-in example; one LLM call)"
+    calls: ClassVar[str] = "1"
+
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        titles = list(dict.fromkeys(h.passage.title or h.passage.id for h in passages))
+        with stage("tally"):
+            reply = await self.llm.acomplete([Message(role="user", content=(
+                f"Question: {question.text}\nTitles: {', '.join(titles)}\nWhich title is it about?"))])
+        best = next((t for t in titles if t.lower() in reply.text.lower()), None)
+        if best is None:
+            return MethodOutput.abstain()
+        cited = [h.passage.id for h in passages if (h.passage.title or h.passage.id) == best]
+        return MethodOutput(f"{best} [{1 + [h.passage.id for h in passages].index(cited[0])}]", cited)
+
+
+FAMILY = Family(name="toy", methods=(TitleVoteMethod, AskTitleMethod), settings=ToyConfig, stages=frozenset({"tally"}),
                 options=("min_count",), view=Path(__file__).with_name("view.js"))
