@@ -56,7 +56,9 @@ class ServiceState:
         return folder is not None and (folder / "manifest.json").exists()
 
 
-def get_state(request: Request) -> ServiceState:
+# The dependencies are coroutines: FastAPI runs a plain ``def`` dependency in a worker thread (anyio's pool, 40
+# threads), two thread hops a request for a dictionary lookup; as coroutines they run in the loop.
+async def get_state(request: Request) -> ServiceState:
     state: ServiceState = request.app.state.tanglerag
     return state
 
@@ -68,8 +70,8 @@ State = Annotated[ServiceState, Depends(get_state)]
 BEARER = HTTPBearer(auto_error=False, description="an API key: 'KEY' (admin) or 'KEY USER' (that user only)")
 
 
-def get_caller(state: State,
-               credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)] = None) -> Caller:
+async def get_caller(state: State,
+                     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)] = None) -> Caller:
     found = state.keys.identify(f"Bearer {credentials.credentials}" if credentials else None)
     if found is None:
         raise ServiceError(401, "missing or invalid API key: send 'Authorization: Bearer KEY'",
@@ -80,7 +82,11 @@ def get_caller(state: State,
 CallerDep = Annotated[Caller, Depends(get_caller)]
 
 
-def get_admin(who: CallerDep) -> Caller:
+async def get_admin(who: CallerDep) -> Caller:
+    return _admin(who)
+
+
+def _admin(who: Caller) -> Caller:
     if not who.admin:
         raise ServiceError(403, "this needs an admin key")
     return who
@@ -89,7 +95,7 @@ def get_admin(who: CallerDep) -> Caller:
 AdminDep = Annotated[Caller, Depends(get_admin)]
 
 
-def metrics_reader(request: Request, state: State) -> None:
+async def metrics_reader(request: Request, state: State) -> None:
     """``/metrics`` needs an admin key when ``service.metrics_key_required`` says so, by default when the server
     listens beyond loopback: the counts tell who asks what, how much and when. The key is read from the header, not
     declared as the route's security scheme, because whether it is needed is the operator's setting."""
@@ -100,7 +106,7 @@ def metrics_reader(request: Request, state: State) -> None:
         if found is None:
             raise ServiceError(401, "missing or invalid API key: /metrics needs an admin key here",
                                {"WWW-Authenticate": "Bearer"})
-        get_admin(found)
+        _admin(found)
 
 
 MetricsDep = Depends(metrics_reader)
