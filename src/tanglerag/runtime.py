@@ -14,6 +14,7 @@ whichever door it came in by.
 
 from __future__ import annotations
 
+import asyncio
 from functools import cached_property
 from pathlib import Path
 
@@ -72,9 +73,11 @@ class AskRequest(BaseModel):
 class Runtime:
     def __init__(self, settings: Settings, *, index_dir: Path | None = None, llm: LLM | None = None,
                  embedder: TextEmbedder | None = None, index: PassageIndex | None = None,
-                 context_store: UserContextStore | None = None) -> None:
+                 context_store: UserContextStore | None = None, keep_methods: bool = False) -> None:
         """``llm`` / ``embedder`` / ``index`` / ``context_store`` replace the configured ones (tests, or a runtime for
-        other settings sharing what another one loaded)."""
+        other settings sharing what another one loaded). ``keep_methods``: build each method once and answer every
+        question with it (an evaluation's questions share their methods); otherwise each question gets its own, as
+        concurrent questions of the service must (a method may hold state: CDIT's determiner memory)."""
         check_structured_modes(settings.llm.structured_stages)
         self.settings = settings
         self.index_dir = index_dir
@@ -82,7 +85,7 @@ class Runtime:
         self._embedder = embedder
         self._index = index
         self._context_store = context_store
-        self._methods: dict[tuple[str, bool], Method] = {}
+        self._methods: dict[tuple[str, bool], Method] | None = {} if keep_methods else None
 
     @cached_property
     def llm(self) -> LLM:
@@ -127,8 +130,10 @@ class Runtime:
                          retriever=self.retriever(personal), index=self.index)
 
     def method(self, name: str, personal: bool = False) -> Method:
-        """The method ``name``, built once and then answering every question of this runtime (as an evaluation's
-        questions share one): a method that remembers earlier questions (CDIT's determiner) remembers them all."""
+        """The method ``name``: with ``keep_methods``, built once and then answering every question of this runtime
+        (a method that remembers earlier questions remembers them all); otherwise a new one."""
+        if self._methods is None:
+            return make_method(name, self.resources(personal))
         key = (name, personal)
         if key not in self._methods:
             self._methods[key] = make_method(name, self.resources(personal))
@@ -152,10 +157,12 @@ class Runtime:
             if request.history:
                 text = await standalone(runtime.llm, request.history, question.text, runtime.settings.conversation)
                 question = question.model_copy(update={"text": text})
+            personal = question.user_id is not None
             if request.passages is not None:
-                method = runtime.method(request.method, personal=question.user_id is not None)
+                method = await asyncio.to_thread(runtime.method, request.method, personal)
                 return await method.aanswer(question, request.passages)
-            pipeline = runtime.pipeline(request.method, personal=question.user_id is not None)
+            # built in a worker thread: the first question loads the index (and the embedder) from disk
+            pipeline = await asyncio.to_thread(runtime.pipeline, request.method, personal)
             return await pipeline.aask(question, tracker=tracker)
 
     def answer(self, request: AskRequest) -> Answer:
@@ -192,13 +199,14 @@ class Runtime:
         """Serve ``index`` from now on (after the service added documents); work in progress keeps the old one, and
         methods are built anew on it."""
         self._index = index
-        self._methods = {}
+        if self._methods is not None:
+            self._methods = {}
 
-    def with_index(self, index: PassageIndex | None) -> Runtime:
-        """A runtime for these settings whose methods search ``index`` (an evaluation's pooled passages), sharing
-        the models this one loaded."""
+    def for_evaluation(self, index: PassageIndex | None) -> Runtime:
+        """A runtime for these settings whose methods search ``index`` (an evaluation's pooled passages) and answer
+        every question of the run, sharing the models this one loaded."""
         return Runtime(self.settings, llm=self.llm, embedder=self.embedder, index=index,
-                       context_store=self.context_store)
+                       context_store=self.context_store, keep_methods=True)
 
     def warm_up(self, index: bool = True) -> None:
         """Load the LLM, the embedding model and (with ``index``) the index now."""

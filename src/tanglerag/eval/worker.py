@@ -39,7 +39,7 @@ class QuestionWorker:
                                       parse_where(runtime.settings.retrieval.where, authority_tiers(runtime.settings)),
                                       retrieval=runtime.settings.retrieval)
         # methods that retrieve again (Diva) search what the questions were retrieved from
-        self.asking = runtime.with_index(self.builder.shared_index)
+        self.asking = runtime.for_evaluation(self.builder.shared_index)
         self.methods = methods
         self.reader = reader or (runtime.reader() if needs_reader(metrics) else None)
 
