@@ -14,11 +14,11 @@ from pydantic import BaseModel, Field, WithJsonSchema
 from tanglerag.aio import run_sync
 from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.methods.base import Method
-from tanglerag.provenance import places
+from tanglerag.provenance import PATH, places
 from tanglerag.stages.retrieve import Retriever
 from tanglerag.trace import Trace
 from tanglerag.tracking import Tracker, stage, track
-from tanglerag.types import Answer, AnswerPart, Question, RetrievedPassage
+from tanglerag.types import Answer, AnswerPart, Question, RetrievedPassage, Usage
 from tanglerag.users import PersonalContextStep
 from tanglerag.where import date_text, document_value
 
@@ -84,6 +84,32 @@ class PassageOut(BaseModel):
         return cls(id=hit.passage.id, title=hit.passage.title, text=hit.passage.text, score=hit.score,
                    date=date_text(metadata), source=document_value(metadata, "source", {}),
                    **places(metadata))
+
+
+class SearchPassage(PassageOut):
+    """A passage as a search lists it: ``PassageOut`` with the file it comes from, since a search's reader goes to
+    the file next (an answer names it through its location and id)."""
+
+    path: str | None = Field(None, exclude_if=lambda value: value is None, description=(
+        "the file's path relative to the folder it was indexed from (a file's passages only)"))
+
+    @classmethod
+    def from_hit(cls, hit: RetrievedPassage) -> SearchPassage:
+        path = hit.passage.metadata.get(PATH)
+        return cls(**dict(PassageOut.from_hit(hit)), path=path if isinstance(path, str) and path else None)
+
+
+class SearchOutput(BaseModel):
+    """A search's result as ``tanglerag search --json`` prints it and ``POST /v1/search`` returns it: the ranked
+    passages with their provenance and scores, and what retrieving cost (no model call: ``llm_calls`` stays 0)."""
+
+    query: str
+    passages: list[SearchPassage]
+    usage: dict[str, Number]
+
+    @classmethod
+    def from_hits(cls, query: str, hits: list[RetrievedPassage], usage: Usage) -> SearchOutput:
+        return cls(query=query, passages=[SearchPassage.from_hit(hit) for hit in hits], usage=usage.totals())
 
 
 class UserContextOut(BaseModel):

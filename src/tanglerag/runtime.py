@@ -6,7 +6,7 @@ The CLI builds one ``Runtime`` per command and the service one per process. Cons
 the models up front when latency matters more than start-up time. The CLI, the Python API and the service build an
 ``AskRequest`` (the question with its user, the conversation before it, a metadata filter, the method, per-request
 settings, a progress sink) and await ``aanswer`` (``answer`` for synchronous callers), so a question takes one path
-whichever door it came in by.
+whichever door it came in by. A search (``asearch(SearchRequest)``) takes the same retrieval without the model.
 
 >>> runtime = Runtime(Settings.load(overrides=["retrieval.top_k=5"]), index_dir=Path("my-index"))  # doctest: +SKIP
 >>> runtime.answer(AskRequest(question=Question(text="Who directed Lahu Ke Do Rang?"), method="corg")).text  # doctest: +SKIP
@@ -18,7 +18,7 @@ import asyncio
 from functools import cached_property
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tanglerag.aio import run_sync
 from tanglerag.embedding_cache import FILE_NAME as EMBEDDING_CACHE
@@ -37,7 +37,7 @@ from tanglerag.pipeline import RAGPipeline
 from tanglerag.settings import Settings
 from tanglerag.stages.followup import Turn, standalone
 from tanglerag.stages.retrieve import IndexRetriever, Retriever
-from tanglerag.tracking import Tracker, track
+from tanglerag.tracking import Tracker, stage, track
 from tanglerag.types import Answer, Question, RetrievedPassage
 from tanglerag.where import authority_tiers, parse_where
 
@@ -68,6 +68,25 @@ class AskRequest(BaseModel):
     tracker: Tracker | None = Field(None, description=(
         "the tracker to charge: its on_event hears every stage, model call and step as it happens (a status line, "
         "a progress stream), and it keeps the cost of a question abandoned midway"))
+
+
+class SearchRequest(BaseModel):
+    """A search as a front end asks it: retrieval alone, which ``Runtime.asearch`` answers without the LLM."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+
+    query: str
+    top_k: int | None = Field(None, description="passages to return in place of retrieval.top_k")
+    where: str | None = Field(None, description="a metadata filter in place of retrieval.where")
+    tracker: Tracker | None = Field(None, description="the tracker charged with the retrieve stage")
+
+
+def _query(text: str) -> Question:
+    """A search's query as the retriever takes it (InputError: a blank one)."""
+    try:
+        return Question(text=text)
+    except ValidationError as exc:
+        raise InputError(f"invalid query: {exc.errors()[0]['msg']}") from None
 
 
 class Runtime:
@@ -168,6 +187,29 @@ class Runtime:
     def answer(self, request: AskRequest) -> Answer:
         """``aanswer`` for synchronous callers."""
         return run_sync(self.aanswer(request))
+
+    async def asearch(self, request: SearchRequest) -> list[RetrievedPassage]:
+        """The passages ``request.query`` retrieves, ranked, under the request's filter: the index is searched as a
+        question's retrieve stage searches it, and the LLM is neither called nor built. The search (and a first load
+        of the index) runs in a worker thread, as the pipeline's does; the tracker records it as ``retrieve``."""
+        question = _query(request.query)
+        if request.where is not None:
+            parse_where(request.where, tiers=None)  # refused before anything is loaded
+        with track(request.tracker), stage("retrieve"):
+            return await asyncio.to_thread(self._retrieved, question, request)
+
+    def search(self, request: SearchRequest) -> list[RetrievedPassage]:
+        """``asearch`` for synchronous callers."""
+        return run_sync(self.asearch(request))
+
+    def _retrieved(self, question: Question, request: SearchRequest) -> list[RetrievedPassage]:
+        if self.index is None:
+            raise IndexStoreError("searching needs an index: pass --index DIR")
+        config = self.settings.retrieval
+        if request.where is not None:
+            config = config.model_copy(update={"where": request.where})
+        retriever = IndexRetriever(self.index, config, authority_tiers(self.settings))
+        return retriever.retrieve(question, request.top_k).passages
 
     def for_request(self, request: AskRequest) -> Runtime:
         """This runtime, or one for the request's settings and filter sharing what this one loaded (InputError: a

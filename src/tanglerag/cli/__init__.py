@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from tanglerag.cli import ask, contexts, convert, evaluate, index, models, serve, trace
+from tanglerag.cli import ask, contexts, convert, evaluate, index, models, search, serve, trace
 from tanglerag.cli.common import UserErrorGroup
 from tanglerag.family import families, resolve
 
@@ -32,7 +32,7 @@ def _root(_: Annotated[bool, typer.Option("--version", callback=_print_version, 
     """Answer questions from tangled retrieved contexts."""
 
 
-for module in (index, ask, evaluate, models, serve):
+for module in (index, search, ask, evaluate, models, serve):
     app.add_typer(module.app)
 app.add_typer(contexts.contexts_app)
 app.add_typer(trace.trace_app, name="trace")

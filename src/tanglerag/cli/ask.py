@@ -149,9 +149,7 @@ def print_answer(answer: Answer) -> None:
     for line in disagreement_lines(answer):
         out.print(printable(line, one_line=True), markup=False)
     for n, hit in enumerate(answer.passages, 1):
-        mark = "*" if hit.passage.id in answer.citations else " "
-        line = f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {_provenance(hit)}{_snippet(hit.passage.text)}..."
-        out.print(escape(printable(line, one_line=True)))
+        out.print(passage_line(n, hit, cited=hit.passage.id in answer.citations))
     u = answer.usage.totals()
     out.print(f"[dim]{u['llm_calls']} LLM calls ({u['cached_calls']} cached), {u['prompt_tokens']} prompt + "
               f"{u['completion_tokens']} completion tokens, {u['seconds']:.2f}s[/]")
@@ -159,6 +157,14 @@ def print_answer(answer: Answer) -> None:
              for name, s in answer.usage.stages.items() if s.total_calls]
     if spent:
         out.print(f"[dim]calls by stage: {escape(', '.join(spent))}[/]")
+
+
+def passage_line(n: int, hit: RetrievedPassage, *, cited: bool = False) -> str:
+    """The ``n``-th passage on one line, as ``ask`` and ``search`` list it (``*[1] id (0.612) place · date · source
+    text...``, ``*`` for a cited one), ready for a ``TerminalConsole``: its markup and control characters escaped."""
+    mark = "*" if cited else " "
+    line = f"{mark}[{n}] {hit.passage.id} ({hit.score:.3f}) {_provenance(hit)}{_snippet(hit.passage.text)}..."
+    return escape(printable(line, one_line=True))
 
 
 def _snippet(text: str) -> str:
