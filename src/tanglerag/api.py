@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import UnionType
 
+from tanglerag.config import MAX_TOP_K
 from tanglerag.datasets.registry import dataset_task, load_dataset
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import InputError
@@ -45,10 +46,10 @@ from tanglerag.index.streaming import build_streaming
 from tanglerag.llm.client import LLM
 from tanglerag.methods.base import method_class
 from tanglerag.metrics.registry import check_names
-from tanglerag.runtime import AskRequest, Runtime
+from tanglerag.runtime import AskRequest, Runtime, SearchRequest
 from tanglerag.settings import Settings
 from tanglerag.stages.followup import Turn, read_turns
-from tanglerag.types import Answer, Question
+from tanglerag.types import Answer, Question, RetrievedPassage
 from tanglerag.where import authority_tiers, parse_where
 
 __all__ = ["Tanglerag", "aask", "add_documents", "ask", "ask_many", "build_index", "evaluate", "remove_documents",
@@ -138,6 +139,17 @@ class Tanglerag:
         """``ask`` for an event loop, awaited on it. Cancelling the awaiting task cancels the question where it
         waits (the service stops a question the same way when its client leaves)."""
         return await self.runtime.aanswer(self._request(question, method, where, history))
+
+    def search(self, query: str, *, top_k: int | None = None, where: str | None = None) -> list[RetrievedPassage]:
+        """The passages the index ranks first for ``query`` (``tanglerag search``), each with its score and its
+        passage's metadata (file path, page, section, date, source), and no model call: retrieval on its own, as
+        ``ask`` would retrieve. ``top_k`` in place of ``retrieval.top_k``, ``where`` as ``ask`` takes it."""
+        return self.runtime.search(_search_request(query, top_k, where))
+
+    async def asearch(self, query: str, *, top_k: int | None = None,
+                      where: str | None = None) -> list[RetrievedPassage]:
+        """``search`` for an event loop: the index is searched in a worker thread while the loop goes on."""
+        return await self.runtime.asearch(_search_request(query, top_k, where))
 
     def ask_many(self, questions: Iterable[str | Question], *, method: str = DEFAULT_METHOD,
                  concurrency: int | None = None, progress: Progress | None = None,
@@ -239,6 +251,17 @@ class _RunProgress:
 def _as_question(question: str | Question) -> Question:
     _expect("question", question, str | Question, "text or a tanglerag.Question")
     return question if isinstance(question, Question) else Question(text=question)
+
+
+def _search_request(query: str, top_k: int | None, where: str | None) -> SearchRequest:
+    """What ``search`` and ``asearch`` hand the runtime, each argument checked as ``ask`` checks its own."""
+    _expect("query", query, str, "text")
+    _whole("top_k", top_k)
+    if top_k is not None and not 1 <= top_k <= MAX_TOP_K:
+        raise InputError(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
+    if where is not None:
+        parse_where(where, tiers=None)  # its type, length and syntax, as ask reads it
+    return SearchRequest(query=query, top_k=top_k, where=where)
 
 
 def _check_asking(method: str, where: str | None) -> None:
