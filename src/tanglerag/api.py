@@ -137,7 +137,7 @@ class Tanglerag:
     async def aask(self, question: str | Question, *, method: str = DEFAULT_METHOD, where: str | None = None,
                    history: Sequence[Turn | Mapping[str, str]] = ()) -> Answer:
         """``ask`` for an event loop, awaited on it. Cancelling the awaiting task cancels the question where it
-        waits (the service stops a question the same way when its client leaves)."""
+        waits (a model call in a worker thread, the embedded model's, ends first)."""
         return await self.runtime.aanswer(self._request(question, method, where, history))
 
     def search(self, query: str, *, top_k: int | None = None, where: str | None = None) -> list[RetrievedPassage]:

@@ -187,7 +187,8 @@ class EvalConfig(Section):
         "questions in flight at once; default: what the backend serves at once (llm.parallel slots of the "
         "embedded model, llm.concurrency requests to a server)"))
     fail_fast: bool = Field(False, description="stop at the first question that fails instead of recording it")
-    engine: Literal["local", "ray"] = Field("local", description="local: threads in this process; ray: Ray actors")
+    engine: Literal["local", "ray"] = Field("local", description=(
+        "local: one event loop in this process; ray: Ray actors, each running one"))
     ray_address: str | None = Field(None, description="a Ray cluster to join (default: start a local instance)")
     ray_actors: int = Field(2, strict=True, ge=1, le=1024, description="actors, each with its own model and index")
     ray_batch_size: int = Field(4, strict=True, ge=1, le=10_000, description="questions sent to an actor at once")

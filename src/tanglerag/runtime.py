@@ -169,7 +169,7 @@ class Runtime:
         """The front door: retrieve and answer ``request.question`` with ``request.method``, under the request's
         settings and filter; with ``history`` (a conversation's earlier turns), first made standalone when it
         depends on them (``stages/followup.py``), in the same trace as the answer. Cancelling the awaiting task
-        cancels the question."""
+        cancels the question where it waits (a model call in a worker thread, the embedded model's, ends first)."""
         runtime = self.for_request(request)
         question = request.question
         with track(request.tracker) as tracker:

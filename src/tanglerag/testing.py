@@ -17,7 +17,6 @@ and deterministically, with the real cache, tracker and trace around it.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import re
@@ -57,8 +56,9 @@ class CannedBackend:
                  structured: bool = False, concurrency: int = 1) -> None:
         """``structured``: take output schemas (then a schema call's reply must be JSON, as a constrained model's
         is); without it a schema call is refused the way a server without structured outputs refuses it.
-        ``concurrency``: calls answered at once (the LLM client's semaphore), each in a worker thread: a responder
-        may take its time, as a model does, without holding up the event loop."""
+        ``concurrency``: calls answered at once (the LLM client's semaphore), each in one of the client's worker
+        threads, as a blocking backend's are: a responder may take its time, as a model does, without holding up
+        the event loop."""
         self.rules = [(re.compile(p, re.IGNORECASE | re.DOTALL), r) for p, r in (rules or [])]
         self.default = default
         self.responder = responder
@@ -89,9 +89,6 @@ class CannedBackend:
             if pattern.search(prompt):
                 return response
         return self.default
-
-    async def agenerate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
-        return await asyncio.to_thread(self.generate, messages, params)
 
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
         if params.json_schema is not None and not self.structured:

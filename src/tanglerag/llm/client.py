@@ -8,14 +8,16 @@ Every completion, cached or fresh, is charged to the tracker bound to the work i
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
 from pydantic import BaseModel
 
-from tanglerag.aio import gather_in_order, per_loop, run_sync
+from tanglerag.aio import per_loop, run_sync
 from tanglerag.config import StructuredMode, StructuredModes
 from tanglerag.errors import LLMError, QuestionCancelled, StructuredOutputUnsupported
 from tanglerag.llm.base import Completion, GenerationParams, LLMBackend, RawCompletion
@@ -52,6 +54,7 @@ class LLM:
         self.structured_stages = dict(structured_stages or {})
         self._schemas_refused = False  # auto: the backend refused an output schema once, so text from then on
         self._slots = per_loop(lambda: asyncio.Semaphore(max(1, backend.max_concurrency)))
+        self._blocking: ThreadPoolExecutor | None = None  # see _agenerate
 
     def warm_up(self) -> None:
         self.backend.warm_up()
@@ -101,7 +104,9 @@ class LLM:
                 _check_not_cancelled()
                 return await self._acomplete(request.messages, request.params, use_cache)
 
-        outcomes = await gather_in_order([one(r) for r in requests])
+        # every call run to its end, its result or exception kept: a batch whose one call failed still charges the
+        # calls that were made; cancelling the caller cancels them all
+        outcomes = await asyncio.gather(*(one(r) for r in requests), return_exceptions=True)
         for request, outcome in zip(requests, outcomes, strict=True):
             if isinstance(outcome, Completion):
                 self._charge(request.messages, request.params, outcome)
@@ -170,8 +175,9 @@ class LLM:
         # to hash, and no copy of every completion held for the rest of the process
         key = cache_key(self.backend.name, self.backend.model_id, messages, params) if (
             self.use_cache or self.cache.path is not None) else None
+        on_disk = self.cache.path is not None  # a SQLite read or commit waits on the disk (and on other writers)
         if key is not None and self.use_cache and use_cache:
-            hit = self.cache.get(key)
+            hit = await asyncio.to_thread(self.cache.get, key) if on_disk else self.cache.get(key)
             if hit is not None:
                 return Completion(**hit.model_dump(), cached=True)
         start = time.perf_counter()
@@ -180,7 +186,7 @@ class LLM:
             raise LLMError(f"the {self.backend.name} backend returned {len(raw.texts)} completions for n={params.n}")
         raw = raw.model_copy(update={"seconds": time.perf_counter() - start})
         if key is not None:
-            self.cache.put(key, raw)
+            await asyncio.to_thread(self.cache.put, key, raw) if on_disk else self.cache.put(key, raw)
         return Completion(**raw.model_dump(), cached=False)
 
     async def _agenerate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
@@ -189,7 +195,14 @@ class LLM:
         agenerate = getattr(self.backend, "agenerate", None)
         if agenerate is not None:
             return cast(RawCompletion, await agenerate(messages, params))
-        return await asyncio.to_thread(self.backend.generate, messages, params)
+        if self._blocking is None:
+            # threads of its own, not the loop's default executor: a method written with ``run`` waits in a default
+            # executor thread on this call, and if this call needed one too, enough such methods at once would take
+            # them all and wait forever
+            self._blocking = ThreadPoolExecutor(max_workers=max(1, self.backend.max_concurrency) + 2,
+                                                thread_name_prefix="tanglerag-generate")
+        generate = functools.partial(self.backend.generate, messages, params)
+        return await asyncio.get_running_loop().run_in_executor(self._blocking, generate)
 
     @staticmethod
     def _charge(messages: list[Message], params: GenerationParams, completion: Completion) -> None:

@@ -73,7 +73,8 @@ class _PacedAsyncOpenAI(_Paced, openai.AsyncOpenAI):
 
 
 class OpenAICompatBackend:
-    """Chat completions from a server that speaks OpenAI's API, at most ``concurrency`` requests at once.
+    """Chat completions from a server that speaks OpenAI's API, at most ``concurrency`` requests at once from each event
+    loop (the portal's, the service's).
 
     ``transport`` replaces the network (tests give an ``httpx.MockTransport``).
     """

@@ -98,11 +98,28 @@ class Method:
         evaluation then keeps questions in order, one at a time, so results do not depend on timing."""
         return False
 
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """Whichever of ``run`` and ``arun`` a class defines itself decides, and the other becomes its facade: a
+        subclass of a built-in method that overrides ``run`` answers with its ``run`` everywhere, not with the
+        ``arun`` it inherited."""
+        super().__init_subclass__(**kwargs)
+        if "run" in cls.__dict__ and "arun" not in cls.__dict__:
+            cls.arun = Method.arun  # type: ignore[method-assign]
+        elif "arun" in cls.__dict__ and "run" not in cls.__dict__:
+            cls.run = Method.run  # type: ignore[method-assign]
+
     async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        """What a method implements. Here: a method that implements ``run`` only, run in a worker thread."""
+        """What a method implements. Here: a method that implements ``run`` only, run in a worker thread; cancelled,
+        it stops before its next LLM call (a thread cannot be interrupted, but its question's tracker can)."""
         if type(self).run is Method.run:
             raise NotImplementedError(f"{type(self).__name__} implements neither arun nor run")
-        return await asyncio.to_thread(self.run, question, passages)
+        try:
+            return await asyncio.to_thread(self.run, question, passages)
+        except asyncio.CancelledError:
+            tracker = current_tracker()
+            if tracker is not None:
+                tracker.cancel()
+            raise
 
     def run(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         """``arun`` for synchronous callers."""
@@ -115,9 +132,6 @@ class Method:
         (``llm.structured_stages.corg``) follow the method that takes each decision."""
         with answering_as(self.name):
             return await self.arun(question, passages)
-
-    def run_named(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
-        return run_sync(self.arun_named(question, passages))
 
     async def _arun_and_report(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         """``arun``, then, with ``conflicts.report`` on, the conflict report on the passages the answer used."""

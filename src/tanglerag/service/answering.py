@@ -34,6 +34,7 @@ from tanglerag.types import Answer, Question
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+_RUNNING: set[asyncio.Future[Any]] = set()
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,8 @@ async def _admitted(state: ServiceState, tracker: Tracker, work: Callable[[], Aw
         raise ServiceError(429, f"busy: {exc}; retry later", {"Retry-After": str(exc.retry_after)}) from None
     state.telemetry.in_flight.inc()
     future: asyncio.Future[T] = asyncio.ensure_future(work())
+    _RUNNING.add(future)  # the loop keeps only a weak reference: a question nobody awaits must still end
+    future.add_done_callback(_RUNNING.discard)
 
     def done(ended: asyncio.Future[T]) -> None:
         state.telemetry.in_flight.dec()
