@@ -28,7 +28,7 @@ from tanglerag.service.auth import ApiKeys
 from tanglerag.service.bodies import JsonBodies
 from tanglerag.service.errors import BodyLimit, install_error_handlers
 from tanglerag.service.headers import SecurityHeaders
-from tanglerag.service.routes import ask, chat, index, ops, runs, users
+from tanglerag.service.routes import ask, chat, index, ops, runs, search, users
 from tanglerag.service.schemas import served_methods
 from tanglerag.service.state import ServiceState
 
@@ -81,7 +81,7 @@ def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool =
         return response
 
     app.add_middleware(SecurityHeaders)  # added last, so it runs outermost: every response passes through it
-    routers = (ask.router, chat.router, index.router, users.router, runs.router, ops.router)
+    routers = (ask.router, search.router, chat.router, index.router, users.router, runs.router, ops.router)
     install_error_handlers(app, [route for router in routers for route in router.routes], state.redact)
     for router in routers:
         app.include_router(router)
@@ -94,7 +94,8 @@ def _with_limits(app: FastAPI, max_question_chars: int) -> dict[str, Any]:
     """The OpenAPI schema with this server's own limits and methods (plugins included: they register before the
     schema is first asked for), so a client sees them before it is refused."""
     if app.openapi_schema is None:
-        ask = FastAPI.openapi(app)["components"]["schemas"]["AskBody"]["properties"]
-        ask["question"]["maxLength"] = max_question_chars
+        schemas = FastAPI.openapi(app)["components"]["schemas"]
+        ask = schemas["AskBody"]["properties"]
+        ask["question"]["maxLength"] = schemas["SearchBody"]["properties"]["query"]["maxLength"] = max_question_chars
         ask["method"]["enum"] = served_methods()
     return app.openapi_schema  # type: ignore[return-value]

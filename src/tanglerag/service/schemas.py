@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from tanglerag.config import TopK
 from tanglerag.index.manifest import IndexManifest
 from tanglerag.methods.base import method_classes
-from tanglerag.pipeline import AnswerOutput, Location, Page, Section
+from tanglerag.pipeline import AnswerOutput, Location, Page, PassageOut, Section
 from tanglerag.service.options import INTEGRAL, options_model
 from tanglerag.stages.followup import Turn
 from tanglerag.trace import Trace
 from tanglerag.types import AnswerPart
 from tanglerag.users import USER_ID_PATTERN, UserContext
+from tanglerag.where import MAX_WHERE_CHARS
 
 UserId = Annotated[str, Field(pattern=USER_ID_PATTERN, description="letters, digits, '_', '-', '.', '@'")]
+WhereText = Annotated[str, WithJsonSchema({"type": "string", "maxLength": MAX_WHERE_CHARS,
+                                           "format": "tanglerag-where"})]
 if TYPE_CHECKING:  # a class made at import time: to a type checker, any model
     Options = BaseModel
 else:
@@ -46,6 +49,15 @@ class AskBody(_Body):
     options: Options = Field(
         default_factory=Options, description="method settings for this question, e.g. {\"diva.verification\": "
                                              "\"each\"}; a user key may lower what costs, not raise it")
+
+
+class SearchBody(_Body):
+    query: str = Field(min_length=1, pattern=r"\S", description="what to look for (at most service.max_question_chars)")
+    top_k: Annotated[TopK, INTEGRAL] | None = Field(None, description=(
+        "passages returned (default: retrieval.top_k; a user key may ask for fewer, not more)"))
+    where: WhereText | None = Field(None, max_length=MAX_WHERE_CHARS, description=(
+        "only passages whose document metadata passes this filter, as retrieval.where reads it: \"date >= 2024-01-01 "
+        "and source in (example.org, 'Le Monde')\""))
 
 
 class ErrorBody(BaseModel):
@@ -96,13 +108,20 @@ class AskResponse(AnswerOutput):
     trace: Trace
 
     def with_passages_clipped(self, limit: int) -> Self:
-        """Every text a passage shows clipped (its title, text, source, location and headings), never its id."""
-        passages = [p.model_copy(update={"title": clipped(p.title, limit), "text": clipped(p.text, limit),
-                                         "source": p.source and clipped(p.source, limit),
-                                         "location": p.location and clipped(p.location, limit),
-                                         "section": p.section and [clipped(h, limit) for h in p.section]})
-                    for p in self.passages]
-        return self.model_copy(update={"passages": passages})
+        """Every passage as ``passage_clipped`` shows it."""
+        return self.model_copy(update={"passages": [passage_clipped(p, limit) for p in self.passages]})
+
+
+ShownPassage = TypeVar("ShownPassage", bound=PassageOut)
+
+
+def passage_clipped(p: ShownPassage, limit: int) -> ShownPassage:
+    """Every text a passage shows clipped (its title, text, source, location and headings), never its id: what an
+    answer or a search returns of a passage."""
+    return p.model_copy(update={"title": clipped(p.title, limit), "text": clipped(p.text, limit),
+                                "source": p.source and clipped(p.source, limit),
+                                "location": p.location and clipped(p.location, limit),
+                                "section": p.section and [clipped(h, limit) for h in p.section]})
 
 
 def clipped(text: str, limit: int) -> str:
