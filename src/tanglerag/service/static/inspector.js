@@ -1,5 +1,5 @@
 // tanglerag inspector, the ask page: asks the service, streams progress, and shows the answer with its trace
-// (render.js shows it).
+// (render.js shows it); "Search only" lists the passages a question retrieves, as an answer lists them.
 "use strict";
 
 async function init() {
@@ -17,6 +17,7 @@ async function init() {
   document.getElementById("method-a").value = "concat";
   setStatus(health.index ? `model ${health.model}` : "no index yet: add documents through POST /v1/index/documents");
   document.getElementById("ask").addEventListener("submit", onAsk);
+  document.getElementById("search-button").addEventListener("click", onSearch);
   document.getElementById("stop-button").addEventListener("click", () => running && running.abort());
   if (readPermalink()) document.getElementById("ask").requestSubmit();
 }
@@ -54,6 +55,26 @@ async function onAsk(event) {
     clearInterval(ticker);
     running = null;
     askButton.disabled = false; stopButton.disabled = true;
+  }
+}
+
+// -- search only: the passages the question retrieves, ranked, with where each stands; no LLM call ---------------
+async function onSearch() {
+  const question = document.getElementById("question").value.trim();
+  if (!question) return;
+  const body = { query: question, top_k: Number(document.getElementById("top-k").value) || undefined };
+  setStatus("searching...");
+  try {
+    const response = await fetch("/v1/search", { method: "POST", headers: headers(), body: JSON.stringify(body) });
+    const found = await response.json().catch(() => ({ error: response.statusText }));
+    if (!response.ok) return setStatus(`${response.status}: ${typeof found.error === "string" ? found.error : response.statusText}`, true);
+    const state = `${found.passages.length} passages · ${found.usage.seconds.toFixed(3)}s · no LLM call`;
+    document.getElementById("results").replaceChildren(el("section", { class: "column", id: "col-0", "aria-label": "search" },
+      el("h2", {}, "search ", el("small", { class: "state" }, state)),
+      found.passages.length ? found.passages.map((p, i) => passageView(p, i, 0, [])) : el("p", { class: "pid" }, "no passages")));
+    setStatus("done");
+  } catch (error) {
+    setStatus(`cannot reach the service: ${error}`, true);
   }
 }
 
