@@ -1,0 +1,1 @@
+"""Vector stores people already run, behind one contract (``stores/base.py``): answer over their collections."""

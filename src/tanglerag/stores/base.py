@@ -1,0 +1,121 @@
+"""The contract between tanglerag and a vector store people already run (Qdrant, LanceDB, Chroma, or the embedded
+faiss + SQLite index): what the methods, ``--where``, the conflict report and citations read through.
+
+A store holds passages (id, text, title, metadata) with one vector each. Written by tanglerag, each passage's stored
+record also carries the *filter fields* (``filter_fields``): its document's date as days since 0001-01-01 with the
+date's precision, its source in lower case, its authority as a number, so a ``--where`` condition becomes the store's
+own filter on typed values (a date compares as a date, a source without regard to case) and a filtered search on a
+large collection does not fetch everything first. A collection tanglerag did not write is read through a
+``FieldMapping`` (which payload field is the text, the title, the date, ...); a condition it cannot express there is
+refused in one line (``StoreError``), never applied to a partial result in silence.
+
+A backend is one module with a class fulfilling ``VectorStore`` that passes ``tests/stores/test_contract.py``.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from tanglerag.conflicts import DocumentMeta, Precision
+from tanglerag.errors import TangleragError
+from tanglerag.types import Passage
+from tanglerag.where import Where
+
+DATE_DAYS = "_tr_date_days"
+"""The filter field of a document's date (its first day) as days since 0001-01-01 (``date.toordinal()``)."""
+DATE_LAST_DAYS = "_tr_date_last_days"
+"""The last day the date covers at its precision (a year's 31 December): ``date = 2024-03`` is any day of March."""
+SOURCE = "_tr_source"
+"""The document's source in lower case (``source`` compares without regard to case)."""
+AUTHORITY = "_tr_authority"
+"""The document's authority as a number (tier names mapped by the tiers in force when it was written)."""
+FILTER_FIELDS = (DATE_DAYS, DATE_LAST_DAYS, SOURCE, AUTHORITY)
+
+
+class StoreError(TangleragError):
+    """A store that is down, a missing collection, a payload without the mapped field, a filter the store cannot
+    express, a dimension that is not the embedder's: one line for the user (a 503 in the service)."""
+
+
+class FieldMapping(BaseModel):
+    """Where a collection keeps each part of a passage: payload field names. The defaults are what tanglerag writes;
+    set them once in settings (``store.fields``) to read a collection another tool wrote. ``id`` None: the store's
+    own point id. Payload fields not named here become the passage's metadata."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str | None = Field("id", description="payload field of the passage id (None: the store's own id)")
+    text: str = "text"
+    title: str | None = "title"
+    date: str | None = "date"
+    source: str | None = "source"
+    authority: str | None = "authority"
+
+
+@dataclass(frozen=True)
+class StoredHit:
+    """One search result: the passage as the store holds it and the store's similarity (higher is closer)."""
+
+    passage: Passage
+    score: float
+
+
+class VectorStore(Protocol):
+    """One collection of one store. Construction is cheap; the first call connects. Every call that reaches the
+    store raises ``StoreError`` in our words when the store is down, the collection missing or a timeout passed."""
+
+    name: ClassVar[str]
+
+    def dimension(self) -> int | None:
+        """The collection's vector size, or None when it does not exist yet."""
+
+    def count(self) -> int:
+        """Passages held (0 for a collection that does not exist yet)."""
+
+    def upsert(self, passages: Sequence[Passage], vectors: np.ndarray) -> None:
+        """Write ``passages`` with their vectors (one row each, float32) and their filter fields; a passage whose id
+        is held already is replaced. Creates the collection on first write. All or nothing per call where the store
+        allows it."""
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove passages by id; ids the collection lacks are ignored."""
+
+    def search(self, vector: np.ndarray, k: int, where: Where | None = None) -> list[StoredHit]:
+        """The ``k`` passages closest to ``vector`` (cosine), among those whose document passes ``where``, closest
+        first. The filter is the store's own (pushed down), or the call is refused (``unsupported``)."""
+
+    def unsupported(self, where: Where) -> str | None:
+        """Why a condition of ``where`` cannot be pushed down to this collection (naming it), or None."""
+
+    def close(self) -> None:
+        """Let go of connections and files."""
+
+
+def filter_fields(metadata: Mapping[str, Any], tiers: Mapping[str, float]) -> dict[str, Any]:
+    """The filter fields of a passage written by tanglerag, from its metadata (read with the one parser of
+    provenance, as ``--where`` reads it); a field the document does not give is left out."""
+    meta = DocumentMeta.from_metadata(metadata, dict(tiers))
+    fields: dict[str, Any] = {}
+    if meta.date is not None:
+        fields[DATE_DAYS] = meta.date.toordinal()
+        fields[DATE_LAST_DAYS] = last_day(meta.date, meta.date_precision).toordinal()
+    if meta.source:
+        fields[SOURCE] = meta.source.lower()
+    if meta.authority is not None:
+        fields[AUTHORITY] = float(meta.authority)
+    return fields
+
+
+def last_day(first: datetime.date, precision: Precision | None) -> datetime.date:
+    """The last day a date of ``precision`` ("year", "month", "day") starting at ``first`` covers."""
+    if precision == "year":
+        return first.replace(month=12, day=31)
+    if precision == "month":
+        following = first.replace(day=28) + datetime.timedelta(days=4)
+        return following - datetime.timedelta(days=following.day)
+    return first
