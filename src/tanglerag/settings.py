@@ -33,6 +33,7 @@ from tanglerag.config import (
 )
 from tanglerag.errors import ConfigError
 from tanglerag.family import FAMILIES, sections, structured_defaults
+from tanglerag.store_config import StoreConfig
 
 S = TypeVar("S", bound=Section)
 _ASSEMBLED = "AssembledSettings"
@@ -53,6 +54,7 @@ class Settings(Section):
     conflicts: ConflictsConfig = Field(default_factory=ConflictsConfig)
     conversation: ConversationConfig = Field(default_factory=ConversationConfig)
     otel: OtelConfig = Field(default_factory=OtelConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Settings:
         return super().__new__(assembled() if cls is Settings else cls)

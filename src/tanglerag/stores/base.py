@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
 
 from tanglerag.conflicts import DocumentMeta, Precision
 from tanglerag.errors import TangleragError
+from tanglerag.store_config import FieldMapping as FieldMapping  # part of the contract; kept in the core layer
 from tanglerag.types import Passage
 from tanglerag.where import Where
 
@@ -41,20 +41,6 @@ FILTER_FIELDS = (DATE_DAYS, DATE_LAST_DAYS, SOURCE, AUTHORITY)
 class StoreError(TangleragError):
     """A store that is down, a missing collection, a payload without the mapped field, a filter the store cannot
     express, a dimension that is not the embedder's: one line for the user (a 503 in the service)."""
-
-
-class FieldMapping(BaseModel):
-    """Where a collection keeps each part of a passage: payload field names. The defaults are what tanglerag writes;
-    set them once in settings (``store.fields``) to read a collection another tool wrote. ``id`` None: the store's
-    own point id. Payload fields not named here become the passage's metadata."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    id: str | None = Field("id", description="payload field of the passage id (None: the store's own id)")
-    text: str = "text"
-    title: str | None = "title"
-    date: str | None = "date"
-    source: str | None = "source"
-    authority: str | None = "authority"
 
 
 @dataclass(frozen=True)

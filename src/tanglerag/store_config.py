@@ -1,0 +1,51 @@
+"""The ``store`` settings section: which vector store the passages live in (the embedded faiss + SQLite index by
+default), where it is, which collection, and how a collection tanglerag did not write keeps each part of a passage.
+
+Why a module of its own in the core layer: ``Settings`` (core) holds every section, while the stores themselves
+(``tanglerag.stores``) sit a layer up beside the index; the section and its ``FieldMapping`` need nothing but pydantic,
+so they live here and ``stores/base.py`` re-exports ``FieldMapping`` with the rest of the contract.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tanglerag.config import Section
+
+StoreBackend = Literal["embedded", "qdrant", "lancedb", "chroma"]
+
+
+class FieldMapping(BaseModel):
+    """Where a collection keeps each part of a passage: payload field names. The defaults are what tanglerag writes;
+    set them once in settings (``store.fields``) to read a collection another tool wrote. ``id`` None: the store's
+    own point id. Payload fields not named here become the passage's metadata."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str | None = Field("id", description="payload field of the passage id (None: the store's own id)")
+    text: str = "text"
+    title: str | None = "title"
+    date: str | None = "date"
+    source: str | None = "source"
+    authority: str | None = "authority"
+
+
+class StoreConfig(Section):
+    """``store``: where ``ask``, ``eval``, ``serve`` and ``search`` read passages from, and ``index --store`` writes
+    them. ``embedded`` is the index folder given with ``--index`` (the other keys are not read then)."""
+
+    backend: StoreBackend = Field("embedded", description=(
+        "embedded: the faiss + SQLite index of --index; qdrant, lancedb, chroma: a collection of that store "
+        "(pip install 'tanglerag[qdrant]' and so on)"))
+    url: str | None = Field(None, description="a store server's address (qdrant: http://host:6333; chroma: "
+                                              "http://host:8000); None: the store's embedded mode at path")
+    path: Path | None = Field(None, description="the folder of a store's embedded (local) mode")
+    collection: str = Field("tanglerag", min_length=1, max_length=255, description="the collection (table) to use")
+    fields: FieldMapping = Field(default_factory=FieldMapping, description=(
+        "which payload field holds the text, title, date, source and authority (a collection another tool wrote)"))
+    timeout_s: float = Field(10.0, gt=0, le=600, description="seconds one call to a store server may take")
+    api_key_env: str | None = Field(None, description=(
+        "the environment variable holding the store server's API key (e.g. QDRANT_API_KEY): the key itself is never "
+        "written in settings"))
