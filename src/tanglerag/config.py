@@ -132,6 +132,10 @@ class IndexConfig(Section):
                                           "disk instead of into RAM when searching (writers still load them whole)")
     chunk_words: int = Field(200, strict=True, ge=1, le=5000)
     chunk_overlap: NonNegativeInt = 40
+    min_chunk_words: NonNegativeInt = Field(20, description=(
+        "the fewest words a chunk of a file with pages or sections (PDF, Markdown, HTML, Word) has unless its "
+        "document has nothing else: a shorter piece joins a neighbour, a heading the text it heads; 0 chunks each "
+        "page or section alone"))
 
 
 class RetrievalConfig(Section):

@@ -5,11 +5,12 @@ file's structure.
 A document's provenance rides in its passages' ``metadata``: a JSONL record's ``date``, ``source``, ``authority`` and
 ``meta`` fields (like any extra field), a Markdown file's YAML front matter, or what a file declares itself (a PDF's
 creation date and author, a page's date and canonical address), which never overrides what a person wrote. A file's
-chunks also carry its ``path``, the ``sha256`` of its bytes, and their ``page`` and ``section`` path
-(``tanglerag.provenance``): a chunk never spans two pages or two sections. Every passage is checked with
-``DocumentMeta.from_metadata`` on its way to chunking, so an unreadable date or an unknown authority tier is refused
-in one line naming the document and the field before anything is embedded or stored; a named tier is stored as
-written and mapped to its number when read, so changing what a tier is worth needs no new index.
+chunks also carry its ``path``, the ``sha256`` of its bytes, and their ``page`` (and ``pages`` when a chunk spans
+two) and ``section`` path (``tanglerag.provenance``); ``loaders.chunking`` says where a file's chunks are cut. Every
+passage is checked with ``DocumentMeta.from_metadata`` on its way to chunking, so an unreadable date or an unknown
+authority tier is refused in one line naming the document and the field before anything is embedded or stored; a
+named tier is stored as written and mapped to its number when read, so changing what a tier is worth needs no new
+index.
 """
 
 from __future__ import annotations
@@ -24,14 +25,16 @@ from typing import Any
 
 from pydantic import Field, ValidationError
 
+from tanglerag.config import IndexConfig
 from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS, DocumentMeta
 from tanglerag.dpr import read_dpr_tsv
 from tanglerag.errors import IngestError, InputError
 from tanglerag.jsonio import loads as json_loads
 from tanglerag.loaders import LOADERS, Segment, UnreadableFile, extension, loader_for
+from tanglerag.loaders.chunking import Chunk, chunk_words, placed_chunks
 from tanglerag.loaders.folder import folder_files, printable_name, read_regular, refusal
 from tanglerag.loaders.front_matter import json_ready, split_front_matter
-from tanglerag.provenance import PAGE, PATH, SECTION, SHA256
+from tanglerag.provenance import PAGE, PAGES, PATH, SECTION, SHA256
 from tanglerag.types import Passage, record_id
 
 __all__ = ["SourceDocument", "chunk_passages", "chunk_words", "file_document", "folder_files", "json_ready",
@@ -40,6 +43,9 @@ __all__ = ["SourceDocument", "chunk_passages", "chunk_words", "file_document", "
 
 log = logging.getLogger(__name__)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+MIN_CHUNK_WORDS: int = IndexConfig.model_fields["min_chunk_words"].default
+"""The fewest words a chunk of a file with pages or sections has (``index.min_chunk_words``), unless its document
+has nothing else (``loaders.chunking``)."""
 
 
 @contextmanager
@@ -63,24 +69,6 @@ def warnings_once() -> Iterator[None]:
         log.removeFilter(first_time)
 
 
-def chunk_words(text: str, size: int, overlap: int) -> list[str]:
-    """Split on whitespace into windows of ``size`` words that overlap by ``overlap``."""
-    if size <= 0:
-        raise IngestError("chunk size must be positive")
-    if not 0 <= overlap < size:
-        raise IngestError("chunk overlap must be >= 0 and smaller than the chunk size")
-    words = text.split()
-    if len(words) <= size:
-        return [" ".join(words)] if words else []
-    step = size - overlap
-    chunks = []
-    for start in range(0, len(words), step):
-        chunks.append(" ".join(words[start:start + size]))
-        if start + size >= len(words):
-            break
-    return chunks
-
-
 CHUNK_MARKS = ("source_id", "chunk")
 """Metadata keys that mark a passage as a chunk of a longer document; only chunking sets them, so a record that
 brings its own (an export of chunks) cannot pass for a chunk of another document."""
@@ -97,10 +85,10 @@ class SourceDocument(Passage):
         return len(self.segments) > 1 or any(s.page is not None or s.section for s in self.segments)
 
 
-def _chunked(passage: Passage, size: int, overlap: int) -> Iterator[Passage]:
+def _chunked(passage: Passage, size: int, overlap: int, min_words: int) -> Iterator[Passage]:
     if isinstance(passage, SourceDocument):
         if passage.placed():
-            yield from _placed_chunks(passage, size, overlap)
+            yield from _placed_chunks(passage, size, overlap, min_words)
             return
         passage = Passage(id=passage.id, title=passage.title, text=passage.text, metadata=passage.metadata)
     pieces = chunk_words(passage.text, size, overlap)
@@ -113,22 +101,24 @@ def _chunked(passage: Passage, size: int, overlap: int) -> Iterator[Passage]:
                       metadata={**passage.metadata, "source_id": passage.id, "chunk": i})
 
 
-def _placed_chunks(document: SourceDocument, size: int, overlap: int) -> Iterator[Passage]:
-    """Each piece chunked on its own, every chunk carrying its piece's page and section path; a piece that fits in
-    one chunk keeps its lines. A document of one chunk keeps its own id."""
+def _placed_chunks(document: SourceDocument, size: int, overlap: int, min_words: int) -> Iterator[Passage]:
+    """The document's chunks as ``loaders.chunking`` cuts its pieces, each carrying its page(s) and section path.
+    A document of one chunk keeps its own id."""
     own = {key: value for key, value in document.metadata.items() if key not in CHUNK_MARKS}
-    pieces: list[tuple[str, Segment]] = []
-    for segment in document.segments:
-        windows = chunk_words(segment.text, size, overlap)
-        pieces += [(segment.text.strip(), segment)] if len(windows) == 1 else [(w, segment) for w in windows]
-    for i, (text, segment) in enumerate(pieces):
-        place = {**({PAGE: segment.page} if segment.page is not None else {}),
-                 **({SECTION: segment.section} if segment.section else {})}
-        if len(pieces) == 1:
-            yield Passage(id=document.id, title=document.title, text=text, metadata={**own, **place})
+    chunks = placed_chunks(document.segments, size, overlap, min_words)
+    for i, chunk in enumerate(chunks):
+        if len(chunks) == 1:
+            yield Passage(id=document.id, title=document.title, text=chunk.text, metadata={**own, **_place(chunk)})
         else:
-            yield Passage(id=f"{document.id}#{i}", title=document.title, text=text,
-                          metadata={**own, **place, "source_id": document.id, "chunk": i})
+            yield Passage(id=f"{document.id}#{i}", title=document.title, text=chunk.text,
+                          metadata={**own, **_place(chunk), "source_id": document.id, "chunk": i})
+
+
+def _place(chunk: Chunk) -> dict[str, Any]:
+    """A chunk's page (its first), its pages when it spans more than one, and its section path, as metadata."""
+    pages = list(chunk.pages)
+    return {**({PAGE: pages[0]} if pages else {}), **({PAGES: pages} if len(pages) > 1 else {}),
+            **({SECTION: list(chunk.section)} if chunk.section else {})}
 
 
 def _record_passage(line: bytes) -> Passage:
@@ -263,20 +253,25 @@ def _detected_fields(detected: Mapping[str, str]) -> dict[str, str]:
 
 
 def chunk_passages(passages: Iterable[Passage], source: str, *, chunk_size: int = 200, chunk_overlap: int = 40,
-                   tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> list[Passage]:
+                   tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS,
+                   min_chunk_words: int = MIN_CHUNK_WORDS) -> list[Passage]:
     """Chunk long passages; refuse an empty result, a repeated id or unreadable metadata (naming ``source``)."""
-    return list(stream_chunks(passages, source, chunk_size=chunk_size, chunk_overlap=chunk_overlap, tiers=tiers))
+    return list(stream_chunks(passages, source, chunk_size=chunk_size, chunk_overlap=chunk_overlap, tiers=tiers,
+                              min_chunk_words=min_chunk_words))
 
 
 def stream_chunks(passages: Iterable[Passage], source: str, *, chunk_size: int = 200, chunk_overlap: int = 40,
-                  tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> Iterator[Passage]:
+                  tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS,
+                  min_chunk_words: int = MIN_CHUNK_WORDS) -> Iterator[Passage]:
     """``chunk_passages`` as a stream: a repeated id stops it when met; an empty corpus once it ends. A document
     whose id has a chunk's shape (``x#1``) is an ordinary document, but no passage id may be held twice: chunk 1
     of a long ``x`` and a document ``x#1`` in one corpus are refused, naming both. Each document's metadata is
-    checked first (``tiers``: the authority tier names it may use), and every chunk carries it."""
+    checked first (``tiers``: the authority tier names it may use), and every chunk carries it. A file's pieces
+    are cut as ``loaders.chunking`` says (``min_chunk_words``: 0 cuts each piece alone); other passages in
+    windows of ``chunk_size`` words."""
     owner: dict[str, str] = {}
     for passage in passages:
-        for chunk in _chunked(checked_metadata(passage, source, tiers), chunk_size, chunk_overlap):
+        for chunk in _chunked(checked_metadata(passage, source, tiers), chunk_size, chunk_overlap, min_chunk_words):
             if chunk.id in owner:
                 raise IngestError(f"corpus {source}: duplicate passage id {chunk.id!r}" + (
                     "" if owner[chunk.id] == passage.id else
@@ -346,14 +341,16 @@ def _folder_document(folder: Path, file: Path) -> Iterator[Passage]:
 
 
 def load_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 40, skip_bad: bool = False,
-                tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> list[Passage]:
+                tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS, min_chunk_words: int = MIN_CHUNK_WORDS
+                ) -> list[Passage]:
     """Load and chunk a corpus; raise IngestError if it holds nothing."""
     return list(stream_corpus(source, chunk_size=chunk_size, chunk_overlap=chunk_overlap, skip_bad=skip_bad,
-                              tiers=tiers))
+                              tiers=tiers, min_chunk_words=min_chunk_words))
 
 
 def stream_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 40, skip_bad: bool = False,
-                  tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> Iterator[Passage]:
+                  tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS, min_chunk_words: int = MIN_CHUNK_WORDS
+                  ) -> Iterator[Passage]:
     """The corpus's chunks one by one, read as they are needed (a corpus file need not fit in memory)."""
     if not source.exists():
         raise IngestError(f"corpus not found: {source}")
@@ -368,4 +365,5 @@ def stream_corpus(source: Path, *, chunk_size: int = 200, chunk_overlap: int = 4
     else:
         raise IngestError(f"unsupported corpus {source}: give a .jsonl file, a DPR passages .tsv, a folder, or a "
                           f"file of type {supported_types()}")
-    return stream_chunks(raw, str(source), chunk_size=chunk_size, chunk_overlap=chunk_overlap, tiers=tiers)
+    return stream_chunks(raw, str(source), chunk_size=chunk_size, chunk_overlap=chunk_overlap, tiers=tiers,
+                         min_chunk_words=min_chunk_words)

@@ -15,7 +15,9 @@ PATH = "path"
 SHA256 = "sha256"
 """The sha256 of the file's bytes, so ``index FOLDER --sync`` can tell a changed file without reading it."""
 PAGE = "page"
-"""The 1-based page of a paged file (PDF) a chunk comes from; a chunk never spans two pages."""
+"""The 1-based page of a paged file (PDF) a chunk comes from: its first, when it spans more than one."""
+PAGES = "pages"
+"""Every page a chunk's words come from, when there are more than one (a sentence a page break cut): ``[4, 5]``."""
 SECTION = "section"
 """The headings a chunk stands under, outermost first (Markdown, HTML, Word)."""
 
@@ -24,6 +26,15 @@ def page_of(metadata: Mapping[str, Any]) -> int | None:
     """The page a passage's metadata names (a positive integer), else None."""
     page = metadata.get(PAGE)
     return page if isinstance(page, int) and not isinstance(page, bool) and page > 0 else None
+
+
+def pages_of(metadata: Mapping[str, Any]) -> list[int] | None:
+    """The pages a passage's metadata names (at least two, ascending, each a positive integer), else None."""
+    pages = metadata.get(PAGES)
+    if not isinstance(pages, list) or len(pages) < 2 or \
+            not all(isinstance(p, int) and not isinstance(p, bool) and p > 0 for p in pages):
+        return None
+    return pages if pages == sorted(set(pages)) else None
 
 
 def section_of(metadata: Mapping[str, Any]) -> list[str] | None:
@@ -37,15 +48,16 @@ def section_of(metadata: Mapping[str, Any]) -> list[str] | None:
 
 
 def location(metadata: Mapping[str, Any]) -> str | None:
-    """Where a passage stands in its file, as a citation shows it (``policy-2024.pdf p. 12, §Scope > Limits``);
-    None when its metadata names neither a page nor a section (a plain text file, a JSONL record)."""
-    page, section = page_of(metadata), section_of(metadata)
+    """Where a passage stands in its file, as a citation shows it (``policy-2024.pdf p. 12, §Scope > Limits``, or
+    ``pp. 12-13`` for a chunk that spans two pages); None when its metadata names neither a page nor a section (a
+    plain text file, a JSONL record)."""
+    page, pages, section = page_of(metadata), pages_of(metadata), section_of(metadata)
     if page is None and section is None:
         return None
     path = metadata.get(PATH)
     name = path.rsplit("/", 1)[-1] if isinstance(path, str) and path else None
-    place = ", ".join(part for part in (f"p. {page}" if page else None,
-                                        f"§{' > '.join(section)}" if section else None) if part)
+    shown_pages = f"pp. {pages[0]}-{pages[-1]}" if pages and pages[0] == page else f"p. {page}" if page else None
+    place = ", ".join(part for part in (shown_pages, f"§{' > '.join(section)}" if section else None) if part)
     return f"{name} {place}" if name else place
 
 

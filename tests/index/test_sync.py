@@ -13,7 +13,7 @@ from tanglerag.types import Passage
 from tests.index.stored import stored_passages
 from tests.index.test_extend import CountingEmbedder
 
-CONFIG = IndexConfig(chunk_words=20, chunk_overlap=5)
+CONFIG = IndexConfig(chunk_words=20, chunk_overlap=5, min_chunk_words=0)  # a chunk a section, as sync is tested
 
 
 def _folder(tmp_path, count: int = 6):

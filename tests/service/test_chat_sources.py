@@ -24,8 +24,8 @@ def _sdk(tmp_path, http):
 
 
 def test_sources_ride_on_the_message_the_stream_and_a_legacy_completion(tmp_path):
-    backend = CannedBackend([("capital of Norway", "Oslo [1] [3]")], default="unknown")
-    with client_for(make_runtime(tmp_path, backend=backend, overrides=["retrieval.top_k=3"])) as http:
+    backend = CannedBackend([("capital of Norway", "Oslo [1] [4]")], default="unknown")
+    with client_for(make_runtime(tmp_path, backend=backend, overrides=["retrieval.top_k=4"])) as http:
         sdk = _sdk(tmp_path, http)
         whole = sdk.chat.completions.create(model="tanglerag/concat", messages=QUESTION)
         chunks = list(sdk.chat.completions.create(model="tanglerag/concat", messages=QUESTION, stream=True))
@@ -33,11 +33,11 @@ def test_sources_ride_on_the_message_the_stream_and_a_legacy_completion(tmp_path
     sources = whole.choices[0].message.model_extra["sources"]
     assert sources == [
         {"n": 1, "id": "old", "title": "Oslo 1990", "date": "1990", "source": "atlas.org"},
-        {"n": 3, "id": "notes/oslo.md#1", "title": "Capitals", "location": "oslo.md §Capitals > Norway",
+        {"n": 4, "id": "notes/oslo.md", "title": "Capitals", "location": "oslo.md §Capitals > Norway",
          "section": ["Capitals", "Norway"]}]
     assert [s["id"] for s in sources] == whole.model_extra["tanglerag"]["citations"]
     assert whole.choices[0].message.content.split("Sources:\n", 1)[1].splitlines() == [
-        "[1] Oslo 1990 (old) · 1990 · atlas.org", "[3] Capitals (notes/oslo.md#1) · oslo.md §Capitals > Norway"]
+        "[1] Oslo 1990 (old) · 1990 · atlas.org", "[4] Capitals (notes/oslo.md) · oslo.md §Capitals > Norway"]
     streamed = [(c.choices[0].delta.model_extra or {}).get("sources") for c in chunks if c.choices]
     assert [s for s in streamed if s is not None] == [sources]  # once, on the delta with the content
     assert legacy.choices[0].model_extra["sources"] == sources

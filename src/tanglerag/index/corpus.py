@@ -27,13 +27,15 @@ CorpusReader = Callable[[], Iterator[Passage]]
 
 def corpus_reader(corpus: Corpus, config: IndexConfig, *, skip_bad: bool = False,
                   tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> CorpusReader:
-    """The corpus's chunks, ``config.chunk_words`` words each (overlapping by ``config.chunk_overlap``); a file is
-    re-read on each call rather than held in memory. ``skip_bad`` warns about malformed JSONL lines and skips them
-    instead of refusing the file. ``tiers``: the authority tier names documents may give (``where.authority_tiers``
-    of the settings); a document with another, or a date that cannot be read, is refused by name."""
-    size, overlap = config.chunk_words, config.chunk_overlap
+    """The corpus's chunks, ``config.chunk_words`` words each (overlapping by ``config.chunk_overlap``; a file's
+    chunks have ``config.min_chunk_words`` at least, ``loaders.chunking``); a file is re-read on each call rather
+    than held in memory. ``skip_bad`` warns about malformed JSONL lines and skips them instead of refusing the
+    file. ``tiers``: the authority tier names documents may give (``where.authority_tiers`` of the settings); a
+    document with another, or a date that cannot be read, is refused by name."""
+    size, overlap, least = config.chunk_words, config.chunk_overlap, config.min_chunk_words
     if isinstance(corpus, str | os.PathLike):
         return functools.partial(stream_corpus, Path(corpus), chunk_size=size, chunk_overlap=overlap, skip_bad=skip_bad,
-                                 tiers=tiers)
+                                 tiers=tiers, min_chunk_words=least)
     passages = list(corpus)  # a generator would be spent after the first pass
-    return functools.partial(stream_chunks, passages, "in memory", chunk_size=size, chunk_overlap=overlap, tiers=tiers)
+    return functools.partial(stream_chunks, passages, "in memory", chunk_size=size, chunk_overlap=overlap, tiers=tiers,
+                             min_chunk_words=least)

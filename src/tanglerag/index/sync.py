@@ -142,7 +142,8 @@ def sync_folder(out: Path, folder: Path, embedder: TextEmbedder, config: IndexCo
     def chunked(documents: Iterator[Passage]) -> Iterator[Passage]:
         if chunks is not None:
             return chunks(documents)
-        return stream_chunks(documents, str(folder), chunk_size=config.chunk_words, chunk_overlap=config.chunk_overlap)
+        return stream_chunks(documents, str(folder), chunk_size=config.chunk_words, chunk_overlap=config.chunk_overlap,
+                             min_chunk_words=config.min_chunk_words)
 
     locked: list[SyncPlan] = []  # the plan made under the lock, against the index there (none for a new index)
 

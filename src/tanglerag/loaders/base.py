@@ -1,8 +1,8 @@
 """What a loader gives back: a file's text in the pieces its structure draws (pages, sections), and what the file
 says about itself (title, date, author, address).
 
-Why pieces and not one text: a citation must say where an answer stands ("p. 12, §Scope"), so chunking cuts inside a
-piece, never across two, and each chunk carries its piece's page and heading path.
+Why pieces and not one text: a citation must say where an answer stands ("p. 12, §Scope"), so each chunk carries the
+page(s) and heading path of the pieces it is cut from (``loaders.chunking``).
 """
 
 from __future__ import annotations

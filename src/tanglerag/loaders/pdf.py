@@ -2,8 +2,8 @@
 
 Why pypdf: it is BSD-licensed and pure Python (nothing to build, safe for a library others embed), and on the test
 PDFs it recovered as many of ``pdftotext``'s characters as pdfminer.six while reading 2-5x more pages a second
-(docs/benchmarks.md, "Document formats"); PyMuPDF is faster still but AGPL. Each page is one piece, so a chunk never
-spans two pages and every chunk carries its page (1-based, as a viewer numbers them). The bookmark in force on a page
+(docs/benchmarks.md, "Document formats"); PyMuPDF is faster still but AGPL. Each page is one piece, so every chunk
+carries its page (1-based, as a viewer numbers them), or its two pages where it ends a sentence the page break cut. The bookmark in force on a page
 (the PDF's outline, when it has one) is that page's section. Title, author and creation date come from the file's
 document information. A PDF is read under two bounds: its page count (``bounds.PDF_PAGES``, from the page tree before
 any page is read) and the time its pages take (``bounds.PDF_SECONDS``, checked after each page).
