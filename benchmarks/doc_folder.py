@@ -26,8 +26,9 @@ a dozen words of one sentence each):
   npm packages (``npm pack``, all MIT): commander 12.1.0, yargs 17.7.2, chalk 5.3.0, debug 4.3.7, express 4.21.2.
 
 The probe set: 60 queries a folder, each a sentence of one file (a PDF's: of one page) cut lightly (its first word
-dropped, at most 14 words kept), so the file and the page that hold it are known. 20 queries fall on the PDFs (10
-each: the page measure needs them) and 40 on the other files, one a file in a seeded order. A sentence qualifies
+dropped, at most 14 words kept), so the file and the page that hold it are known. Up to 10 queries fall on each PDF
+(the page measure needs them: 18 in debian, whose FAQ PDF pypdf reads with its spaces lost, has 8 sentences that
+qualify; 20 in python) and the rest on the other files, one a file in a seeded order. A sentence qualifies
 when it has 12-40 words, nine in ten of them plain words (not code, paths, tables or a running head), and its cut
 text occurs in no other file and no other page of the folder. Each query's half (tune or check) is halves.half of
 its id, seed 0: the chunking rule is chosen on the tune half and reported on the check half.
