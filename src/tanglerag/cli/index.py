@@ -166,7 +166,8 @@ def _sync(out: Path, folder: Path, settings: Settings, index_type: str | None, b
 
     def chunks(documents: Iterator[Passage]) -> Iterator[Passage]:
         return stream_chunks(documents, str(folder), chunk_size=settings.index.chunk_words,
-                             chunk_overlap=settings.index.chunk_overlap, tiers=tiers)
+                             chunk_overlap=settings.index.chunk_overlap, tiers=tiers,
+                             min_chunk_words=settings.index.min_chunk_words)
 
     with rate_progress("indexing", "passages") as progress:
         def planned(plan: SyncPlan) -> int:

@@ -99,7 +99,7 @@ def _chunks(state: ServiceState, passages: list[Passage]) -> list[Passage]:
     """The passages chunked, their metadata checked before any write (in the reading thread)."""
     cfg = state.runtime.settings.index
     return chunk_passages(passages, "upload", chunk_size=cfg.chunk_words, chunk_overlap=cfg.chunk_overlap,
-                          tiers=authority_tiers(state.runtime.settings))
+                          tiers=authority_tiers(state.runtime.settings), min_chunk_words=cfg.min_chunk_words)
 
 
 async def _written(state: ServiceState, write: Callable[..., tuple[PassageIndex, DocumentChanges]]
