@@ -20,6 +20,7 @@ is refused in one line. Each ``upsert`` is one merge-insert, one commit of a new
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -96,6 +97,8 @@ class LanceDBStore:
                 import lancedb
             except ImportError:
                 raise StoreError("store.backend=lancedb needs lancedb: pip install 'tanglerag[lancedb]'") from None
+            # listing an ANN index warns on stderr at each process unless told whether to count its centroids
+            os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
             seconds = f"{self.timeout_s:g}s"  # object storage: each request's limit (a folder ignores it)
             with self._reaching("open"):
                 self._db = lancedb.connect(self.uri, api_key=self._api_key,
@@ -266,8 +269,8 @@ class LanceDBStore:
                 if table.count_rows() >= self.ann_min_rows:
                     table.create_index(VECTOR, config=HnswSq(distance_type="cosine"))
                 return
-            stats = table.index_stats(indices[0].name)
-            if stats is not None and stats.num_unindexed_rows * 10 >= max(stats.num_indexed_rows, 1):
+            indexed, unindexed = indices[0].num_indexed_rows or 0, indices[0].num_unindexed_rows or 0
+            if unindexed * 10 >= max(indexed, 1):
                 table.optimize()
 
     # -- reading --------------------------------------------------------------------------
