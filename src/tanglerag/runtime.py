@@ -37,6 +37,9 @@ from tanglerag.pipeline import RAGPipeline
 from tanglerag.settings import Settings
 from tanglerag.stages.followup import Turn, standalone
 from tanglerag.stages.retrieve import IndexRetriever, Retriever
+from tanglerag.stages.store_retrieve import StoreRetriever
+from tanglerag.stores.base import VectorStore
+from tanglerag.stores.factory import open_store
 from tanglerag.tracking import Tracker, stage, track
 from tanglerag.types import Answer, Question, RetrievedPassage
 from tanglerag.where import authority_tiers, parse_where
@@ -92,11 +95,13 @@ def _query(text: str) -> Question:
 class Runtime:
     def __init__(self, settings: Settings, *, index_dir: Path | None = None, llm: LLM | None = None,
                  embedder: TextEmbedder | None = None, index: PassageIndex | None = None,
-                 context_store: UserContextStore | None = None, keep_methods: bool = False) -> None:
+                 context_store: UserContextStore | None = None, keep_methods: bool = False,
+                 store: VectorStore | None = None) -> None:
         """``llm`` / ``embedder`` / ``index`` / ``context_store`` replace the configured ones (tests, or a runtime for
         other settings sharing what another one loaded). ``keep_methods``: build each method once and answer every
         question with it (an evaluation's questions share their methods); otherwise each question gets its own, as
-        concurrent questions of the service must (a method may hold state: CDIT's determiner memory)."""
+        concurrent questions of the service must (a method may hold state: CDIT's determiner memory). ``store``: the
+        opened ``store.backend`` to share (another runtime's)."""
         check_structured_modes(settings.llm.structured_stages)
         self.settings = settings
         self.index_dir = index_dir
@@ -104,6 +109,8 @@ class Runtime:
         self._embedder = embedder
         self._index = index
         self._context_store = context_store
+        self._store = store
+        self._index_given = index is not None
         self._methods: dict[tuple[str, bool], Method] | None = {} if keep_methods else None
 
     @cached_property
@@ -128,6 +135,25 @@ class Runtime:
         return self._index
 
     @property
+    def reads_store(self) -> bool:
+        """Whether passages come from a vector store (``store.backend`` other than embedded) rather than an index:
+        an index handed in (an evaluation's pooled passages) is searched even then."""
+        return self.settings.store.backend != "embedded" and not self._index_given
+
+    @property
+    def store(self) -> VectorStore:
+        """The configured store, opened on first use (its collection's dimension checked against the embedder's)."""
+        if self._store is None:
+            self._store = open_store(self.settings, self.embedder)
+        return self._store
+
+    def store_retriever(self, settings: Settings | None = None) -> StoreRetriever:
+        """The store searched under ``settings``' retrieval section (this runtime's by default), its where pushed
+        down."""
+        settings = settings or self.settings
+        return StoreRetriever(self.store, self.embedder, settings.retrieval, authority_tiers(settings))
+
+    @property
     def context_store(self) -> UserContextStore:
         if self._context_store is None:
             self._context_store = UserContextStore(self.settings.personal.store_dir, self.embedder)
@@ -135,7 +161,12 @@ class Runtime:
 
     def retriever(self, personal: bool = False) -> Retriever | None:
         """Index search, or the ``personal`` retriever a family offers (PCAS's joint ranking of passages and the
-        user's statements) when questions carry a user; None without an index."""
+        user's statements) when questions carry a user; None without an index. With a store, its search."""
+        if self.reads_store:
+            if personal:
+                raise InputError(f"a question with a user ranks the embedded index's vectors with the user's context "
+                                 f"(PCAS): it does not apply to store.backend={self.settings.store.backend}")
+            return self.store_retriever()
         if self.index is None:
             return None
         if personal:
@@ -146,7 +177,7 @@ class Runtime:
 
     def resources(self, personal: bool = False) -> Resources:
         return Resources(settings=self.settings, llm=self.llm, embedder=self.embedder,
-                         retriever=self.retriever(personal), index=self.index)
+                         retriever=self.retriever(personal), index=None if self.reads_store else self.index)
 
     def method(self, name: str, personal: bool = False) -> Method:
         """The method ``name``: with ``keep_methods``, built once and then answering every question of this runtime
@@ -203,6 +234,10 @@ class Runtime:
         return run_sync(self.asearch(request))
 
     def _retrieved(self, question: Question, request: SearchRequest) -> list[RetrievedPassage]:
+        if self.reads_store:
+            settings = self.settings if request.where is None else self.settings.model_copy(update={
+                "retrieval": self.settings.retrieval.model_copy(update={"where": request.where})})
+            return self.store_retriever(settings).retrieve(question, request.top_k).passages
         if self.index is None:
             raise IndexStoreError("searching needs an index: pass --index DIR")
         config = self.settings.retrieval
@@ -233,9 +268,11 @@ class Runtime:
         The service uses it for per-request options; the LLM, embedding and index sections stay this one's.
         """
         return Runtime(settings.model_copy(update={"llm": self.settings.llm, "embedding": self.settings.embedding,
-                                                   "index": self.settings.index, "cache_dir": self.settings.cache_dir}),
-                       index_dir=self.index_dir, llm=self.llm, embedder=self.embedder, index=self.index,
-                       context_store=self.context_store)
+                                                   "index": self.settings.index, "cache_dir": self.settings.cache_dir,
+                                                   "store": self.settings.store}),
+                       index_dir=self.index_dir, llm=self.llm, embedder=self.embedder,
+                       index=None if self.reads_store else self.index, context_store=self.context_store,
+                       store=self.store if self.reads_store else None)
 
     def replace_index(self, index: PassageIndex) -> None:
         """Serve ``index`` from now on (after the service added documents); work in progress keeps the old one, and
@@ -248,11 +285,14 @@ class Runtime:
         """A runtime for these settings whose methods search ``index`` (an evaluation's pooled passages) and answer
         every question of the run, sharing the models this one loaded."""
         return Runtime(self.settings, llm=self.llm, embedder=self.embedder, index=index,
-                       context_store=self.context_store, keep_methods=True)
+                       context_store=self.context_store, keep_methods=True,
+                       store=self.store if self.reads_store and index is None else None)
 
     def warm_up(self, index: bool = True) -> None:
         """Load the LLM, the embedding model and (with ``index``) the index now."""
         self.llm.warm_up()
         self.embedder.embed(["warm up"])
-        if index:
+        if index and self.reads_store:
+            self.store.count()  # reaches the store now: one that is down says so at start, not at a question
+        elif index:
             _ = self.index

@@ -22,6 +22,7 @@ from tanglerag.cli.common import (
     printable,
     terminal_json,
 )
+from tanglerag.cli.store_options import CollectionOpt, StoreOpt, StorePathOpt, StoreUrlOpt, check_source, store_flags
 from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.errors import InputError
 from tanglerag.otel import Answered, span_export
@@ -44,7 +45,7 @@ WHERE_HELP = ("retrieve only passages whose document metadata passes this filter
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="the question")],
-    index_dir: Annotated[Path, typer.Option("--index", "-i", help="index folder from `tanglerag index`")],
+    index_dir: Annotated[Path | None, typer.Option("--index", "-i", help="index folder from `tanglerag index`")] = None,
     method: Annotated[str, typer.Option("--method", "-m")] = "concat",
     top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
@@ -53,13 +54,16 @@ def ask(
     user: Annotated[str | None, typer.Option("--user", "-u", help="use this user's contexts (PCAS)")] = None,
     where: Annotated[str | None, typer.Option("--where", "-w", help=WHERE_HELP)] = None,
     history: Annotated[Path | None, typer.Option("--history", help=HISTORY_HELP)] = None,
+    store: StoreOpt = None, store_url: StoreUrlOpt = None, store_path: StorePathOpt = None,
+    collection: CollectionOpt = None,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
     """Retrieve passages and answer with citations; with --user, jointly pick the user's relevant context."""
     if where is not None:
         parse_where(where, tiers=None)  # one line naming what cannot be read, before any setting is loaded
     settings = load_settings(config, set_, verbose, retrieval__top_k=top_k, llm__cache=False if no_cache else None,
-                             retrieval__where=where)
+                             retrieval__where=where, **store_flags(store, store_url, store_path, collection))
+    check_source(settings, index_dir)
     if user is not None:
         refuse_where_with_user(settings)  # before any model loads
     try:

@@ -11,6 +11,7 @@ import typer
 from tanglerag.cli.ask import WHERE_HELP
 from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, comma_list, load_settings
 from tanglerag.cli.run_progress import RunProgress, stop_interrupted
+from tanglerag.cli.store_options import CollectionOpt, StoreOpt, StorePathOpt, StoreUrlOpt, check_source, store_flags
 from tanglerag.datasets.registry import dataset_task, load_dataset
 from tanglerag.errors import InputError
 from tanglerag.eval.records import EvalReport
@@ -70,6 +71,8 @@ def eval_(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="bypass the LLM cache: every call reaches the model "
                                            "(a resumed run still skips the questions it answered)")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
+    store: StoreOpt = None, store_url: StoreUrlOpt = None, store_path: StorePathOpt = None,
+    collection: CollectionOpt = None,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
     """Benchmark methods on a dataset; cached LLM calls make re-runs free."""
@@ -80,7 +83,9 @@ def eval_(
                              eval__gold=gold, eval__gold_position=gold_position, methods__samples=samples,
                              eval__closed_book_filter=closed_book_filter or None, eval__concurrency=concurrency,
                              eval__fail_fast=fail_fast or None, eval__engine=engine, eval__ray_address=ray_address,
-                             llm__cache=False if no_cache else None)
+                             llm__cache=False if no_cache else None,
+                             **store_flags(store, store_url, store_path, collection))
+    check_source(settings, index_dir, needed=False)
     _check_flags(limit, random_n, sample, restart, out)
     names = comma_list(methods)
     if dataset_task(dataset) == "retrieval":

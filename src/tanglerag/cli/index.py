@@ -13,7 +13,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, console, load_settings, rate_progress
-from tanglerag.embeddings import Embedder, TextEmbedder
+from tanglerag.cli.store_options import CollectionOpt, StoreOpt, StorePathOpt, StoreUrlOpt, store_flags
+from tanglerag.embeddings import Embedder, TextEmbedder, embedder_identity
 from tanglerag.errors import InputError
 from tanglerag.index.corpus import corpus_reader
 from tanglerag.index.extend import add_streaming
@@ -27,6 +28,8 @@ from tanglerag.index.sync import SyncPlan, sync_folder
 from tanglerag.ingest import stream_chunks, warnings_once
 from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
+from tanglerag.stores.factory import build_store
+from tanglerag.stores.ingest import write_passages
 from tanglerag.types import Passage
 from tanglerag.where import authority_tiers
 
@@ -36,7 +39,7 @@ T = TypeVar("T")
 
 @app.command()
 def index(
-    out: Annotated[Path, typer.Option("--out", "-o", help="index folder to create, extend or shrink")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="index folder to create, extend or shrink")] = None,
     corpus: Annotated[Path | None, typer.Argument(help=(
         "JSONL file ({id,title,text}, optionally date, source, authority, meta), the DPR Wikipedia passages .tsv "
         "(id, text, title), a folder of files or one file: .txt, .md (front matter read as metadata), .pdf, .html, "
@@ -62,10 +65,19 @@ def index(
     shards: Annotated[Path | None, typer.Option("--shards", help=(
         "with --engine ray: where embedded shards are kept, on a file system every node sees "
         "(default: OUT.shards beside the index); a rerun embeds only the shards missing there"))] = None,
+    store: StoreOpt = None, store_url: StoreUrlOpt = None, store_path: StorePathOpt = None,
+    collection: CollectionOpt = None,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
-    """Build (or extend with --add, or shrink with --remove) a persistent index of a corpus."""
-    settings = load_settings(config, set_, verbose, index__index_type=index_type, index__bm25=bm25 or None)
+    """Build (or extend with --add, or shrink with --remove) a persistent index of a corpus, or write it into a
+    vector store's collection (--store)."""
+    settings = load_settings(config, set_, verbose, index__index_type=index_type, index__bm25=bm25 or None,
+                             **store_flags(store, store_url, store_path, collection))
+    if settings.store.backend != "embedded":
+        _into_store(corpus, settings, skip_bad, index_only=out is not None or remove is not None or sync or replace
+                    or engine != "local")
+        return
+    out = _folder(out)
     if remove is not None:
         _remove(out, remove, corpus, Runtime(settings).embedder)
         return
@@ -103,6 +115,33 @@ def index(
     replaced = f"; replaced {', '.join(changes.replaced)}" if changes.replaced else ""
     console.print(f"added {changes.added} new passages ({changes.unchanged} already present{replaced})")
     _summary(out, idx)
+
+
+def _folder(out: Path | None) -> Path:
+    if out is None:
+        raise InputError("give the index folder to write (--out DIR), or a store (--store qdrant --store-url URL "
+                         "--collection NAME)")
+    return out
+
+
+def _into_store(corpus: Path | None, settings: Settings, skip_bad: bool, *, index_only: bool) -> None:
+    """Read and chunk the corpus as for an index, then embed and write it into the store batch by batch;
+    ``index_only``: options of the embedded index were given too (refused)."""
+    if index_only:
+        raise InputError(f"--store {settings.store.backend} writes the corpus into a collection (passages with a "
+                         "known id are replaced): drop --out, --remove, --sync, --replace and --engine")
+    if corpus is None:
+        raise InputError("give a corpus to write into the store")
+    read = corpus_reader(corpus, settings.index, skip_bad=skip_bad, tiers=authority_tiers(settings))
+    embedder = Runtime(settings).embedder
+    target = build_store(settings, embedder)
+    try:
+        written = _with_progress(read, lambda advance: write_passages(target, read(), embedder,
+                                                                      settings.store.collection, progress=advance))
+        console.print(f"{target.name} collection {settings.store.collection!r}: wrote {written} passages, "
+                      f"{target.count()} held ({embedder_identity(embedder)}, {embedder.dimension}-d)")
+    finally:
+        target.close()
 
 
 def _with_progress(read: Callable[[], Iterator[Passage]], write: Callable[[Callable[[int], None]], T]) -> T:

@@ -15,6 +15,7 @@ import typer
 
 from tanglerag.cli.ask import WHERE_HELP, passage_line
 from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, console, load_settings, terminal_json
+from tanglerag.cli.store_options import CollectionOpt, StoreOpt, StorePathOpt, StoreUrlOpt, check_source, store_flags
 from tanglerag.pipeline import SearchOutput
 from tanglerag.runtime import Runtime, SearchRequest
 from tanglerag.tracking import Tracker
@@ -27,16 +28,20 @@ app = typer.Typer()
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="what to look for (a question or a few words)")],
-    index_dir: Annotated[Path, typer.Option("--index", "-i", help="index folder from `tanglerag index`")],
+    index_dir: Annotated[Path | None, typer.Option("--index", "-i", help="index folder from `tanglerag index`")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", "-k", help="passages to list")] = None,
     where: Annotated[str | None, typer.Option("--where", "-w", help=WHERE_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the passages as JSON")] = False,
+    store: StoreOpt = None, store_url: StoreUrlOpt = None, store_path: StorePathOpt = None,
+    collection: CollectionOpt = None,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
-    """List the passages the index ranks first for QUERY, with file, page, section, date, source and score; no LLM."""
+    """List the passages the index (or store) ranks first for QUERY, with file, page, section, date, source and score; no LLM."""
     if where is not None:
         parse_where(where, tiers=None)  # one line naming what cannot be read, before any setting is loaded
-    settings = load_settings(config, set_, verbose, retrieval__top_k=top_k, retrieval__where=where)
+    settings = load_settings(config, set_, verbose, retrieval__top_k=top_k, retrieval__where=where,
+                             **store_flags(store, store_url, store_path, collection))
+    check_source(settings, index_dir)
     tracker = Tracker()
     hits = Runtime(settings, index_dir=index_dir).search(SearchRequest(query=query, tracker=tracker))
     if as_json:

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from tanglerag.cli.common import ConfigOpt, SetOpt, VerboseOpt, console, load_settings
+from tanglerag.cli.store_options import CollectionOpt, StoreOpt, StorePathOpt, StoreUrlOpt, check_source, store_flags
 from tanglerag.errors import ConfigError, IndexStoreError, InputError
 from tanglerag.runtime import Runtime
 
@@ -17,12 +18,15 @@ app = typer.Typer()
 
 @app.command()
 def serve(
-    index_dir: Annotated[Path, typer.Option("--index", "-i", help="index folder to serve (created by the first upload)")],
+    index_dir: Annotated[Path | None, typer.Option("--index", "-i", help=(
+        "index folder to serve (created by the first upload)"))] = None,
     host: Annotated[str | None, typer.Option("--host", help="bind address (default service.host, 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option("--port", help="port (default service.port, 8000)")] = None,
     runs: Annotated[Path | None, typer.Option("--runs", help="a folder of eval outputs (eval --out) to browse at "
                                                          "/runs: scores per question and method, traces side by "
                                                          "side")] = None,
+    store: StoreOpt = None, store_url: StoreUrlOpt = None, store_path: StorePathOpt = None,
+    collection: CollectionOpt = None,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
 ) -> None:
     """Serve the HTTP API and the web inspector; API keys from TANGLERAG_API_KEYS or service.api_keys_file."""
@@ -31,14 +35,16 @@ def serve(
     from tanglerag.service.app import create_app
     from tanglerag.service.auth import ApiKeys, is_loopback
 
-    settings = load_settings(config, set_, verbose, service__host=host, service__port=port)
+    settings = load_settings(config, set_, verbose, service__host=host, service__port=port,
+                             **store_flags(store, store_url, store_path, collection))
+    check_source(settings, index_dir)
     logging.getLogger("tanglerag").setLevel(logging.INFO)
     keys = ApiKeys.load(settings.service.api_keys_file)
     cfg = settings.service
     if not keys.enabled and not is_loopback(cfg.host):
         raise ConfigError(f"refusing to serve on {cfg.host} without API keys: set TANGLERAG_API_KEYS or "
                           "service.api_keys_file, or bind to 127.0.0.1")
-    if index_dir.exists() and not (index_dir / "manifest.json").exists():
+    if index_dir is not None and index_dir.exists() and not (index_dir / "manifest.json").exists():
         raise IndexStoreError(f"{index_dir} exists and is not a tanglerag index")
     if runs is not None and not runs.is_dir():
         raise InputError(f"--runs {runs} is not a folder; give the folder eval --out wrote (or one above several)")

@@ -12,6 +12,7 @@ embeds nothing, ``hybrid`` fuses both.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 from tanglerag.config import EvalConfig, IndexConfig, RetrievalConfig
 from tanglerag.datasets.base import QAExample
@@ -40,13 +41,17 @@ def is_gold(passage: Passage, example: QAExample) -> bool:
 class PassageBuilder:
     def __init__(self, examples: list[QAExample], embedder: TextEmbedder, config: EvalConfig,
                  shared_index: PassageIndex | None = None, where: Where | None = None, *,
-                 retrieval: RetrievalConfig | None = None) -> None:
+                 retrieval: RetrievalConfig | None = None,
+                 store_search: Callable[[str, int], list[RetrievedPassage]] | None = None) -> None:
         """``where``: rank only passages whose metadata passes it (``retrieval.where``), own or pooled.
-        ``retrieval``: its ``mode`` (dense, bm25, hybrid) and ``rrf_k`` rank the passages (default: dense)."""
+        ``retrieval``: its ``mode`` (dense, bm25, hybrid) and ``rrf_k`` rank the passages (default: dense).
+        ``store_search``: a vector store's search (``store.backend``), its filter pushed down, for questions
+        without passages of their own when there is no shared index."""
         self.config = config
         self.where = where
         self.embedder = embedder
         self.shared_index = shared_index
+        self.store_search = store_search
         self.retrieval = retrieval or RetrievalConfig()
         if config.passage_scope == "pooled" and shared_index is None:
             pooled = {p.id: p for ex in examples for p in ex.passages}
@@ -64,6 +69,8 @@ class PassageBuilder:
                 return bm25_ranking(example.passages, example.question, self.where)
             local = PassageIndex.build(example.passages, self.embedder, self._local_config())
             return local.search(example.question, len(example.passages), mode, rrf_k, where=self.where)
+        if self.shared_index is None and self.store_search is not None:
+            return self.store_search(example.question, depth)
         if self.shared_index is None:
             raise InputError(f"example {example.id} has no passages of its own: pass --index to retrieve from")
         return self.shared_index.search(example.question, depth, mode, rrf_k, where=self.where)

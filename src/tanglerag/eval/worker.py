@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 from tanglerag.datasets.base import QAExample
 from tanglerag.errors import LLMError, ServerUnreachableError
@@ -19,7 +20,7 @@ from tanglerag.methods.base import method_class
 from tanglerag.metrics.registry import Reader, compute, needs_reader
 from tanglerag.runtime import AskRequest, Runtime
 from tanglerag.tracking import Tracker
-from tanglerag.types import Answer, Question
+from tanglerag.types import Answer, Question, RetrievedPassage
 from tanglerag.where import authority_tiers, parse_where
 
 
@@ -37,7 +38,7 @@ class QuestionWorker:
         self.metrics = metrics
         self.builder = PassageBuilder(pool, runtime.embedder, runtime.settings.eval, runtime.index,
                                       parse_where(runtime.settings.retrieval.where, authority_tiers(runtime.settings)),
-                                      retrieval=runtime.settings.retrieval)
+                                      retrieval=runtime.settings.retrieval, store_search=_store_search(runtime))
         # methods that retrieve again (Diva) search what the questions were retrieved from
         self.asking = runtime.for_evaluation(self.builder.shared_index)
         self.methods = methods
@@ -75,3 +76,11 @@ class QuestionWorker:
                           parts=answer.parts, usage=answer.usage.totals(),
                           usage_by_stage={k: v.model_dump() for k, v in answer.usage.stages.items()},
                           trace=answer.trace, tangles=example.tangles, passages=answer.passages)
+
+
+def _store_search(runtime: Runtime) -> Callable[[str, int], list[RetrievedPassage]] | None:
+    """What a question is retrieved with when passages come from a vector store (``store.backend``)."""
+    if not runtime.reads_store:
+        return None
+    retriever = runtime.store_retriever()
+    return lambda text, depth: retriever.retrieve(Question(text=text), depth).passages

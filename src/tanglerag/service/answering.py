@@ -62,7 +62,7 @@ def prepare(state: ServiceState, body: AskBody, who: Caller) -> tuple[Runtime, Q
         options["retrieval.top_k"] = body.top_k
     base = state.runtime
     rt = base.with_settings(with_options(base.settings, options, admin=who.admin)) if options or not who.admin else base
-    if not who.admin:
+    if not who.admin and not rt.reads_store:  # a store is not written by questions
         rt.replace_index(_unwritable(rt.index))
     try:
         question = Question(text=body.question, user_id=body.user)

@@ -31,6 +31,7 @@ from tanglerag.service.headers import SecurityHeaders
 from tanglerag.service.routes import ask, chat, index, ops, runs, search, users
 from tanglerag.service.schemas import served_methods
 from tanglerag.service.state import ServiceState
+from tanglerag.stores.base import StoreError
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,8 @@ def _warm(runtime: Runtime, index: bool) -> None:
         runtime.warm_up(index)
     except IndexStoreError as exc:
         log.error("the index could not be loaded, so the service is not ready: %s", exc)
+    except StoreError as exc:
+        log.error("the vector store cannot be reached, so the service is not ready: %s", exc)
 
 
 def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool = True,

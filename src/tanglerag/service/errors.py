@@ -36,6 +36,7 @@ from tanglerag.errors import (
 )
 from tanglerag.service.asgi import replaying
 from tanglerag.service.redaction import Redactor
+from tanglerag.stores.base import StoreError
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,8 @@ class ServiceError(Exception):
 def status_for(exc: TangleragError) -> int:
     if isinstance(exc, ServerUnreachableError):
         return 502
+    if isinstance(exc, StoreError):  # down, a timeout, a missing collection: the server's store, not the request
+        return 503
     if isinstance(exc, ModelError):
         return 503
     if isinstance(exc, IndexStoreError):
@@ -106,7 +109,8 @@ def install_error_handlers(app: FastAPI, routes: Sequence[BaseRoute], redact: Re
 
     @app.exception_handler(TangleragError)
     async def user_error(request: Request, exc: TangleragError) -> JSONResponse:
-        return error_response(request, status_for(exc), client_message(exc, redact))
+        return error_response(request, status_for(exc), client_message(exc, redact),
+                              code="store_unavailable" if isinstance(exc, StoreError) else None)
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:

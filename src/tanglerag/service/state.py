@@ -52,6 +52,9 @@ class ServiceState:
                    spans=span_export(settings.otel))
 
     def has_index(self) -> bool:
+        """Whether there are passages to answer from: an index folder, or a vector store (``store.backend``)."""
+        if self.runtime.reads_store:
+            return True
         folder = self.runtime.index_dir
         return folder is not None and (folder / "manifest.json").exists()
 

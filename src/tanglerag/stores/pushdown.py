@@ -11,7 +11,7 @@ compares stored values only, so each condition is turned here into tests on valu
   field passes no condition on it, ``!=`` included).
 * ``meta.KEY`` keeps its numbers, its text (case-folded, booleans as ``true`` / ``false``) and whether it holds
   anything, in three fields; ordering it (``<``) by a number is exact only while no passage holds text under that
-  key (``Where`` would order text as text), which the store is asked (``Clause.text_field``).
+  key (``Where`` would order text as text), which the store is asked (``FilterClause.text_field``).
 
 What cannot be told this way (ordering text, a key a store field cannot be named after) is ``refused`` with the
 condition named: never answered from a partial filter.
@@ -57,7 +57,7 @@ Test = Between | OneOf
 
 
 @dataclass(frozen=True)
-class Clause:
+class FilterClause:
     """What one condition becomes: the passage holds ``present`` (when set), passes one of ``any_of`` (when there
     are any) and none of ``none_of``. ``text_field``: exact only while no passage holds a value there."""
 
@@ -68,16 +68,20 @@ class Clause:
     condition: str = field(default="", compare=False)
 
 
+Clause = FilterClause
+"""The name the first callers imported (``chroma_filter.py``)."""
+
+
 class Refused(Exception):
     """A condition no store filter can express exactly; the message names it."""
 
 
-def clauses(where: Where) -> list[Clause]:
+def clauses(where: Where) -> list[FilterClause]:
     """Every condition of ``where`` as a clause (all must hold); ``Refused`` for one that cannot be one."""
     return [clause(c) for c in where.conditions]
 
 
-def clause(condition: Condition) -> Clause:
+def clause(condition: Condition) -> FilterClause:
     shown = condition_text(condition)
     if condition.field == "date":
         return _date(condition, shown)
@@ -90,42 +94,39 @@ def clause(condition: Condition) -> Clause:
     return _meta(condition, shown)
 
 
-def _date(condition: Condition, shown: str) -> Clause:
-    days = [_days(value) for value in condition.values]
+def _date(condition: Condition, shown: str) -> FilterClause:
+    dates = [value for value in condition.values if isinstance(value, datetime.date)]
+    if len(dates) != len(condition.values):
+        raise Refused(f"{shown!r}: a date value is not a date")
     if condition.op in _ORDERING:
-        return Clause(present=DATE_DAYS, any_of=(_order(DATE_DAYS, condition.op, days[0]),), condition=shown)
-    spans = tuple(Between(DATE_DAYS, first, float(last_day(value, precision).toordinal()))  # type: ignore[arg-type]
-                  for first, value, precision in zip(days, condition.values, condition.precisions, strict=True))
+        return FilterClause(present=DATE_DAYS, any_of=(_order(DATE_DAYS, condition.op, dates[0].toordinal()),),
+                            condition=shown)
+    spans = tuple(Between(DATE_DAYS, date.toordinal(), last_day(date, precision).toordinal())
+                  for date, precision in zip(dates, condition.precisions, strict=True))
     if condition.op == "!=":
-        return Clause(present=DATE_DAYS, none_of=spans[:1], condition=shown)
-    return Clause(present=DATE_DAYS, any_of=spans, condition=shown)
+        return FilterClause(present=DATE_DAYS, none_of=spans[:1], condition=shown)
+    return FilterClause(present=DATE_DAYS, any_of=spans, condition=shown)
 
 
-def _days(value: Any) -> float:
-    if not isinstance(value, datetime.date):
-        raise Refused(f"date value {value!r} is not a date")
-    return float(value.toordinal())
-
-
-def _numbers(condition: Condition, name: str, present: str, shown: str) -> Clause:
-    numbers = [_number(value) for value in condition.values]
-    if any(number is None for number in numbers):
+def _numbers(condition: Condition, name: str, present: str, shown: str) -> FilterClause:
+    numbers = [n for value in condition.values if (n := _number(value)) is not None]
+    if len(numbers) != len(condition.values):
         raise Refused(f"{shown!r} names an authority tier the store does not know: give a number")
     if condition.op in _ORDERING:
-        return Clause(present=present, any_of=(_order(name, condition.op, numbers[0]),), condition=shown)  # type: ignore[arg-type]
+        return FilterClause(present=present, any_of=(_order(name, condition.op, numbers[0]),), condition=shown)
     tests = tuple(Between(name, n, n) for n in numbers)
     if condition.op == "!=":
-        return Clause(present=present, none_of=tests[:1], condition=shown)
-    return Clause(present=present, any_of=tests, condition=shown)
+        return FilterClause(present=present, none_of=tests[:1], condition=shown)
+    return FilterClause(present=present, any_of=tests, condition=shown)
 
 
-def _texts(condition: Condition, name: str, present: str, values: list[str], shown: str) -> Clause:
+def _texts(condition: Condition, name: str, present: str, values: list[str], shown: str) -> FilterClause:
     if condition.op == "!=":
-        return Clause(present=present, none_of=(OneOf(name, (values[0],)),), condition=shown)
-    return Clause(present=present, any_of=(OneOf(name, tuple(values)),), condition=shown)
+        return FilterClause(present=present, none_of=(OneOf(name, (values[0],)),), condition=shown)
+    return FilterClause(present=present, any_of=(OneOf(name, tuple(values)),), condition=shown)
 
 
-def _meta(condition: Condition, shown: str) -> Clause:
+def _meta(condition: Condition, shown: str) -> FilterClause:
     key = condition.field.removeprefix("meta.")
     if not _META_KEY.match(key):
         raise Refused(f"{shown!r}: only meta keys of letters, digits, '_' and '-' are written where a store can "
@@ -136,13 +137,13 @@ def _meta(condition: Condition, shown: str) -> Clause:
         wanted = _number(values[0])
         if wanted is None:
             raise Refused(f"{shown!r} orders text, which a store filter cannot")
-        return Clause(present=present, any_of=(_order(numbers, condition.op, wanted),), text_field=texts,
+        return FilterClause(present=present, any_of=(_order(numbers, condition.op, wanted),), text_field=texts,
                       condition=shown)
     tests = tuple(Between(numbers, n, n) if (n := _number(v)) is not None else OneOf(texts, (v.casefold(),))
                   for v in values)
     if condition.op == "!=":
-        return Clause(present=present, none_of=tests[:1], condition=shown)
-    return Clause(present=present, any_of=tests, condition=shown)
+        return FilterClause(present=present, none_of=tests[:1], condition=shown)
+    return FilterClause(present=present, any_of=tests, condition=shown)
 
 
 def _order(name: str, op: str, value: float) -> Between:

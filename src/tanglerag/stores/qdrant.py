@@ -29,7 +29,7 @@ from tanglerag.errors import InputError
 from tanglerag.redaction import without_credentials
 from tanglerag.store_config import FieldMapping
 from tanglerag.stores.base import AUTHORITY, DATE_DAYS, DATE_LAST_DAYS, SOURCE, StoredHit, StoreError, filter_fields
-from tanglerag.stores.pushdown import Between, Clause, OneOf, Refused, Test, clauses, meta_fields
+from tanglerag.stores.pushdown import Between, FilterClause, OneOf, Refused, Test, clauses, meta_fields
 from tanglerag.types import Passage
 from tanglerag.where import Where
 
@@ -72,7 +72,9 @@ class QdrantStore:
                 raise StoreError("store.backend=qdrant needs qdrant-client: pip install 'tanglerag[qdrant]'") from None
             with self._reaching("open"):
                 if self.url:
-                    self._client = QdrantClient(url=self.url, api_key=self._api_key, timeout=int(self.timeout_s))
+                    # no version check: against a server that is down it is a warning printed before our one line
+                    self._client = QdrantClient(url=self.url, api_key=self._api_key, timeout=int(self.timeout_s),
+                                                check_compatibility=False)
                 else:
                     self._client = QdrantClient(path=str(self.path) if self.path else ":memory:")
         return self._client
@@ -277,7 +279,7 @@ def point_id(passage_id: str) -> str:
     return str(uuid.uuid5(ID_NAMESPACE, passage_id))
 
 
-def qdrant_filter(found: list[Clause]) -> models.Filter:
+def qdrant_filter(found: list[FilterClause]) -> models.Filter:
     """Every clause as one Qdrant filter: each must hold."""
     from qdrant_client import models
 

@@ -11,6 +11,7 @@ import typer
 
 from tanglerag.cli.common import ConfigOpt, JsonOpt, SetOpt, TerminalConsole, load_settings
 from tanglerag.datasets.registry import load_dataset
+from tanglerag.errors import InputError
 from tanglerag.index.passage_index import PassageIndex, read_manifest
 from tanglerag.index.trim import TrimLog
 from tanglerag.methods.cdit.curate import curate
@@ -49,6 +50,9 @@ def trim(index_dir: IndexOpt,
          as_json: JsonOpt = False, config: ConfigOpt = None, set_: SetOpt = None) -> None:
     """Offline curation: judge each question's retrieval, record witnesses, separate (and cut) links."""
     settings = load_settings(config, set_, cdit__witnesses=witnesses, retrieval__top_k=top_k, cdit__record=True)
+    if settings.store.backend != "embedded":
+        raise InputError(f"cdit trim separates passages in the embedded index's graph: it does not apply to "
+                         f"store.backend={settings.store.backend}")
     read_manifest(index_dir)
     _, examples = load_dataset(dataset, None, limit, None, settings.eval.seed)
     resources = Runtime(settings, index_dir=index_dir).resources()

@@ -15,6 +15,7 @@ from tanglerag.family import FAMILIES, families
 from tanglerag.service.errors import ServiceError
 from tanglerag.service.schemas import Health, Readiness, error_responses
 from tanglerag.service.state import MetricsDep, ServiceState, State
+from tanglerag.stores.base import StoreError
 
 router = APIRouter(tags=["operations"])
 STATIC = Path(__file__).parent.parent / "static"
@@ -42,6 +43,8 @@ async def ready(state: State) -> Readiness:
 def _index_problem(state: ServiceState) -> str | None:
     """Why the served index cannot answer (it fails to load: a damaged or missing file; or a read met a damaged page
     since), or None: every question would fail on it."""
+    if state.runtime.reads_store:
+        return _store_problem(state)
     if not state.has_index():
         return None
     try:
@@ -49,6 +52,15 @@ def _index_problem(state: ServiceState) -> str | None:
     except IndexStoreError as exc:
         return str(exc)
     return index.damage if index is not None else None
+
+
+def _store_problem(state: ServiceState) -> str | None:
+    """Why the vector store cannot answer (down, a timeout, a missing collection), or None: it is reached now."""
+    try:
+        state.runtime.store.count()
+    except StoreError as exc:
+        return str(exc)
+    return None
 
 
 def _model_name(model_id: str) -> str:

@@ -1,0 +1,36 @@
+"""The options that point a command at a vector store instead of an index folder: shortcuts for ``--set store.*``
+(``--store qdrant --store-url URL --collection NAME`` is ``--set store.backend=qdrant --set store.url=URL ...``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from tanglerag.errors import InputError
+from tanglerag.settings import Settings
+
+StoreOpt = Annotated[str | None, typer.Option("--store", help=(
+    "where passages live: embedded (the --index folder, the default), qdrant, lancedb or chroma (store.backend)"))]
+StoreUrlOpt = Annotated[str | None, typer.Option("--store-url", help=(
+    "the store server's address, e.g. http://localhost:6333 (store.url)"))]
+StorePathOpt = Annotated[Path | None, typer.Option("--store-path", help=(
+    "the folder of the store's local (embedded) mode (store.path)"))]
+CollectionOpt = Annotated[str | None, typer.Option("--collection", help="the store's collection (store.collection)")]
+
+
+def store_flags(store: str | None, url: str | None, path: Path | None, collection: str | None) -> dict[str, Any]:
+    """The options as ``load_settings`` flags (those not given are left to the settings)."""
+    return {"store__backend": store, "store__url": url, "store__path": path, "store__collection": collection}
+
+
+def check_source(settings: Settings, index_dir: Path | None, *, needed: bool = True) -> None:
+    """One place passages come from: an index folder or a store, not both; ``needed``: one of them."""
+    backend = settings.store.backend
+    if backend != "embedded" and index_dir is not None:
+        raise InputError(f"--index reads the embedded index, store.backend={backend} a {backend} collection: "
+                         "give one of them")
+    if backend == "embedded" and index_dir is None and needed:
+        raise InputError("give an index folder (--index DIR) or a store (--store qdrant --store-url URL "
+                         "--collection NAME)")
