@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from tanglerag.api import Tanglerag
 from tanglerag.cli import app
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
@@ -136,3 +137,12 @@ def test_the_service_answers_503_in_openai_shape_and_is_not_ready_while_the_stor
         assert "s3cret" not in chat.text and "127.0.0.1" not in chat.text
         asked = client.post("/v1/ask", json={"question": "How many days of leave?"})
         assert asked.status_code == 503 and "s3cret" not in asked.text
+
+
+def test_the_python_api_searches_the_store_as_the_index(cli, tmp_path):
+    embedded = Tanglerag(tmp_path / "idx", Settings.load(), embedder=HashEmbedder())
+    stored = Tanglerag(settings=Settings.load(overrides=["store.backend=qdrant", f"store.path={tmp_path / 'qd'}",
+                                                         "store.collection=docs"]), embedder=HashEmbedder())
+    for where in (None, "date >= 2023"):
+        assert ([h.passage.id for h in stored.search("days of leave", where=where)]
+                == [h.passage.id for h in embedded.search("days of leave", where=where)])
