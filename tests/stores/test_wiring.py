@@ -146,3 +146,15 @@ def test_the_python_api_searches_the_store_as_the_index(cli, tmp_path):
     for where in (None, "date >= 2023"):
         assert ([h.passage.id for h in stored.search("days of leave", where=where)]
                 == [h.passage.id for h in embedded.search("days of leave", where=where)])
+
+
+def test_eval_retrieves_from_the_store_as_from_the_index(cli, tmp_path):
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(json.dumps({"id": "q1", "question": "How many days of leave?", "answers": ["five days"]})
+                         + "\n")
+    runs = {}
+    for name, source in (("embedded", ["--index", str(tmp_path / "idx")]), ("stored", _stored(tmp_path))):
+        cli("eval", "--dataset", str(questions), "--out", str(tmp_path / name), "--quiet", *source)
+        [line] = (tmp_path / name / "predictions.jsonl").read_text().splitlines()
+        runs[name] = json.loads(line)["passage_ids"]
+    assert runs["stored"] == runs["embedded"] and runs["stored"]
