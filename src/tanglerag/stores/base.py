@@ -32,7 +32,7 @@ DATE_DAYS = "_tr_date_days"
 DATE_LAST_DAYS = "_tr_date_last_days"
 """The last day the date covers at its precision (a year's 31 December): ``date = 2024-03`` is any day of March."""
 SOURCE = "_tr_source"
-"""The document's source in lower case (``source`` compares without regard to case)."""
+"""The document's source case-folded (``source`` compares without regard to case, as ``where`` does)."""
 AUTHORITY = "_tr_authority"
 """The document's authority as a number (tier names mapped by the tiers in force when it was written)."""
 FILTER_FIELDS = (DATE_DAYS, DATE_LAST_DAYS, SOURCE, AUTHORITY)
@@ -91,7 +91,7 @@ def filter_fields(metadata: Mapping[str, Any], tiers: Mapping[str, float]) -> di
         fields[DATE_DAYS] = meta.date.toordinal()
         fields[DATE_LAST_DAYS] = last_day(meta.date, meta.date_precision).toordinal()
     if meta.source:
-        fields[SOURCE] = meta.source.lower()
+        fields[SOURCE] = meta.source.casefold()
     if meta.authority is not None:
         fields[AUTHORITY] = float(meta.authority)
     return fields

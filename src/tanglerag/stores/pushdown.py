@@ -90,7 +90,7 @@ def clause(condition: Condition) -> FilterClause:
     if condition.field == "source":
         if condition.op in _ORDERING:
             raise Refused(f"{shown!r} orders sources as text, which a store filter cannot")
-        return _texts(condition, SOURCE, SOURCE, [str(v).lower() for v in condition.values], shown)
+        return _texts(condition, SOURCE, SOURCE, [str(v).casefold() for v in condition.values], shown)
     return _meta(condition, shown)
 
 
