@@ -39,8 +39,8 @@ from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.errors import InputError
 from tanglerag.redaction import without_credentials
 from tanglerag.store_config import FieldMapping
-from tanglerag.stores.base import SOURCE, StoredHit, StoreError, filter_fields
-from tanglerag.stores.chroma_filter import PRESENT, chroma_fields, chroma_where, source_key
+from tanglerag.stores.base import StoredHit, StoreError, filter_fields
+from tanglerag.stores.chroma_filter import PRESENT, chroma_fields, chroma_where
 from tanglerag.stores.pushdown import Refused, clauses, meta_fields
 from tanglerag.types import Passage
 from tanglerag.where import Where
@@ -280,8 +280,6 @@ class ChromaStore:
         for name in ("date", "source", "authority"):  # each alone: as in Where, a bad date leaves the source usable
             with suppress(InputError):
                 fields |= filter_fields({name: metadata.get(name)}, self.tiers)
-        if SOURCE in fields:
-            fields[SOURCE] = source_key(fields[SOURCE])
         flat = {key if _holdable(value) else JSON_PREFIX + key: value if _holdable(value) else json.dumps(value)
                 for key, value in metadata.items()}
         return {**flat, "title": passage.title, **chroma_fields(fields)}

@@ -11,15 +11,14 @@ gaps decide what a record keeps beside ``pushdown``'s fields and how a clause is
   (``meta_bounds``), so "some item < x" is "the least < x".
 * an item in a list matches only its own type: ``meta.KEY``'s numbers are written and asked as floats.
 
-A source is written and asked case-folded (``Where`` compares ``casefold()``: "Straße" is "STRASSE"), and a source
-asked for by a number is refused: ``Where`` compares two numbers as numbers ("123" is "123.0"), text cannot.
+A source asked for by a number is refused: ``Where`` compares two numbers as numbers ("123" is "123.0"), while
+Chroma compares the source's text.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from tanglerag.stores.base import SOURCE
@@ -53,13 +52,10 @@ def meta_bounds(fields: Mapping[str, Any]) -> dict[str, float]:
     return bounds
 
 
-def source_key(source: str) -> str:
-    """A source as it is written and asked: case-folded."""
-    return source.casefold()
-
-
 def _clause(clause: FilterClause) -> dict[str, Any]:
-    clause = _folded_sources(clause)
+    if any(isinstance(test, OneOf) and test.field == SOURCE and any(map(_reads_as_number, test.values))
+           for test in (*clause.any_of, *clause.none_of)):
+        raise Refused(f"{clause.condition!r} compares a source with a number, which a Chroma filter cannot")
     parts: list[dict[str, Any]] = []
     if clause.present is not None:
         parts.append({PRESENT: {"$contains": clause.present}})
@@ -69,18 +65,6 @@ def _clause(clause: FilterClause) -> dict[str, Any]:
     if not parts:
         raise Refused(f"{clause.condition!r} names no field to test")
     return _every(parts)
-
-
-def _folded_sources(clause: FilterClause) -> FilterClause:
-    """The clause with its source values case-folded; ``Refused`` when one reads as a number."""
-    def folded(test: Test) -> Test:
-        if not (isinstance(test, OneOf) and test.field == SOURCE):
-            return test
-        if any(_reads_as_number(value) for value in test.values):
-            raise Refused(f"{clause.condition!r} compares a source with a number, which a Chroma filter cannot")
-        return OneOf(test.field, tuple(map(source_key, test.values)))
-
-    return replace(clause, any_of=tuple(map(folded, clause.any_of)), none_of=tuple(map(folded, clause.none_of)))
 
 
 def _test(test: Test) -> dict[str, Any]:
