@@ -1,9 +1,9 @@
 """Issue 30: sentence-transformers' plain `encode` against `encode_overlapped` (the next batch tokenized in a thread
 while the model embeds this one), same passages, same model, on whatever device torch has here.
 
-On a GPU the tokenizer is the limit and the overlap is what `Embedder.embed` uses; on a CPU the model is the slow
-part and `embed` keeps the plain `encode`. This prints both rates (and the tokenizer's alone) so either machine can
-show which holds. Passages as corpus_scale.py makes them (60 English words of MiniLM's vocabulary).
+On a GPU the tokenizer is the limit and the overlap is what the sentence-transformers embedder uses; on a CPU the
+model is the slow part and `embed` keeps the plain `encode`. This prints both rates (and the tokenizer's alone) so
+either machine can show which holds. Passages as corpus_scale.py makes them (60 English words of MiniLM's vocabulary).
 Usage: .venv/bin/python benchmarks/embed_overlap.py [--passages 2000] [--batch 32] [--write docs/benchmarks.md]
 """
 
@@ -16,12 +16,13 @@ from pathlib import Path
 from corpus_scale import _vocabulary, passages
 from run_io import write_section
 
-from tanglerag.embeddings import Embedder, encode_overlapped, tokenizer_of
+from tanglerag.config import EmbeddingConfig
+from tanglerag.st_embedder import SentenceTransformerEmbedder, encode_overlapped, tokenizer_of
 from tanglerag.tables import Table
 
 
 def rates(n: int, batch: int) -> tuple[str, dict[str, float]]:
-    embedder = Embedder()
+    embedder = SentenceTransformerEmbedder(EmbeddingConfig(backend="sentence-transformers"))
     model = embedder._load()
     texts = [row["text"] for row in passages(n, vocabulary=_vocabulary(embedder))]
     model.encode(texts[:batch], batch_size=batch)  # first-call set-up is not the rate

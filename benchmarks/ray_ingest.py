@@ -46,8 +46,8 @@ def _make(name: str):
     if name == "hash":
         return HashEmbedder(f"hash-{DIM}", DIM)
     # on a GPU machine the CPU rows stay on the CPU; a GPU batch is larger, as a user embedding there would set it
-    return Embedder(EmbeddingConfig(device="cuda", batch_size=256) if name == "minilm-gpu" else
-                    EmbeddingConfig(device="cpu"))
+    return Embedder(EmbeddingConfig(backend="sentence-transformers", device="cuda", batch_size=256)
+                    if name == "minilm-gpu" else EmbeddingConfig(device="cpu"))
 
 
 class Factory:

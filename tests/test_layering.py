@@ -17,8 +17,10 @@ from tanglerag.family import families
 ROOT = Path(tanglerag.__file__).parent
 LAYERS = {
     0: {"types", "trace", "config", "errors", "text", "tracking", "fileio", "jsonio", "tables", "provenance",
-        "registry", "family", "settings", "users", "conflicts", "where", "disk_store", "redaction", "aio"},
-    1: {"llm", "embeddings", "embedding_cache", "index", "ingest", "dpr", "loaders", "datasets"},
+        "registry", "family", "settings", "users", "conflicts", "where", "disk_store", "redaction", "aio",
+        "store_config"},
+    1: {"llm", "embeddings", "onnx_embedder", "st_embedder", "embedding_cache", "index", "ingest", "dpr", "loaders",
+        "datasets", "stores"},
     2: {"stages", "metrics"},
     3: {"methods"},
     4: {"pipeline", "runtime", "otel"},

@@ -4,8 +4,9 @@ each text once.
 An evaluation over questions that carry their own passages embeds every passage on every run and in every process;
 on a 2-core machine that is the work that stops model calls from overlapping. ``CachedEmbedder`` wraps any embedder:
 it looks every text up (one SQLite file, ``embeddings.sqlite3`` in the cache folder, shared by processes through
-WAL), embeds only the texts it has not seen, in one batch, and stores them. The key is the model's name, whether
-vectors are normalised and the text, so another model or setting never reads a vector it did not make.
+WAL), embeds only the texts it has not seen, in one batch, and stores them. The key is the embedder's identity
+(``embeddings.embedder_identity``: the model and, where a backend's vectors differ, the backend), whether vectors are
+normalised and the text, so another model, backend or setting never reads a vector it did not make.
 ``embedding.cache=false`` (``--no-cache``) bypasses it.
 """
 
@@ -17,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from tanglerag.disk_store import SqliteTable
-from tanglerag.embeddings import TextEmbedder
+from tanglerag.embeddings import TextEmbedder, embedder_identity
 
 FILE_NAME = "embeddings.sqlite3"
 
@@ -37,11 +38,15 @@ class CachedEmbedder:
         return self.inner.model_name
 
     @property
+    def identity(self) -> str:
+        return embedder_identity(self.inner)
+
+    @property
     def dimension(self) -> int:
         return self.inner.dimension
 
     def _key(self, text: str) -> str:
-        return hashlib.sha256(f"{self.model_name}\0{self.normalize}\0{text}".encode()).hexdigest()
+        return hashlib.sha256(f"{self.identity}\0{self.normalize}\0{text}".encode()).hexdigest()
 
     def embed(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray:
         keys = [self._key(text) for text in texts]

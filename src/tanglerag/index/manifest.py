@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from tanglerag.config import IndexConfig
+from tanglerag.embeddings import TextEmbedder, embedder_identity, settings_making
 from tanglerag.errors import IndexStoreError
 
 FORMAT_VERSION = 3
@@ -22,7 +23,9 @@ READABLE = frozenset({1, 2, 3})
 
 class IndexManifest(BaseModel):
     format_version: int = FORMAT_VERSION
-    embedding_model: str
+    embedding_model: str = Field(description="the identity of the embedder that made the vectors "
+                                             "(embeddings.embedder_identity): the model's name, with the backend's "
+                                             "where its vectors differ (all-MiniLM-L6-v2-onnx-int8)")
     dimension: int
     index_type: str
     count: int
@@ -31,6 +34,20 @@ class IndexManifest(BaseModel):
     updated_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     data: str = Field("", description="sub-folder holding this version's files; '' = the index folder itself "
                                       "(indexes written before versioned saves)")
+
+
+def check_embedder(manifest: IndexManifest, embedder: TextEmbedder, folder: Path) -> None:
+    """Refuse, in one line, to search an index with vectors of another embedder or size: the scores would be
+    silently meaningless (an index of sentence-transformers' fp32 MiniLM opened by the onnx int8 one)."""
+    identity = embedder_identity(embedder)
+    if manifest.embedding_model != identity:
+        raise IndexStoreError(
+            f"index {folder} was built with embedding model {manifest.embedding_model!r} but the configured embedder "
+            f"is {identity!r}: rebuild it with `tanglerag index`, or read it as it was built with "
+            f"{settings_making(manifest.embedding_model)}")
+    if manifest.dimension != embedder.dimension:
+        raise IndexStoreError(f"index {folder} holds vectors of {manifest.dimension} dimensions but the embedder "
+                              f"{identity!r} makes {embedder.dimension}: rebuild it with `tanglerag index`")
 
 
 def fingerprint(folder: Path) -> dict[str, str | int]:

@@ -26,14 +26,14 @@ import faiss
 import numpy as np
 
 from tanglerag.config import IndexConfig
-from tanglerag.embeddings import TextEmbedder
+from tanglerag.embeddings import TextEmbedder, embedder_identity
 from tanglerag.errors import IndexStoreError, InputError
 from tanglerag.fileio import atomic_write_text, file_lock, reporting_disk_full
 from tanglerag.index.dense import build_dense, configure_search, read_dense
 from tanglerag.index.documents import DocumentChanges, by_document, passages_of, plan_write
 from tanglerag.index.fusion import reciprocal_rank_fusion
 from tanglerag.index.hnsw_edit import RemovedLink, cut_links, restore_links
-from tanglerag.index.manifest import READABLE, IndexManifest
+from tanglerag.index.manifest import READABLE, IndexManifest, check_embedder
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
 from tanglerag.index.passage_store import PassageStore
 from tanglerag.index.sparse import BM25Index
@@ -239,7 +239,7 @@ class PassageIndex:
 
     # -- persistence ----------------------------------------------------------------------
     def manifest(self) -> IndexManifest:
-        return IndexManifest(embedding_model=self.embedder.model_name, dimension=self.dense.d,
+        return IndexManifest(embedding_model=embedder_identity(self.embedder), dimension=self.dense.d,
                              index_type=self.config.index_type, count=len(self.passages),
                              bm25=self.bm25 is not None, config=self.config)
 
@@ -275,10 +275,7 @@ class PassageIndex:
         """``mmap``: search the saved vectors memory-mapped (read-only: writers load the index whole)."""
         manifest = read_manifest(folder)
         files = folder / manifest.data if manifest.data else folder
-        if manifest.embedding_model != embedder.model_name:
-            raise IndexStoreError(
-                f"index {folder} was built with embedding model {manifest.embedding_model!r} but the configured model "
-                f"is {embedder.model_name!r}; set embedding.model={manifest.embedding_model} or rebuild the index")
+        check_embedder(manifest, embedder, folder)
         rebuild = "rebuild it with `tanglerag index`"
         passages = _read_passages(files, manifest.format_version, rebuild, verify=not mmap)
         try:

@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 
 from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
-from tanglerag.embeddings import TextEmbedder
+from tanglerag.embeddings import TextEmbedder, embedder_identity
 from tanglerag.errors import ConfigError, IndexStoreError, IngestError, TangleragError
 from tanglerag.index.passage_index import embed_text
 from tanglerag.index.reaper import dies_with_this_process
-from tanglerag.index.shards import ShardPlan, open_shards, shard_passages, write_shard
+from tanglerag.index.shards import ShardPlan, open_shards, record_embedder, shard_passages, write_shard
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +82,7 @@ def embed_shards(plan: ShardPlan, folder: Path, make_embedder: EmbedderFactory, 
     ``gpus_per_actor``: default 1 when the cluster has GPUs (and no more actors than GPUs), else 0; ``cpus_per_actor``: the cores each
     actor holds (Ray gives its torch as many threads)."""
     todo = open_shards(folder, plan)
+    record_embedder(folder, plan, embedder_identity(make_embedder()))  # built here, it loads no model
     if progress is not None and len(todo) < len(plan.shards):
         progress(plan.documents - sum(plan.shards[n].documents for n in todo), 0)
     if not todo:

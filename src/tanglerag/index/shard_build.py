@@ -31,7 +31,16 @@ from tanglerag.index.manifest import IndexManifest
 from tanglerag.index.passage_index import faiss_disk_errors, index_lock, write_version
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
 from tanglerag.index.passage_store import StoreWriter
-from tanglerag.index.shards import PASSAGES, VECTORS, read_plan, shard_damage, shard_done, shard_file, shard_vectors
+from tanglerag.index.shards import (
+    PASSAGES,
+    VECTORS,
+    read_plan,
+    shard_damage,
+    shard_done,
+    shard_file,
+    shard_vectors,
+    shards_embedder,
+)
 from tanglerag.index.spool import gather_rows
 from tanglerag.index.streaming import dense_from, write_bm25
 
@@ -88,6 +97,7 @@ def build_from_shards(out: Path, folder: Path, config: IndexConfig, embedder_nam
     if embedder_name is not None and embedder_name != plan.model:
         raise IndexStoreError(f"shards in {folder} were embedded with {plan.model!r}, not {embedder_name!r}")
     vectors = ShardVectors(folder, len(plan.shards))  # refused before anything is written
+    embedder = shards_embedder(folder, plan)
 
     def fill(data: Path) -> IndexManifest:
         with StoreWriter(data / PASSAGES_FILE) as store:
@@ -110,7 +120,7 @@ def build_from_shards(out: Path, folder: Path, config: IndexConfig, embedder_nam
             _write_dense(data / DENSE, vectors, config, data)
         if config.bm25:
             write_bm25(data)
-        return IndexManifest(embedding_model=plan.model, dimension=vectors.dim, index_type=config.index_type,
+        return IndexManifest(embedding_model=embedder, dimension=vectors.dim, index_type=config.index_type,
                              count=count, bm25=config.bm25, config=config)
 
     with index_lock(out):

@@ -11,7 +11,9 @@ them inside SQLite without making a Python object of each) and then its vectors 
 temporary name and renamed, so a shard whose two files exist is complete and a killed job redoes only the shards that
 are missing (shards an older release wrote as JSON lines count as missing, and are embedded again). ``plan.json``
 names the corpus (path, size, modification time), the chunking and the model; shards made for another plan are
-refused, never mixed in. ``index.shard_build`` builds the index from them.
+refused, never mixed in. ``embedder.txt`` names the embedder whose vectors they hold (``embeddings.embedder_identity``:
+two backends of one model make different vectors), and the index built from them records it.
+``index.shard_build`` builds the index from them.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ DOCUMENTS_PER_SHARD = 50_000
 """Corpus records a shard holds (a Parquet file's shards are its row groups): about 10 minutes of MiniLM on one
 GPU, so a killed job loses little and a cluster has many shards to share out."""
 PLAN = "plan.json"
+EMBEDDER = "embedder.txt"
 
 
 class Shard(BaseModel):
@@ -274,6 +277,25 @@ def open_shards(folder: Path, plan: ShardPlan) -> list[int]:
         folder.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, plan.model_dump_json(indent=2))
     return [number for number in range(len(plan.shards)) if not shard_done(folder, number)]
+
+
+def record_embedder(folder: Path, plan: ShardPlan, identity: str) -> None:
+    """Record that ``identity`` embeds the shards of ``folder``, refusing it where shards of another embedder are."""
+    path = folder / EMBEDDER
+    if path.exists() or any(shard_done(folder, number) for number in range(len(plan.shards))):
+        held = shards_embedder(folder, plan)
+        if held != identity:
+            raise IngestError(f"shards in {folder} were embedded by {held!r}, not the configured {identity!r}; remove "
+                              "the folder or give another --shards folder")
+    if not path.exists():
+        atomic_write_text(path, identity)
+
+
+def shards_embedder(folder: Path, plan: ShardPlan) -> str:
+    """The identity of the embedder of the shards in ``folder``; for shards from before it was recorded, the plan's
+    model name (they were embedded by sentence-transformers, whose identity that is)."""
+    path = folder / EMBEDDER
+    return path.read_text(encoding="utf-8").strip() if path.exists() else plan.model
 
 
 def read_plan(folder: Path) -> ShardPlan:

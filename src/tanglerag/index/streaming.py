@@ -13,7 +13,7 @@ import faiss
 import numpy as np
 
 from tanglerag.config import IndexConfig
-from tanglerag.embeddings import TextEmbedder
+from tanglerag.embeddings import TextEmbedder, embedder_identity
 from tanglerag.errors import IndexStoreError
 from tanglerag.index.dense import add_to_trained, empty_dense, trained_ivf, training_rows
 from tanglerag.index.faiss_stream import BOUNDED, write_bounded
@@ -52,7 +52,7 @@ def _fill(data: Path, passages: Iterable[Passage], embedder: TextEmbedder, confi
         count = store.count
     if config.bm25:
         write_bm25(data)
-    return IndexManifest(embedding_model=embedder.model_name, dimension=dim, index_type=config.index_type,
+    return IndexManifest(embedding_model=embedder_identity(embedder), dimension=dim, index_type=config.index_type,
                          count=count, bm25=config.bm25, config=config)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from tanglerag.embeddings import TextEmbedder
+from tanglerag.embeddings import TextEmbedder, embedder_identity
 from tanglerag.errors import ContextStoreError
 from tanglerag.fileio import PRIVATE_MODE, atomic_write_npy, atomic_write_text, file_lock
 from tanglerag.users import UserContext, check_user_id
@@ -26,7 +26,8 @@ log = logging.getLogger(__name__)
 
 
 class UserContexts(BaseModel):
-    """One user's file (``contexts.json``): the statements about them and the model that embedded them."""
+    """One user's file (``contexts.json``): the statements about them and the identity of the embedder that embedded
+    them (``embeddings.embedder_identity``)."""
 
     user: str
     embedding_model: str
@@ -46,15 +47,15 @@ class UserContextStore:
     def _read(self, user: str) -> UserContexts:
         path = self._folder(user) / "contexts.json"
         if not path.exists():
-            return UserContexts(user=user, embedding_model=self.embedder.model_name)
+            return UserContexts(user=user, embedding_model=embedder_identity(self.embedder))
         try:
             data = UserContexts.model_validate_json(path.read_bytes())
         except ValidationError as exc:
             raise ContextStoreError(f"{path} is damaged ({exc.errors()[0]['msg']}); restore it from a backup, or "
                                     "move it aside to start this user afresh") from exc
-        if data.embedding_model != self.embedder.model_name:
+        if data.embedding_model != embedder_identity(self.embedder):
             raise ContextStoreError(f"contexts of user {user!r} were embedded with {data.embedding_model!r}, "
-                                    f"not the configured {self.embedder.model_name!r}")
+                                    f"not the configured {embedder_identity(self.embedder)!r}")
         return data
 
     def _write(self, data: UserContexts, vectors: np.ndarray) -> None:
@@ -70,7 +71,7 @@ class UserContextStore:
         with self._lock(user):  # read under the lock, so a concurrent writer's statements are kept
             data, stored = self.vectors(user)
             added = [UserContext(id=uuid.uuid4().hex[:8], text=t) for t in texts]
-            self._write(UserContexts(user=user, embedding_model=self.embedder.model_name, contexts=data + added),
+            self._write(UserContexts(user=user, embedding_model=embedder_identity(self.embedder), contexts=data + added),
                         np.concatenate([stored, vectors]) if data else vectors)
         return added
 
@@ -85,7 +86,7 @@ class UserContextStore:
             keep = [i for i, c in enumerate(contexts) if c.id != context_id]
             if len(keep) == len(contexts):
                 raise ContextStoreError(f"user {user!r} has no context with id {context_id!r}")
-            self._write(UserContexts(user=user, embedding_model=self.embedder.model_name,
+            self._write(UserContexts(user=user, embedding_model=embedder_identity(self.embedder),
                                      contexts=[contexts[i] for i in keep]), vectors[keep])
 
     def _lock(self, user: str) -> AbstractContextManager[None]:
