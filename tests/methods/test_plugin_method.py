@@ -20,8 +20,6 @@ from tanglerag.family import FAMILIES, register_family
 from tests.methods.toy_plugin import FAMILY, ToyConfig
 from tests.service.conftest import client_for, make_runtime
 
-pytestmark = pytest.mark.xdist_group("torch")  # the tests that load torch (MiniLM, a reader) share a worker: one ~8 s import
-
 runner = CliRunner()
 
 

@@ -90,7 +90,6 @@ def test_dangling_citation_numbers_are_removed():
     assert drop_dangling_citations("Rome [2][3]", 3) == "Rome [2][3]"
 
 
-@pytest.mark.xdist_group("torch")  # loads MiniLM: shares the worker of the other torch tests
 def test_plain_ask_prints_markup_in_passages_literally(tmp_path):
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text(json.dumps({"id": "m", "text": "Paris is the capital [/bold] of France [link=x]."}) + "\n")

@@ -58,7 +58,6 @@ def test_a_folder_named_like_a_model_is_a_clear_error(tmp_path):
         resolve_gguf(str(folder), tmp_path)
 
 
-@pytest.mark.xdist_group("torch")  # loads MiniLM: shares the worker of the other torch tests
 def test_a_server_that_replies_without_choices_then_recovers_over_real_http(tmp_path):
     """The command fails clearly while the server is broken and works once it is fixed (nothing bad was cached)."""
     import json

@@ -164,7 +164,6 @@ def test_concurrent_index_adds_and_context_adds_lose_nothing(tmp_path):
     assert len(UserContextStore(tmp_path / "users", HashEmbedder()).list("ana")) == 120
 
 
-@pytest.mark.xdist_group("torch")  # loads MiniLM: shares the worker of the other torch tests
 def test_add_refuses_settings_it_would_silently_ignore(tmp_path):
     (tmp_path / "c.jsonl").write_text(json.dumps({"id": "x", "text": "some text"}) + "\n")
     common = ["--out", str(tmp_path / "idx"), "--set", f"cache_dir={tmp_path / 'cache'}"]

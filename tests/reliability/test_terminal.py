@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from tanglerag.cli import app
@@ -46,7 +45,6 @@ def test_printable_escapes_controls_but_keeps_newlines_tabs_and_unicode():
     assert printable(f"a{RESET}b\tc\nd\x9bé") == "a\\x1bcb\tc\nd\\x9bé"
 
 
-@pytest.mark.xdist_group("torch")  # loads MiniLM: shares the worker of the other torch tests
 def test_corpus_model_and_server_text_reach_a_terminal_escaped(tmp_path):
     rows = [{"id": "esc", "text": f"Berlin{RESET} is the capital{DCS} of Germany."},
             {"id": "fr", "text": "Paris is the capital of France."}]
