@@ -7,12 +7,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tanglerag.config import IndexConfig
+from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.embeddings import Embedder
 from tanglerag.errors import ContextStoreError, IndexStoreError, IngestError
 from tanglerag.index.passage_index import PassageIndex, embed_text, read_manifest
+from tanglerag.index.ray_ingest import ShardEmbedder
 from tanglerag.index.shard_build import build_from_shards
 from tanglerag.index.shards import open_shards, plan_shards, record_embedder, shard_passages, write_shard
 from tanglerag.index.streaming import build_streaming
@@ -82,12 +85,10 @@ def _corpus(path: Path) -> Path:
 
 def test_shards_record_their_embedder_and_the_index_built_from_them_too(tmp_path):
     plan = plan_shards(_corpus(tmp_path / "corpus.jsonl"), IndexConfig(), "all-MiniLM-L6-v2", documents_per_shard=5)
-    folder, embedder = tmp_path / "shards", Int8Hash()
+    folder = tmp_path / "shards"
     todo = open_shards(folder, plan)
-    record_embedder(folder, plan, embedder.identity)
-    for number in todo:
-        passages = shard_passages(plan, number)
-        write_shard(folder, number, passages, embedder.embed([embed_text(p) for p in passages]))
+    actor = ShardEmbedder(plan.model_dump_json(), str(folder), Int8Hash, DEFAULT_AUTHORITY_TIERS)  # as Ray builds it
+    assert list(actor({"shard": np.array(todo)})["error"]) == [""] * len(todo)
     with pytest.raises(IngestError, match="embedded by 'all-MiniLM-L6-v2-onnx-int8', not the configured "
                                           "'all-MiniLM-L6-v2'"):
         record_embedder(folder, plan, "all-MiniLM-L6-v2")  # a rerun with the fp32 model would mix its vectors in

@@ -5,7 +5,6 @@ later), by ``ask`` and ``index --add`` in real processes; the real service says 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -18,6 +17,7 @@ from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 from tanglerag.testing import HashEmbedder, canned_llm, fake_openai_server
 from tanglerag.types import Passage
+from tests.hashing_cli import HASHING_CLI
 from tests.reliability.serving import served
 
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "1000"}
@@ -46,8 +46,7 @@ def _damaged_index(tmp_path: Path) -> tuple[Path, Path]:
 
 def _cli(*args: str) -> str:
     """Run the CLI; its exit code must be 2 (a user error) with no traceback; returns what it said on one line."""
-    run = subprocess.run([sys.executable, "-m", "tanglerag.cli", *args], env=ENV, capture_output=True, text=True,
-                         timeout=300)
+    run = subprocess.run([*HASHING_CLI, *args], env=ENV, capture_output=True, text=True, timeout=300)
     said = " ".join((run.stdout + run.stderr).split())
     assert run.returncode == 2 and "Traceback" not in said, said
     return said
@@ -55,8 +54,9 @@ def _cli(*args: str) -> str:
 
 def test_ask_and_index_add_name_the_damaged_store_and_the_rebuild(tmp_path):
     folder, store = _damaged_index(tmp_path)
-    # the hashing embedder's name: nothing here embeds (BM25 retrieval, and an add refused before embedding)
-    common = ["--set", "embedding.model=hash-64", "--set", f"cache_dir={tmp_path / 'cache'}"]
+    # the hashing embedder (tests/hashing_cli.py), which built the index: nothing here embeds (BM25 retrieval, and
+    # an add refused before embedding)
+    common = ["--set", f"cache_dir={tmp_path / 'cache'}"]
     more = tmp_path / "more.jsonl"
     more.write_text(json.dumps({"id": "new", "text": "A new note about the harbour."}) + "\n")
     with fake_openai_server(lambda body: "Amundsen [1]") as server:

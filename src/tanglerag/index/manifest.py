@@ -37,17 +37,23 @@ class IndexManifest(BaseModel):
 
 
 def check_embedder(manifest: IndexManifest, embedder: TextEmbedder, folder: Path) -> None:
-    """Refuse, in one line, to search an index with vectors of another embedder or size: the scores would be
-    silently meaningless (an index of sentence-transformers' fp32 MiniLM opened by the onnx int8 one)."""
+    """Refuse, in one line, to search an index with vectors of another embedder: the scores would be silently
+    meaningless (an index of sentence-transformers' fp32 MiniLM opened by the onnx int8 one). Reads nothing."""
     identity = embedder_identity(embedder)
     if manifest.embedding_model != identity:
         raise IndexStoreError(
             f"index {folder} was built with embedding model {manifest.embedding_model!r} but the configured embedder "
             f"is {identity!r}: rebuild it with `tanglerag index`, or read it as it was built with "
             f"{settings_making(manifest.embedding_model)}")
+
+
+def check_dimension(manifest: IndexManifest, embedder: TextEmbedder, folder: Path) -> None:
+    """Refuse an embedder of another vector size under the same name; asked once the index's files are found whole,
+    since a sentence-transformers embedder loads its model to say its size."""
     if manifest.dimension != embedder.dimension:
         raise IndexStoreError(f"index {folder} holds vectors of {manifest.dimension} dimensions but the embedder "
-                              f"{identity!r} makes {embedder.dimension}: rebuild it with `tanglerag index`")
+                              f"{embedder_identity(embedder)!r} makes {embedder.dimension}: rebuild it with "
+                              "`tanglerag index`")
 
 
 def fingerprint(folder: Path) -> dict[str, str | int]:

@@ -33,7 +33,7 @@ from tanglerag.index.dense import build_dense, configure_search, read_dense
 from tanglerag.index.documents import DocumentChanges, by_document, passages_of, plan_write
 from tanglerag.index.fusion import reciprocal_rank_fusion
 from tanglerag.index.hnsw_edit import RemovedLink, cut_links, restore_links
-from tanglerag.index.manifest import READABLE, IndexManifest, check_embedder
+from tanglerag.index.manifest import READABLE, IndexManifest, check_dimension, check_embedder
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
 from tanglerag.index.passage_store import PassageStore
 from tanglerag.index.sparse import BM25Index
@@ -289,6 +289,7 @@ class PassageIndex:
             raise IndexStoreError(f"index {folder} is inconsistent: manifest says {manifest.index_type} of dimension "
                                   f"{manifest.dimension}, dense.faiss holds {_index_type(dense)} of {dense.d}; "
                                   f"{rebuild}")
+        check_dimension(manifest, embedder, folder)
         configure_search(dense, manifest.config)
         bm25 = None
         if manifest.bm25:

@@ -48,6 +48,7 @@ class ShardEmbedder:
         if self.embedder.model_name != self.plan.model:
             raise IndexStoreError(f"the actors' embedder is {self.embedder.model_name!r}, the plan's "
                                   f"{self.plan.model!r}")
+        record_embedder(self.folder, self.plan, embedder_identity(self.embedder))  # every actor writes the same
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Each shard's row: its number, passages written, seconds, and the one-line error of a shard the user must
@@ -82,7 +83,6 @@ def embed_shards(plan: ShardPlan, folder: Path, make_embedder: EmbedderFactory, 
     ``gpus_per_actor``: default 1 when the cluster has GPUs (and no more actors than GPUs), else 0; ``cpus_per_actor``: the cores each
     actor holds (Ray gives its torch as many threads)."""
     todo = open_shards(folder, plan)
-    record_embedder(folder, plan, embedder_identity(make_embedder()))  # built here, it loads no model
     if progress is not None and len(todo) < len(plan.shards):
         progress(plan.documents - sum(plan.shards[n].documents for n in todo), 0)
     if not todo:
