@@ -1,6 +1,7 @@
 """Vectors of two embedders never meet: an index, a user's contexts and a shards folder record the identity of the
 embedder that made their vectors (the int8 MiniLM's differs from the fp32 one's though the model's name is the same),
-and refuse another in one line that names both and how to go on; the dimension is checked too."""
+and refuse another in one line that names both and how to go on; the dimension is checked where vectors meet the
+index."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from tanglerag.index.shards import open_shards, plan_shards, record_embedder, sh
 from tanglerag.index.streaming import build_streaming
 from tanglerag.index.user_contexts import UserContextStore
 from tanglerag.testing import HashEmbedder
+from tanglerag.types import Passage
 
 
 class Int8Hash(HashEmbedder):
@@ -64,10 +66,13 @@ def test_the_default_embedder_builds_and_reopens_its_own_index(tmp_path, passage
     assert PassageIndex.load(tmp_path / "idx", Embedder()).search("capital of Spain", 1)[0].passage.id == "p3"
 
 
-def test_an_embedder_of_another_dimension_is_refused(tmp_path, passages):
-    PassageIndex.build(passages, HashEmbedder("hash", 64), IndexConfig()).save(tmp_path / "idx")
-    with pytest.raises(IndexStoreError, match="vectors of 64 dimensions but the embedder 'hash' makes 32"):
-        PassageIndex.load(tmp_path / "idx", HashEmbedder("hash", 32))
+def test_an_embedder_of_another_dimension_is_refused_where_its_vectors_meet_the_index(tmp_path, passages):
+    PassageIndex.build(passages, HashEmbedder("hash", 64), IndexConfig(bm25=True)).save(tmp_path / "idx")
+    index = PassageIndex.load(tmp_path / "idx", HashEmbedder("hash", 32))
+    assert index.search("Danube river", 1, mode="bm25")[0].passage.id == "p5"  # BM25 needs no vectors
+    for meeting in (lambda: index.search("Danube river", 1), lambda: index.add([Passage(id="new", text="x y")])):
+        with pytest.raises(IndexStoreError, match="vectors of 64 dimensions but the embedder 'hash' makes 32"):
+            meeting()
 
 
 def test_a_users_contexts_refuse_an_embedder_of_another_identity(tmp_path):

@@ -3,7 +3,6 @@ prompt shows it, so a 5 MB title costs a prompt of a few kilobytes, from a real 
 
 import os
 import subprocess
-import sys
 
 import pytest
 
@@ -16,6 +15,7 @@ from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend, HashEmbedder, fake_openai_server
 from tanglerag.types import Passage
+from tests.hashing_cli import HASHING_CLI
 
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "1000"}
 HUGE_TITLE = "Lighthouse " * 500_000  # 5.5 MB
@@ -39,9 +39,9 @@ def test_ask_sends_a_prompt_of_kilobytes_for_a_title_of_megabytes(index, tmp_pat
         prompts.append(sum(len(m["content"]) for m in body["messages"]))
         return "Amundsen [1]"
 
-    with fake_openai_server(reply) as server:  # BM25 and the hashing embedder's name: the process embeds nothing
-        run = subprocess.run([sys.executable, "-m", "tanglerag.cli", "ask", QUESTION, "--index", str(index),
-                              "--method", "concat", "--set", "retrieval.mode=bm25", "--set", "embedding.model=hash-64",
+    with fake_openai_server(reply) as server:  # BM25 on the hashing CLI: the process embeds nothing
+        run = subprocess.run([*HASHING_CLI, "ask", QUESTION, "--index", str(index),
+                              "--method", "concat", "--set", "retrieval.mode=bm25",
                               "--set", "llm.backend=openai", "--set", f"llm.base_url={server['base_url']}", "--set",
                               f"cache_dir={tmp_path / 'cache'}"], env=ENV, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]

@@ -6,9 +6,10 @@ import json
 import subprocess
 import sys
 
+from tanglerag.embeddings import Embedder
 from tanglerag.index.passage_index import store_passages
 from tanglerag.settings import Settings
-from tanglerag.testing import HashEmbedder, fake_openai_server
+from tanglerag.testing import fake_openai_server
 from tests.reliability.test_terminal import ENV, _on_a_terminal
 from tests.service.conftest import CORPUS
 
@@ -17,12 +18,12 @@ REPLY = f"Paris{CSI}2J{CSI}31m is the capital [1]"
 
 
 def test_ask_json_escapes_c1_controls_on_a_terminal_and_keeps_them_when_piped(tmp_path):
-    # the hashing embedder and BM25 retrieval: the processes load no embedding model
-    store_passages(tmp_path / "idx", CORPUS, HashEmbedder(), Settings.load(overrides=["index.bm25=true"]).index)
+    # the default embedder (no torch) and BM25 retrieval: the processes embed nothing
+    store_passages(tmp_path / "idx", CORPUS, Embedder(), Settings.load(overrides=["index.bm25=true"]).index)
     with fake_openai_server(lambda body: REPLY) as server:
         args = ["ask", "What is the capital of France?", "--index", "idx", "--json", "--set", "llm.backend=openai",
                 "--set", f"llm.base_url={server['base_url']}", "--set", "llm.cache=false",
-                "--set", "embedding.model=hash-64", "--set", "retrieval.mode=bm25"]
+                "--set", "retrieval.mode=bm25"]
         drawn = _on_a_terminal(*args, cwd=tmp_path)
         piped = subprocess.run([sys.executable, "-m", "tanglerag.cli", *args], cwd=tmp_path, env=ENV,
                                capture_output=True, check=True).stdout

@@ -140,7 +140,7 @@ def _write(data: Path, index: PassageIndex, store: PassageStore, passages: Itera
             stored = store.positions(p.id for p in batch)
             fresh = [p for p in batch if p.id not in stored or p.id in stale]
             if fresh:
-                dense.add(index.embedder.embed([embed_text(p) for p in fresh]))
+                dense.add(index.embedded([embed_text(p) for p in fresh]))
                 writer.append(fresh)
             if progress is not None:
                 progress(len(batch))

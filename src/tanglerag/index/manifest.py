@@ -47,15 +47,6 @@ def check_embedder(manifest: IndexManifest, embedder: TextEmbedder, folder: Path
             f"{settings_making(manifest.embedding_model)}")
 
 
-def check_dimension(manifest: IndexManifest, embedder: TextEmbedder, folder: Path) -> None:
-    """Refuse an embedder of another vector size under the same name; asked once the index's files are found whole,
-    since a sentence-transformers embedder loads its model to say its size."""
-    if manifest.dimension != embedder.dimension:
-        raise IndexStoreError(f"index {folder} holds vectors of {manifest.dimension} dimensions but the embedder "
-                              f"{embedder_identity(embedder)!r} makes {embedder.dimension}: rebuild it with "
-                              "`tanglerag index`")
-
-
 def fingerprint(folder: Path) -> dict[str, str | int]:
     """What an eval run records of the index it retrieves from, read from ``manifest.json`` alone (cheap at any
     size): the version folder the manifest names, new on every save (add, replace, remove), and a digest of the

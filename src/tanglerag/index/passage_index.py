@@ -33,7 +33,7 @@ from tanglerag.index.dense import build_dense, configure_search, read_dense
 from tanglerag.index.documents import DocumentChanges, by_document, passages_of, plan_write
 from tanglerag.index.fusion import reciprocal_rank_fusion
 from tanglerag.index.hnsw_edit import RemovedLink, cut_links, restore_links
-from tanglerag.index.manifest import READABLE, IndexManifest, check_dimension, check_embedder
+from tanglerag.index.manifest import READABLE, IndexManifest, check_embedder
 from tanglerag.index.passage_store import FILE as PASSAGES_FILE
 from tanglerag.index.passage_store import PassageStore
 from tanglerag.index.sparse import BM25Index
@@ -120,7 +120,18 @@ class PassageIndex:
     def _embed(self, passages: list[Passage], show_progress: bool) -> np.ndarray:
         if not passages:
             return np.zeros((0, self.dense.d), dtype="float32")
-        return self.embedder.embed([embed_text(p) for p in passages], show_progress=show_progress)
+        return self.embedded([embed_text(p) for p in passages], show_progress=show_progress)
+
+    def embedded(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray:
+        """``texts`` embedded to search or join this index, refused in one line when the vectors are not of the
+        index's size (an embedder of the same name and another dimension), where faiss would fail on an assertion.
+        Checked where vectors meet the index rather than when it opens: a BM25 search loads no model."""
+        vectors = self.embedder.embed(texts, show_progress=show_progress)
+        if vectors.shape[1] != self.dense.d:
+            raise IndexStoreError(f"index {self.folder or '(not saved)'} holds vectors of {self.dense.d} dimensions "
+                                  f"but the embedder {embedder_identity(self.embedder)!r} makes {vectors.shape[1]}: "
+                                  "rebuild it with `tanglerag index`")
+        return vectors
 
     # -- CDIT trimming ------------------------------------------------------------------
     def apply_trim(self, state: TrimState) -> int:
@@ -213,7 +224,7 @@ class PassageIndex:
         passed.update((i, where.matches(metadata.get(i, {}))) for i in positions)
 
     def _dense_search(self, query: str, k: int) -> list[tuple[int, float]]:
-        scores, ids = self.dense.search(self.embedder.embed([query]), k)
+        scores, ids = self.dense.search(self.embedded([query]), k)
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
 
     def _bm25_search(self, query: str, k: int) -> list[tuple[int, float]]:
@@ -289,7 +300,6 @@ class PassageIndex:
             raise IndexStoreError(f"index {folder} is inconsistent: manifest says {manifest.index_type} of dimension "
                                   f"{manifest.dimension}, dense.faiss holds {_index_type(dense)} of {dense.d}; "
                                   f"{rebuild}")
-        check_dimension(manifest, embedder, folder)
         configure_search(dense, manifest.config)
         bm25 = None
         if manifest.bm25:
