@@ -1,5 +1,7 @@
 """The Hugging Face reader's loading code, exercised on a tiny randomly initialised model made here."""
 
+import sys
+
 import pytest
 
 from tanglerag.metrics.readers import HFReader, ReaderError, build_reader
@@ -31,3 +33,9 @@ def test_hf_reader_loads_a_local_model_and_returns_a_span(tiny_qa_model):
 def test_hf_reader_names_a_missing_model(tmp_path):
     with pytest.raises(ReaderError, match="cannot load QA reader"):
         HFReader(str(tmp_path / "nowhere")).read("text", "question?")
+
+
+def test_hf_reader_without_transformers_says_which_extra_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "transformers", None)  # as in the default install, which has no torch
+    with pytest.raises(ReaderError, match=r"needs transformers and torch: pip install 'tanglerag\[st\]'"):
+        HFReader("deepset/roberta-base-squad2").read("text", "question?")

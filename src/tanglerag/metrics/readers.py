@@ -55,7 +55,10 @@ class HFReader:
         if self._loaded is None:
             try:
                 from transformers import AutoModelForQuestionAnswering, AutoTokenizer
-
+            except ImportError as exc:  # an extra: the default install has no torch
+                raise ReaderError(f"QA reader {self.model!r} needs transformers and torch: "
+                                  "pip install 'tanglerag[st]'") from exc
+            try:
                 tokenizer = AutoTokenizer.from_pretrained(self.model)
                 model = AutoModelForQuestionAnswering.from_pretrained(self.model).to(self.device).eval()
             except (OSError, ValueError) as exc:
@@ -64,9 +67,9 @@ class HFReader:
         return self._loaded
 
     def read(self, text: str, question: str) -> str:
-        import torch
-
         tokenizer, model = self._load()
+        import torch  # after the load, which says what to install when it is missing
+
         enc = tokenizer(question, text, truncation="only_second", max_length=384, return_offsets_mapping=True,
                         return_tensors="pt")
         offsets = enc.pop("offset_mapping")[0].tolist()
