@@ -82,6 +82,7 @@ def test_state_kept_per_loop_goes_with_its_loop():
     assert [ref() for ref in loops] == [None, None, None]
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # the portal thread's end
 def test_an_item_that_raises_system_exit_ends_the_run_with_an_error_not_a_hang():
     async def answer(item: int) -> int:
         if item == 2:
