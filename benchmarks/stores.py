@@ -32,7 +32,6 @@ import importlib.metadata
 import json
 import os
 import random
-import resource
 import shutil
 import socket
 import subprocess
@@ -177,8 +176,7 @@ class ChromaServer:
         raise RuntimeError("chroma run did not answer within 120 s")
 
     def peak_mb(self) -> float:
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        return int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1]) / 1024
+        return _peak_mb(self.process.pid)
 
     def stop(self) -> None:
         self.process.terminate()
@@ -307,8 +305,11 @@ def _batches(items: Iterable, size: int) -> Iterator[list]:
         yield chunk
 
 
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def _peak_mb(pid: int | str = "self") -> float:
+    """A process's peak RSS (VmHWM): its own memory's high-water mark. Not ru_maxrss, which a child started by
+    subprocess inherits from its parent (this script's parent holds the vectors for the exact search)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1]) / 1024
 
 
 def _du_mb(folder: Path) -> float:
