@@ -110,3 +110,12 @@ def test_missing_or_altered_weights_say_how_to_reinstall(monkeypatch, change, sa
                         dataclasses.replace(onnx_embedder.MINILM_INT8, **change))
     with pytest.raises(EmbeddingError, match=says):
         Embedder().embed(["text"])
+
+
+def test_batches_hold_texts_of_similar_length_and_a_bounded_number_of_tokens():
+    from tanglerag.onnx_embedder import TOKENS_PER_BATCH, _batches
+
+    assert TOKENS_PER_BATCH == 512
+    batches = [list(rows) for rows in _batches([256, 10, 200, 5, 128, 12], most=3)]
+    assert batches == [[0, 2], [4, 5, 1], [3]]  # longest first: 2 x 256 tokens, then at most 3 texts
+    assert [list(rows) for rows in _batches([600], most=3)] == [[0]]  # a text longer than the budget goes alone

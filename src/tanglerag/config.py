@@ -109,14 +109,15 @@ class EmbeddingConfig(Section):
         "sentence-transformers: any model name or path, on a GPU where torch has one (pip install 'tanglerag[st]')"))
     model: str = Field("all-MiniLM-L6-v2", description="the model's name (or, for sentence-transformers, a local path)")
     batch_size: PositiveInt = 32
-    device: str = Field("auto", description="sentence-transformers: auto takes CUDA (or Apple MPS) when torch was "
-                        "installed with it, else the CPU; or a torch device name (cpu, cuda, cuda:1). onnx: auto or cpu")
+    device: str = Field("auto", description=(
+        "sentence-transformers: auto takes CUDA (or Apple MPS) when torch was installed with it, else the CPU; or a "
+        "torch device name (cpu, cuda, cuda:1). onnx: auto or cpu"))
     threads: PositiveInt = Field(1, description=(
         "onnx: the threads that encode one batch (onnxruntime's intra-op threads); 1 keeps a query's latency where "
         "other work shares the cores"))
     workers: NonNegativeInt = Field(0, description=(
-        "onnx: batches encoded at once when more texts than batch_size come in (ingest), each on its own threads; "
-        "0: one per core this process may use"))
+        "onnx: batches encoded at once when a call makes several (ingest), each on its own threads; 0: one per core "
+        "this process may use"))
     normalize: bool = True
     cache: bool = Field(True, description=(
         "keep every text's vector in the cache folder (embeddings.sqlite3, by model and text): re-runs, resumed "

@@ -10,10 +10,11 @@ identity (``all-MiniLM-L6-v2-onnx-int8``) and never share an index or a cache en
 (docs/benchmarks.md, "embedder", has the rankings side by side).
 
 Threads: onnxruntime spreads one batch over ``embedding.threads`` threads (1 by default: a query is a batch of one,
-and on a busy machine more threads only wait for each other); a call with more than ``batch_size`` texts (ingest) is
-cut into batches of similar lengths, ``embedding.workers`` of them (one per core by default) encoded at once on the
-one session. On 2 shared cores, two batches at once embedded 1.5x the passages/s of one batch at a time and one batch
-on two threads 1.3x; under heavier load from other work, two threads fell below one (docs/benchmarks.md, "embedder").
+and on a busy machine more threads only wait for each other); a call with many texts (ingest) is cut into batches of
+similar lengths (``TOKENS_PER_BATCH``), ``embedding.workers`` of them (one per core by default) encoded at once on the
+one session. On 2 shared cores two batches at once embedded 0.95-1.55x the passages/s of one batch at a time (median
+1.08x over five turns) and one batch on two threads about half (docs/benchmarks.md, "embedder"); on more cores, one
+batch at a time would leave all but one idle.
 """
 
 from __future__ import annotations
@@ -67,6 +68,13 @@ def onnx_model(config: EmbeddingConfig) -> OnnxModel:
         raise ConfigError(f"embedding.backend=onnx runs on the CPU, not embedding.device={config.device}; set "
                           "embedding.backend=sentence-transformers to embed on a GPU")
     return model
+
+
+TOKENS_PER_BATCH = 512
+"""The most padded tokens (texts x the longest one's tokens) in one batch. The int8 model's working memory grows with
+a batch's texts times their length: `tanglerag index` of 600 RAMDocs documents (two batches at once, 2 cores) peaked
+at 560 MB with 2,048 tokens a batch, 420 MB with 512 and 370 MB with 256, the last two in the same 12-13 s; batches
+of 32 texts of the bundled sample took 1.3 GB. ``embedding.batch_size`` still caps a batch of short texts."""
 
 
 @dataclass(frozen=True)
@@ -153,10 +161,9 @@ class OnnxEmbedder:
         if not texts:
             return out
         loaded = self._load()
-        encodings = loaded.tokenizer.encode_batch(texts) if len(texts) > 1 else [loaded.tokenizer.encode(texts[0])]
-        order = np.argsort([-len(e.ids) for e in encodings], kind="stable")  # similar lengths pad little
-        size = self.config.batch_size
-        batches = [order[start:start + size] for start in range(0, len(texts), size)]
+        one = len(texts) == 1  # a query: tokenized here, without the batch tokenizer's thread pool
+        encodings = [loaded.tokenizer.encode(texts[0])] if one else loaded.tokenizer.encode_batch(texts)
+        batches = _batches([len(e.ids) for e in encodings], self.config.batch_size)
 
         def encode(rows: np.ndarray) -> None:
             out[rows] = self._pooled(loaded.session, [encodings[i] for i in rows])
@@ -186,6 +193,18 @@ class OnnxEmbedder:
         if self.config.normalize:
             vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         return vectors
+
+
+def _batches(lengths: list[int], most: int) -> list[np.ndarray]:
+    """The texts' positions cut into batches, longest texts first so that a batch pads little, each of at most
+    ``most`` texts and ``TOKENS_PER_BATCH`` padded tokens."""
+    order = np.argsort([-length for length in lengths], kind="stable")
+    batches, start = [], 0
+    while start < len(order):
+        count = max(1, min(most, TOKENS_PER_BATCH // max(lengths[order[start]], 1)))  # the first is the longest
+        batches.append(order[start:start + count])
+        start += count
+    return batches
 
 
 def _cores() -> int:
