@@ -12,7 +12,7 @@ fi
 .venv/bin/ruff check src tests benchmarks examples
 .venv/bin/mypy src/tanglerag  # --strict, by pyproject.toml (where it says why mypy)
 scripts/docs.sh >/dev/null  # the documentation site and its API reference build with --strict: no broken link or docstring
-# tests run in parallel (pytest-xdist): one worker per core, at most 4 (each worker imports torch once); the
+# tests run in parallel (pytest-xdist): one worker per core, at most 4 (the tests that load torch share a worker); the
 # real-model tests share one worker (xdist_group), so the model is loaded once. The 20 slowest are printed.
 # Plugins are named rather than found by entry point: pytest rewrites the asserts of every module in an entry-point
 # plugin's distribution (all of hypothesis and schemathesis: 450 modules compiled per worker instead of 92, ~4 s of

@@ -45,6 +45,12 @@ class CachedEmbedder:
     def dimension(self) -> int:
         return self.inner.dimension
 
+    def warm_up(self) -> None:
+        """Load the model behind the cache (one with nothing to load, the hashing embedder, does nothing)."""
+        loads = getattr(self.inner, "warm_up", None)
+        if loads is not None:
+            loads()
+
     def _key(self, text: str) -> str:
         return hashlib.sha256(f"{self.identity}\0{self.normalize}\0{text}".encode()).hexdigest()
 

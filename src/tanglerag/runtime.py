@@ -291,7 +291,11 @@ class Runtime:
     def warm_up(self, index: bool = True) -> None:
         """Load the LLM, the embedding model and (with ``index``) the index now."""
         self.llm.warm_up()
-        self.embedder.embed(["warm up"])
+        loads = getattr(self.embedder, "warm_up", None)
+        if loads is not None:  # the model itself: an embedding-cache hit for a text would load nothing
+            loads()
+        else:
+            self.embedder.embed(["warm up"])
         if index and self.reads_store:
             self.store.count()  # reaches the store now: one that is down says so at start, not at a question
         elif index:
