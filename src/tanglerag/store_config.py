@@ -31,6 +31,12 @@ class FieldMapping(BaseModel):
     source: str | None = "source"
     authority: str | None = "authority"
 
+    @property
+    def named(self) -> dict[str, str | None]:
+        """The provenance fields a passage's metadata takes under its own names: ``date``, ``source``,
+        ``authority``, each the payload field that holds it (None: not held)."""
+        return {"date": self.date, "source": self.source, "authority": self.authority}
+
 
 class StoreConfig(Section):
     """``store``: where ``ask``, ``eval``, ``serve`` and ``search`` read passages from, and ``index --store`` writes

@@ -82,6 +82,21 @@ class VectorStore(Protocol):
         """Let go of connections and files."""
 
 
+def own_layout(where: str, fields: FieldMapping) -> None:
+    """A write (or delete) goes only to a collection of tanglerag's own layout: one read through ``store.fields`` was
+    written by another tool, and tanglerag must not change it. ``where`` names the store in the message."""
+    if fields != FieldMapping():
+        raise StoreError(f"{where}: store.fields maps a collection another tool wrote; tanglerag writes "
+                         "only its own layout (leave store.fields at its defaults, or write another collection)")
+
+
+def check_write(where: str, fields: FieldMapping, passages: Sequence[Passage], vectors: np.ndarray) -> None:
+    """What every backend checks before an upsert: its own layout, and one vector a passage."""
+    own_layout(where, fields)
+    if len(passages) != len(vectors):
+        raise StoreError(f"{where}: {len(passages)} passages but {len(vectors)} vectors")
+
+
 def filter_fields(metadata: Mapping[str, Any], tiers: Mapping[str, float]) -> dict[str, Any]:
     """The filter fields of a passage written by tanglerag, from its metadata (read with the one parser of
     provenance, as ``--where`` reads it); a field the document does not give is left out."""

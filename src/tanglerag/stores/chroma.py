@@ -39,7 +39,7 @@ from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.errors import InputError
 from tanglerag.redaction import without_credentials
 from tanglerag.store_config import FieldMapping
-from tanglerag.stores.base import StoredHit, StoreError, filter_fields
+from tanglerag.stores.base import StoredHit, StoreError, check_write, filter_fields, own_layout
 from tanglerag.stores.chroma_filter import PRESENT, chroma_fields, chroma_where
 from tanglerag.stores.pushdown import Refused, clauses, meta_fields
 from tanglerag.types import Passage
@@ -175,9 +175,7 @@ class ChromaStore:
             return int(found.count())
 
     def upsert(self, passages: Sequence[Passage], vectors: np.ndarray) -> None:
-        self._writes_own_layout()
-        if len(passages) != len(vectors):
-            raise StoreError(f"{self.where}: {len(passages)} passages but {len(vectors)} vectors")
+        check_write(self.where, self.fields, passages, vectors)
         if not passages:
             return
         records = [self._record(passage) for passage in passages]
@@ -189,7 +187,7 @@ class ChromaStore:
                             records[start:start + step])
 
     def delete(self, ids: Sequence[str]) -> None:
-        self._writes_own_layout()
+        own_layout(self.where, self.fields)
         found = self._found()
         if not ids or found is None:
             return
@@ -252,11 +250,6 @@ class ChromaStore:
         with self._reaching("look up a field"):
             return bool(collection.get(where=cast(Any, {PRESENT: {"$contains": name}}), limit=1, include=[])["ids"])
 
-    def _writes_own_layout(self) -> None:
-        if self.fields != FieldMapping():
-            raise StoreError(f"{self.where}: store.fields maps a collection another tool wrote; tanglerag writes "
-                             "only its own layout (leave store.fields at its defaults, or write another collection)")
-
     def _write(self, collection: Collection, passages: Sequence[Passage], vectors: np.ndarray,
                records: list[dict[str, Any]]) -> None:
         """One upsert. Chroma's upsert merges a known record's metadata with the new one, so each key it held and
@@ -293,7 +286,7 @@ class ChromaStore:
             missing = f"text field {mapping.text!r}" if pid is not None else f"id field {mapping.id!r}"
             raise StoreError(f"{self.where}: record {key!r} of collection {self.collection!r} has no {missing}: "
                              "set store.fields to the metadata fields that hold them")
-        named = {"date": mapping.date, "source": mapping.source, "authority": mapping.authority}
+        named = mapping.named
         used = {mapping.id, mapping.text, mapping.title, *named.values()} - {None}
         metadata = {name: value for name, value in record.items() if name not in used and not name.startswith("_tr_")}
         metadata |= {name[len(JSON_PREFIX):]: json.loads(value) for name, value in record.items()

@@ -43,6 +43,7 @@ from tanglerag.stores.base import (
     FieldMapping,
     StoredHit,
     StoreError,
+    check_write,
     filter_fields,
 )
 from tanglerag.stores.lancedb_filter import (
@@ -154,11 +155,7 @@ class LanceDBStore:
             return int(table.count_rows())
 
     def upsert(self, passages: Sequence[Passage], vectors: np.ndarray) -> None:
-        if self.fields != FieldMapping():
-            raise StoreError(f"{self.where}: store.fields maps a collection another tool wrote; tanglerag writes "
-                             "only its own layout (leave store.fields at its defaults, or write another collection)")
-        if len(passages) != len(vectors):
-            raise StoreError(f"{self.where}: {len(passages)} passages but {len(vectors)} vectors")
+        check_write(self.where, self.fields, passages, vectors)
         if not passages:
             return
         last = {passage.id: i for i, passage in enumerate(passages)}  # one row an id: the last one given wins
@@ -300,7 +297,7 @@ class LanceDBStore:
             missing = f"text field {mapping.text!r}" if pid is not None else f"id field {mapping.id!r}"
             raise StoreError(f"{self.where}: a row of collection {self.collection!r} has no {missing}: set "
                              "store.fields to the columns that hold them")
-        named = {"date": mapping.date, "source": mapping.source, "authority": mapping.authority}
+        named = mapping.named
         used = {mapping.id, mapping.text, mapping.title, *named.values(), "_distance", "_rowid"} - {None}
         metadata = {key: value for key, value in row.items() if key not in used and value is not None}
         metadata |= {key: row[name] for key, name in named.items() if name is not None and row.get(name) is not None}

@@ -28,7 +28,16 @@ from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.errors import InputError
 from tanglerag.redaction import without_credentials
 from tanglerag.store_config import FieldMapping
-from tanglerag.stores.base import AUTHORITY, DATE_DAYS, DATE_LAST_DAYS, SOURCE, StoredHit, StoreError, filter_fields
+from tanglerag.stores.base import (
+    AUTHORITY,
+    DATE_DAYS,
+    DATE_LAST_DAYS,
+    SOURCE,
+    StoredHit,
+    StoreError,
+    check_write,
+    filter_fields,
+)
 from tanglerag.stores.pushdown import Between, FilterClause, OneOf, Refused, Test, clauses, meta_fields
 from tanglerag.types import Passage
 from tanglerag.where import Where
@@ -127,11 +136,7 @@ class QdrantStore:
     def upsert(self, passages: Sequence[Passage], vectors: np.ndarray) -> None:
         from qdrant_client import models
 
-        if self.fields != FieldMapping():
-            raise StoreError(f"{self.where}: store.fields maps a collection another tool wrote; tanglerag writes "
-                             "only its own layout (leave store.fields at its defaults, or write another collection)")
-        if len(passages) != len(vectors):
-            raise StoreError(f"{self.where}: {len(passages)} passages but {len(vectors)} vectors")
+        check_write(self.where, self.fields, passages, vectors)
         if not passages:
             return
         self._create(int(vectors.shape[1]))
@@ -263,7 +268,7 @@ class QdrantStore:
             missing = f"text field {mapping.text!r}" if pid is not None else f"id field {mapping.id!r}"
             raise StoreError(f"{self.where}: point {point_id} of collection {self.collection!r} has no {missing}: "
                              f"set store.fields to the payload fields that hold them")
-        named = {"date": mapping.date, "source": mapping.source, "authority": mapping.authority}
+        named = mapping.named
         used = {mapping.id, mapping.text, mapping.title, *named.values()} - {None}
         metadata = {k: v for k, v in payload.items() if k not in used and not k.startswith("_tr_")}
         metadata |= {key: payload[field] for key, field in named.items() if field is not None and field in payload}
