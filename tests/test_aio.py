@@ -117,3 +117,18 @@ def test_results_come_back_every_one_once(concurrency):
 
     got = [r for batch in answer_in_batches(answer, [1, 2, 3, 4], concurrency) for r in batch]
     assert sorted(got) == [10, 20, 30, 40]
+
+
+def test_a_new_per_loop_never_finds_a_collected_ones_object():
+    """A per_loop made after another was collected (an LLM client per runtime, the portal loop living on) must make
+    its own object, whatever address it was given."""
+    async def made_by_many() -> set[int]:
+        seen = set()
+        for n in range(50):
+            kept = per_loop(lambda n=n: [n])
+            seen.add(kept.get()[0])
+            del kept
+            gc.collect()
+        return seen
+
+    assert run_sync(made_by_many()) == set(range(50))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import itertools
 import logging
 import threading
 from collections.abc import Callable, Coroutine
@@ -28,6 +29,7 @@ T = TypeVar("T")
 _portal: tuple[asyncio.AbstractEventLoop, threading.Thread] | None = None
 _portal_lock = threading.Lock()
 _warned = threading.Event()
+_NUMBERS = itertools.count()
 
 
 def portal_loop() -> asyncio.AbstractEventLoop:
@@ -108,7 +110,9 @@ class per_loop(Generic[T]):  # noqa: N801 - used like a factory function
 
     def __init__(self, make: Callable[[], T]) -> None:
         self._make = make
-        self._name = f"_tanglerag_per_loop_{id(self)}"
+        # a number never given out twice, not id(self): a collected per_loop's id is reused by the next one, which
+        # would then find the dead one's object on a long-lived loop (the portal's)
+        self._name = f"_tanglerag_per_loop_{next(_NUMBERS)}"
 
     def get(self) -> T:
         loop = asyncio.get_running_loop()
