@@ -218,7 +218,8 @@ def score(ask: Ask, method: str, text: str, unknown: bool, step: ConflictStep | 
 # ---------------------------------------------------------------------------------------------------------- running
 def ask_settings(base: list[str], ask: Ask) -> Settings:
     """The run's settings, with the ask's trusted folders as the operator's ``trust`` setting."""
-    values = {"trust": {"declare": [{"paths": ask.trusted}]}} if ask.trusted else None
+    trusts = "trust" in Settings.model_fields  # a commit before the trust setting (the "before" replay) has none
+    values = {"trust": {"declare": [{"paths": ask.trusted}]}} if ask.trusted and trusts else None
     return Settings.load(overrides=base, values=values)
 
 

@@ -18,7 +18,7 @@ ROOT = Path(tanglerag.__file__).parent
 LAYERS = {
     0: {"types", "trace", "config", "errors", "text", "tracking", "fileio", "jsonio", "tables", "provenance",
         "registry", "family", "settings", "users", "conflicts", "where", "disk_store", "redaction", "aio",
-        "store_config"},
+        "store_config", "trust", "dating"},
     1: {"llm", "embeddings", "onnx_embedder", "st_embedder", "embedding_cache", "index", "ingest", "dpr", "loaders",
         "datasets", "stores"},
     2: {"stages", "metrics"},

@@ -151,6 +151,8 @@ class Claim(BaseModel):
     answer_found: bool = Field(False, description="every word of the answer is in the passage (after normalising)")
     relevance: float = Field(1.0, description="share of the question's content words its passage holds")
     relevant: bool = Field(True, description="its passage is about the question asked (ledger.relevance)")
+    dropped_by: str = Field("", description=(
+        "the rule that keeps this claim from competing and why (answer-type, drafts); empty when none did"))
 
     @property
     def grounded(self) -> bool:
@@ -159,8 +161,9 @@ class Claim(BaseModel):
 
     @property
     def competes(self) -> bool:
-        """A claim that stands for an answer: grounded in a passage about the question asked."""
-        return self.grounded and self.relevant
+        """A claim that stands for an answer: grounded in a passage about the question asked, and kept by every
+        claim rule."""
+        return self.grounded and self.relevant and not self.dropped_by
 
 
 class Side(BaseModel):
@@ -199,6 +202,7 @@ class ConflictReport(BaseModel):
 
 def _support_mark(claim: Claim) -> str:
     off_topic = "" if claim.relevant else f" [about another question: relevance {claim.relevance:.2f}]"
+    off_topic += f" [{claim.dropped_by}]" if claim.dropped_by else ""
     if claim.supported:
         return off_topic
     return off_topic + (" [quote not in the passage]" if claim.answer_found
@@ -223,6 +227,10 @@ class ConflictStep(TraceStep):
         "passages that are copies or versions of one document (one witness), oldest first where dated"))
     unread: list[str] = Field(default_factory=list, description="passages whose claim could not be read")
     withheld: list[str] = Field(default_factory=list, description="disputed answers left out of the answer text")
+    kinds: dict[str, str] = Field(default_factory=dict, description=(
+        "passage id -> what its document is (changelog, readme, correction, draft, register), where it says"))
+    trust: list[str] = Field(default_factory=list, description=(
+        "declarations the trust setting ignored or bounded, and sources claimed from two folders"))
 
     @property
     def overall(self) -> ConflictKind:
@@ -234,6 +242,8 @@ class ConflictStep(TraceStep):
         policies = ", ".join(self.policies) or "none"
         out = [f"conflicts: {self.overall} ({len(self.claims)} claim(s), {supported} quoted; policies {policies})"]
         out += [f"  {c.passage_id}: {c.answer} ({c.about or '?'})" + _support_mark(c) for c in self.claims]
+        out += [f"  document {pid}: {kind}" for pid, kind in self.kinds.items()]
+        out += [f"  trust: {line}" for line in self.trust]
         for report in self.reports:
             out.append(f"  {report.kind}{f' about {report.about}' if report.about else ''}: "
                        f"{report.rule or 'no rule decided'}")

@@ -27,6 +27,7 @@ from pydantic import Field, ValidationError
 
 from tanglerag.config import IndexConfig
 from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS, DocumentMeta
+from tanglerag.dating import text_date_fields
 from tanglerag.dpr import read_dpr_tsv
 from tanglerag.errors import IngestError, InputError
 from tanglerag.jsonio import loads as json_loads
@@ -233,6 +234,8 @@ def _file_document(doc_id: str, file_name: str, data: bytes, shown: str) -> Sour
     if not text.strip():
         return None
     detected = _detected_fields(loaded.detected)
+    if "date" not in detected and "date" not in fields:  # the file's own words, read whole: its chunks share it
+        detected.update(text_date_fields(text))
     metadata = {**detected, **fields, PATH: doc_id, SHA256: hashlib.sha256(data).hexdigest()}
     return SourceDocument(id=doc_id, title=title or loaded.title or _name_title(file_name), text=text,
                           metadata=metadata, segments=loaded.segments)

@@ -34,6 +34,7 @@ from tanglerag.config import (
 from tanglerag.errors import ConfigError
 from tanglerag.family import FAMILIES, sections, structured_defaults
 from tanglerag.store_config import StoreConfig
+from tanglerag.trust import TrustConfig
 
 S = TypeVar("S", bound=Section)
 _ASSEMBLED = "AssembledSettings"
@@ -55,6 +56,7 @@ class Settings(Section):
     conversation: ConversationConfig = Field(default_factory=ConversationConfig)
     otel: OtelConfig = Field(default_factory=OtelConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
+    trust: TrustConfig = Field(default_factory=TrustConfig)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Settings:
         return super().__new__(assembled() if cls is Settings else cls)

@@ -61,7 +61,8 @@ def test_an_amendment_supersedes_the_text_it_amends_and_a_dated_source_outranks_
     assert asserted_text(answer.text) == lines[0] and [p.answer for p in answer.parts] == ["6,500 dollars"]
     assert notes(step)["5,000 dollars"][0] == notes(step)["9,000 dollars"][0] == "rejected"
     report = step.reports[0]
-    assert [t.policy for t in report.trials] == ["supersede", "newest", "authority", "witnesses", "provenance"]
+    assert [t.policy for t in report.trials] == ["supersede", "corrections", "releases", "register", "newest",
+                                                 "authority", "witnesses", "provenance"]
     assert report.trials[0].outcome == "HR handbook: 2024-03-01 supersedes the rest"
     assert report.rule == ("HR handbook: 2024-03-01 supersedes the rest; "  # every policy that set a side aside
                            "provenance HR handbook, 2024-03-01 vs staff forum, undated")
@@ -124,8 +125,12 @@ def test_a_claim_from_a_passage_about_another_question_competes_for_nothing(llm_
     assert not album.relevant and album.relevance == 0.0 and step.reports == []
     assert "[about another question: relevance 0.00]" in "\n".join(step.lines())
     every, _ = ask(llm_factory, folder, Question(text="When is the new Jurassic World game coming out?"),
-                   "ledger.relevance=0")
+                   "ledger.relevance=0", "ledger.disabled_rules=[asked-names]")
     assert [p.answer for p in every.parts] == ["May 31, 2019"]  # the newer date of another topic wins: the old bug
+    named, named_step = ask(llm_factory, folder, Question(text="When is the new Jurassic World game coming out?"),
+                            "ledger.relevance=0")  # the album's page does not name Jurassic World either
+    assert [p.answer for p in named.parts] == ["June 12, 2018"]
+    assert next(c for c in named_step.claims if c.passage_id == "album").dropped_by.startswith("asked-names")
 
 
 def test_agreeing_sources_write_no_report(llm_factory):
@@ -213,7 +218,7 @@ def test_a_stated_date_is_a_stamp_near_the_edges_never_a_number_past_next_year_a
 
     assert stated_date("updated in December 9999") is None and as_of("who led as of December 9999") is not None
     assert stated_date("The firm updated 2500 records.") is None  # a number after a cue word is no date
-    middle = "An article. " * 20 + "A quintet by Brahms, published in 1890, is played. " + "More words. " * 20
+    middle = "An article. " * 30 + "A quintet by Brahms, published in 1890, is played. " + "More words. " * 30
     assert stated_date(middle) is None  # what it is about, not when it was written
     assert stated_date("Last updated: 2019-05-03. The rest.") == (date(2019, 5, 3), "day")
     chunks = {"guide#0": ("Last updated: 2024-03-01. Travel policy, amended.", {"path": "guide.md"}, None),

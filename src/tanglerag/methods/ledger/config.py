@@ -8,8 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tanglerag.config import Section, TokenBudget
 from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
+from tanglerag.methods.ledger.rules import SWITCHABLE
 
-Policy = Literal["supersede", "newest", "authority", "witnesses", "provenance", "prior", "show-all"]
+Policy = Literal["supersede", "corrections", "releases", "register", "newest", "authority", "witnesses", "provenance", "prior", "show-all"]
 
 
 def _default_policies() -> list[Policy]:
@@ -17,7 +18,8 @@ def _default_policies() -> list[Policy]:
     it); then dates across sources, declared trust, independent witnesses, and last how well each side says where it
     comes from (a dated, named source over an undated rumour). Dates and trust are the user's metadata; on RAMDocs,
     whose documents carry none, only witnesses decide (docs/results/conflicts.md)."""
-    return ["supersede", "newest", "authority", "witnesses", "provenance", "show-all"]
+    return ["supersede", "corrections", "releases", "register", "newest", "authority", "witnesses", "provenance",
+            "show-all"]
 
 
 class ProvenanceWeights(BaseModel):
@@ -35,7 +37,9 @@ class LedgerConfig(Section):
     policies: list[Policy] = Field(default_factory=_default_policies,  # each once: said in the schema too
                                    min_length=1, json_schema_extra={"uniqueItems": True}, description=(
         "resolution policies tried in order on each conflict until one decides: supersede (one source's newest "
-        "statement supersedes its older ones), newest (by date; 'as of DATE' in the question picks the answer valid "
+        "statement supersedes its older ones), corrections (a correction or erratum over what it corrects), releases "
+        "(release notes or a changelog over the README), register (an official register over the pages repeating "
+        "another value), newest (by date; 'as of DATE' in the question picks the answer valid "
         "then; undated sides are left to the next policy), authority (declared trust, where given), witnesses (more "
         "independent sources win), provenance (a dated, named source over an anonymous or undated one), prior (one "
         "call: the model's own answer without the passages), show-all (every side disputed)"))
@@ -74,6 +78,18 @@ class LedgerConfig(Section):
     prior_tokens: TokenBudget = Field(24, description="budget of the prior policy's closed-book answer")
     authority_tiers: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_AUTHORITY_TIERS), description=(
         "named authority tiers a document's 'authority' may give instead of a number"))
+
+    disabled_rules: list[str] = Field(default_factory=list, description=(
+        "rules of the ledger's rule table (tanglerag.methods.ledger.rules) to turn off, for an ablation: trust, "
+        "text-dates, document-kinds, answer-type, drafts, same-value, or a policy's name"))
+
+    @field_validator("disabled_rules")
+    @classmethod
+    def _known_rules(cls, value: list[str]) -> list[str]:
+        unknown = sorted(set(value) - SWITCHABLE)
+        if unknown:
+            raise ValueError(f"unknown rule {unknown[0]!r} (rules that can be turned off: {', '.join(sorted(SWITCHABLE))})")
+        return value
 
     @field_validator("policies")
     @classmethod

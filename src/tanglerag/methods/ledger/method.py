@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
@@ -33,14 +34,17 @@ from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput, make_
 from tanglerag.methods.ledger.claims import answered_claims, read_claims
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.independence import Independence, independence
+from tanglerag.methods.ledger.kinds import DocumentKind, asks_about_drafts, document_kind
 from tanglerag.methods.ledger.moment import stated_date, timeless
 from tanglerag.methods.ledger.policies import Evidence, resolve
 from tanglerag.methods.ledger.presentation import answer_text, withheld
 from tanglerag.methods.ledger.prompts import prior_messages
-from tanglerag.methods.ledger.relevance import relevance
+from tanglerag.methods.ledger.relevance import missing_names, relevance
 from tanglerag.methods.ledger.sides import Sameness, build_sides, things
+from tanglerag.methods.ledger.values import asked_dimension, fits
 from tanglerag.text import UNKNOWN, first_answer_line
 from tanglerag.tracking import record_step, stage
+from tanglerag.trust import TrustConfig, apply_trust, same_source_elsewhere
 from tanglerag.types import Question, RetrievedPassage
 
 
@@ -68,10 +72,19 @@ def _about(group: list[Side]) -> str:
 
 
 def passage_relevance(passages: list[RetrievedPassage], question: str) -> dict[str, float]:
-    """Each passage's share of the question's content words, its title and named source counted with its text (a
-    company's help page need not repeat the company's name)."""
-    return {hit.passage.id: relevance(question, f"{hit.passage.title} {hit.passage.text} {_source(hit)}")
-            for hit in passages}
+    """Each passage's share of the question's content words, its title, named source and file path counted with its
+    text (a company's help page need not repeat the company's name, nor a newsletter of autumn 2022 its year)."""
+    return {hit.passage.id: relevance(question, described(hit)) for hit in passages}
+
+
+def described(hit: RetrievedPassage) -> str:
+    """A passage's words with what names it: its title, its named source and its file's path."""
+    return f"{hit.passage.title} {hit.passage.text} {_source(hit)} {_path(hit)}"
+
+
+def _path(hit: RetrievedPassage) -> str:
+    path = hit.passage.metadata.get("path")
+    return re.sub(r"[/_.-]+", " ", path) if isinstance(path, str) else ""
 
 
 def _source(hit: RetrievedPassage) -> str:
@@ -95,20 +108,36 @@ def mark_relevance(claims: list[Claim], scores: dict[str, float], threshold: flo
         claim.relevant = claim.relevance >= threshold
 
 
-def provenance(passages: list[RetrievedPassage], tiers: dict[str, float]) -> dict[str, DocumentMeta]:
-    """Each passage's date, source and authority, read with the tiers in force. Why a refusal names the passage and,
-    for a tier, the setting: an index keeps tiers as written, so one built under other ``ledger.authority_tiers`` can
-    hold a tier these settings lack, and "unknown tier" alone does not say where to look."""
-    metas = {}
+def provenance(passages: list[RetrievedPassage], tiers: dict[str, float], trust: TrustConfig | None = None,
+               text_dates: bool = True) -> tuple[dict[str, DocumentMeta], list[str]]:
+    """Each passage's date, source and authority, read with the tiers in force after the ``trust`` setting has
+    taken out what its document may not declare (and bounded its authority), and the lines saying what trust
+    changed. Why a refusal names the passage and, for a tier, the setting: an index keeps tiers as written, so one
+    built under other ``ledger.authority_tiers`` can hold a tier these settings lack, and "unknown tier" alone does
+    not say where to look."""
+    trust = trust if trust is not None else TrustConfig()
+    top = max(tiers.values(), default=0.0)
+    metas, notes, undatable = {}, [], set()
     for hit in passages:
+        trusted = apply_trust(hit.passage.metadata, trust, top, tiers)
+        notes += [n for n in trusted.notes if n not in notes]
+        if trusted.metadata.get("date_from_text") is False:
+            undatable.add(hit.passage.id)
         try:
-            metas[hit.passage.id] = DocumentMeta.from_metadata(hit.passage.metadata, tiers)
+            metas[hit.passage.id] = DocumentMeta.from_metadata(trusted.metadata, tiers)
         except InputError as exc:
             raise InputError(f"passage {hit.passage.id!r}: {exc}{_tiers_hint(hit.passage.metadata, tiers)}") from None
-    return dated_by_text(passages, metas)
+    notes += same_source_elsewhere({h.passage.id: (_text(h.passage.metadata.get("source")),
+                                                   _text(h.passage.metadata.get("path"))) for h in passages})
+    return (dated_by_text(passages, metas, undatable) if text_dates else metas), notes
 
 
-def dated_by_text(passages: list[RetrievedPassage], metas: dict[str, DocumentMeta]) -> dict[str, DocumentMeta]:
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def dated_by_text(passages: list[RetrievedPassage], metas: dict[str, DocumentMeta],
+                  undatable: Collection[str] = ()) -> dict[str, DocumentMeta]:
     """Passages whose metadata gives no date, dated by the date their document's words give it ("As of June 12,
     2018, ...", "updated in 2019:"), as many documents carry theirs in the text only: a stamp in one chunk dates
     every retrieved chunk of its file (``path``) or record (``source_id``). Marked in ``meta`` as ``date_from:
@@ -117,14 +146,40 @@ def dated_by_text(passages: list[RetrievedPassage], metas: dict[str, DocumentMet
                 for h in passages}
     stamps: dict[object, tuple[datetime.date, str]] = {}
     for hit in passages:
+        if hit.passage.id in undatable:  # the trust setting does not let its document declare a date
+            continue
         if metas[hit.passage.id].date is None and (stated := stated_date(hit.passage.text)) is not None:
             stamps.setdefault(document[hit.passage.id], stated)
     for pid, meta in metas.items():
-        stated = stamps.get(document[pid]) if meta.date is None else None
+        stated = stamps.get(document[pid]) if meta.date is None and pid not in undatable else None
         if stated is not None:
             metas[pid] = meta.model_copy(update={"date": stated[0], "date_precision": stated[1],
                                                  "meta": {**meta.meta, "date_from": "text"}})
     return metas
+
+
+def document_kinds(passages: list[RetrievedPassage]) -> dict[str, DocumentKind]:
+    """What each passage's document says it is, for those that say (most say nothing)."""
+    return {hit.passage.id: kind for hit in passages
+            if (kind := document_kind(hit.passage.metadata, hit.passage.title, hit.passage.text)) is not None}
+
+
+def check_claims(claims: list[Claim], question: str, kinds: dict[str, DocumentKind], texts: dict[str, str],
+                 off: set[str]) -> None:
+    """The claim rules of ``ledger.rules`` that need no model: a claim whose passage does not name what the question
+    names (``asked-names``), one naming no amount of the kind the question asks for (``answer-type``), and one read
+    from a draft the question does not ask about (``drafts``) compete for nothing; each is marked with the rule and
+    why. ``texts``: each passage's words with its title, source and path."""
+    dimension = asked_dimension(question) if "answer-type" not in off else None
+    drafts = "drafts" not in off and not asks_about_drafts(question)
+    for claim in claims:
+        missing = missing_names(question, texts.get(claim.passage_id, "")) if "asked-names" not in off else set()
+        if missing:
+            claim.dropped_by = f"asked-names: the passage does not name {', '.join(sorted(missing))}"
+        elif dimension is not None and not fits(claim.answer, dimension):
+            claim.dropped_by = f"answer-type: the question asks for {dimension}"
+        elif drafts and kinds.get(claim.passage_id) == "draft":
+            claim.dropped_by = "drafts: read from a draft or proposal, not in force"
 
 
 def _tiers_hint(metadata: Mapping[str, Any], tiers: dict[str, float]) -> str:
@@ -152,25 +207,35 @@ class LedgerMethod(Method):
         if not passages:
             return MethodOutput.abstain()
         config = self.settings.section(LedgerConfig)
-        metas = provenance(passages, config.authority_tiers)
+        off = set(config.disabled_rules)
+        metas, trusted = provenance(passages, config.authority_tiers,
+                                    self.settings.trust if "trust" not in off else None, "text-dates" not in off)
+        kinds = document_kinds(passages) if "document-kinds" not in off else {}
         asked = timeless(question.text)
         claims, unread = await self._claims(question.model_copy(update={"text": asked}), passages, config)
         scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)
         mark_relevance(claims, scores, config.relevance)
+        check_claims(claims, asked, kinds, {hit.passage.id: described(hit) for hit in passages}, off)
         sides = build_sides(claims, found, {hit.passage.id: hit.passage.text for hit in passages
-                                            if scores[hit.passage.id] >= config.relevance})
+                                            if scores[hit.passage.id] >= config.relevance},
+                            values="same-value" not in off)
         evidence = Evidence(question=question.text, metas=metas, ask_prior=lambda: self._prior(question.text),
-                            found=found, weights=config.provenance_weights)
+                            found=found, weights=config.provenance_weights, kinds=kinds,
+                            files={h.passage.id: str(h.passage.metadata.get("path") or h.passage.id)
+                                   for h in passages},
+                            ignored={n.split(":", 1)[0] for n in trusted if "ignored" in n})
         sameness = Sameness(found, config.about_similarity if config.same_thing == "about" else None, asked,
                             {hit.passage.id: f"{hit.passage.title} {hit.passage.text}" for hit in passages},
                             config.description_overlap)
         in_time = frozenset(id(s) for s in sides if evidence.moment and evidence.newest_date(s) is not None)
-        reports = await settle(things(sides, sameness, in_time), list(config.policies), evidence)
+        reports = await settle(things(sides, sameness, in_time), [p for p in config.policies if p not in off],
+                               evidence)
         dates = {pid: meta.date for pid, meta in metas.items() if meta.date is not None}
         held = withheld(reports, found, config.show_disputed, evidence)
         record_step(ConflictStep(claims=claims, reports=reports, policies=list(config.policies),
                                  documents={pid: meta for pid, meta in metas.items() if not meta.is_empty()},
-                                 copies=found.copies(dates), unread=unread, withheld=[s.answer for s in held]))
+                                 copies=found.copies(dates), unread=unread, withheld=[s.answer for s in held],
+                                 kinds=dict(kinds), trust=trusted))
         text, citations, parts = answer_text(sides, held, passages, evidence)
         return MethodOutput(text, citations, unknown=not parts, parts=parts)
 

@@ -5,6 +5,10 @@ side a policy sets aside carries a note saying why, in a person's words.
 
 - ``supersede``: one source (a named ``source``, or versions of one document) stating different answers at
   different dates: its newest statement supersedes its older ones (they are outdated), whatever other sides say.
+- ``corrections``: a side a correction or erratum states stands over the sides it corrects (they are outdated).
+- ``releases``: release notes or a changelog stand over the README whose value they change (it is outdated).
+- ``register``: a side an official register states stands over the pages that repeat another value (misinformation),
+  however many copy it.
 - ``newest``: the newest dated side stands; with "as of DATE" in the question, the newest dated by then, and sides
   dated after it are set aside. Undated sides neither win nor block it: they stand for the next policy.
 - ``authority``: the sides of the most trusted documents (a number or a named tier in the metadata) stand over
@@ -25,6 +29,7 @@ from dataclasses import dataclass, field
 from tanglerag.conflicts import ConflictKind, ConflictReport, DocumentMeta, PolicyTrial, Side
 from tanglerag.methods.ledger.config import ProvenanceWeights
 from tanglerag.methods.ledger.independence import Independence
+from tanglerag.methods.ledger.kinds import DocumentKind
 from tanglerag.methods.ledger.moment import AsOf, as_of
 from tanglerag.methods.ledger.sides import same_answer
 from tanglerag.text import is_unknown
@@ -41,6 +46,9 @@ class Evidence:
     ask_prior: Callable[[], Awaitable[str]]
     found: Independence | None = None
     weights: ProvenanceWeights = field(default_factory=ProvenanceWeights)
+    kinds: dict[str, DocumentKind] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    ignored: set[str] = field(default_factory=set)
     _prior: str | None = None
     moment: AsOf | None = field(init=False)
 
@@ -85,11 +93,17 @@ class Evidence:
         document = self.found.document[passage_id] if self.found is not None else passage_id
         return "document", str(document)
 
+    def where(self, passage_id: str) -> str:
+        """A passage's file (its path, else its id), as a reason names it."""
+        return self.files.get(passage_id, passage_id)
+
     def provenance(self, side: Side) -> str:
         """Where a side's best-placed document comes from, for a person: "HR handbook, 2024-03-01", "undated"."""
         metas = sorted((self.metas[p] for p in side.passages), key=lambda m: (m.source is None, m.date is None))
         best = metas[0] if metas else DocumentMeta()
-        return f"{best.source or 'no source named'}, {best.when()}"
+        untrusted = sorted({self.where(p) for p in side.passages if self.where(p) in self.ignored})
+        ignored = f"; what {', '.join(untrusted)} declares is not trusted" if untrusted else ""
+        return f"{best.source or 'no source named'}, {best.when()}{ignored}"
 
 
 Ruling = tuple[list[Side], str]
@@ -210,6 +224,36 @@ def witnesses(standing: list[Side], evidence: Evidence) -> Ruling:
     return kept, found
 
 
+def _by_kind(standing: list[Side], evidence: Evidence, winner: DocumentKind, loser: DocumentKind | None,
+             note: str, found: str) -> Ruling:
+    """Sides stated by a ``winner`` document stand over the sides stated only by ``loser`` documents (any side
+    without a ``winner`` document, when ``loser`` is None); sides of neither kind stand for the next policy."""
+    kinds = [{evidence.kinds.get(p) for p in side.passages} for side in standing]
+    winning = [side for side, kind in zip(standing, kinds, strict=True) if winner in kind]
+    if not winning:
+        return standing, f"no {winner} among the sides"
+    losing = [side for side, kind in zip(standing, kinds, strict=True) if winner not in kind
+              and (loser is None or kind == {loser})]
+    if not losing:
+        return standing, f"no side the {winner} {found}"
+    shown = ", ".join(dict.fromkeys(evidence.where(p) for s in winning for p in s.passages
+                                    if evidence.kinds.get(p) == winner))
+    _note(losing, f"{note} ({shown})")
+    return _left_out(standing, losing), f"{winner} ({shown}) {found} {', '.join(s.answer for s in losing)}"
+
+
+def corrections(standing: list[Side], evidence: Evidence) -> Ruling:
+    return _by_kind(standing, evidence, "correction", None, "outdated: corrected", "corrects")
+
+
+def releases(standing: list[Side], evidence: Evidence) -> Ruling:
+    return _by_kind(standing, evidence, "changelog", "readme", "outdated: changed by the release notes", "changes")
+
+
+def register(standing: list[Side], evidence: Evidence) -> Ruling:
+    return _by_kind(standing, evidence, "register", None, "contradicted by the official register", "contradicts")
+
+
 def provenance(standing: list[Side], evidence: Evidence) -> Ruling:
     kept, found = _best(standing, evidence.standing_of, lambda s: evidence.provenance(s), "provenance")
     _note(_left_out(standing, kept), "unverified")
@@ -228,10 +272,11 @@ def prior(standing: list[Side], evidence: Evidence) -> Ruling:
 
 
 POLICIES: dict[str, Callable[[list[Side], Evidence], Ruling]] = {
-    "supersede": supersede, "newest": newest, "authority": authority, "witnesses": witnesses,
+    "supersede": supersede, "corrections": corrections, "releases": releases, "register": register, "newest": newest, "authority": authority, "witnesses": witnesses,
     "provenance": provenance, "prior": prior}
 KIND_WHEN_DECIDED_BY: dict[str, ConflictKind] = {
-    "supersede": "outdated", "newest": "outdated", "witnesses": "misinformation", "authority": "misinformation",
+    "supersede": "outdated", "corrections": "outdated", "releases": "outdated", "register": "misinformation",
+    "newest": "outdated", "witnesses": "misinformation", "authority": "misinformation",
     "provenance": "misinformation", "prior": "misinformation"}
 
 

@@ -77,3 +77,39 @@ def relevance(question: str, passage: str) -> float:
         return 0.0
     found = [word for word in wanted if word in held or any(_alike(word, other) for other in held)]
     return len(found) / len(wanted)
+
+
+_NAME = re.compile(r"(?<![.?!:] )\b[A-Z][\w-]*[a-z0-9][\w-]*(?:(?:'s|\u2019s)?\s+[A-Z0-9][\w-]*)*")
+_DATE_WORDS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+                         "february", "march", "april", "june", "july", "august", "september", "october", "november",
+                         "december", "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays",
+                         "sundays"})
+
+
+def asked_names(question: str) -> list[set[str]]:
+    """The names a question asks about: each run of capitalised words past its first word ("Millbrook Library",
+    "Tom", "Aisha", "Hearthguard Gold"), as the set of its words, less stop words and the names of days and months
+    (a date, not a thing); lower-cased."""
+    body = question.strip()
+    body = body[len(body.split(" ", 1)[0]):]  # the first word is capitalised as a sentence's
+    names = []
+    for run in _NAME.findall(body):
+        words = {w for w in normalize_answer(re.sub(r"'s\b|\u2019s\b", "", run)).split()
+                 if w not in _stop_words() and w not in _DATE_WORDS}
+        if words:
+            names.append(words)
+    return names
+
+
+def missing_names(question: str, passage: str) -> list[str]:
+    """The question's names a passage does not hold (every word of a name, inflected or not), when it holds fewer
+    than half of them; else none. A page about the Central library that never names Millbrook does not answer for
+    Millbrook Library's hours, nor one about Maya and Jonas for Tom and Aisha's wedding; a note about "the Ghent
+    office" still answers for "the Brightwell office in Ghent", and one store's page for "the Lisbon and Porto
+    stores"."""
+    names = asked_names(question)
+    held = set(normalize_answer(passage).split())
+    missing = [name for name in names if not all(any(_alike(w, other) for other in held) for w in name)]
+    if not names or 2 * (len(names) - len(missing)) >= len(names):
+        return []
+    return [" ".join(sorted(name)) for name in missing]

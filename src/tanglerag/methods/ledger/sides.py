@@ -29,20 +29,27 @@ from rapidfuzz import fuzz
 from tanglerag.conflicts import Claim, Side, quote_in_passage
 from tanglerag.methods.ledger.independence import Independence, components
 from tanglerag.methods.ledger.relevance import content_stems, stem
+from tanglerag.methods.ledger.values import same_value
 from tanglerag.text import normalize_answer
 
 
-def same_answer(a: str, b: str) -> bool:
+def same_answer(a: str, b: str, values: bool = True) -> bool:
+    """One answer: equal once normalised, one holding the other as whole words, or (``values``) one value written
+    in other words or units (``ledger.values``: "half an hour" and "30 minutes")."""
     x, y = normalize_answer(a), normalize_answer(b)
-    return bool(x) and bool(y) and (x == y or f" {x} " in f" {y} " or f" {y} " in f" {x} ")
+    if not x or not y:
+        return False
+    return x == y or f" {x} " in f" {y} " or f" {y} " in f" {x} " or (values and same_value(a, b))
 
 
-def build_sides(claims: list[Claim], independence: Independence, texts: dict[str, str]) -> list[Side]:
-    """One side per answer the grounded claims give, in the order the passages came; the most witnessed first.
-    ``texts``: every passage's text by id, for the passages that corroborate an answer they were not read for."""
+def build_sides(claims: list[Claim], independence: Independence, texts: dict[str, str],
+                values: bool = True) -> list[Side]:
+    """One side per answer the competing claims give, in the order the passages came; the most witnessed first.
+    ``texts``: every passage's text by id, for the passages that corroborate an answer they were not read for;
+    ``values``: answers naming one value in other units are one side (the ``same-value`` rule)."""
     groups: list[list[Claim]] = []
     for claim in (c for c in claims if c.competes):
-        group = next((g for g in groups if any(same_answer(claim.answer, c.answer) for c in g)), None)
+        group = next((g for g in groups if any(same_answer(claim.answer, c.answer, values) for c in g)), None)
         if group is None:
             groups.append([claim])
         else:
@@ -51,8 +58,26 @@ def build_sides(claims: list[Claim], independence: Independence, texts: dict[str
     return sorted(sides, key=lambda s: -s.witnesses)
 
 
+_COUNTED = re.compile(r"^[\d.,]+$")
+_FUNCTION = r"(?:of|and|or|for|to|in|on|at|by|with|per|a|an|the|is|are|was|were)"
+
+
+def with_unit(answer: str, quotes: list[str]) -> str:
+    """A bare number given its unit from the words that state it: "5" read from "a maximum of 5 consecutive
+    nights" is "5 consecutive nights" (a small model drops the unit a person needs to read the number)."""
+    if not _COUNTED.match(answer.strip()):
+        return answer
+    for quote in quotes:
+        found = re.search(rf"(?<![\w.,]){re.escape(answer.strip())}\s+((?!{_FUNCTION}\b)[a-z][\w'-]*"
+                          rf"(?:\s+(?!{_FUNCTION}\b)[a-z][\w'-]*)?)", quote.replace("*", ""), re.IGNORECASE)
+        if found:
+            return f"{answer.strip()} {found[1]}"
+    return answer
+
+
 def _side(claims: list[Claim], independence: Independence, texts: dict[str, str]) -> Side:
     wording = max((c.answer for c in claims), key=lambda a: (len(normalize_answer(a).split()), len(a)))
+    wording = with_unit(wording, [c.quote for c in claims if c.supported])
     abouts = Counter(c.about for c in claims if c.about)
     passages = list(dict.fromkeys(c.passage_id for c in claims))
     corroborating = [pid for pid, text in texts.items() if quote_in_passage(wording, text)]

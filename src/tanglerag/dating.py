@@ -1,0 +1,95 @@
+"""The date a document gives itself in its words, for documents whose metadata has none: "Last updated: 3 May
+2021", "approved at the board meeting of 3 May 2020", "in force from 1 July 2023", a changelog's dated version
+heading, a chat export's first timestamp.
+
+Why a core module: ingest reads a file's own date from its whole text once (the chunk a question retrieves may be one
+without the stamp: the amended page's rules, not its heading), and the ledger reads it from passages given without
+an index; both read dates alike. A date it finds is marked as found in the text (``date_from: text``), so a reader
+and the trust setting can tell it from a date a person declared.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+DATE = (r"(?:(?P<iso>\d{4}-\d{2}-\d{2})|(?P<ym>\d{4}-\d{2})|(?P<mdy>[a-z]+\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})|"
+         r"(?P<dmy>\d{1,2}(?:st|nd|rd|th)? (?:of )?[a-z]+\.?,? \d{4})|(?P<my>[a-z]+\.?,? \d{4})|(?P<year>\d{4}))(?![\w\u2010-\u2015-])")
+_FORMATS = {"iso": ("%Y-%m-%d",), "ym": ("%Y-%m",), "mdy": ("%B %d %Y", "%b %d %Y"), "dmy": ("%d %B %Y", "%d %b %Y"),
+            "my": ("%B %Y", "%b %Y"), "year": ("%Y",)}
+_WHOLE = {"ym": "month", "my": "month", "year": "year"}  # names that stand for a whole month or year, else a day
+_EFFECTIVE = re.compile(r"\b(?:in (?:force|effect)|effective|valid|applies|takes effect)(?:\s*:)?"
+                        r"(?:\s+(?:from|on|since|as of))?(?:\s+the)?\s+" + DATE, re.IGNORECASE)
+"""The date a text takes effect ("in force from 1 October 2023", "effective 1 March 2024"): when a page gives both
+the day it was adopted and the day it applies, it stands for what holds from the second."""
+_DATING = re.compile(r"\b(?:(?:as of|as at|updated|revised|reviewed|edited|dated|checked|in (?:force|effect)|valid|applies|"
+                     r"date)(?:\s*:)?(?:\s+(?:on|in|from|since|at|of))?|(?:published|posted|issued|released|"
+                     r"approved|adopted|effective|agreed|signed|amended|meeting)(?:\s*:)?"
+                     r"(?:(?:\s+[\w'-]+){0,5}?\s+(?:on|in|from|since|at|of))?)"
+                     r"(?:\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day,?)?\s+" + DATE, re.IGNORECASE)
+"""A document's own date in its words: "As of June 12, 2018, ...", "revised in 2019:", "(published on 3 May 2021)",
+"Last updated: 2019-05-03", "approved at the board meeting of 3 May 2020", "Adopted by the governors on 12 May
+2022", "in force from 1 July 2023", "Effective: March 2022". A verb of adoption or publication may stand up to five
+words from its date ("adopted by the governors on"); "as of" and the like must be followed by it ("as of the census
+of 2010" is what a figure counts, not when the page was written)."""
+_HEADING_DATE = re.compile(r"^#{1,6}[^\n]*?\bv?\d+\.\d+(?:\.\d+)?\b[^\n]*?\b(\d{4}-\d{2}-\d{2})\b", re.MULTILINE)
+"""A changelog's version heading with its date ("## 2.4.0 - 2024-06-11", "### [3.1] (2023-02-01)"): the newest such
+heading dates the passage, as the release notes it holds are that release's."""
+_CHAT_STAMP = re.compile(r"\A\W{0,3}(\d{4}-\d{2}-\d{2})[ T]\d{1,2}:\d{2}")
+"""A chat export's first message time ("[2024-03-05 10:12] ana: ..."): when the conversation took place."""
+_STAMP_CHARS = 300
+"""How far from a passage's start or end a date stamp is looked for: "a work by Brahms published in 1890" in the
+middle of an article is what it is about, not when it was written."""
+
+
+def parsed(match: re.Match[str]) -> tuple[datetime.date, str] | None:
+    """The date a match names, as its first day and its precision ("day", "month", "year"); None when its words are
+    no date ("May 32, 2019")."""
+    kind, text = next((k, v) for k, v in match.groupdict().items() if v)
+    cleaned = re.sub(r"(?<=\d)(?:st|nd|rd|th)\b| of\b", "", text, flags=re.IGNORECASE)
+    cleaned = cleaned.replace(",", "").replace(".", "").replace("Sept ", "Sep ").replace("sept ", "sep ")
+    for pattern in _FORMATS[kind]:
+        try:
+            return datetime.datetime.strptime(cleaned, pattern).date(), _WHOLE.get(kind, "day")
+        except ValueError:
+            continue
+    return None
+
+
+def stated_date(text: str) -> tuple[datetime.date, str] | None:
+    """The date a passage gives itself in its words, as a document date and its precision ("year", "month",
+    "day"): a chat export's first message time; else the newest of a changelog's dated version headings; else a cue
+    ("as of", "updated", "published", "approved", "in force from", "effective"...) followed by a date near its
+    start or its end (``_STAMP_CHARS``), the first date it takes effect, else the first such. None when it states none, or a date after next year (a
+    number after a cue word that is no date: "updated 2500 records"). For documents whose date is in their text
+    only."""
+    latest = datetime.date.today().year + 1
+    if (chat := _CHAT_STAMP.match(text)) is not None:
+        return datetime.date.fromisoformat(chat[1]), "day"
+    headings = [d for d in (_iso(m[1]) for m in _HEADING_DATE.finditer(text)) if d is not None and d.year <= latest]
+    if headings:
+        return max(headings), "day"
+    edges = text if len(text) <= 2 * _STAMP_CHARS else f"{text[:_STAMP_CHARS]}\n{text[-_STAMP_CHARS:]}"
+    for match in [*_EFFECTIVE.finditer(edges), *_DATING.finditer(edges)]:
+        found = parsed(match)
+        if found is not None and found[0].year <= latest:
+            return found
+    return None
+
+
+def _iso(text: str) -> datetime.date | None:
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def text_date_fields(text: str) -> dict[str, str]:
+    """A document's metadata fields for the date its text states (``date`` as precisely as stated, and
+    ``date_from: text``); empty when it states none."""
+    found = stated_date(text)
+    if found is None:
+        return {}
+    day, precision = found
+    shown = {"year": f"{day:%Y}", "month": f"{day:%Y-%m}"}.get(precision, day.isoformat())
+    return {"date": shown, "date_from": "text"}

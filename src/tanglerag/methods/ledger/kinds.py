@@ -1,0 +1,59 @@
+"""What a document is, read from its file name, title, headings and first words: release notes or a changelog, a
+README, a correction or erratum, a draft or proposal, an official register. People's folders say so in these
+places ("CHANGELOG.md", "## 2.4.0 - 2024-06-11", "Correction:", "DRAFT - for discussion", "Register of ..."), and
+the kind decides what a date alone cannot: release notes change what a README says, a correction replaces what it
+corrects, a draft is not yet in force, a register outranks the pages that copy it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+DocumentKind = Literal["changelog", "readme", "correction", "draft", "register"]
+
+_HEAD_CHARS = 300
+"""How much of a passage's start (with its title and headings) is read for what the document says it is: a word
+deep in an article ("the draft of the novel") says what it is about, not what it is."""
+
+_NAMES: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
+    ("changelog", re.compile(r"(?:^|/)(?:changelog|changes|release[-_ ]?notes?|releases)(?:[._ -][^/]*)?$", re.I)),
+    ("readme", re.compile(r"(?:^|/)readme(?:\.[^/]*)?$", re.I)),
+)
+_WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
+    ("draft", re.compile(r"\b(?:draft|proposal|proposed (?:change|policy|amendment|rule)s?|request for comments|"
+                         r"rfc\b|for discussion|not (?:yet )?(?:approved|adopted|in force)|pending (?:approval|"
+                         r"adoption)|under consultation|consultation draft)", re.I)),
+    ("correction", re.compile(r"\b(?:correction|corrigendum|erratum|errata|an earlier version of this|"
+                              r"this (?:article|story|page|post) (?:has been|was) (?:corrected|updated to correct))",
+                              re.I)),
+    ("changelog", re.compile(r"\b(?:changelog|change log|release notes)\b|^#+\s*\[?v?\d+\.\d+(?:\.\d+)?\]?\b",
+                             re.I | re.M)),
+    ("register", re.compile(r"\b(?:official register|register of|registry of|statutory register|"
+                            r"the (?:public|national|official) (?:register|registry))\b", re.I)),
+)
+_ADOPTED = re.compile(r"(?<!not )(?<!not yet )\b(?:adopted|approved|ratified|in force|final version|agreed)\b",
+                      re.I)
+_DRAFTING = re.compile(r"\b(?:draft|proposal|not (?:yet )?(?:approved|adopted))\b", re.I)
+
+
+def document_kind(metadata: Mapping[str, Any], title: str, text: str) -> DocumentKind | None:
+    """The kind a passage's document declares, by its file name first, then its title and opening words; None for
+    every other document (most are). A page that says it was adopted is no draft, even if it mentions one."""
+    path = metadata.get("path") or metadata.get("source_id") or ""
+    for kind, pattern in _NAMES:
+        if isinstance(path, str) and pattern.search(path):
+            return kind
+    head = f"{title}\n{text[:_HEAD_CHARS]}"
+    for kind, pattern in _WORDS:
+        if pattern.search(head):
+            if kind == "draft" and _ADOPTED.search(head) and not _DRAFTING.search(title):
+                continue
+            return kind
+    return None
+
+
+def asks_about_drafts(question: str) -> bool:
+    """A question about what a draft or proposal says ("what does the proposal change"): drafts then answer it."""
+    return bool(_DRAFTING.search(question)) or "propos" in question.lower()

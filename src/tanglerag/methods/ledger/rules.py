@@ -1,0 +1,70 @@
+"""Every rule the ledger applies, in one table: where it acts, what it does, its constants, and a dev ask of
+benchmarks/data/people_docs (or a scenario of tests/data/ledger_scenarios.yaml) it is for. The trace names the rule
+that dropped a claim (``Claim.dropped_by``, or ``relevant``/``grounded``), bounded or ignored a declaration
+(``ConflictStep.trust``), read a document's kind (``ConflictStep.kinds``) and settled a dispute (each report's
+``trials``). ``ledger.disabled_rules`` turns any of them off, which is how each one's worth is measured (the
+ablation of docs/results/people_docs.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Stage = Literal["provenance", "claim", "sides", "policy"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    stage: Stage
+    does: str
+    example: str
+    constants: dict[str, str] = field(default_factory=dict)
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("trust", "provenance", "a document declares only the source, authority and date the trust setting lets it; "
+         "an authority is bounded to the tiers' scale", "b-parental-leave-handbook-1",
+         {"setting": "trust.declare, trust.others", "scale": "ledger.authority_tiers (top: official 3)"}),
+    Rule("text-dates", "provenance", "a document with no date in its metadata is dated by its words: a cue and a "
+         "date near its start or end, a changelog's dated version heading, a chat's first timestamp",
+         "a-lantern-hill-coop-1", {"edge_chars": "300 (moment._STAMP_CHARS)"}),
+    Rule("document-kinds", "provenance", "what a document is (changelog, readme, correction, draft, register), from "
+         "its file name, title and opening words", "b-pondlog-cli-1", {"head_chars": "300 (kinds._HEAD_CHARS)"}),
+    Rule("grounding", "claim", "a claim whose passage holds neither its quote nor its answer's words decides nothing",
+         "amendment-travel-allowance"),
+    Rule("relevance", "claim", "a claim competes only when its passage holds enough of the question's content words "
+         "and every year it names", "relevance-release-date", {"threshold": "ledger.relevance (0.5)"}),
+    Rule("asked-names", "claim", "a claim competes only when its passage (with its title, source and path) names "
+         "every name the question asks about: a page about another library, couple or plan answers nothing for "
+         "this one", "d-library-hours-2"),
+    Rule("answer-type", "claim", "a question asking for an amount of one kind (money, a duration, a weight, a "
+         "volume, a length, a count) is not answered by a claim naming no amount of that kind",
+         "d-stand-mixer-1"),
+    Rule("drafts", "claim", "a claim read from a draft or proposal competes only when the question asks about one",
+         "a-oakridge-primary-1"),
+    Rule("same-value", "sides", "answers naming one value in other words or units (30 minutes / half an hour, "
+         "1.5 kg / 1,500 g, EUR 40 / 40 euros) are one side", "d-coastal-hike-1"),
+    Rule("copies", "sides", "near-identical passages are one document and one witness",
+         "copies-rumour", {"similarity": "ledger.duplicate_similarity (0.8)"}),
+    Rule("descriptions", "sides", "two sides whose passages describe different things at length are different "
+         "things, answered side by side", "same-name-two-ryans", {"overlap": "ledger.description_overlap (0.4)"}),
+    Rule("supersede", "policy", "one source's newest statement supersedes its older ones", "a-ferncliff-handbook-1"),
+    Rule("corrections", "policy", "a correction or erratum stands over what it corrects", "b-harbourton-bridge-1"),
+    Rule("releases", "policy", "release notes or a changelog stand over the README", "b-pondlog-cli-1"),
+    Rule("register", "policy", "an official register stands over the pages repeating another value",
+         "b-ravensmoor-tile-works-1"),
+    Rule("newest", "policy", "the newest dated side stands; 'as of DATE' picks the one valid then",
+         "a-greyford-town-1"),
+    Rule("authority", "policy", "the side of the more trusted document stands", "b-orrin-thermostat-1"),
+    Rule("witnesses", "policy", "more independent sources win", "copies-rumour"),
+    Rule("provenance", "policy", "a dated, named source outranks an anonymous or undated one",
+         "amendment-travel-allowance"),
+    Rule("prior", "policy", "the model's own answer, without passages, picks a side", "(off by default)"),
+)
+"""The table, in the order the ledger applies the rules."""
+
+SWITCHABLE = frozenset(r.name for r in RULES if r.name not in {"grounding", "relevance", "copies", "descriptions"})
+"""Rules ``ledger.disabled_rules`` may turn off (the others have thresholds of their own: ``ledger.relevance=0``
+lets every claim compete, and so on)."""

@@ -1,0 +1,214 @@
+"""Answers read as values: a quantity with its unit, money in a currency, a count, a date. Two answers that name one
+value in other words ("30 minutes" / "half an hour", "1.5 kg" / "1,500 g", "2,300" / "2.3k", "EUR 40" / "40 euros",
+"3 weeks" / "21 days") are one side, not a dispute; and a question that asks for an amount of one kind (a duration,
+a price, a weight) is not answered by a claim of another kind, which then decides nothing.
+
+Libraries do the reading: ``text2num`` turns number words into digits, ``pint`` reads units and converts them to
+base units, ``price-parser`` finds amounts and currencies, ``dateutil`` reads dates written out. Only what they do
+not cover is ours: the fractions a person says ("half an hour"), magnitude suffixes ("2.3k", "1.2 million") and
+currency names ("euros").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+ValueKind = Literal["quantity", "money", "count", "date", "clock"]
+
+
+@dataclass(frozen=True)
+class Value:
+    """One answer's value: its kind, its magnitude in base units (a date's ordinal day), and what it is measured in
+    (a pint dimensionality, a currency code, a date's precision; empty for a count)."""
+
+    kind: ValueKind
+    magnitude: float
+    unit: str
+
+    def same(self, other: Value) -> bool:
+        return (self.kind, self.unit) == (other.kind, other.unit) and math.isclose(self.magnitude, other.magnitude,
+                                                                                    rel_tol=1e-6)
+
+    @property
+    def dimension(self) -> str:
+        """What a question may ask for: "time", "mass", "length", "volume", "money", "count", "date"..."""
+        if self.kind == "quantity":
+            return _DIMENSIONS.get(self.unit, self.unit)
+        return self.kind
+
+
+_DIMENSIONS = {"[time]": "time", "[mass]": "mass", "[length]": "length", "[length] ** 2": "area",
+               "[length] ** 3": "volume", "[temperature]": "temperature", "[length] / [time]": "speed"}
+
+
+_SPOKEN = ((re.compile(r"\b(\d+(?:\.\d+)?) and a half (\w+)"), r"\1.5 \2"),
+           (re.compile(r"\ba dozen\b"), "12"),
+           (re.compile(r"\b(?:a |one )?half (?:an? |of an? )"), "0.5 "),
+           (re.compile(r"\b(?:a |one )?quarter (?:of )?an? "), "0.25 "),
+           (re.compile(r"\bthree quarters (?:of )?an? "), "0.75 "),
+           (re.compile(r"^(?:an?|one) (?=[a-z])"), "1 "))
+"""Spoken fractions text2num leaves alone ("half an hour", "a quarter of an hour", "an hour", "two and a half days")."""
+_HEDGES = re.compile(r"^(?:about|around|approximately|approx\.?|roughly|nearly|almost|up to|at most|at least|over|"
+                     r"under|some|~|c\.|ca\.)\s*", re.IGNORECASE)
+_NUMBER = re.compile(r"^([-+]?\d[\d,]*(?:\.\d+)?)\s*(k|m|bn|thousand|million|billion)?\b\.?\s*(.*)$", re.IGNORECASE)
+_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+_CURRENCIES = {"€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR", "$": "USD", "usd": "USD", "dollar": "USD",
+               "dollars": "USD", "us$": "USD", "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
+               "chf": "CHF", "francs": "CHF", "sek": "SEK", "kronor": "SEK", "¥": "JPY", "jpy": "JPY", "yen": "JPY"}
+_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b|\b\d{4}-\d{2}(?:-\d{2})?\b",
+                    re.IGNORECASE)
+
+
+@cache
+def _units() -> Any:
+    """pint's registry, built once (about a quarter of a second): the units a person writes, with their plurals."""
+    import pint
+
+    return pint.UnitRegistry()
+
+
+def _digits(text: str) -> str:
+    from text_to_num import alpha2digit
+
+    spoken = text.lower().strip()
+    if not re.search(r"\d", spoken):  # with digits in, it reads "2.3 million" as "2.3 1000000"
+        spoken = str(alpha2digit(spoken.replace("-", " "), "en", threshold=0))  # "two-year": 2 year
+    for pattern, replacement in _SPOKEN:
+        spoken = pattern.sub(replacement, spoken)
+    return spoken
+
+
+def _money(text: str) -> Value | None:
+    from price_parser import Price
+
+    price = Price.fromstring(text)
+    if price.amount is None:
+        return None
+    words = {w.strip(".,").lower() for w in text.split()} | {price.currency.lower() if price.currency else ""}
+    codes = {_CURRENCIES[w] for w in words if w in _CURRENCIES}
+    symbol = {code for sign, code in _CURRENCIES.items() if len(sign) == 1 and sign in text}
+    found = codes | symbol
+    if len(found) != 1:
+        return None
+    scale = next((_SCALE[w] for w in words if w in _SCALE and w not in {"m"}), 1.0)
+    return Value("money", float(price.amount) * scale, found.pop())
+
+
+def _date(text: str) -> Value | None:
+    if not _MONTH.search(text):
+        return None
+    from dateutil import parser
+
+    try:
+        day = parser.parse(text, fuzzy=False, default=parser.parse("2000-01-01"))
+    except (ValueError, OverflowError):
+        return None
+    return Value("date", float(day.date().toordinal()), "day")
+
+
+_DATA_SIZES = {"kb": "kilobyte", "mb": "megabyte", "gb": "gigabyte", "tb": "terabyte", "kib": "kibibyte",
+               "mib": "mebibyte", "gib": "gibibyte"}
+"""What a person means by "25 MB" (pint reads it as millibarns, an area)."""
+
+
+_CLOCK = re.compile(r"^(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?|o'clock)?$", re.IGNORECASE)
+
+
+def _clock(text: str) -> Value | None:
+    """A time of day: "5 pm", "17:00", "2:30pm", "5 o'clock"; a bare number is none (it is a count)."""
+    found = _CLOCK.match(text.strip())
+    if found is None or (found[2] is None and found[3] is None):
+        return None
+    hour, minute, suffix = int(found[1]), int(found[2] or 0), (found[3] or "").lower().replace(".", "")
+    if suffix == "pm" and hour < 12:
+        hour += 12
+    elif suffix == "am" and hour == 12:
+        hour = 0
+    return Value("clock", float(hour * 60 + minute), "") if hour < 24 and minute < 60 else None
+
+
+def _quantity(number: float, rest: str) -> Value:
+    """A number and the words after it: a unit pint knows (its first one or two words), else a count of things."""
+    import pint
+
+    words = [_DATA_SIZES.get(w.lower(), w) for w in rest.split()]
+    for size in (2, 1):
+        if len(words) < size:
+            continue
+        try:
+            quantity = _units().Quantity(number, " ".join(words[:size]).strip(".,;:"))
+            base = quantity.to_base_units()
+        except (pint.errors.PintError, AttributeError, TypeError, ValueError, AssertionError):
+            continue
+        dimension = str(base.dimensionality)
+        if dimension != "dimensionless":
+            return Value("quantity", float(base.magnitude), dimension)
+    return Value("count", number, "")
+
+
+def read_value(answer: str) -> Value | None:
+    """The value an answer names, or None when it names none (a name, a place, an adjective). Only an answer that
+    starts with its value counts ("2,300 members", "about 40 euros"); a sentence with a number inside is not one."""
+    text = _HEDGES.sub("", answer.strip())
+    if not text or len(text) > 60:
+        return None
+    if (date := _date(text)) is not None:
+        return date
+    if (clock := _clock(text)) is not None:
+        return clock
+    digits = _digits(text)
+    if (money := _money(digits)) is not None:
+        return money
+    found = _NUMBER.match(digits)
+    if found is None:
+        return None
+    number = float(found[1].replace(",", "")) * _SCALE.get((found[2] or "").lower(), 1.0)
+    if found[2] is None and re.fullmatch(r"1[5-9]\d\d|20\d\d", found[1]) and not found[3]:
+        return Value("date", float(int(found[1])), "year")
+    return _quantity(number, found[3])
+
+
+def same_value(a: str, b: str) -> bool:
+    """Two answers name one value (each read by ``read_value``)."""
+    x, y = read_value(a), read_value(b)
+    return x is not None and y is not None and x.same(y)
+
+
+_ASKS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(pattern, re.IGNORECASE), dimension) for pattern,
+                                                       dimension in (
+    (r"\bhow (?:much|many) (?:\w+ )?(?:does|do|did|will|would|is|are|was)\b.*\b(?:cost|pay|charge|earn)", "money"),
+    ((r"\b(?:price|cost|fee|fees|fare|charge|allowance|budget|salary|deposit|fine|rent|refund|stipend|reimburs\w*)\b"
+     r"|\bhow much (?:money|does it cost)\b"), "money"),
+    ((r"\bhow (?:long|many (?:seconds|minutes|hours|days|weeks|months|years))\b|\b(?:duration|notice period|"
+     r"response time|turnaround|waiting time|retention period|lead time)\b"), "time"),
+    (r"\bhow heavy\b|\bweigh(?:t|s)?\b", "mass"),
+    (r"\bcapacity\b|\bhow many (?:litres|liters|gallons|millilitres)\b|\bvolume\b", "volume"),
+    (r"\bhow (?:tall|high|far|wide|deep)\b|\b(?:length|distance|height|width|depth)\b", "length"),
+    (r"\bhow many\b|\bnumber of\b", "count"),
+))
+"""What amount a question asks for, by its words, first match wins: "What is the cancellation fee" asks for money,
+"How long is the notice period" for a duration, "How many seats" for a count."""
+
+
+def asked_dimension(question: str) -> str | None:
+    """The kind of amount the question asks for ("money", "time", "mass", "volume", "length", "count"), or None
+    when it asks for no amount (a name, a place, a date, a yes or no)."""
+    return next((dimension for pattern, dimension in _ASKS if pattern.search(question)), None)
+
+
+def fits(answer: str, dimension: str) -> bool:
+    """Whether an answer can answer a question asking for an amount of ``dimension``: it must name a value of that
+    kind. A count also fits a money question (a bare "40" under a price heading) and a duration ("3" days); a money
+    amount fits a count question ("how many euros")."""
+    value = read_value(answer)
+    if value is None:
+        return False
+    if value.dimension == dimension:
+        return True
+    loose = {"money": {"count"}, "time": {"count"}, "count": {"money", "time", "mass", "volume", "length"},
+             "mass": {"count"}, "volume": {"count"}, "length": {"count"}}
+    return value.dimension in loose.get(dimension, set())
