@@ -56,12 +56,13 @@ from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend, HashEmbedder
 from tanglerag.text import asserted_text, is_unknown, normalize_answer
 from tanglerag.trace import Message
+from tanglerag.trust import TrustConfig
 from tanglerag.types import Passage, Question, RetrievedPassage
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "tests/data/ledger_scenarios.yaml"
 CASES = ("amendment", "rumour", "as-of", "topic-year", "authority", "agreement", "complementary", "same-name", "copies",
-         "self-contradiction", "relevance", "misinformation")
+         "self-contradiction", "relevance", "misinformation", "trust")
 KINDS = ("none", "complementary", "outdated", "misinformation", "conflicting_opinions")
 RULE = "rule"
 
@@ -257,6 +258,8 @@ def run_rule(scenario: dict[str, Any]) -> Outcome:
 
 def run_method(name: str, scenario: dict[str, Any], llm_of: Callable[[dict[str, Any]], LLM], settings: Settings,
                embedder: Any) -> tuple[str, bool, ConflictStep | None]:
+    if scenario.get("trust"):  # the operator's trust setting for this folder
+        settings = settings.model_copy(update={"trust": TrustConfig.model_validate(scenario["trust"])})
     method = make_method(name, Resources.for_llm(llm_of(scenario), settings, embedder=embedder))
     answer = method.answer(Question(text=scenario["question"]), passages(scenario))
     return answer.text, answer.is_unknown, answer.trace.find(ConflictStep)

@@ -41,7 +41,7 @@ class TrustEntry(BaseModel):
     def _spec(self) -> Any:
         import pathspec
 
-        return pathspec.PathSpec.from_lines("gitwildmatch", self.paths)
+        return pathspec.GitIgnoreSpec.from_lines(self.paths)
 
     def matches(self, path: str | None, doc_id: str | None) -> bool:
         return (path is not None and bool(self.paths) and self._spec.match_file(path)) or \
@@ -78,14 +78,16 @@ def apply_trust(metadata: Mapping[str, Any], config: TrustConfig, top: float,
     entry = next((e for e in config.declare if e.matches(path, doc_id)), None)
     if entry is not None:
         allowed, label = set(entry.may_declare), f"trust entry {', '.join(entry.paths or entry.ids)}"
+        why = f"{label} does not let it"
     else:
         others = config.others if config.others is not None else (list(DECLARED) if not config.declare else [])
         allowed, label = set(others), "default" if not config.declare else "no trust entry"
+        why = "outside the trusted paths" if config.declare else "trust.others does not let it"
     kept, notes = dict(metadata), []
     for field in DECLARED:
         if field not in allowed and metadata.get(field) not in (None, ""):
             kept.pop(field)
-            notes.append(f"{where}: declared {field} {metadata[field]!r} ignored ({label} does not let it)")
+            notes.append(f"{where}: declared {field} {metadata[field]!r} ignored ({why})")
     if "date" not in allowed:
         kept["date_from_text"] = False
     if entry is not None and entry.sources and kept.get("source") not in (None, *entry.sources):

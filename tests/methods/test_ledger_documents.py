@@ -219,7 +219,7 @@ def test_trust_entries_match_paths_gitignore_style_and_bound_authority_to_the_en
     assert inside.metadata["date"] == "2024-01-01" and "source" not in inside.metadata
     outside = apply_trust({"path": "notes/x.md", "date": "2024-01-01"}, config, 3.0, tiers)
     assert "date" not in outside.metadata and outside.metadata["date_from_text"] is False
-    assert outside.notes == ["notes/x.md: declared date '2024-01-01' ignored (no trust entry does not let it)"]
+    assert outside.notes == ["notes/x.md: declared date '2024-01-01' ignored (outside the trusted paths)"]
     bounded = apply_trust({"path": "policies/x.md", "authority": "official"},
                           TrustConfig.model_validate({"declare": [{"paths": ["policies/"], "max_authority": "news"}]}),
                           3.0, tiers)

@@ -273,6 +273,10 @@ def test_the_conflicts_panel_lists_each_report_with_its_sides_and_rule(page):
     answer = body.model_dump(mode="json")
     answer["conflicts"][0]["sides"][1]["answer"] = "<img src=x onerror=alert(1)>"
     answer["trace"]["steps"][0]["documents"] = {"fan": {"source": "fan site", "date": "2021-05-01"}}
+    answer["trace"]["steps"][0]["kinds"] = {"fan": "correction"}
+    answer["trace"]["steps"][0]["trust"] = ["inbox/fan.md: declared authority 'official' ignored (outside the trusted "
+                                            "paths) <b>"]
+    answer["trace"]["steps"][0]["claims"][0]["dropped_by"] = "answer-type: the question asks for time"
     page.route("**/v1/ask?stream=true", lambda route: route.fulfill(
         status=200, content_type="text/event-stream", body=f"event: answer\ndata: {json.dumps(answer)}\n\n"))
     ask(page, QUESTION, "concat")
@@ -291,6 +295,10 @@ def test_the_conflicts_panel_lists_each_report_with_its_sides_and_rule(page):
     view = page.locator("#col-0 details[data-kind='conflicts'] table.sides tr")  # the step's own view
     assert [view.nth(i).locator("td").last.text_content() for i in (1, 2)] == [
         "", "fewer independent sources (1 against 2)"]  # why each side was set aside; none for the kept one
+    step_view = page.locator("#col-0 details[data-kind='conflicts']")
+    assert step_view.locator(".kinds").text_content() == "What the documents are: [3] correction; "
+    assert step_view.locator(".trust li").text_content().endswith("(outside the trusted paths) <b>")  # as text
+    assert "(answer-type: the question asks for time)" in step_view.locator("table.claims").text_content()
     shot(page, "inspector-conflicts")
 
 

@@ -119,7 +119,10 @@ def provenance(passages: list[RetrievedPassage], tiers: dict[str, float], trust:
     top = max(tiers.values(), default=0.0)
     metas, notes, undatable = {}, [], set()
     for hit in passages:
-        trusted = apply_trust(hit.passage.metadata, trust, top, tiers)
+        metadata = hit.passage.metadata
+        if not text_dates and metadata.get("date_from") == "text":  # the ablation: no date read from words
+            metadata = {k: v for k, v in metadata.items() if k not in ("date", "date_from")}
+        trusted = apply_trust(metadata, trust, top, tiers)
         notes += [n for n in trusted.notes if n not in notes]
         if trusted.metadata.get("date_from_text") is False:
             undatable.add(hit.passage.id)

@@ -3,8 +3,9 @@
 "use strict";
 
 // The claims (one per passage: answer, what it is about, the quoted words; ungrounded and off-topic ones marked),
-// then one table per conflict: each side's verdict, answer, witnesses, passages and why it was set aside, and the
-// policies tried in order.
+// then what each document says it is and what the trust setting ignored or bounded (where each trust came from), then
+// one table per conflict: each side's verdict, answer, witnesses, passages and why it was set aside, and the policies
+// tried in order.
 registerStepView("conflicts", "Claims and conflicts", (step, index, numberOf) => {
   const source = id => numberOf.has(id) ? citeButton(numberOf.get(id), index) : `${id} `;
   const claims = el("table", { class: "claims" },
@@ -13,7 +14,8 @@ registerStepView("conflicts", "Claims and conflicts", (step, index, numberOf) =>
       el("td", {}, source(c.passage_id)), el("td", {}, c.answer), el("td", {}, c.about),
       el("td", {}, c.quote, c.supported ? "" : c.answer_found ? " (reworded: the answer is in the passage, the quote is not)"
         : " (neither quote nor answer is in the passage: no witness)",
-        c.relevant === false ? ` (its passage is about another question: relevance ${c.relevance.toFixed(2)})` : ""))));
+        c.relevant === false ? ` (its passage is about another question: relevance ${c.relevance.toFixed(2)})` : "",
+        c.dropped_by ? ` (${c.dropped_by})` : ""))));
   const reports = step.reports.map(r => el("div", { class: "conflict" },
     el("p", {}, el("strong", {}, r.kind.replaceAll("_", " ")), r.about ? ` about ${r.about}` : "",
       r.rule ? ` - ${r.rule}` : " - no policy decided"),
@@ -27,5 +29,13 @@ registerStepView("conflicts", "Claims and conflicts", (step, index, numberOf) =>
   const copies = step.copies.length
     ? el("p", {}, "One document (copies or versions): ", step.copies.map(g => el("span", {}, "{", g.map(source), "} ")))
     : null;
-  return el("div", {}, claims, copies, reports.length ? reports : el("p", {}, "The passages do not disagree."));
+  const kinds = Object.entries(step.kinds || {});
+  const documents = kinds.length
+    ? el("p", { class: "kinds" }, "What the documents are: ", kinds.map(([id, kind]) => el("span", {}, source(id), ` ${kind}; `)))
+    : null;
+  const trust = (step.trust || []).length
+    ? el("ul", { class: "trust" }, step.trust.map(line => el("li", {}, line)))
+    : null;
+  return el("div", {}, claims, copies, documents, trust,
+    reports.length ? reports : el("p", {}, "The passages do not disagree."));
 });
