@@ -274,8 +274,8 @@ def test_the_conflicts_panel_lists_each_report_with_its_sides_and_rule(page):
     answer["conflicts"][0]["sides"][1]["answer"] = "<img src=x onerror=alert(1)>"
     answer["trace"]["steps"][0]["documents"] = {"fan": {"source": "fan site", "date": "2021-05-01"}}
     answer["trace"]["steps"][0]["kinds"] = {"fan": "correction"}
-    answer["trace"]["steps"][0]["trust"] = ["inbox/fan.md: declared authority 'official' ignored (outside the trusted "
-                                            "paths) <b>"]
+    answer["trace"]["steps"][0]["trust"] = [("inbox/fan.md: declared authority 'official' ignored (outside the trusted "
+                                            "paths) <b>")]
     answer["trace"]["steps"][0]["claims"][0]["dropped_by"] = "answer-type: the question asks for time"
     page.route("**/v1/ask?stream=true", lambda route: route.fulfill(
         status=200, content_type="text/event-stream", body=f"event: answer\ndata: {json.dumps(answer)}\n\n"))
