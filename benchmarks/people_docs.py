@@ -276,7 +276,7 @@ def load_runs(runs: Path) -> dict[str, list[Outcome]]:
 
 
 def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]) -> str:
-    labels = [x for x in order if x in runs] + [x for x in runs if x not in order]
+    labels = [x for x in order if x in runs] + [x for x in runs if x not in order and not x.startswith(ABLATION)]
     kinds = [k for k in CASES if any(a.kind == k for a in asks)]
     out = ["# People's documents (issue 67): dev folders, tune and check halves", "",
            (f"{len(asks)} asks over {len({a.folder for a in asks})} folders (benchmarks/data/people_docs); tune "
@@ -298,6 +298,7 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
             n = sum(a.kind == kind and a.half == name for a in asks)
             cells = [_cell([o for o in runs[x] if o.kind == kind and o.half == name]) for x in labels]
             out.append(f"| {kind} | {n} | " + " | ".join(cells) + " |")
+    out += ablation(runs)
     out += ["", "## Every miss on the check half", ""]
     for label in labels:
         misses = [o for o in runs[label] if o.half == "check" and not o.fully_right]
@@ -306,6 +307,35 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
                 + (f"; {o.rule[:160]}" if o.rule else "") for o in misses] or ["None."]
         out.append("")
     return "\n".join(out)
+
+
+ABLATION = "ledger-without-"
+"""Runs labelled ``ledger-without-RULE`` are the ledger with one rule of its table turned off
+(``--set ledger.disabled_rules=[RULE]``), replayed on the same claims: what that rule earns."""
+
+
+def ablation(runs: dict[str, list[Outcome]]) -> list[str]:
+    """A row for each rule turned off: right / fully right on each half, and the change against the full ledger."""
+    full = runs.get("ledger")
+    rows = sorted(label for label in runs if label.startswith(ABLATION))
+    if full is None or not rows:
+        return []
+    out = ["", "## What each rule earns (the ledger with one rule off, replayed on the same claims)", "",
+           "Change: the full ledger's right / fully right minus the run's, per half (positive: the rule helps).", "",
+           "| rule off | tune | check | change tune | change check |", "|---|---|---|---|---|"]
+
+    def count(rows: list[Outcome], half: str) -> tuple[int, int]:
+        chosen = [o for o in rows if o.half == half]
+        return sum(o.right for o in chosen), sum(o.fully_right for o in chosen)
+
+    for label in rows:
+        cells = []
+        for name in ("tune", "check"):
+            (a, b), (c, d) = count(full, name), count(runs[label], name)
+            cells.append(f"{a - c:+d} / {b - d:+d}")
+        out.append(f"| {label.removeprefix(ABLATION)} | {_cell([o for o in runs[label] if o.half == 'tune'])} | "
+                   f"{_cell([o for o in runs[label] if o.half == 'check'])} | {cells[0]} | {cells[1]} |")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -329,8 +359,8 @@ def main(argv: list[str] | None = None) -> int:
         methods = [m.strip() for m in args.methods.split(",") if m.strip()]
         run(asks, methods, args.overrides, args.label, args.runs, args.fresh, args.cache)
     else:
-        args.out.write_text(report(asks, load_runs(args.runs), ("rule", "concat", "corg", "ledger-main", "ledger"))
-                            + "\n")
+        order = ("rule", "concat", "corg", "separate", "ledger-main", "ledger", "ledger-passages")
+        args.out.write_text(report(asks, load_runs(args.runs), order) + "\n")
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

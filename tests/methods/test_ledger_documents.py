@@ -3,8 +3,10 @@ nothing, drafts not in force, corrections, release notes and registers, dates in
 operator's. Each folder is a small copy of a dev ask of benchmarks/data/people_docs (named in the test)."""
 
 import json
+from pathlib import Path
 
 import pytest
+import yaml
 
 from tanglerag.conflicts import ConflictStep
 from tanglerag.errors import ConfigError
@@ -102,6 +104,26 @@ def test_a_claim_of_the_wrong_kind_of_amount_decides_nothing_and_says_which_rule
     assert dropped == {"4.8 litres": "", "6.2 kg": "answer-type: the question asks for volume"}
     assert step.overall == "none"
     assert any("answer-type" in line for line in step.lines())
+
+
+GYM = {  # c-gym-plans-1: the plan asked for, and the plans beside it
+    "plans.html": ("Membership plans. Pro membership: 39 euros a month, all classes included.", {},
+                   ("Pro membership: 39 euros a month", "39 euros", "the Pro membership")),
+    "basic.md": ("Basic membership costs 20 euros a month; classes are extra.", {},
+                 ("Basic membership costs 20 euros a month", "20 euros", "the Basic membership")),
+    "faq.txt": ("FAQ: the monthly fee is charged on the first of each month.", {},
+                ("the monthly fee is charged on the first of each month", "the first of each month", "the fee")),
+}
+
+
+def test_the_scope_a_question_names_selects_the_claims_about_it(llm_factory):
+    question = "How much does the pro membership cost per month?"  # in lower case: a scope, not a name
+    answer, step = ask(llm_factory, GYM, question)
+    assert asserted_text(answer.text).startswith("39 euros") and "20 euros" not in answer.text
+    dropped = {c.answer: c.dropped_by for c in step.claims}
+    assert dropped["20 euros"] == "scope: about basic, the question asks for pro" and step.overall == "none"
+    _, every = ask(llm_factory, GYM, question, "ledger.disabled_rules=[scope]")
+    assert every.overall != "none"  # the ablation: the Basic plan's price becomes a rival
 
 
 # ----------------------------------------------------------------------------------------------------- document kinds
@@ -230,6 +252,11 @@ def test_trust_entries_match_paths_gitignore_style_and_bound_authority_to_the_en
 def test_every_rule_is_in_the_table_with_an_example_and_every_switchable_one_is_a_setting():
     names = [rule.name for rule in RULES]
     assert len(names) == len(set(names)) and all(rule.example and rule.does for rule in RULES)
+    root = Path(__file__).resolve().parents[2]
+    examples = {s["id"] for s in yaml.safe_load((root / "tests/data/ledger_scenarios.yaml").read_text())}
+    for path in (root / "benchmarks/data/people_docs/asks").glob("*.yaml"):
+        examples |= {ask["id"] for ask in yaml.safe_load(path.read_text())}
+    assert {rule.name: rule.example for rule in RULES if rule.example not in examples} == {"prior": "(off by default)"}
     policies = set(Settings.load().section(LedgerConfig).policies) - {"show-all"} | {"prior"}
     assert policies <= set(names)
     Settings.load(overrides=[f"ledger.disabled_rules=[{','.join(sorted(SWITCHABLE))}]"])

@@ -74,6 +74,9 @@ class LedgerConfig(Section):
         "what it is about); separate (the separate baseline's answer for the passage alone, its descriptor as what "
         "it is about: every answer answering each passage finds, then the policies reject what the evidence "
         "refutes; claims hold no quote, so only an answer whose words are in its passage is grounded)"))
+    answer_from: Literal["claims", "passages"] = Field("claims", description=(
+        "what the answer is: claims (the kept sides' answers, as the claims read them); passages (one more call: "
+        "the model answers from the passages the ledger kept, as concat does, the set-aside lines after it)"))
     claim_tokens: TokenBudget = Field(96, description="budget of one passage's claim (answer, about, quote)")
     prior_tokens: TokenBudget = Field(24, description="budget of the prior policy's closed-book answer")
     authority_tiers: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_AUTHORITY_TIERS), description=(

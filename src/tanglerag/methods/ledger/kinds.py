@@ -22,12 +22,12 @@ _NAMES: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
     ("readme", re.compile(r"(?:^|/)readme(?:\.[^/]*)?$", re.I)),
 )
 _WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
-    ("draft", re.compile(r"\b(?:draft|proposal|proposed (?:change|policy|amendment|rule)s?|request for comments|"
-                         r"rfc\b|for discussion|not (?:yet )?(?:approved|adopted|in force)|pending (?:approval|"
-                         r"adoption)|under consultation|consultation draft)", re.I)),
     ("correction", re.compile(r"\b(?:correction|corrigendum|erratum|errata|an earlier version of this|"
                               r"this (?:article|story|page|post) (?:has been|was) (?:corrected|updated to correct))",
                               re.I)),
+    ("draft", re.compile(r"\b(?:draft|proposal|proposed (?:change|policy|amendment|rule)s?|request for comments|"
+                         r"rfc\b|for discussion|not (?:yet )?(?:approved|adopted|in force)|pending (?:approval|"
+                         r"adoption)|under consultation|consultation draft)", re.I)),
     ("changelog", re.compile(r"\b(?:changelog|change log|release notes)\b|^#+\s*\[?v?\d+\.\d+(?:\.\d+)?\]?\b",
                              re.I | re.M)),
     ("register", re.compile(r"\b(?:official register|register of|registry of|statutory register|"

@@ -37,9 +37,11 @@ from tanglerag.methods.ledger.independence import Independence, independence
 from tanglerag.methods.ledger.kinds import DocumentKind, asks_about_drafts, document_kind
 from tanglerag.methods.ledger.moment import stated_date, timeless
 from tanglerag.methods.ledger.policies import Evidence, resolve
-from tanglerag.methods.ledger.presentation import answer_text, withheld
+from tanglerag.methods.ledger.presentation import answer_text, set_aside_lines, withheld
 from tanglerag.methods.ledger.prompts import prior_messages
+from tanglerag.methods.ledger.reading import kept_passages, read_answer
 from tanglerag.methods.ledger.relevance import missing_names, relevance
+from tanglerag.methods.ledger.scope import select_scope
 from tanglerag.methods.ledger.sides import Sameness, build_sides, things
 from tanglerag.methods.ledger.values import asked_dimension, fits
 from tanglerag.text import UNKNOWN, first_answer_line
@@ -218,7 +220,10 @@ class LedgerMethod(Method):
         claims, unread = await self._claims(question.model_copy(update={"text": asked}), passages, config)
         scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)
         mark_relevance(claims, scores, config.relevance)
-        check_claims(claims, asked, kinds, {hit.passage.id: described(hit) for hit in passages}, off)
+        texts = {hit.passage.id: described(hit) for hit in passages}
+        check_claims(claims, asked, kinds, texts, off)
+        if "scope" not in off:
+            select_scope(claims, asked, found.document, texts)
         sides = build_sides(claims, found, {hit.passage.id: hit.passage.text for hit in passages
                                             if scores[hit.passage.id] >= config.relevance},
                             values="same-value" not in off)
@@ -239,6 +244,10 @@ class LedgerMethod(Method):
                                  documents={pid: meta for pid, meta in metas.items() if not meta.is_empty()},
                                  copies=found.copies(dates), unread=unread, withheld=[s.answer for s in held],
                                  kinds=dict(kinds), trust=trusted))
+        if config.answer_from == "passages":
+            aside, aside_ids = set_aside_lines(sides, held, passages, evidence)
+            return await read_answer(self.llm, self.settings, question, kept_passages(passages, claims, sides, held),
+                                     aside, aside_ids)
         text, citations, parts = answer_text(sides, held, passages, evidence)
         return MethodOutput(text, citations, unknown=not parts, parts=parts)
 

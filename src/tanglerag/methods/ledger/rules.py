@@ -35,7 +35,7 @@ RULES: tuple[Rule, ...] = (
     Rule("grounding", "claim", "a claim whose passage holds neither its quote nor its answer's words decides nothing",
          "amendment-travel-allowance"),
     Rule("relevance", "claim", "a claim competes only when its passage holds enough of the question's content words "
-         "and every year it names", "relevance-release-date", {"threshold": "ledger.relevance (0.5)"}),
+         "and every year it names", "relevance-game-release", {"threshold": "ledger.relevance (0.5)"}),
     Rule("asked-names", "claim", "a claim competes only when its passage (with its title, source and path) names "
          "every name the question asks about: a page about another library, couple or plan answers nothing for "
          "this one", "d-library-hours-2"),
@@ -44,12 +44,14 @@ RULES: tuple[Rule, ...] = (
          "d-stand-mixer-1"),
     Rule("drafts", "claim", "a claim read from a draft or proposal competes only when the question asks about one",
          "a-oakridge-primary-1"),
+    Rule("scope", "claim", "when some claims are about a scope the question names (a plan, a region, a member "
+         "class) and others about another one instead, the others compete for nothing", "c-gym-plans-1"),
     Rule("same-value", "sides", "answers naming one value in other words or units (30 minutes / half an hour, "
          "1.5 kg / 1,500 g, EUR 40 / 40 euros) are one side", "d-coastal-hike-1"),
     Rule("copies", "sides", "near-identical passages are one document and one witness",
-         "copies-rumour", {"similarity": "ledger.duplicate_similarity (0.8)"}),
+         "copies-bridge-opening", {"similarity": "ledger.duplicate_similarity (0.8)"}),
     Rule("descriptions", "sides", "two sides whose passages describe different things at length are different "
-         "things, answered side by side", "same-name-two-ryans", {"overlap": "ledger.description_overlap (0.4)"}),
+         "things, answered side by side", "same-name-anna-keller", {"overlap": "ledger.description_overlap (0.4)"}),
     Rule("supersede", "policy", "one source's newest statement supersedes its older ones", "a-ferncliff-handbook-1"),
     Rule("corrections", "policy", "a correction or erratum stands over what it corrects", "b-harbourton-bridge-1"),
     Rule("releases", "policy", "release notes or a changelog stand over the README", "b-pondlog-cli-1"),
@@ -58,7 +60,7 @@ RULES: tuple[Rule, ...] = (
     Rule("newest", "policy", "the newest dated side stands; 'as of DATE' picks the one valid then",
          "a-greyford-town-1"),
     Rule("authority", "policy", "the side of the more trusted document stands", "b-orrin-thermostat-1"),
-    Rule("witnesses", "policy", "more independent sources win", "copies-rumour"),
+    Rule("witnesses", "policy", "more independent sources win", "copies-bridge-opening"),
     Rule("provenance", "policy", "a dated, named source outranks an anonymous or undated one",
          "amendment-travel-allowance"),
     Rule("prior", "policy", "the model's own answer, without passages, picks a side", "(off by default)"),
