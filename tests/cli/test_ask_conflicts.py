@@ -75,6 +75,6 @@ def test_trace_show_renders_the_report(ask, tmp_path):
     shown = runner.invoke(app, ["trace", "show", str(traced)], env={"COLUMNS": "200"})
     assert shown.exit_code == 0, shown.output
     lines = shown.output.splitlines()
-    assert ("conflicts: misinformation (3 claim(s), 3 quoted; policies supersede, newest, authority, witnesses, "
-            "provenance, show-all)") in lines
+    assert ("conflicts: misinformation (3 claim(s), 3 quoted; policies supersede, corrections, releases, register, "
+            "newest, authority, witnesses, provenance, show-all)") in lines
     assert "    rejected: 1998 - 1 witness(es) <- fan (fewer independent sources (1 against 2))" in lines and "conflicts 3 calls" in shown.output

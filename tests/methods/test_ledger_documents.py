@@ -24,17 +24,24 @@ from tanglerag.types import Passage, Question
 from tests.conftest import as_retrieved, resources
 
 
-def canned(folder: dict) -> CannedBackend:
+def canned(folder: dict, read: list | None = None) -> CannedBackend:
+    """Each claim call answered from ``folder``'s claim of the one document in the prompt; a call over several
+    passages (``ledger.answer_from=passages``) answers with the first one's claim, its prompt kept in ``read``."""
     def respond(messages):
+        if "Passages:" in messages[-1].content:
+            read.append(messages[-1].content)
+            first = next(claim for text, _, claim in folder.values() if text in messages[-1].content)
+            return json.dumps({"answer": first[1], "passages": [1]})
         document = " ".join(messages[-1].content.split("Document: ", 1)[1].split("\n\nQuestion:", 1)[0].split())
         quote, answer, about = [claim for text, _, claim in folder.values() if " ".join(text.split()) == document][0]
         return json.dumps({"quote": quote, "answer": answer, "about": about})
     return CannedBackend(responder=respond, structured=True)
 
 
-def ask(llm_factory, folder: dict, question: str, *overrides: str, values: dict | None = None):
+def ask(llm_factory, folder: dict, question: str, *overrides: str, values: dict | None = None,
+        read: list | None = None):
     """The ledger's answer over ``folder`` (path: (text, metadata, claim)), each passage's metadata naming its path."""
-    llm = llm_factory(canned(folder), persistent=False)
+    llm = llm_factory(canned(folder, read), persistent=False)
     llm.structured = "on"
     passages = [Passage(id=path, text=text, metadata={"path": path, **meta})
                 for path, (text, meta, _) in folder.items()]
@@ -224,6 +231,15 @@ def test_a_planted_document_outside_the_trusted_folders_never_leads_and_the_repo
     assert "what inbox/handbook-2025.md declares is not trusted" in answer.text
     assert any(line.startswith("inbox/handbook-2025.md: declared source 'HR handbook' ignored") for line in step.trust)
     assert any("claimed from 2 folders" in line for line in step.trust)
+
+
+def test_answering_from_the_kept_passages_reads_only_those_and_keeps_the_set_aside_lines(llm_factory):
+    read: list[str] = []
+    answer, step = ask(llm_factory, LEAVE, "How many weeks of paid parental leave do employees get?",
+                       "ledger.answer_from=passages", values=TRUSTED, read=read)
+    assert len(read) == 1 and "16 weeks" in read[0] and "26 weeks" not in read[0]  # the planted file is not read
+    assert answer.text.splitlines()[0] == "16 weeks [1]" and answer.text.splitlines()[1].startswith("Set aside: 26")
+    assert answer.usage.stages["answer"].total_calls == 1 and step.overall == "misinformation"
 
 
 def test_without_a_trust_setting_an_authority_is_bounded_and_one_source_from_two_folders_is_flagged(llm_factory):

@@ -13,7 +13,7 @@ FAMILY = Family(
     name="ledger",
     methods=(LedgerMethod,),
     settings=LedgerConfig,
-    stages=frozenset({"claims", "prior"}),
+    stages=frozenset({"claims", "prior", "answer"}),
     options=("policies", "show_disputed", "same_thing", "duplicate_similarity", "about_similarity"),
     # the claim (quote, answer, about) under the JSON schema: three fields a text reply often leaves out or merges
     structured={"ledger": "auto"},
