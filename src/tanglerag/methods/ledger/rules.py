@@ -37,8 +37,8 @@ RULES: tuple[Rule, ...] = (
     Rule("relevance", "claim", "a claim competes only when its passage holds enough of the question's content words "
          "and every year it names", "relevance-game-release", {"threshold": "ledger.relevance (0.5)"}),
     Rule("asked-names", "claim", "a claim competes only when its passage (with its title, source and path) names "
-         "every name the question asks about: a page about another library, couple or plan answers nothing for "
-         "this one", "d-library-hours-2"),
+         "at least half of the names the question asks about: a page about another library, couple or plan "
+         "answers nothing for this one (off by default: ledger.disabled_rules)", "d-library-hours-2"),
     Rule("answer-type", "claim", "a question asking for an amount of one kind (money, a duration, a weight, a "
          "volume, a length, a count) is not answered by a claim naming no amount of that kind",
          "d-stand-mixer-1"),
