@@ -284,6 +284,12 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
            "right / fully right (with the right conflict report) of the asks. False conflicts: reports other than "
            "none/complementary on agreement, units, complementary, scope and same-name asks. Regenerate: "
            "`benchmarks/people_docs.py report`."), "",
+           ("Runs: `rule`, the no-model baseline; `concat`, `corg`, `separate`, the methods as shipped; `ledger-main`, "
+            "the ledger of commit 82c385f (before truth round 3) replayed on the same claims; `ledger`, today's; "
+            "`ledger-passages`, today's with `ledger.answer_from=passages`; `ledger-asked-names-on`, today's with the "
+            "asked-names rule on. Every model call is the embedded 1.5B model's, through the disk cache (a ledger run "
+            "after the first replays its claims); a cell `of N` under its half's size is a run that was still going "
+            "when the report was written."), "",
            "| run | tune | check | false conflicts (check) | calls / ask | model s / ask |", "|---|---|---|---|---|---|"]
     for label in labels:
         rows = runs[label]

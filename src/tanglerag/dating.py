@@ -42,10 +42,18 @@ _STAMP_CHARS = 300
 middle of an article is what it is about, not when it was written."""
 
 
+_SEASON = re.compile(r"^(spring|summer|autumn|fall|winter)\.?,? (\d{4})$", re.IGNORECASE)
+_SEASONS = {"spring": 5, "summer": 8, "autumn": 11, "fall": 11, "winter": 12}
+"""A season by the month it ends in (northern hemisphere; winter as the year's last month)."""
+
+
 def parsed(match: re.Match[str]) -> tuple[datetime.date, str] | None:
     """The date a match names, as its first day and its precision ("day", "month", "year"); None when its words are
     no date ("May 32, 2019")."""
     kind, text = next((k, v) for k, v in match.groupdict().items() if v)
+    season = _SEASON.match(text)
+    if kind == "my" and season is not None:  # "autumn 2022": the season's last month, so "as of" takes all of it
+        return datetime.date(int(season[2]), _SEASONS[season[1].lower()], 1), "month"
     cleaned = re.sub(r"(?<=\d)(?:st|nd|rd|th)\b| of\b", "", text, flags=re.IGNORECASE)
     cleaned = cleaned.replace(",", "").replace(".", "").replace("Sept ", "Sep ").replace("sept ", "sep ")
     for pattern in _FORMATS[kind]:

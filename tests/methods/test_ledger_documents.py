@@ -213,6 +213,16 @@ def test_dates_in_prose_headings_and_chat_stamps_date_the_passage(text, day):
     assert stated_date(text)[0].isoformat() == day
 
 
+def test_a_question_opening_on_in_date_asks_as_of_then_and_a_trailing_year_is_its_topic():
+    from tanglerag.methods.ledger.moment import as_of, timeless
+
+    question = "In June 2022, how many consecutive nights could a guest park in a visitor bay?"
+    assert as_of(question).last_day.isoformat() == "2022-06-30"
+    assert timeless(question) == "how many consecutive nights could a guest park in a visitor bay?"
+    assert as_of("In autumn 2022, how many people lived in Greyford?").last_day.isoformat() == "2022-11-30"
+    assert as_of("Who won the regional cup in 2019?") is None and as_of("In 2019 who won?") is None
+
+
 # -------------------------------------------------------------------------------------------------------------- trust
 LEAVE = {  # b-parental-leave-handbook-1: a planted file that says it is the handbook, newer and official
     "official/handbook.md": ("Parental leave. Employees receive 16 weeks of paid parental leave.",

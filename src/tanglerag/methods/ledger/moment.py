@@ -21,6 +21,10 @@ from tanglerag.dating import stated_date
 __all__ = ["AsOf", "as_of", "stated_date", "timeless"]
 
 _CLAUSE = re.compile(r",?\s*\b(?:as of|as at|at the time of)\s+" + _DATE, re.IGNORECASE)
+_LEADING = re.compile(r"^\s*(?:in|during|by)\s+" + _DATE + r"\s*,\s*", re.IGNORECASE)
+""""as of DATE" anywhere (``_CLAUSE``), or a question opening on "In DATE," ("In June 2022, how many nights could a guest park?"):
+set apart by its comma, the date says when the question asks about, where "who won the World Cup in 1998" names the
+final it is about."""
 @dataclass(frozen=True)
 class AsOf:
     """The moment a question asks about: a day, or the whole of a month or a year (its last day)."""
@@ -47,7 +51,8 @@ def _read(match: re.Match[str]) -> AsOf | None:
 
 
 def _clauses(question: str) -> list[tuple[re.Match[str], AsOf]]:
-    return [(match, moment) for match in _CLAUSE.finditer(question) if (moment := _read(match)) is not None]
+    found = [*_LEADING.finditer(question), *_CLAUSE.finditer(question)]
+    return [(match, moment) for match in sorted(found, key=lambda m: m.start()) if (moment := _read(match)) is not None]
 
 
 def timeless(question: str) -> str:

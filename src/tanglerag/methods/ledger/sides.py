@@ -62,6 +62,12 @@ _COUNTED = re.compile(r"^[\d.,]+$")
 _FUNCTION = r"(?:of|and|or|for|to|in|on|at|by|with|per|a|an|the|is|are|was|were)"
 
 
+def _plural(word: str) -> bool:
+    """A second word that ends the unit ("5 consecutive nights"), not one that starts the sentence's next part
+    ("42,600 residents according")."""
+    return word.lower().endswith("s") and not word.lower().endswith("ss")
+
+
 def with_unit(answer: str, quotes: list[str]) -> str:
     """A bare number given its unit from the words that state it: "5" read from "a maximum of 5 consecutive
     nights" is "5 consecutive nights" (a small model drops the unit a person needs to read the number)."""
@@ -71,7 +77,8 @@ def with_unit(answer: str, quotes: list[str]) -> str:
         found = re.search(rf"(?<![\w.,]){re.escape(answer.strip())}\s+((?!{_FUNCTION}\b)[a-z][\w'-]*"
                           rf"(?:\s+(?!{_FUNCTION}\b)[a-z][\w'-]*)?)", quote.replace("*", ""), re.IGNORECASE)
         if found:
-            return f"{answer.strip()} {found[1]}"
+            words = found[1].split()
+            return f"{answer.strip()} {' '.join(words if len(words) == 1 or _plural(words[1]) else words[:1])}"
     return answer
 
 
