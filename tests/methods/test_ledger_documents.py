@@ -69,6 +69,17 @@ def test_different_values_or_no_values_are_not_the_same_value(a, b):
     assert not same_value(a, b)  # two names are compared as text, not here
 
 
+@pytest.mark.parametrize(("answer", "quote", "shown"), [
+    ("5", "a maximum of **5 consecutive nights**", "5 consecutive nights"), ("4.8", "4.8 litres, with", "4.8 litres"),
+    ("42,600", "42,600 residents according to the council", "42,600 residents"),
+    ("140", "up to EUR 140 a night", "EUR 140"), ("40", "costs €40 a month", "€40"),
+    ("2009", "incorporated 2009", "2009"), ("12", "ABC12 units", "12"), ("two", "two reviews", "two")])
+def test_a_bare_number_is_shown_with_the_unit_its_quote_gives_it(answer, quote, shown):
+    from tanglerag.methods.ledger.sides import with_unit
+
+    assert with_unit(answer, [quote]) == shown
+
+
 def test_the_amount_a_question_asks_for_is_read_from_its_words():
     assert [asked_dimension(q) for q in ("What is the yearly travel allowance?", "How long is the notice period?",
                                          "How many seats does the hall have?", "What is the capacity of the bowl?",

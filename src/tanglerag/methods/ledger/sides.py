@@ -70,10 +70,15 @@ def _plural(word: str) -> bool:
 
 def with_unit(answer: str, quotes: list[str]) -> str:
     """A bare number given its unit from the words that state it: "5" read from "a maximum of 5 consecutive
-    nights" is "5 consecutive nights" (a small model drops the unit a person needs to read the number)."""
+    nights" is "5 consecutive nights", "140" from "up to EUR 140 a night" is "EUR 140" (a small model drops the
+    unit a person needs to read the number)."""
     if not _COUNTED.match(answer.strip()):
         return answer
     for quote in quotes:
+        money = re.search(rf"(?<!\w)((?:EUR|USD|GBP|CHF|SEK|JPY) ?|[$€£¥] ?){re.escape(answer.strip())}(?![\d,.]*\d)",
+                          quote.replace("*", ""))
+        if money:  # "EUR 140", "€140": the currency stands before the number
+            return f"{money[1]}{answer.strip()}"
         found = re.search(rf"(?<![\w.,]){re.escape(answer.strip())}\s+((?!{_FUNCTION}\b)[a-z][\w'-]*"
                           rf"(?:\s+(?!{_FUNCTION}\b)[a-z][\w'-]*)?)", quote.replace("*", ""), re.IGNORECASE)
         if found:
