@@ -72,7 +72,7 @@ VARIANTS: dict[str, list[str]] = {  # name: --set overrides of today's defaults;
     "concat-report": ["conflicts.report=true"],  # concat's stored answers, the ledger's report on their passages
     **{f"no-{policy}": _without(policy) for policy in DEFAULT_POLICIES if policy != "show-all"},
     **{f"without-{rule}": [f"ledger.disabled_rules=[asked-names,{rule}]"]  # issue 67's rules, each turned off
-       for rule in ("answer-type", "drafts", "scope", "same-value", "text-dates", "trust")},
+       for rule in ("answer-type", "drafts", "scope", "same-value", "text-dates", "trust", "document-kinds")},
     "with-asked-names": ["ledger.disabled_rules=[]"],  # off by default, chosen on the tune half
     "show-all-only": ["ledger.policies=[show-all]"],
     "verify-separate": ["ledger.claims_from=separate"],  # the separate baseline's answers, the ledger's rules
