@@ -5,7 +5,7 @@ heading, a chat export's first timestamp.
 Why a core module: ingest reads a file's own date from its whole text once (the chunk a question retrieves may be one
 without the stamp: the amended page's rules, not its heading), and the ledger reads it from passages given without
 an index; both read dates alike. A date it finds is marked as found in the text (``date_from: text``), so a reader
-and the trust setting can tell it from a date a person declared.
+can tell it from a date a person declared; the trust setting treats both as the document's own declaration.
 """
 
 from __future__ import annotations
@@ -64,23 +64,27 @@ def parsed(match: re.Match[str]) -> tuple[datetime.date, str] | None:
     return None
 
 
+_EARLIEST = 1900
+"""The earliest year a document stamp is read as: "updated 1200 records" names a count, not the year 1200."""
+
+
 def stated_date(text: str) -> tuple[datetime.date, str] | None:
     """The date a passage gives itself in its words, as a document date and its precision ("year", "month",
     "day"): a chat export's first message time; else the newest of a changelog's dated version headings; else a cue
     ("as of", "updated", "published", "approved", "in force from", "effective"...) followed by a date near its
     start or its end (``_STAMP_CHARS``), the first date it takes effect, else the first such. None when it states none, or a date after next year (a
-    number after a cue word that is no date: "updated 2500 records"). For documents whose date is in their text
-    only."""
+    number after a cue word that is no date: "updated 2500 records"), or before 1900 ("updated 1200 records"). For
+    documents whose date is in their text only."""
     latest = datetime.date.today().year + 1
-    if (chat := _CHAT_STAMP.match(text)) is not None:
-        return datetime.date.fromisoformat(chat[1]), "day"
+    if (chat := _CHAT_STAMP.match(text)) is not None and (day := _iso(chat[1])) is not None:
+        return day, "day"
     headings = [d for d in (_iso(m[1]) for m in _HEADING_DATE.finditer(text)) if d is not None and d.year <= latest]
     if headings:
         return max(headings), "day"
     edges = text if len(text) <= 2 * _STAMP_CHARS else f"{text[:_STAMP_CHARS]}\n{text[-_STAMP_CHARS:]}"
     for match in [*_EFFECTIVE.finditer(edges), *_DATING.finditer(edges)]:
         found = parsed(match)
-        if found is not None and found[0].year <= latest:
+        if found is not None and _EARLIEST <= found[0].year <= latest:
             return found
     return None
 

@@ -18,9 +18,10 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tanglerag.config import Section
+from tanglerag.errors import InputError
 
 Declared = Literal["source", "authority", "date"]
 DECLARED: tuple[Declared, ...] = ("source", "authority", "date")
@@ -43,6 +44,24 @@ class TrustEntry(BaseModel):
 
         return pathspec.GitIgnoreSpec.from_lines(self.paths)
 
+    @field_validator("max_authority")
+    @classmethod
+    def _number_or_name(cls, value: float | str | None) -> float | str | None:
+        """A number written as text ("1", as YAML quoting or --set gives it) is a number; a tier name stays a name
+        (checked against the tiers where they are known)."""
+        if isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                return value.strip()
+        return value
+
+    @model_validator(mode="after")
+    def _matches_something(self) -> TrustEntry:
+        if not self.paths and not self.ids:
+            raise ValueError("a trust entry needs paths or ids: one with neither matches no document")
+        return self
+
     def matches(self, path: str | None, doc_id: str | None) -> bool:
         return (path is not None and bool(self.paths) and self._spec.match_file(path)) or \
             (doc_id is not None and doc_id in self.ids)
@@ -64,16 +83,16 @@ class Trusted(BaseModel):
 
     metadata: dict[str, Any]
     notes: list[str] = Field(default_factory=list)
-    trusted_by: str = Field("", description="which entry (or default) let it declare what it kept")
 
 
 def apply_trust(metadata: Mapping[str, Any], config: TrustConfig, top: float,
-                tiers: Mapping[str, float]) -> Trusted:
+                tiers: Mapping[str, float], passage_id: str | None = None) -> Trusted:
     """``metadata`` without the declarations its document may not make, authority bounded to ``top`` (or the
     entry's ``max_authority``), with why for each change. ``date_from_text`` is cleared too when the document may
     not declare a date: a date in its words is a declaration as much as one in its front matter."""
     path = metadata.get("path") if isinstance(metadata.get("path"), str) else None
-    doc_id = metadata.get("source_id") if isinstance(metadata.get("source_id"), str) else None
+    record = metadata.get("source_id")  # a record cut into chunks names its id here; one of a single chunk is its id
+    doc_id = record if isinstance(record, str) else passage_id
     where = path or doc_id or "a document"
     entry = next((e for e in config.declare if e.matches(path, doc_id)), None)
     if entry is not None:
@@ -99,14 +118,18 @@ def apply_trust(metadata: Mapping[str, Any], config: TrustConfig, top: float,
     if isinstance(value, int | float) and not isinstance(value, bool) and value > bound:
         kept["authority"] = bound
         notes.append(f"{where}: authority {authority!r} bounded to {bound:g}")
-    return Trusted(metadata=kept, notes=notes, trusted_by=label if entry is not None or config.declare else "")
+    return Trusted(metadata=kept, notes=notes)
 
 
 def _bound(entry: TrustEntry | None, top: float, tiers: Mapping[str, float]) -> float:
     limit = entry.max_authority if entry is not None else None
     if isinstance(limit, str):
-        return float({k.lower(): v for k, v in tiers.items()}.get(limit.lower(), top))
-    return float(limit) if limit is not None else top
+        named = {k.lower(): v for k, v in tiers.items()}.get(limit.lower())
+        if named is None:
+            raise InputError(f"trust entry {', '.join(entry.paths or entry.ids) if entry else ''}: max_authority "
+                             f"{limit!r} is no tier of ledger.authority_tiers ({', '.join(tiers)})")
+        return float(named)
+    return min(float(limit), top) if limit is not None else top
 
 
 def same_source_elsewhere(declared: Mapping[str, tuple[str | None, str | None]]) -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from tanglerag.conflicts import ConflictStep
-from tanglerag.errors import ConfigError
+from tanglerag.errors import ConfigError, InputError
 from tanglerag.methods.base import make_method
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.kinds import document_kind
@@ -64,7 +64,8 @@ def test_one_value_in_other_words_or_units_is_the_same_value(a, b):
 
 
 @pytest.mark.parametrize(("a", "b"), [("12 weeks", "16 weeks"), ("EUR 40", "USD 40"), ("1.5 kg", "1.5 l"),
-                                      ("2,300", "2,400"), ("Dana Whitfield", "Dana Whitfield")])
+                                      ("2,300", "2,400"), ("Dana Whitfield", "Dana Whitfield"), ("40 CAD", "40 AUD"),
+                                      ("5 to 7 days", "5 people"), ("25 MB", "25 GB"), ("12.30", "12:30")])
 def test_different_values_or_no_values_are_not_the_same_value(a, b):
     assert not same_value(a, b)  # two names are compared as text, not here
 
@@ -267,6 +268,25 @@ def test_without_a_trust_setting_an_authority_is_bounded_and_one_source_from_two
     _, step = ask(llm_factory, LEAVE, "How many weeks of paid parental leave do employees get?")
     assert "inbox/handbook-2025.md: authority 1000000 bounded to 3" in step.trust
     assert "source 'HR handbook' is claimed from 2 folders: inbox/handbook-2025.md, official/handbook.md" in step.trust
+
+
+def test_a_record_of_one_chunk_is_trusted_by_its_id_and_a_max_authority_must_be_a_tier_or_a_number():
+    config = TrustConfig.model_validate({"declare": [{"ids": ["hr-faq-2024"], "max_authority": "1"}]})
+    tiers = {"official": 3.0, "news": 1.0}
+    record = apply_trust({"source": "HR handbook", "authority": "official"}, config, 3.0, tiers, "hr-faq-2024")
+    assert record.metadata["source"] == "HR handbook" and record.metadata["authority"] == 1.0
+    with pytest.raises(ValueError, match="needs paths or ids"):
+        TrustConfig.model_validate({"declare": [{}]})
+    misspelt = TrustConfig.model_validate({"declare": [{"paths": ["/a/"], "max_authority": "newz"}]})
+    with pytest.raises(InputError, match="max_authority 'newz' is no tier"):
+        apply_trust({"path": "a/x.md", "authority": 2}, misspelt, 3.0, tiers)
+    assert TrustConfig.model_validate({"declare": [{"paths": ["/policies/"]}]}).declare[0].matches(
+        "inbox/policies/x.md", None) is False  # anchored: a planted folder of that name elsewhere is not trusted
+
+
+def test_impossible_or_ancient_stamps_date_nothing():
+    assert stated_date("[2024-02-30 10:12] ana: hi") is None  # no such day: no date, no crash at ingest
+    assert stated_date("Updated 1200 records overnight.") is None
 
 
 def test_trust_entries_match_paths_gitignore_style_and_bound_authority_to_the_entry():

@@ -18,17 +18,18 @@ _HEAD_CHARS = 300
 deep in an article ("the draft of the novel") says what it is about, not what it is."""
 
 _NAMES: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
-    ("changelog", re.compile(r"(?:^|/)(?:changelog|changes|release[-_ ]?notes?|releases)(?:[._ -][^/]*)?$", re.I)),
+    ("changelog", re.compile(r"(?:^|/)(?:changelog|changes|release[-_ ]?notes?|releases)(?:\.[^/]*)?$", re.I)),
     ("readme", re.compile(r"(?:^|/)readme(?:\.[^/]*)?$", re.I)),
 )
 _WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
-    ("correction", re.compile(r"\b(?:correction|corrigendum|erratum|errata|an earlier version of this|"
-                              r"this (?:article|story|page|post) (?:has been|was) (?:corrected|updated to correct))",
+    ("correction", re.compile(r"(?:^|\n)\W*(?:correction|corrigendum|erratum|errata)\b|\ban earlier version of this|"
+                              r"\bthis (?:article|story|page|post) (?:has been|was) (?:corrected|updated to correct)",
                               re.I)),
     ("draft", re.compile(r"\b(?:draft|proposal|proposed (?:change|policy|amendment|rule)s?|request for comments|"
                          r"rfc\b|for discussion|not (?:yet )?(?:approved|adopted|in force)|pending (?:approval|"
                          r"adoption)|under consultation|consultation draft)", re.I)),
-    ("changelog", re.compile(r"\b(?:changelog|change log|release notes)\b|^#+\s*\[?v?\d+\.\d+(?:\.\d+)?\]?\b",
+    ("changelog", re.compile(r"\b(?:changelog|change log|release notes)\b|^#+\s*\[?(?:v\d+\.\d+|\d+\.\d+\.\d+)\]?"
+                             r"(?:\s*[-(]\s*\d{4}-\d{2}-\d{2})?\s*$",
                              re.I | re.M)),
     ("register", re.compile(r"\b(?:official register|register of|registry of|statutory register|"
                             r"the (?:public|national|official) (?:register|registry))\b", re.I)),

@@ -124,7 +124,7 @@ def provenance(passages: list[RetrievedPassage], tiers: dict[str, float], trust:
         metadata = hit.passage.metadata
         if not text_dates and metadata.get("date_from") == "text":  # the ablation: no date read from words
             metadata = {k: v for k, v in metadata.items() if k not in ("date", "date_from")}
-        trusted = apply_trust(metadata, trust, top, tiers)
+        trusted = apply_trust(metadata, trust, top, tiers, hit.passage.id)
         notes += [n for n in trusted.notes if n not in notes]
         if trusted.metadata.get("date_from_text") is False:
             undatable.add(hit.passage.id)

@@ -29,7 +29,7 @@ RULES: tuple[Rule, ...] = (
          {"setting": "trust.declare, trust.others", "scale": "ledger.authority_tiers (top: official 3)"}),
     Rule("text-dates", "provenance", "a document with no date in its metadata is dated by its words: a cue and a "
          "date near its start or end, a changelog's dated version heading, a chat's first timestamp",
-         "a-lantern-hill-coop-1", {"edge_chars": "300 (moment._STAMP_CHARS)"}),
+         "a-lantern-hill-coop-1", {"edge_chars": "300 (dating._STAMP_CHARS)"}),
     Rule("document-kinds", "provenance", "what a document is (changelog, readme, correction, draft, register), from "
          "its file name, title and opening words", "b-pondlog-cli-1", {"head_chars": "300 (kinds._HEAD_CHARS)"}),
     Rule("grounding", "claim", "a claim whose passage holds neither its quote nor its answer's words decides nothing",

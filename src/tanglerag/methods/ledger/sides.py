@@ -35,7 +35,7 @@ from tanglerag.text import normalize_answer
 
 def same_answer(a: str, b: str, values: bool = True) -> bool:
     """One answer: equal once normalised, one holding the other as whole words, or (``values``) one value written
-    in other words or units (``ledger.values``: "half an hour" and "30 minutes")."""
+    in other words or units (``ledger.values``, the ``same-value`` rule: "half an hour" and "30 minutes")."""
     x, y = normalize_answer(a), normalize_answer(b)
     if not x or not y:
         return False
@@ -72,15 +72,15 @@ def with_unit(answer: str, quotes: list[str]) -> str:
     """A bare number given its unit from the words that state it: "5" read from "a maximum of 5 consecutive
     nights" is "5 consecutive nights", "140" from "up to EUR 140 a night" is "EUR 140" (a small model drops the
     unit a person needs to read the number)."""
-    if not _COUNTED.match(answer.strip()):
-        return answer
+    if not _COUNTED.match(answer.strip()) or re.fullmatch(r"1[5-9]\d\d|20\d\d", answer.strip()):
+        return answer  # a year has no unit
     for quote in quotes:
         money = re.search(rf"(?<!\w)((?:EUR|USD|GBP|CHF|SEK|JPY) ?|[$€£¥] ?){re.escape(answer.strip())}(?![\d,.]*\d)",
                           quote.replace("*", ""))
         if money:  # "EUR 140", "€140": the currency stands before the number
             return f"{money[1]}{answer.strip()}"
-        found = re.search(rf"(?<![\w.,]){re.escape(answer.strip())}\s+((?!{_FUNCTION}\b)[a-z][\w'-]*"
-                          rf"(?:\s+(?!{_FUNCTION}\b)[a-z][\w'-]*)?)", quote.replace("*", ""), re.IGNORECASE)
+        found = re.search(rf"(?<![\w.,]){re.escape(answer.strip())}\s+((?!{_FUNCTION}\b)[a-z][\w'-]*(?![.\w])"
+                          rf"(?:\s+(?!{_FUNCTION}\b)[a-z][\w'-]*)?)", quote.replace("*", ""))
         if found:
             words = found[1].split()
             return f"{answer.strip()} {' '.join(words if len(words) == 1 or _plural(words[1]) else words[:1])}"

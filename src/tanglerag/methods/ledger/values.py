@@ -30,8 +30,10 @@ class Value:
     unit: str
 
     def same(self, other: Value) -> bool:
-        return (self.kind, self.unit) == (other.kind, other.unit) and math.isclose(self.magnitude, other.magnitude,
-                                                                                    rel_tol=1e-6)
+        """One value: of one kind, in one unit (a count of one thing, or of things one side leaves unnamed: "2,300"
+        and "2,300 members"; "40 CAD" and "40 AUD" are two), equal magnitudes."""
+        units = self.unit == other.unit or (self.kind == "count" and not (self.unit and other.unit))
+        return self.kind == other.kind and units and math.isclose(self.magnitude, other.magnitude, rel_tol=1e-6)
 
     @property
     def dimension(self) -> str:
@@ -121,8 +123,8 @@ _CLOCK = re.compile(r"^(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?|o'clock)?$
 def _clock(text: str) -> Value | None:
     """A time of day: "5 pm", "17:00", "2:30pm", "5 o'clock"; a bare number is none (it is a count)."""
     found = _CLOCK.match(text.strip())
-    if found is None or (found[2] is None and found[3] is None):
-        return None
+    if found is None or (found[2] is None and found[3] is None) or ("." in text and found[3] is None):
+        return None  # a bare number, or "12.30" with no am/pm: a price as likely as a time
     hour, minute, suffix = int(found[1]), int(found[2] or 0), (found[3] or "").lower().replace(".", "")
     if suffix == "pm" and hour < 12:
         hour += 12
@@ -147,7 +149,15 @@ def _quantity(number: float, rest: str) -> Value:
         dimension = str(base.dimensionality)
         if dimension != "dimensionless":
             return Value("quantity", float(base.magnitude), dimension)
-    return Value("count", number, "")
+        if str(base.units) != "dimensionless":  # bytes and the like: pint counts them without a dimension
+            return Value("quantity", float(base.magnitude), str(base.units))
+    thing = re.match(r"[a-z]+", words[0].lower()) if words else None
+    return Value("count", number, thing[0].rstrip("s") if thing and thing[0] not in _NOT_UNITS else "")
+
+
+_NOT_UNITS = frozenset({"to", "and", "or", "of", "in", "at", "a", "an", "the", "per", "each", "for", "from", "by",
+                        "with", "about", "around", "total", "most", "least", "more", "less", "than"})
+"""Words after a number that name no thing counted ("5 to 7", "3 in total")."""
 
 
 def read_value(answer: str) -> Value | None:
@@ -166,6 +176,8 @@ def read_value(answer: str) -> Value | None:
     found = _NUMBER.match(digits)
     if found is None:
         return None
+    if re.match(r"(?:to|-|\u2013|or|and)\s*\d", found[3]):
+        return None  # a range or a choice ("5 to 7 days"), not one value
     number = float(found[1].replace(",", "")) * _SCALE.get((found[2] or "").lower(), 1.0)
     if found[2] is None and re.fullmatch(r"1[5-9]\d\d|20\d\d", found[1]) and not found[3]:
         return Value("date", float(int(found[1])), "year")
@@ -180,18 +192,19 @@ def same_value(a: str, b: str) -> bool:
 
 _ASKS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(pattern, re.IGNORECASE), dimension) for pattern,
                                                        dimension in (
-    (r"\bhow (?:much|many) (?:\w+ )?(?:does|do|did|will|would|is|are|was)\b.*\b(?:cost|pay|charge|earn)", "money"),
-    ((r"\b(?:price|cost|fee|fees|fare|charge|allowance|budget|salary|deposit|fine|rent|refund|stipend|reimburs\w*)\b"
-     r"|\bhow much (?:money|does it cost)\b"), "money"),
     ((r"\bhow (?:long|many (?:seconds|minutes|hours|days|weeks|months|years))\b|\b(?:duration|notice period|"
      r"response time|turnaround|waiting time|retention period|lead time)\b"), "time"),
+    (r"\bhow (?:much|many) (?:\w+ )?(?:does|do|did|will|would|is|are|was)\b.*\b(?:cost|pay|charge|earn)", "money"),
+    ((r"\b(?:price|cost|fee|fees|fare|charge|allowance|budget|salary|deposit|rent|refund|stipend|reimburs\w*)\b"
+     r"|\bhow much (?:money|does it cost)\b"), "money"),
     (r"\bhow heavy\b|\bweigh(?:t|s)?\b", "mass"),
     (r"\bcapacity\b|\bhow many (?:litres|liters|gallons|millilitres)\b|\bvolume\b", "volume"),
     (r"\bhow (?:tall|high|far|wide|deep)\b|\b(?:length|distance|height|width|depth)\b", "length"),
     (r"\bhow many\b|\bnumber of\b", "count"),
 ))
 """What amount a question asks for, by its words, first match wins: "What is the cancellation fee" asks for money,
-"How long is the notice period" for a duration, "How many seats" for a count."""
+"How long is the notice period" for a duration (asked first: "how long does it take to charge" is a duration), "How
+many seats" for a count."""
 
 
 def asked_dimension(question: str) -> str | None:
@@ -200,15 +213,18 @@ def asked_dimension(question: str) -> str | None:
     return next((dimension for pattern, dimension in _ASKS if pattern.search(question)), None)
 
 
+_RANGE = re.compile(r"^[\d.,]+\s*(?:to|-|\u2013|or|and)\s*(?=\d)")
+
+
 def fits(answer: str, dimension: str) -> bool:
     """Whether an answer can answer a question asking for an amount of ``dimension``: it must name a value of that
     kind. A count also fits a money question (a bare "40" under a price heading) and a duration ("3" days); a money
     amount fits a count question ("how many euros")."""
-    value = read_value(answer)
-    if value is None:
+    value = read_value(answer) or read_value(_RANGE.sub("", _HEDGES.sub("", answer.strip()), count=1))
+    if value is None:  # a range ("3 to 5 working days") is typed by its end
         return False
     if value.dimension == dimension:
         return True
-    loose = {"money": {"count"}, "time": {"count"}, "count": {"money", "time", "mass", "volume", "length"},
-             "mass": {"count"}, "volume": {"count"}, "length": {"count"}}
+    loose = {"money": {"count"}, "time": {"count", "length"}, "count": {"money", "time", "mass", "volume", "length"},
+             "mass": {"count"}, "volume": {"count"}, "length": {"count", "time"}}  # "how long": a duration or a length
     return value.dimension in loose.get(dimension, set())
