@@ -21,8 +21,8 @@ asserted line holds one spelling of ``lead`` (or, when ``lead`` is empty, the an
 is right (a method that records no ConflictStep reports "none"). Halves: by folder, the sha256 split of
 benchmarks/halves.py (seed 0), so a folder's asks share a half.
 
-Checkpoints: each method's outcomes go to ``--runs DIR/<label>.jsonl`` as they finish; a rerun skips asks done
-(``--fresh`` starts over). Usage:
+Checkpoints: each method's outcomes go to ``--runs DIR/<label>.jsonl`` (default docs/results/people_docs/outcomes)
+as they finish; a rerun skips asks done (``--fresh`` starts over). Usage:
   .venv/bin/python benchmarks/people_docs.py run --methods rule,ledger,concat [--set KEY=VALUE] [--label NAME]
   .venv/bin/python benchmarks/people_docs.py report [--out docs/results/people_docs.md]
   .venv/bin/python benchmarks/people_docs.py check      # the data's format only
@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--label", default="", help="the run's name (default: the method's)")
     parser.add_argument("--only", nargs="+", default=[], help="ask ids, folders or kinds")
     parser.add_argument("--half", choices=("tune", "check"), help="only the asks of this half")
-    parser.add_argument("--runs", type=Path, default=RUNS / "runs")
+    parser.add_argument("--runs", type=Path, default=RUNS / "outcomes")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "tanglerag-people-docs")
     parser.add_argument("--fresh", action="store_true")
     parser.add_argument("--out", type=Path, default=RUNS.with_suffix(".md"))
