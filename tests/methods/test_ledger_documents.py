@@ -204,6 +204,16 @@ def test_an_official_register_stands_over_three_pages_copying_one_wrong_year(llm
     assert verdicts(off)["1999"] == "kept"  # the ablation: counted, the copies win
 
 
+def test_a_correction_does_not_set_aside_what_was_written_after_it(llm_factory):
+    folder = {"news/correction.html": ("Correction: the bridge toll is EUR 2, not EUR 3 as first reported.",
+                                       {"date": "2020-05-01"}, ("the bridge toll is EUR 2", "EUR 2", "the bridge toll")),
+              "council/tolls-2024.md": ("Toll schedule 2024. The bridge toll is EUR 4 from January.",
+                                        {"date": "2024-01-02"}, ("The bridge toll is EUR 4", "EUR 4", "the bridge toll"))}
+    answer, step = ask(llm_factory, folder, "What is the bridge toll?")
+    assert asserted_text(answer.text).startswith("EUR 4") and verdicts(step)["EUR 2"] == "rejected"
+    assert [t.policy for t in step.reports[0].trials if t.decided] == ["newest"]  # not the correction's
+
+
 @pytest.mark.parametrize(("path", "title", "text", "kind"), [
     ("docs/CHANGELOG.md", "", "## 2.0.0", "changelog"), ("README.md", "", "Install with pip.", "readme"),
     ("a.md", "Proposal: longer lunch", "We propose...", "draft"),

@@ -227,13 +227,19 @@ def witnesses(standing: list[Side], evidence: Evidence) -> Ruling:
 def _by_kind(standing: list[Side], evidence: Evidence, winner: DocumentKind, loser: DocumentKind | None,
              note: str, found: str) -> Ruling:
     """Sides stated by a ``winner`` document stand over the sides stated only by ``loser`` documents (any side
-    without a ``winner`` document, when ``loser`` is None); sides of neither kind stand for the next policy."""
+    without a ``winner`` document, when ``loser`` is None, that is not dated after the newest ``winner`` document: a
+    2020 erratum does not correct a 2024 handbook); sides of neither kind stand for the next policy."""
     kinds = [{evidence.kinds.get(p) for p in side.passages} for side in standing]
     winning = [side for side, kind in zip(standing, kinds, strict=True) if winner in kind]
     if not winning:
         return standing, f"no {winner} among the sides"
+    dates = [d for s in winning for p in s.passages if evidence.kinds.get(p) == winner
+             and (d := evidence.metas[p].date) is not None]
+    latest = max(dates) if len(dates) == sum(evidence.kinds.get(p) == winner for s in winning for p in s.passages) \
+        and dates else None  # an undated winner document bounds nothing
     losing = [side for side, kind in zip(standing, kinds, strict=True) if winner not in kind
-              and (loser is None or kind == {loser})]
+              and (loser is None or kind == {loser})
+              and (latest is None or (evidence.newest_date(side) or latest) <= latest)]
     if not losing:
         return standing, f"no side the {winner} {found}"
     shown = ", ".join(dict.fromkeys(evidence.where(p) for s in winning for p in s.passages
