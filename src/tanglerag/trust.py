@@ -83,6 +83,7 @@ class Trusted(BaseModel):
 
     metadata: dict[str, Any]
     notes: list[str] = Field(default_factory=list)
+    ignored: bool = Field(False, description="a declaration of the document's was ignored (not merely bounded)")
 
 
 def apply_trust(metadata: Mapping[str, Any], config: TrustConfig, top: float,
@@ -118,7 +119,8 @@ def apply_trust(metadata: Mapping[str, Any], config: TrustConfig, top: float,
     if isinstance(value, int | float) and not isinstance(value, bool) and value > bound:
         kept["authority"] = bound
         notes.append(f"{where}: authority {authority!r} bounded to {bound:g}")
-    return Trusted(metadata=kept, notes=notes)
+    ignored = any(field not in kept for field in DECLARED if metadata.get(field) not in (None, ""))
+    return Trusted(metadata=kept, notes=notes, ignored=ignored)
 
 
 def _bound(entry: TrustEntry | None, top: float, tiers: Mapping[str, float]) -> float:

@@ -28,6 +28,7 @@ from tanglerag.conflicts import (
     Side,
     parse_authority,
 )
+from tanglerag.dating import stated_date
 from tanglerag.errors import InputError
 from tanglerag.llm.structured import Decision
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput, make_method
@@ -35,7 +36,7 @@ from tanglerag.methods.ledger.claims import answered_claims, read_claims
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.independence import Independence, independence
 from tanglerag.methods.ledger.kinds import DocumentKind, asks_about_drafts, document_kind
-from tanglerag.methods.ledger.moment import stated_date, timeless
+from tanglerag.methods.ledger.moment import timeless
 from tanglerag.methods.ledger.policies import Evidence, resolve
 from tanglerag.methods.ledger.presentation import answer_text, set_aside_lines, withheld
 from tanglerag.methods.ledger.prompts import prior_messages
@@ -111,15 +112,15 @@ def mark_relevance(claims: list[Claim], scores: dict[str, float], threshold: flo
 
 
 def provenance(passages: list[RetrievedPassage], tiers: dict[str, float], trust: TrustConfig | None = None,
-               text_dates: bool = True) -> tuple[dict[str, DocumentMeta], list[str]]:
+               text_dates: bool = True) -> tuple[dict[str, DocumentMeta], list[str], set[str]]:
     """Each passage's date, source and authority, read with the tiers in force after the ``trust`` setting has
-    taken out what its document may not declare (and bounded its authority), and the lines saying what trust
-    changed. Why a refusal names the passage and, for a tier, the setting: an index keeps tiers as written, so one
+    taken out what its document may not declare (and bounded its authority), the lines saying what trust changed,
+    and the passages whose declarations it ignored. Why a refusal names the passage and, for a tier, the setting: an index keeps tiers as written, so one
     built under other ``ledger.authority_tiers`` can hold a tier these settings lack, and "unknown tier" alone does
     not say where to look."""
     trust = trust if trust is not None else TrustConfig()
     top = max(tiers.values(), default=0.0)
-    metas, notes, undatable = {}, [], set()
+    metas, notes, undatable, ignored = {}, [], set(), set()
     for hit in passages:
         metadata = hit.passage.metadata
         if not text_dates and metadata.get("date_from") == "text":  # the ablation: no date read from words
@@ -128,13 +129,15 @@ def provenance(passages: list[RetrievedPassage], tiers: dict[str, float], trust:
         notes += [n for n in trusted.notes if n not in notes]
         if trusted.metadata.get("date_from_text") is False:
             undatable.add(hit.passage.id)
+        if trusted.ignored:
+            ignored.add(hit.passage.id)
         try:
             metas[hit.passage.id] = DocumentMeta.from_metadata(trusted.metadata, tiers)
         except InputError as exc:
             raise InputError(f"passage {hit.passage.id!r}: {exc}{_tiers_hint(hit.passage.metadata, tiers)}") from None
     notes += same_source_elsewhere({h.passage.id: (_text(h.passage.metadata.get("source")),
                                                    _text(h.passage.metadata.get("path"))) for h in passages})
-    return (dated_by_text(passages, metas, undatable) if text_dates else metas), notes
+    return (dated_by_text(passages, metas, undatable) if text_dates else metas), notes, ignored
 
 
 def _text(value: object) -> str | None:
@@ -178,7 +181,7 @@ def check_claims(claims: list[Claim], question: str, kinds: dict[str, DocumentKi
     dimension = asked_dimension(question) if "answer-type" not in off else None
     drafts = "drafts" not in off and not asks_about_drafts(question)
     for claim in claims:
-        missing = missing_names(question, texts.get(claim.passage_id, "")) if "asked-names" not in off else set()
+        missing = missing_names(question, texts.get(claim.passage_id, "")) if "asked-names" not in off else []
         if missing:
             claim.dropped_by = f"asked-names: the passage does not name {', '.join(sorted(missing))}"
         elif dimension is not None and not fits(claim.answer, dimension):
@@ -213,7 +216,7 @@ class LedgerMethod(Method):
             return MethodOutput.abstain()
         config = self.settings.section(LedgerConfig)
         off = set(config.disabled_rules)
-        metas, trusted = provenance(passages, config.authority_tiers,
+        metas, trusted, untrusted = provenance(passages, config.authority_tiers,
                                     self.settings.trust if "trust" not in off else None, "text-dates" not in off)
         kinds = document_kinds(passages) if "document-kinds" not in off else {}
         asked = timeless(question.text)
@@ -231,7 +234,7 @@ class LedgerMethod(Method):
                             found=found, weights=config.provenance_weights, kinds=kinds,
                             files={h.passage.id: str(h.passage.metadata.get("path") or h.passage.id)
                                    for h in passages},
-                            ignored={n.split(":", 1)[0] for n in trusted if "ignored" in n})
+                            ignored=untrusted)
         sameness = Sameness(found, config.about_similarity if config.same_thing == "about" else None, asked,
                             {hit.passage.id: f"{hit.passage.title} {hit.passage.text}" for hit in passages},
                             config.description_overlap)

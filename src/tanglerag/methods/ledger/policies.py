@@ -49,6 +49,7 @@ class Evidence:
     kinds: dict[str, DocumentKind] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     ignored: set[str] = field(default_factory=set)
+    """Passages whose own declarations the trust setting ignored."""
     _prior: str | None = None
     moment: AsOf | None = field(init=False)
 
@@ -101,7 +102,7 @@ class Evidence:
         """Where a side's best-placed document comes from, for a person: "HR handbook, 2024-03-01", "undated"."""
         metas = sorted((self.metas[p] for p in side.passages), key=lambda m: (m.source is None, m.date is None))
         best = metas[0] if metas else DocumentMeta()
-        untrusted = sorted({self.where(p) for p in side.passages if self.where(p) in self.ignored})
+        untrusted = sorted({self.where(p) for p in side.passages if p in self.ignored})
         ignored = f"; what {', '.join(untrusted)} declares is not trusted" if untrusted else ""
         return f"{best.source or 'no source named'}, {best.when()}{ignored}"
 
