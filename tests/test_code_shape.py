@@ -8,6 +8,7 @@ from pathlib import Path
 import tanglerag
 from tanglerag.family import families, known_stages
 from tanglerag.tracking import CORE_STAGES
+from tests.source_trees import parsed
 
 ROOT = Path(tanglerag.__file__).parent
 LIMIT = 80
@@ -15,7 +16,7 @@ LIMIT = 80
 
 def test_no_function_over_the_limit():
     long = [f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
-            for path in ROOT.rglob("*.py") for node in ast.walk(ast.parse(path.read_text()))
+            for path, tree in parsed(ROOT).items() for node in ast.walk(tree)
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno - node.lineno + 1 > LIMIT]
     assert long == []
 
@@ -37,8 +38,8 @@ def test_each_family_declares_the_stages_its_folder_marks():
 def test_no_two_classes_in_the_package_share_a_name():
     """A name says which class it is: two classes of one name (two ``Reading``s) send a reader to the wrong one."""
     where: dict[str, list[str]] = {}
-    for path in sorted(ROOT.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+    for path, tree in parsed(ROOT).items():
+        for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
                 where.setdefault(node.name, []).append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert {name: places for name, places in where.items() if len(places) > 1} == {}

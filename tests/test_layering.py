@@ -13,6 +13,7 @@ import networkx as nx
 
 import tanglerag
 from tanglerag.family import families
+from tests.source_trees import parsed
 
 ROOT = Path(tanglerag.__file__).parent
 LAYERS = {
@@ -56,7 +57,7 @@ def _family_folder(module: str) -> str | None:
 def _imports(path: Path) -> set[str]:
     """The tanglerag modules a file imports, anywhere in it (``from pkg import module`` names the module)."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parsed(ROOT)[path]):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tanglerag"):
             for alias in node.names:
                 sub = f"{node.module}.{alias.name}"
