@@ -195,6 +195,9 @@ class ConflictReport(BaseModel):
     sides: list[Side] = Field(default_factory=list)
     trials: list[PolicyTrial] = Field(default_factory=list)
     rule: str = ""
+    off_answer: bool = Field(default=False, description=(
+        "the answer, read by the model from the passages, names none of this report's answers (a complementary "
+        "report: fewer than two): the report stays in the trace but does not make the question's kind"))
 
     def by_verdict(self, verdict: Verdict) -> list[Side]:
         return [side for side in self.sides if side.verdict == verdict]
@@ -235,7 +238,7 @@ class ConflictStep(TraceStep):
     @property
     def overall(self) -> ConflictKind:
         """The question's kind: its most serious report's (an unsettled dispute first)."""
-        return max((r.kind for r in self.reports), key=_SEVERITY.__getitem__, default="none")
+        return max((r.kind for r in self.reports if not r.off_answer), key=_SEVERITY.__getitem__, default="none")
 
     def lines(self) -> list[str]:
         supported = sum(c.supported for c in self.claims)
@@ -246,14 +249,14 @@ class ConflictStep(TraceStep):
         out += [f"  trust: {line}" for line in self.trust]
         for report in self.reports:
             out.append(f"  {report.kind}{f' about {report.about}' if report.about else ''}: "
-                       f"{report.rule or 'no rule decided'}")
+                       f"{report.rule or 'no rule decided'}{' (not about the answer)' if report.off_answer else ''}")
             out += [f"    {side.verdict}: {side.answer} - {side.witnesses} witness(es) <- {', '.join(side.passages)}"
                     + (f" ({side.note})" if side.note and side.verdict != "kept" else "") for side in report.sides]
             out += [f"    {t.policy}: {t.outcome}" for t in report.trials]
         return out
 
     def headline(self) -> str | None:
-        contested = [r for r in self.reports if r.kind != "complementary"]
+        contested = [r for r in self.reports if r.kind != "complementary" and not r.off_answer]
         if not contested:
             return None
         rejected = sum(len(r.by_verdict("rejected")) for r in contested)

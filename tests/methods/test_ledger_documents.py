@@ -274,6 +274,26 @@ def test_answering_from_the_kept_passages_reads_only_those_and_keeps_the_set_asi
     assert answer.usage.stages["answer"].total_calls == 1 and step.overall == "misinformation"
 
 
+def test_reports_the_read_answer_does_not_rest_on_do_not_make_the_questions_kind():
+    """c-library-loans-1: the model's claims split one loan period into two "things"; the answer read from the
+    passages names one of them, so the complementary report stays in the trace, marked, and the kind is none."""
+    from tanglerag.conflicts import ConflictReport, Side
+    from tanglerag.methods.ledger.reading import mark_off_answer
+
+    def side(answer, verdict="kept"):
+        return Side(answer=answer, verdict=verdict, passages=["p"], witnesses=1)
+
+    apart = ConflictReport(kind="complementary", sides=[side("10 weeks"), side("3 weeks")])
+    dispute = ConflictReport(kind="outdated", sides=[side("half an hour"), side("45 minutes", "rejected")])
+    other = ConflictReport(kind="misinformation", sides=[side("8 people"), side("9 people", "rejected")])
+    mark_off_answer([apart, dispute, other], "30 minutes [2]\nSet aside: 45 minutes: outdated [3]")
+    assert (apart.off_answer, dispute.off_answer, other.off_answer) == (True, False, True)  # 30 minutes = half an hour
+    step = ConflictStep(reports=[apart, dispute, other])
+    assert step.overall == "outdated" and "(not about the answer)" in "\n".join(step.lines())
+    mark_off_answer([apart], "10 weeks for students [1]\n3 weeks for visitors [2]")
+    assert not apart.off_answer  # both things named: the answer is side by side
+
+
 def test_without_a_trust_setting_an_authority_is_bounded_and_one_source_from_two_folders_is_flagged(llm_factory):
     _, step = ask(llm_factory, LEAVE, "How many weeks of paid parental leave do employees get?")
     assert "inbox/handbook-2025.md: authority 1000000 bounded to 3" in step.trust

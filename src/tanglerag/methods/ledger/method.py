@@ -40,7 +40,7 @@ from tanglerag.methods.ledger.moment import timeless
 from tanglerag.methods.ledger.policies import Evidence, resolve
 from tanglerag.methods.ledger.presentation import answer_text, set_aside_lines, withheld
 from tanglerag.methods.ledger.prompts import prior_messages
-from tanglerag.methods.ledger.reading import kept_passages, read_answer
+from tanglerag.methods.ledger.reading import kept_passages, mark_off_answer, read_answer
 from tanglerag.methods.ledger.relevance import missing_names, relevance
 from tanglerag.methods.ledger.scope import select_scope
 from tanglerag.methods.ledger.sides import Sameness, build_sides, things
@@ -243,16 +243,20 @@ class LedgerMethod(Method):
                                evidence)
         dates = {pid: meta.date for pid, meta in metas.items() if meta.date is not None}
         held = withheld(reports, found, config.show_disputed, evidence)
-        record_step(ConflictStep(claims=claims, reports=reports, policies=list(config.policies),
-                                 documents={pid: meta for pid, meta in metas.items() if not meta.is_empty()},
-                                 copies=found.copies(dates), unread=unread, withheld=[s.answer for s in held],
-                                 kinds=dict(kinds), trust=trusted))
+        step = ConflictStep(claims=claims, reports=reports, policies=list(config.policies),
+                            documents={pid: meta for pid, meta in metas.items() if not meta.is_empty()},
+                            copies=found.copies(dates), unread=unread, withheld=[s.answer for s in held],
+                            kinds=dict(kinds), trust=trusted)
         if config.answer_from == "passages":
             aside, aside_ids = set_aside_lines(sides, held, passages, evidence)
-            return await read_answer(self.llm, self.settings, question, kept_passages(passages, claims, sides, held),
-                                     aside, aside_ids)
-        text, citations, parts = answer_text(sides, held, passages, evidence)
-        return MethodOutput(text, citations, unknown=not parts, parts=parts)
+            out = await read_answer(self.llm, self.settings, question, kept_passages(passages, claims, sides, held),
+                                    aside, aside_ids)
+            mark_off_answer(reports, out.text)
+        else:
+            text, citations, parts = answer_text(sides, held, passages, evidence)
+            out = MethodOutput(text, citations, unknown=not parts, parts=parts)
+        record_step(step)
+        return out
 
     async def _claims(self, asked: Question, passages: list[RetrievedPassage],
                       config: LedgerConfig) -> tuple[list[Claim], list[str]]:

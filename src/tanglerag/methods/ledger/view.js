@@ -18,7 +18,8 @@ registerStepView("conflicts", "Claims and conflicts", (step, index, numberOf) =>
         c.dropped_by ? ` (${c.dropped_by})` : ""))));
   const reports = step.reports.map(r => el("div", { class: "conflict" },
     el("p", {}, el("strong", {}, r.kind.replaceAll("_", " ")), r.about ? ` about ${r.about}` : "",
-      r.rule ? ` - ${r.rule}` : " - no policy decided"),
+      r.rule ? ` - ${r.rule}` : " - no policy decided",
+      r.off_answer ? " (not about the answer: it does not make the question's kind)" : ""),
     el("table", { class: "sides" },
       el("tr", {}, el("th", {}, "verdict"), el("th", {}, "answer"), el("th", {}, "witnesses"), el("th", {}, "passages"),
         el("th", {}, "why")),
