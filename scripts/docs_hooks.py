@@ -5,12 +5,18 @@ Markdown takes that for a reference link; mkdocs-autorefs (which mkdocstrings br
 cross-links) cannot resolve it, leaves the text as it was and logs a warning, which ``mkdocs build --strict``
 counts as an error. A number never names an API object or a heading, so those warnings, and only those, are
 dropped: any other reference that does not resolve still fails the build.
+
+The tables of registered plug-ins (``<!-- catalog:NAME -->`` blocks, docs/architecture.md) are written from the
+registries as each page is built (``tanglerag.catalog``), so the site never shows a stale one.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from typing import Any
+
+from tanglerag.catalog import filled
 
 _CITATION_TARGET = re.compile(r"Could not find cross-reference target '\d+'$")
 
@@ -27,3 +33,8 @@ def on_startup(command: str, dirty: bool) -> None:
     for name in list(logging.root.manager.loggerDict):
         if name.startswith("mkdocs.plugins.mkdocs_autorefs"):
             logging.getLogger(name).addFilter(_CitationsAreNotReferences())
+
+
+def on_page_markdown(markdown: str, **_: Any) -> str:
+    """Every catalog block holding today's registries."""
+    return filled(markdown)

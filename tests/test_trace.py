@@ -11,7 +11,7 @@ from tanglerag.methods.corg.steps import (
     GroupsStep,
 )
 from tanglerag.methods.post_fusion.steps import AnswerPoolStep, DistillStep, FallbackStep, PoolAnswer, RationaleStep
-from tanglerag.pipeline import AnswerOutput
+from tanglerag.outputs import AnswerOutput
 from tanglerag.stages.vote import VoteCount
 from tanglerag.trace import LLMCall, Message, Trace
 from tanglerag.types import Answer

@@ -104,9 +104,10 @@ class LLMConfig(Section):
 
 
 class EmbeddingConfig(Section):
-    backend: Literal["onnx", "sentence-transformers"] = Field("onnx", description=(
+    backend: str = Field("onnx", min_length=1, description=(
         "onnx: the int8 ONNX copy of all-MiniLM-L6-v2 on onnxruntime, on the CPU, without torch; "
-        "sentence-transformers: any model name or path, on a GPU where torch has one (pip install 'tanglerag[st]')"))
+        "sentence-transformers: any model name or path, on a GPU where torch has one (pip install 'tanglerag[st]'); "
+        "a plug-in's name (the tanglerag.embedders entry-point group)"))
     model: str = Field("all-MiniLM-L6-v2", description="the model's name (or, for sentence-transformers, a local path)")
     batch_size: PositiveInt = 32
     device: str = Field("auto", description=(

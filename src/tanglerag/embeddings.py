@@ -1,8 +1,9 @@
 """Sentence embeddings: what indexes need from an embedder, and the configured one.
 
-``embedding.backend`` picks how: ``onnx`` (the default) runs the int8 MiniLM on onnxruntime without torch
-(``onnx_embedder.py``); ``sentence-transformers`` runs any model, on a GPU where torch has one (``st_embedder.py``,
-an extra). Each module is imported when its backend is chosen.
+``embedding.backend`` picks how, from ``EMBEDDERS``: ``onnx`` (the default) runs the int8 MiniLM on onnxruntime
+without torch (``onnx_embedder.py``); ``sentence-transformers`` runs any model, on a GPU where torch has one
+(``st_embedder.py``, an extra); a plug-in adds one through the ``tanglerag.embedders`` entry-point group. Each module
+is imported when its backend is chosen.
 
 An embedder's *identity* names the vectors it makes: indexes, user contexts and the embedding cache record it, so
 that vectors of two embedders are never searched or read back together. It is the model's name for
@@ -12,15 +13,13 @@ tests' hashing one), and a name of its own for a backend whose vectors differ (`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
 
 from tanglerag.config import EmbeddingConfig
-
-if TYPE_CHECKING:
-    from tanglerag.onnx_embedder import OnnxEmbedder
-    from tanglerag.st_embedder import SentenceTransformerEmbedder
+from tanglerag.registry import Registry
 
 
 class TextEmbedder(Protocol):
@@ -51,14 +50,21 @@ def settings_making(identity: str) -> str:
             "(pip install 'tanglerag[st]')")
 
 
-def _backend(config: EmbeddingConfig) -> OnnxEmbedder | SentenceTransformerEmbedder:
-    if config.backend == "onnx":
-        from tanglerag.onnx_embedder import OnnxEmbedder
+class EmbedderBackend(TextEmbedder, Protocol):
+    """What an ``embedding.backend`` builds from the settings: an embedder that names its vectors and loads its
+    model at ``warm_up`` (construction is cheap)."""
 
-        return OnnxEmbedder(config)
-    from tanglerag.st_embedder import SentenceTransformerEmbedder
+    @property
+    def identity(self) -> str: ...
 
-    return SentenceTransformerEmbedder(config)
+    def warm_up(self) -> None: ...
+
+
+EMBEDDERS: Registry[Callable[[EmbeddingConfig], EmbedderBackend]] = Registry("embedder",
+                                                                            group="tanglerag.embedders")
+"""``embedding.backend`` names: each a class built from the ``embedding`` section."""
+EMBEDDERS.register_lazy("onnx", "tanglerag.onnx_embedder:OnnxEmbedder")
+EMBEDDERS.register_lazy("sentence-transformers", "tanglerag.st_embedder:SentenceTransformerEmbedder", extra="st")
 
 
 class Embedder:
@@ -67,7 +73,7 @@ class Embedder:
 
     def __init__(self, config: EmbeddingConfig | None = None) -> None:
         self.config = config or EmbeddingConfig()
-        self.backend = _backend(self.config)
+        self.backend = EMBEDDERS.get(self.config.backend)(self.config)
 
     @property
     def model_name(self) -> str:

@@ -3,10 +3,10 @@ the hooks the general layers reach it through.
 
 Why here, in the core: the settings model, the list of stages, the service's options schema, the structured-output
 defaults, the inspector's views and the CLI's commands are all *derived* from the registered families, so no general
-module names a family. The package's own families register exactly as a plug-in does, through the
-``tanglerag.families`` entry-point group (``pyproject.toml``), so whatever a built-in family can do, a family from
-another distribution can do too. In a running process ``register_family`` adds one without an entry point (tests,
-notebooks).
+module names a family. The package's own families are lines of ``BUILT_IN`` (``"module:FAMILY"`` references,
+imported when first needed, so a checkout run without ``pip install`` has them too); another distribution's register
+through the ``tanglerag.families`` entry-point group, and whatever a built-in family can do, such a family can do too.
+In a running process ``register_family`` adds one without an entry point (tests, notebooks).
 
 A family's ``methods`` are the classes of ``tanglerag.methods.base.Method`` (checked there, where the contract
 lives); ``retrievers`` point at code in the family's folder. ``commands`` and ``tasks`` are ``"module:attribute"``
@@ -77,7 +77,7 @@ def _fits(name: str, family: Family) -> None:
     if not set(family.options) <= fields:
         raise ConfigError(f"family {family.name!r} offers per-request options its settings section does not have: "
                           f"{', '.join(sorted(set(family.options) - fields))}")
-    for other in FAMILIES.values():
+    for other in FAMILIES.resolved():
         for what, ours, theirs in (("metric", family.metrics, other.metrics),
                                    ("retriever", family.retrievers, other.retrievers),
                                    ("task", family.tasks, other.tasks)):
@@ -92,6 +92,10 @@ def _fits(name: str, family: Family) -> None:
 
 
 FAMILIES: Registry[Family] = Registry("method family", group="tanglerag.families", check=_fits)
+BUILT_IN = ("astute", "auto", "cdit", "concat", "corg", "diva", "ledger", "madam", "pcas", "post_fusion")
+"""The package's families: each is ``tanglerag.methods.<name>.family:FAMILY``, listed (so loaded) in name order."""
+for _name in BUILT_IN:
+    FAMILIES.register_lazy(_name, f"tanglerag.methods.{_name}.family:FAMILY")
 
 
 def register_family(family: Family) -> Family:
@@ -100,11 +104,7 @@ def register_family(family: Family) -> Family:
 
 
 def families() -> list[Family]:
-    loaded = FAMILIES.values()
-    if not loaded:
-        raise ConfigError("no method family is registered: tanglerag's entry points are missing, so reinstall it "
-                          "(pip install -e . in a checkout)")
-    return loaded
+    return FAMILIES.values()
 
 
 def family_of(method: str) -> Family | None:

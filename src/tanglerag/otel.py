@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tanglerag.config import OtelConfig
-from tanglerag.pipeline import AnswerRecord
+from tanglerag.outputs import AnswerRecord
 from tanglerag.redaction import without_credentials
 from tanglerag.trace import LLMCall, Trace
 from tanglerag.types import Answer, RetrievedPassage, StageUsage

@@ -1,10 +1,16 @@
-"""One registry type for every table of named things (method families, metrics, trace step kinds, dataset formats).
+"""One registry type for every table of named things (method families, stores, file loaders, embedders, metrics,
+trace step kinds, dataset formats).
 
 Why one type: the tables used to be plain dicts filled by side-effect imports, each with its own rule for a name
 registered twice. A ``Registry`` refuses a second, different item under a known name (re-registering the same
 object is harmless, so a module imported twice does no damage), lists its names in registration order (a lookup
 that misses says which names exist and which one was probably meant), and loads plug-ins from a Python
 entry-point group only when ``load()`` is called, explicitly, by the registry's owner.
+
+The package's own plug-ins are written as ``"module:attribute"`` references (``register_lazy``), the way fsspec's
+``registry.py`` lists its filesystems: a name is known without importing anything, the module is imported when the
+item is first asked for, and a reference whose module needs an optional extra that is not installed is refused in one
+line naming the ``pip install`` that fixes it. Adding one is one module plus one line in its registry's table.
 
 >>> colours: Registry[int] = Registry("colour")
 >>> colours.register("red", 1)
@@ -19,11 +25,13 @@ from __future__ import annotations
 
 import difflib
 import logging
+import pkgutil
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
-from tanglerag.errors import InputError
+from tanglerag.errors import ConfigError, InputError
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -41,6 +49,25 @@ class DuplicateName(ValueError):
     """Two different things registered under one name: a programming error, so not a user error."""
 
 
+@dataclass(frozen=True)
+class Reference:
+    """An item not imported yet: ``"module:attribute"``, and the optional extra that installs what its module
+    imports (None: the core has it)."""
+
+    target: str
+    extra: str | None = None
+
+    def resolve(self, kind: str, name: str) -> object:
+        """The object; a missing third-party module is a ConfigError naming the extra to install."""
+        try:
+            return pkgutil.resolve_name(self.target)
+        except ModuleNotFoundError as exc:
+            missing = exc.name or ""
+            if self.extra is None or missing == "tanglerag" or missing.startswith("tanglerag."):
+                raise
+            raise ConfigError(f"the {kind} {name!r} needs {missing}: pip install 'tanglerag[{self.extra}]'") from None
+
+
 class Registry(Generic[T]):
     """Named items of one ``kind``; ``group`` names the entry-point group whose plug-ins ``load()`` adds, and
     ``check`` (optional) refuses an item that does not fit the others (it raises), plug-ins' included."""
@@ -51,31 +78,63 @@ class Registry(Generic[T]):
         self.group = group
         self._check = check
         self._items: dict[str, T] = {}
+        self._lazy: dict[str, Reference] = {}
         self._loaded = group is None
         self.version = 0
         """Bumped by every change, so a value derived from the registry (a settings model) knows to rebuild."""
 
     def register(self, name: str, item: T) -> T:
         """File ``item`` under ``name``; a different item already there is refused."""
-        known = self._items.get(name)
+        known = self._resolved(name)
         if known is not None and known is not item:
             raise DuplicateName(f"two {self.kind}s are named {name!r}: {known!r} and {item!r}")
         if known is None:
-            if self._check is not None:
-                self._check(name, item)
-            self._items[name] = item
-            self.version += 1
+            self._check_and_file(name, item)
         return item
+
+    def register_lazy(self, name: str, target: str, *, extra: str | None = None) -> None:
+        """File the item ``target`` (``"module:attribute"``) names under ``name``, imported when first asked for;
+        ``extra``: the optional dependency group its module needs."""
+        if name in self._items or self._lazy.get(name, Reference(target, extra)) != Reference(target, extra):
+            raise DuplicateName(f"two {self.kind}s are named {name!r}")
+        self._lazy[name] = Reference(target, extra)
+        self.version += 1
+
+    def reference(self, name: str) -> Reference | None:
+        """Where a lazily registered item lives (None for an item registered as an object, or not at all)."""
+        return self._lazy.get(name)
+
+    def _resolved(self, name: str) -> T | None:
+        """The item under ``name``, imported now if it was registered lazily."""
+        if name in self._lazy and name not in self._items:
+            item = self._lazy[name].resolve(self.kind, name)
+            self._check_and_file(name, item)  # type: ignore[arg-type]
+        return self._items.get(name)
+
+    def _check_and_file(self, name: str, item: T) -> None:
+        if self._check is not None:
+            self._check(name, item)
+        self._items[name] = item
+        self.version += 1
+
+    def resolved(self) -> list[T]:
+        """The items imported so far, in registration order (a ``check`` compares a newcomer with these, so that
+        checking one item never imports the others)."""
+        return [self._items[n] for n in self._order() if n in self._items]
+
+    def _order(self) -> list[str]:
+        return list(dict.fromkeys([*self._lazy, *self._items]))
 
     def add(self, name: str) -> Callable[[T], T]:
         """``register`` as a decorator: ``@METRICS.add("em")``."""
         return lambda item: self.register(name, item)
 
-    def remove(self, name: str) -> T:
-        """Take an item out (a test's plug-in, after the test)."""
-        item = self._items.pop(name)
+    def remove(self, name: str) -> None:
+        """Take an item out, imported or not (a test's plug-in, after the test); KeyError for an unknown name."""
+        lazy, item = self._lazy.pop(name, None), self._items.pop(name, None)
+        if lazy is None and item is None:
+            raise KeyError(name)
         self.version += 1
-        return item
 
     def load(self) -> None:
         """Register every plug-in of the entry-point group, once; an entry point's name is the item's name. A plug-in
@@ -94,38 +153,38 @@ class Registry(Generic[T]):
     def get(self, name: str) -> T:
         """The item, or an InputError naming the closest known names."""
         self.load()
-        try:
-            return self._items[name]
-        except KeyError:
-            raise InputError(self.unknown(name)) from None
+        item = self._resolved(name)
+        if item is None:
+            raise InputError(self.unknown(name))
+        return item
 
     def find(self, name: str) -> T | None:
         self.load()
-        return self._items.get(name)
+        return self._resolved(name)
 
     def unknown(self, name: str) -> str:
         """The message for a name that is not registered (see ``unknown_name``)."""
         return unknown_name(self.kind, name, self.names())
 
     def names(self) -> list[str]:
+        """Every name, lazily registered ones included (nothing is imported)."""
         self.load()
-        return list(self._items)
+        return self._order()
 
     def items(self) -> list[tuple[str, T]]:
+        """Every item, each lazily registered one imported."""
         self.load()
-        return list(self._items.items())
+        return [(name, item) for name in self._order() if (item := self._resolved(name)) is not None]
 
     def values(self) -> list[T]:
-        self.load()
-        return list(self._items.values())
+        return [item for _, item in self.items()]
 
     def __contains__(self, name: object) -> bool:
         self.load()
-        return name in self._items
+        return name in self._items or name in self._lazy
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
 
     def __len__(self) -> int:
-        self.load()
-        return len(self._items)
+        return len(self.names())

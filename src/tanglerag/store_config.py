@@ -9,13 +9,10 @@ so they live here and ``stores/base.py`` re-exports ``FieldMapping`` with the re
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tanglerag.config import Section
-
-StoreBackend = Literal["embedded", "qdrant", "lancedb", "chroma"]
 
 
 class FieldMapping(BaseModel):
@@ -42,9 +39,9 @@ class StoreConfig(Section):
     """``store``: where ``ask``, ``eval``, ``serve`` and ``search`` read passages from, and ``index --store`` writes
     them. ``embedded`` is the index folder given with ``--index`` (the other keys are not read then)."""
 
-    backend: StoreBackend = Field("embedded", description=(
+    backend: str = Field("embedded", min_length=1, description=(
         "embedded: the faiss + SQLite index of --index; qdrant, lancedb, chroma: a collection of that store "
-        "(pip install 'tanglerag[qdrant]' and so on)"))
+        "(pip install 'tanglerag[qdrant]' and so on); a plug-in's name (the tanglerag.stores entry-point group)"))
     url: str | None = Field(None, description="a store server's address (qdrant: http://host:6333; chroma: "
                                               "http://host:8000); None: the store's embedded mode at path")
     path: Path | None = Field(None, description="the folder of a store's embedded (local) mode")

@@ -11,7 +11,7 @@ from tanglerag.cli import app
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
 from tanglerag.methods.base import make_method
-from tanglerag.pipeline import AnswerOutput
+from tanglerag.outputs import AnswerOutput
 from tests.conflicting import JORDAN, QUESTION, conflicting_backend
 from tests.conftest import as_retrieved, resources
 

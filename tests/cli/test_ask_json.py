@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tanglerag.cli import app
-from tanglerag.pipeline import AnswerOutput
+from tanglerag.outputs import AnswerOutput
 from tanglerag.trace import Trace
 from tanglerag.types import Answer, AnswerPart, Passage, RetrievedPassage, StageUsage, Usage
 

@@ -13,7 +13,7 @@ from tanglerag.config import IndexConfig
 from tanglerag.index.passage_index import store_passages
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
-from tanglerag.pipeline import SearchOutput
+from tanglerag.outputs import SearchOutput
 from tanglerag.testing import CannedBackend, HashEmbedder
 from tanglerag.types import Passage
 from tests.hashing_cli import HashingEmbedder

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tanglerag.conflicts import Claim, ConflictReport, ConflictStep, Side
 from tanglerag.eval.records import Prediction
-from tanglerag.pipeline import AnswerOutput, AnswerRecord
+from tanglerag.outputs import AnswerOutput, AnswerRecord
 from tanglerag.trace import Trace
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"

@@ -15,7 +15,7 @@ from tanglerag.methods.corg.baselines import (
 )
 from tanglerag.methods.corg.method import CorgMethod
 from tanglerag.methods.corg.steps import ContextGraphStep, ContextRankingStep, ContextSummaryStep, GroupsStep
-from tanglerag.pipeline import AnswerOutput
+from tanglerag.outputs import AnswerOutput
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
 from tanglerag.types import Passage, Question, RetrievedPassage

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tanglerag.pipeline import AnswerOutput
+from tanglerag.outputs import AnswerOutput
 from tanglerag.service.schemas import AskResponse
 from tests.service.conftest import client_for, make_runtime
 

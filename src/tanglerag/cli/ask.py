@@ -26,7 +26,7 @@ from tanglerag.cli.store_options import CollectionOpt, StoreOpt, StorePathOpt, S
 from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.errors import InputError
 from tanglerag.otel import Answered, span_export
-from tanglerag.pipeline import AnswerOutput, PassageOut, conflicts_of, disagreements
+from tanglerag.outputs import AnswerOutput, PassageOut, conflicts_of, disagreements
 from tanglerag.runtime import AskRequest, Runtime, refuse_where_with_user
 from tanglerag.stages.followup import Turn, read_turns
 from tanglerag.tracking import ProgressEvent, Tracker

@@ -16,7 +16,7 @@ import typer
 from tanglerag.cli.ask import WHERE_HELP, passage_line
 from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, console, load_settings, terminal_json
 from tanglerag.cli.store_options import CollectionOpt, StoreOpt, StorePathOpt, StoreUrlOpt, check_source, store_flags
-from tanglerag.pipeline import SearchOutput
+from tanglerag.outputs import SearchOutput
 from tanglerag.runtime import Runtime, SearchRequest
 from tanglerag.tracking import Tracker
 from tanglerag.types import RetrievedPassage

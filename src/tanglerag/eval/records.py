@@ -7,7 +7,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from tanglerag.pipeline import AnswerRecord, conflicts_of
+from tanglerag.outputs import AnswerRecord, conflicts_of
 from tanglerag.trace import Trace
 from tanglerag.types import RetrievedPassage
 

@@ -12,7 +12,7 @@ import zipfile
 from typing import Any
 
 from tanglerag.loaders import bounds
-from tanglerag.loaders.base import LOADERS, Loaded, Segment, UnreadableFile
+from tanglerag.loaders.base import Loaded, Segment, UnreadableFile
 
 _HEADING_STYLE = re.compile(r"^(?:heading|überschrift|titre|título|titolo)\s*(\d)$", re.I)
 _SLACK = 64 << 20
@@ -21,7 +21,6 @@ cut off fails its checksum, which would hide the bound it passed. A block is at 
 one would do; 64 MB leaves room for a deflate stream's own buffering at no cost (nothing is allocated for it)."""
 
 
-@LOADERS.add("docx")
 def load_docx(name: str, data: bytes) -> Loaded:
     """The document's text in sections; a file that is not a Word document, or holds no text, is refused."""
     import docx

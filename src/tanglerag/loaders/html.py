@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from tanglerag.loaders import bounds
-from tanglerag.loaders.base import LOADERS, Loaded, Segment, UnreadableFile, looks_binary
+from tanglerag.loaders.base import Loaded, Segment, UnreadableFile, looks_binary
 
 _DROP = ("script", "style", "noscript", "template", "nav", "aside", "form", "button", "select",
          "svg", "iframe", "object", "canvas", "menu", "dialog")
@@ -34,7 +34,6 @@ _DATE_META = ("article:published_time", "datepublished", "date", "dc.date", "dc.
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
-@LOADERS.add("html")
 def load_html(name: str, data: bytes) -> Loaded:
     """The page's main content in sections; a page without any text is an ``UnreadableFile``."""
     import lxml.etree
@@ -55,10 +54,6 @@ def load_html(name: str, data: bytes) -> Loaded:
     if not segments:
         raise UnreadableFile(f"{name}: no text in the page's main content")
     return Loaded(segments=segments, title=title, detected=detected)
-
-
-LOADERS.register("htm", load_html)
-LOADERS.register("xhtml", load_html)
 
 
 def _main(root: Any) -> Any:

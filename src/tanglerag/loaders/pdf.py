@@ -19,13 +19,12 @@ import time
 from typing import Any
 
 from tanglerag.loaders import bounds
-from tanglerag.loaders.base import LOADERS, Loaded, Segment, UnreadableFile
+from tanglerag.loaders.base import Loaded, Segment, UnreadableFile
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # it logs every repaired cross-reference as a warning
 _PDF_DATE = re.compile(r"^D?:?(\d{4})(\d{2})?(\d{2})?")
 
 
-@LOADERS.add("pdf")
 def load_pdf(name: str, data: bytes) -> Loaded:
     """One piece per page with text; a PDF that is encrypted, damaged, not a PDF, or has no text at all is an
     ``UnreadableFile`` saying which."""

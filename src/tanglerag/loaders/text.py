@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from tanglerag.loaders.base import LOADERS, Loaded, Segment, decoded
+from tanglerag.loaders.base import Loaded, Segment, decoded
 from tanglerag.loaders.front_matter import split_front_matter
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
@@ -14,13 +14,11 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 
 
-@LOADERS.add("txt")
 def load_text(name: str, data: bytes) -> Loaded:
     """The whole file as one piece."""
     return Loaded(segments=[Segment(text=decoded(name, data))])
 
 
-@LOADERS.add("md")
 def load_markdown(name: str, data: bytes) -> Loaded:
     """Front matter as the document's fields, then one piece per heading (its text as written, heading line
     first)."""
@@ -29,9 +27,6 @@ def load_markdown(name: str, data: bytes) -> Loaded:
     if len(segments) == 1 and not segments[0].section:  # no headings: the text as written
         segments = [Segment(text=body)]
     return Loaded(segments=segments, title=first_h1, explicit=fields)
-
-
-LOADERS.register("markdown", load_markdown)
 
 
 def markdown_sections(text: str) -> tuple[list[Segment], str | None]:

@@ -22,7 +22,7 @@ from typing import Any
 from fastapi.responses import StreamingResponse
 
 from tanglerag.conflicts import Side
-from tanglerag.pipeline import disagreements
+from tanglerag.outputs import disagreements
 from tanglerag.service import answering, background, chunks, compat
 from tanglerag.service.answering import StreamFailure
 from tanglerag.service.auth import Caller

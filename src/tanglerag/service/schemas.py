@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 from tanglerag.config import TopK
 from tanglerag.index.manifest import IndexManifest
 from tanglerag.methods.base import method_classes
-from tanglerag.pipeline import AnswerOutput, Location, Page, PassageOut, Section
+from tanglerag.outputs import AnswerOutput, Location, Page, PassageOut, Section
 from tanglerag.service.options import INTEGRAL, options_model
 from tanglerag.stages.followup import Turn
 from tanglerag.trace import Trace

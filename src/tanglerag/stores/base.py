@@ -9,23 +9,29 @@ large collection does not fetch everything first. A collection tanglerag did not
 ``FieldMapping`` (which payload field is the text, the title, the date, ...); a condition it cannot express there is
 refused in one line (``StoreError``), never applied to a partial result in silence.
 
-A backend is one module with a class fulfilling ``VectorStore`` that passes ``tests/stores/test_contract.py``.
+A backend is one module with a class fulfilling ``VectorStore`` that passes ``tests/stores/test_contract.py``, and a
+line in ``stores/registry.py``.
 """
 
 from __future__ import annotations
 
 import datetime
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, Self
 
 import numpy as np
+from pydantic import ValidationError
 
 from tanglerag.conflicts import DocumentMeta, Precision
+from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import TangleragError
+from tanglerag.settings import Settings
 from tanglerag.store_config import FieldMapping as FieldMapping  # part of the contract; kept in the core layer
 from tanglerag.types import Passage
-from tanglerag.where import Where
+from tanglerag.where import Where, authority_tiers
 
 DATE_DAYS = "_tr_date_days"
 """The filter field of a document's date (its first day) as days since 0001-01-01 (``date.toordinal()``)."""
@@ -57,6 +63,10 @@ class VectorStore(Protocol):
 
     name: ClassVar[str]
 
+    @classmethod
+    def from_settings(cls, settings: Settings, embedder: TextEmbedder, index_dir: Path | None) -> Self:
+        """The store ``settings.store`` describes (``index_dir``: the embedded index's folder, from ``--index``)."""
+
     def dimension(self) -> int | None:
         """The collection's vector size, or None when it does not exist yet."""
 
@@ -80,6 +90,48 @@ class VectorStore(Protocol):
 
     def close(self) -> None:
         """Let go of connections and files."""
+
+
+class ServerStore:
+    """``from_settings`` for a store reached at ``store.url`` or kept in ``store.path`` (Qdrant, LanceDB, Chroma):
+    built as ``Class(collection, url=, path=, fields=, timeout_s=, tiers=, api_key=)``."""
+
+    name: ClassVar[str]
+
+    def __init__(self, collection: str, **options: Any) -> None: ...
+
+    @classmethod
+    def from_settings(cls, settings: Settings, embedder: TextEmbedder, index_dir: Path | None) -> Self:
+        config = settings.store
+        if config.url is None and config.path is None:
+            raise StoreError(f"store.backend={cls.name} needs store.url (a server: --store-url) or store.path (a "
+                             "local folder: --store-path)")
+        api_key = os.environ.get(config.api_key_env) if config.api_key_env else None
+        return cls(config.collection, url=config.url, path=config.path, fields=config.fields,
+                   timeout_s=config.timeout_s, tiers=authority_tiers(settings), api_key=api_key)
+
+
+def read_record(record: Mapping[str, Any], fields: FieldMapping, *, what: str, fallback_id: object,
+                skip: frozenset[str] = frozenset()) -> Passage:
+    """The passage a stored record holds (a payload, a row, a metadata dict), read through ``store.fields``: the
+    id (``fallback_id``, the store's own key, when ``fields.id`` is None), text and title from their fields, the
+    provenance fields under their own names, every other field but ``skip`` and the filter fields as metadata.
+    StoreError naming ``what`` ("point 7 of collection 'docs'") when the record lacks the id or the text: one reader
+    for every backend, so a collection another tool wrote reads the same whichever store holds it."""
+    text = record.get(fields.text)
+    pid = record.get(fields.id) if fields.id else fallback_id
+    if not isinstance(text, str) or not text.strip() or pid is None:
+        missing = f"text field {fields.text!r}" if pid is not None else f"id field {fields.id!r}"
+        raise StoreError(f"{what} has no {missing}: set store.fields to the fields that hold them")
+    named = fields.named
+    used = {fields.id, fields.text, fields.title, *named.values(), *skip} - {None}
+    metadata = {key: value for key, value in record.items() if key not in used and not key.startswith("_tr_")}
+    metadata |= {key: record[field] for key, field in named.items() if field is not None and field in record}
+    try:
+        return Passage(id=str(pid), title=str(record.get(fields.title) or "") if fields.title else "", text=text,
+                       metadata=metadata)
+    except ValidationError as exc:
+        raise StoreError(f"{what}: {exc.errors()[0]['msg']}") from None
 
 
 def own_layout(where: str, fields: FieldMapping) -> None:

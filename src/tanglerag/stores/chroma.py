@@ -33,13 +33,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
-from pydantic import ValidationError
 
 from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.errors import InputError
 from tanglerag.redaction import without_credentials
 from tanglerag.store_config import FieldMapping
-from tanglerag.stores.base import StoredHit, StoreError, check_write, filter_fields, own_layout
+from tanglerag.stores.base import (
+    ServerStore,
+    StoredHit,
+    StoreError,
+    check_write,
+    filter_fields,
+    own_layout,
+    read_record,
+)
 from tanglerag.stores.chroma_filter import PRESENT, chroma_fields, chroma_where
 from tanglerag.stores.pushdown import Refused, clauses, meta_fields
 from tanglerag.types import Passage
@@ -59,7 +66,7 @@ SEARCH_EF = 500
 _INT64 = 2**63
 
 
-class ChromaStore:
+class ChromaStore(ServerStore):
     """One collection of a Chroma server (``url``, used when given) or of Chroma's embedded persistent client
     (``path``)."""
 
@@ -278,25 +285,16 @@ class ChromaStore:
         return {**flat, "title": passage.title, **chroma_fields(fields)}
 
     def _passage(self, key: str, document: str | None, record: Mapping[str, Any]) -> Passage:
-        """The passage a record holds, read through ``store.fields``; StoreError when it lacks them."""
-        mapping = self.fields
-        text = record.get(mapping.text, document if mapping.text == "text" else None)
-        pid = record.get(mapping.id, key if mapping.id == "id" else None) if mapping.id else key
-        if not isinstance(text, str) or not text.strip() or pid is None:
-            missing = f"text field {mapping.text!r}" if pid is not None else f"id field {mapping.id!r}"
-            raise StoreError(f"{self.where}: record {key!r} of collection {self.collection!r} has no {missing}: "
-                             "set store.fields to the metadata fields that hold them")
-        named = mapping.named
-        used = {mapping.id, mapping.text, mapping.title, *named.values()} - {None}
-        metadata = {name: value for name, value in record.items() if name not in used and not name.startswith("_tr_")}
-        metadata |= {name[len(JSON_PREFIX):]: json.loads(value) for name, value in record.items()
-                     if name.startswith(JSON_PREFIX)}
-        metadata |= {name: record[field] for name, field in named.items() if field is not None and field in record}
-        try:
-            return Passage(id=str(pid), title=str(record.get(mapping.title) or "") if mapping.title else "",
-                           text=text, metadata=metadata)
-        except ValidationError as exc:
-            raise StoreError(f"{self.where}: record {key!r}: {exc.errors()[0]['msg']}") from None
+        """The passage a record holds, read through ``store.fields``: Chroma keeps the text as the record's document
+        and the id as its key, and metadata it cannot hold as JSON text (``JSON_PREFIX``)."""
+        full = {**{n: v for n, v in record.items() if not n.startswith(JSON_PREFIX)},
+                **{n[len(JSON_PREFIX):]: json.loads(v) for n, v in record.items() if n.startswith(JSON_PREFIX)}}
+        if self.fields.text == "text" and document is not None:
+            full.setdefault("text", document)
+        if self.fields.id == "id":
+            full.setdefault("id", key)
+        return read_record(full, self.fields, what=f"{self.where}: record {key!r} of collection {self.collection!r}",
+                           fallback_id=key)
 
 
 def _holdable(value: Any) -> bool:

@@ -26,6 +26,7 @@ from tanglerag.index.dense import build_dense
 from tanglerag.index.passage_index import PassageIndex, embed_text, index_lock, read_manifest
 from tanglerag.index.passage_store import PassageStore
 from tanglerag.index.sparse import BM25Index
+from tanglerag.settings import Settings
 from tanglerag.stores.base import StoredHit, StoreError
 from tanglerag.types import Passage
 from tanglerag.where import Where
@@ -63,6 +64,12 @@ class EmbeddedStore:
         self.embedder = embedder
         self.config = config or IndexConfig()
         self._index: PassageIndex | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, embedder: TextEmbedder, index_dir: Path | None) -> EmbeddedStore:
+        if index_dir is None:
+            raise StoreError("store.backend=embedded reads the index folder given with --index")
+        return cls(index_dir, embedder, settings.index)
 
     def _exists(self) -> bool:
         return (self.folder / "manifest.json").exists()

@@ -3,19 +3,12 @@ embedder's: a collection of other vectors would rank by meaningless scores, so i
 
 from __future__ import annotations
 
-import importlib
-import os
 from pathlib import Path
-from typing import Any
 
 from tanglerag.embeddings import TextEmbedder, embedder_identity
 from tanglerag.settings import Settings
 from tanglerag.stores.base import StoreError, VectorStore
-from tanglerag.where import authority_tiers
-
-MODULES = {"qdrant": "QdrantStore", "lancedb": "LanceDBStore", "chroma": "ChromaStore"}
-"""The stores beside the embedded index: ``tanglerag.stores.<name>`` holds the class, built as
-``Class(collection, url=, path=, fields=, timeout_s=, tiers=)`` (and ``api_key=`` when ``store.api_key_env`` is set)."""
+from tanglerag.stores.registry import STORES
 
 
 def open_store(settings: Settings, embedder: TextEmbedder, *, index_dir: Path | None = None) -> VectorStore:
@@ -27,23 +20,10 @@ def open_store(settings: Settings, embedder: TextEmbedder, *, index_dir: Path | 
 
 
 def build_store(settings: Settings, embedder: TextEmbedder, *, index_dir: Path | None = None) -> VectorStore:
-    """The configured store, not yet reached (construction connects to nothing)."""
-    config = settings.store
-    if config.backend == "embedded":
-        from tanglerag.stores.embedded import EmbeddedStore
-
-        if index_dir is None:
-            raise StoreError("store.backend=embedded reads the index folder given with --index")
-        return EmbeddedStore(index_dir, embedder, settings.index)
-    if config.url is None and config.path is None:
-        raise StoreError(f"store.backend={config.backend} needs store.url (a server: --store-url) or store.path (a "
-                         "local folder: --store-path)")
-    kind = getattr(importlib.import_module(f"tanglerag.stores.{config.backend}"), MODULES[config.backend])
-    options: dict[str, Any] = {"url": config.url, "path": config.path, "fields": config.fields,
-                               "timeout_s": config.timeout_s, "tiers": authority_tiers(settings)}
-    if config.api_key_env:
-        options["api_key"] = os.environ.get(config.api_key_env)
-    return kind(config.collection, **options)  # type: ignore[no-any-return]
+    """The configured store, not yet reached (construction connects to nothing): the class ``store.backend`` names
+    in ``STORES``, built from the settings."""
+    store: VectorStore = STORES.get(settings.store.backend).from_settings(settings, embedder, index_dir)
+    return store
 
 
 def check_dimension(store: VectorStore, embedder: TextEmbedder, collection: str) -> None:

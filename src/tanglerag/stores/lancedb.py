@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-from pydantic import ValidationError
 
 from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.errors import InputError
@@ -41,10 +40,12 @@ from tanglerag.stores.base import (
     FILTER_FIELDS,
     SOURCE,
     FieldMapping,
+    ServerStore,
     StoredHit,
     StoreError,
     check_write,
     filter_fields,
+    read_record,
 )
 from tanglerag.stores.lancedb_filter import (
     META_BOUNDS,
@@ -73,7 +74,7 @@ REFINE_FACTOR = 10
 _RUST_PLACE = re.compile(r",?\s*/\S+\.rs:\d+:\d+$")
 
 
-class LanceDBStore:
+class LanceDBStore(ServerStore):
     """One table of a LanceDB database: a local folder (``path``), an object-storage URI (``url``) or memory."""
 
     name: ClassVar[str] = "lancedb"
@@ -289,23 +290,10 @@ class LanceDBStore:
         return Passage(id=row["id"], title=row["title"] or "", text=row["text"], metadata=json.loads(row[METADATA]))
 
     def _foreign_passage(self, row: Mapping[str, Any]) -> Passage:
-        """A row of another tool's table, read through ``store.fields``; StoreError when it lacks them."""
-        mapping = self.fields
-        text = row.get(mapping.text)
-        pid = row.get(mapping.id) if mapping.id else row.get("_rowid")
-        if not isinstance(text, str) or not text.strip() or pid is None:
-            missing = f"text field {mapping.text!r}" if pid is not None else f"id field {mapping.id!r}"
-            raise StoreError(f"{self.where}: a row of collection {self.collection!r} has no {missing}: set "
-                             "store.fields to the columns that hold them")
-        named = mapping.named
-        used = {mapping.id, mapping.text, mapping.title, *named.values(), "_distance", "_rowid"} - {None}
-        metadata = {key: value for key, value in row.items() if key not in used and value is not None}
-        metadata |= {key: row[name] for key, name in named.items() if name is not None and row.get(name) is not None}
-        try:
-            return Passage(id=str(pid), title=str(row.get(mapping.title) or "") if mapping.title else "", text=text,
-                           metadata=metadata)
-        except ValidationError as exc:
-            raise StoreError(f"{self.where}: row {pid}: {exc.errors()[0]['msg']}") from None
+        """A row of another tool's table, read through ``store.fields`` (an empty cell is no metadata)."""
+        return read_record({k: v for k, v in row.items() if v is not None}, self.fields,
+                           what=f"{self.where}: a row of collection {self.collection!r}", fallback_id=row.get("_rowid"),
+                           skip=frozenset({"_distance", "_rowid"}))
 
 
 def own_schema(dimension: int) -> pa.Schema:

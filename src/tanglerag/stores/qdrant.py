@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-from pydantic import ValidationError
 
 from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.errors import InputError
@@ -33,10 +32,12 @@ from tanglerag.stores.base import (
     DATE_DAYS,
     DATE_LAST_DAYS,
     SOURCE,
+    ServerStore,
     StoredHit,
     StoreError,
     check_write,
     filter_fields,
+    read_record,
 )
 from tanglerag.stores.pushdown import Between, FilterClause, OneOf, Refused, Test, clauses, meta_fields
 from tanglerag.types import Passage
@@ -53,7 +54,7 @@ OWN_FIELDS = ("id", "text", "title")
 _INDEXED = {DATE_DAYS: "integer", DATE_LAST_DAYS: "integer", SOURCE: "keyword", AUTHORITY: "float"}
 
 
-class QdrantStore:
+class QdrantStore(ServerStore):
     """One collection of a Qdrant server (``url``), of a local-mode folder (``path``), or in memory (neither)."""
 
     name: ClassVar[str] = "qdrant"
@@ -260,23 +261,9 @@ class QdrantStore:
                 **meta_fields(metadata)}
 
     def _passage(self, point_id: Any, payload: Mapping[str, Any]) -> Passage:
-        """The passage a point holds, read through ``store.fields``; StoreError when the payload lacks them."""
-        mapping = self.fields
-        text = payload.get(mapping.text)
-        pid = payload.get(mapping.id) if mapping.id else str(point_id)
-        if not isinstance(text, str) or not text.strip() or pid is None:
-            missing = f"text field {mapping.text!r}" if pid is not None else f"id field {mapping.id!r}"
-            raise StoreError(f"{self.where}: point {point_id} of collection {self.collection!r} has no {missing}: "
-                             f"set store.fields to the payload fields that hold them")
-        named = mapping.named
-        used = {mapping.id, mapping.text, mapping.title, *named.values()} - {None}
-        metadata = {k: v for k, v in payload.items() if k not in used and not k.startswith("_tr_")}
-        metadata |= {key: payload[field] for key, field in named.items() if field is not None and field in payload}
-        try:
-            return Passage(id=str(pid), title=str(payload.get(mapping.title) or "") if mapping.title else "",
-                           text=text, metadata=metadata)
-        except ValidationError as exc:
-            raise StoreError(f"{self.where}: point {point_id}: {exc.errors()[0]['msg']}") from None
+        """The passage a point holds, read through ``store.fields``."""
+        return read_record(payload, self.fields, what=f"{self.where}: point {point_id} of collection "
+                           f"{self.collection!r}", fallback_id=str(point_id))
 
 
 def point_id(passage_id: str) -> str:

@@ -12,7 +12,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tanglerag.cli.common import TerminalConsole
 from tanglerag.datasets.orca_sharc import load_orca, load_snippets
 from tanglerag.datasets.registry import shared_data
 from tanglerag.errors import InputError
@@ -115,6 +114,4 @@ def evaluate_retrieval(settings: Settings, dataset: Path, names: list[str], *, l
     if as_json:
         sys.stdout.write(results_json(report))
         return
-    table = TerminalConsole()
-    for line in retrieval_lines(report):
-        table.print(line)
+    sys.stdout.write("".join(f"{line}\n" for line in retrieval_lines(report)))  # method names and numbers only

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from tanglerag.pipeline import SearchOutput
+from tanglerag.outputs import SearchOutput
 from tanglerag.runtime import SearchRequest
 from tanglerag.service.auth import Caller
 from tanglerag.service.errors import ServiceError
