@@ -39,7 +39,7 @@ from run_io import write_section
 from tanglerag.config import IndexConfig
 from tanglerag.index.sync import sync_folder
 from tanglerag.ingest import file_document, stream_chunks
-from tanglerag.pipeline import PassageOut
+from tanglerag.outputs import PassageOut
 from tanglerag.tables import Table
 from tanglerag.types import RetrievedPassage
 
