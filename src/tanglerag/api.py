@@ -50,7 +50,7 @@ from tanglerag.runtime import AskRequest, Runtime, SearchRequest
 from tanglerag.settings import Settings
 from tanglerag.stages.followup import Turn, read_turns
 from tanglerag.types import Answer, Question, RetrievedPassage
-from tanglerag.where import authority_tiers, parse_where
+from tanglerag.where import authority_tiers
 
 __all__ = ["Tanglerag", "aask", "add_documents", "ask", "ask_many", "build_index", "evaluate", "remove_documents",
            "replace_documents"]
@@ -159,7 +159,7 @@ class Tanglerag:
         remembers earlier questions). Each answer equals what ``ask`` gives (``where`` as there); the first error
         stops the batch and is raised.
         """
-        _check_asking(method, where)
+        _check_asking(method)
         _whole("concurrency", concurrency)
         if isinstance(questions, str):
             raise InputError("questions must be a list of questions, not one str: ask answers one")
@@ -214,7 +214,7 @@ class Tanglerag:
     def _request(self, question: str | Question, method: str, where: str | None,
                  history: Sequence[Turn | Mapping[str, str]]) -> AskRequest:
         """What ``ask``, ``aask`` and ``ask_many`` hand the runtime's front door, each argument checked."""
-        _check_asking(method, where)
+        _check_asking(method)
         _expect("history", history, Sequence, "a list of turns {'role': ..., 'content': ...}")
         try:
             turns = read_turns([t.model_dump() if isinstance(t, Turn) else t for t in history])
@@ -259,17 +259,12 @@ def _search_request(query: str, top_k: int | None, where: str | None) -> SearchR
     _whole("top_k", top_k)
     if top_k is not None and not 1 <= top_k <= MAX_TOP_K:
         raise InputError(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k}")
-    if where is not None:
-        parse_where(where, tiers=None)  # its type, length and syntax, as ask reads it
-    return SearchRequest(query=query, top_k=top_k, where=where)
+    return SearchRequest(query=query, top_k=top_k, where=where)  # the request reads the filter
 
 
-def _check_asking(method: str, where: str | None) -> None:
-    """What every way of asking takes: a method's name, and a filter read as ``--where`` reads it (its type, length
-    and syntax: ``where.parse_where``)."""
+def _check_asking(method: str) -> None:
+    """What every way of asking takes: a method's name (the filter is read by the request, ``AskRequest.where``)."""
     _expect("method", method, str, "a method name such as 'concat'")
-    if where is not None:
-        parse_where(where, tiers=None)
 
 
 def _expect(name: str, value: object, kinds: type | UnionType | tuple[type, ...], takes: str) -> None:

@@ -15,10 +15,11 @@ whichever door it came in by. A search (``asearch(SearchRequest)``) takes the sa
 from __future__ import annotations
 
 import asyncio
+import copy
 from functools import cached_property
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from tanglerag.aio import run_sync
 from tanglerag.embedding_cache import FILE_NAME as EMBEDDING_CACHE
@@ -40,6 +41,7 @@ from tanglerag.stages.retrieve import IndexRetriever, Retriever
 from tanglerag.stages.store_retrieve import StoreRetriever
 from tanglerag.stores.base import VectorStore
 from tanglerag.stores.factory import open_store
+from tanglerag.stores.registry import capabilities, require
 from tanglerag.tracking import Tracker, stage, track
 from tanglerag.types import Answer, Question, RetrievedPassage
 from tanglerag.where import authority_tiers, parse_where
@@ -66,11 +68,19 @@ class AskRequest(BaseModel):
     where: str | None = Field(None, description="a metadata filter in place of retrieval.where")
     settings: Settings | None = Field(None, description=(
         "per-request settings (a client's options); the LLM, embedding and index sections stay the runtime's"))
+    read_only: bool = Field(False, description=(
+        "the question may not change what other callers retrieve (a service user key's): a method that keeps state "
+        "beside the index (CDIT's witnesses and its determiner's memory) keeps it in memory for this question only"))
     passages: list[RetrievedPassage] | None = Field(None, description=(
         "the passages to answer from instead of a search of the index (an evaluation's own documents)"))
     tracker: Tracker | None = Field(None, description=(
         "the tracker to charge: its on_event hears every stage, model call and step as it happens (a status line, "
         "a progress stream), and it keeps the cost of a question abandoned midway"))
+
+    @field_validator("where", mode="before")
+    @classmethod
+    def where_is_readable(cls, where: str | None) -> str | None:
+        return _readable_where(where)
 
 
 class SearchRequest(BaseModel):
@@ -82,6 +92,32 @@ class SearchRequest(BaseModel):
     top_k: int | None = Field(None, description="passages to return in place of retrieval.top_k")
     where: str | None = Field(None, description="a metadata filter in place of retrieval.where")
     tracker: Tracker | None = Field(None, description="the tracker charged with the retrieve stage")
+
+    @field_validator("where", mode="before")
+    @classmethod
+    def where_is_readable(cls, where: str | None) -> str | None:
+        return _readable_where(where)
+
+
+def _readable_where(where: str | None) -> str | None:
+    """A request's filter is read when the request is made (InputError: its type, length or syntax), whichever front
+    end made it; the retriever reads it again with the tiers in force, which settings alone do not know."""
+    if where is not None:
+        parse_where(where, tiers=None)
+    return where
+
+
+def _detached(index: PassageIndex) -> PassageIndex:
+    """The index as a read-only question sees it: the same passages and CDIT separations, but no folder, so nothing
+    a method keeps beside it is written where other callers would read it."""
+    view = copy.copy(index)
+    view.folder = None
+    return view
+
+
+def _with_where(settings: Settings, where: str) -> Settings:
+    """``settings`` with a request's metadata filter in place of ``retrieval.where``."""
+    return settings.model_copy(update={"retrieval": settings.retrieval.model_copy(update={"where": where})})
 
 
 def _query(text: str) -> Question:
@@ -136,9 +172,9 @@ class Runtime:
 
     @property
     def reads_store(self) -> bool:
-        """Whether passages come from a vector store (``store.backend`` other than embedded) rather than an index:
+        """Whether passages come from a store searched by vector (one without an index folder) rather than an index:
         an index handed in (an evaluation's pooled passages) is searched even then."""
-        return self.settings.store.backend != "embedded" and not self._index_given
+        return not capabilities(self.settings).index_folder and not self._index_given
 
     @property
     def store(self) -> VectorStore:
@@ -151,6 +187,8 @@ class Runtime:
         """The store searched under ``settings``' retrieval section (this runtime's by default), its where pushed
         down."""
         settings = settings or self.settings
+        if settings.retrieval.mode != "dense":
+            require(settings, "sparse", f"retrieval.mode={settings.retrieval.mode}")
         return StoreRetriever(self.store, self.embedder, settings.retrieval, authority_tiers(settings))
 
     @property
@@ -162,10 +200,9 @@ class Runtime:
     def retriever(self, personal: bool = False) -> Retriever | None:
         """Index search, or the ``personal`` retriever a family offers (PCAS's joint ranking of passages and the
         user's statements) when questions carry a user; None without an index. With a store, its search."""
+        if personal:
+            require(self.settings, "personal", "a question with a user")
         if self.reads_store:
-            if personal:
-                raise InputError(f"a question with a user ranks the embedded index's vectors with the user's context "
-                                 f"(PCAS): it does not apply to store.backend={self.settings.store.backend}")
             return self.store_retriever()
         if self.index is None:
             return None
@@ -224,8 +261,6 @@ class Runtime:
         question's retrieve stage searches it, and the LLM is neither called nor built. The search (and a first load
         of the index) runs in a worker thread, as the pipeline's does; the tracker records it as ``retrieve``."""
         question = _query(request.query)
-        if request.where is not None:
-            parse_where(request.where, tiers=None)  # refused before anything is loaded
         with track(request.tracker), stage("retrieve"):
             return await asyncio.to_thread(self._retrieved, question, request)
 
@@ -234,29 +269,26 @@ class Runtime:
         return run_sync(self.asearch(request))
 
     def _retrieved(self, question: Question, request: SearchRequest) -> list[RetrievedPassage]:
-        if self.reads_store:
-            settings = self.settings if request.where is None else self.settings.model_copy(update={
-                "retrieval": self.settings.retrieval.model_copy(update={"where": request.where})})
-            return self.store_retriever(settings).retrieve(question, request.top_k).passages
-        if self.index is None:
+        """The search a question's retrieve stage makes (the store's, or the index's), under the request's filter."""
+        runtime = self if request.where is None else self.with_settings(_with_where(self.settings, request.where))
+        retriever = runtime.retriever()
+        if retriever is None:
             raise IndexStoreError("searching needs an index: pass --index DIR")
-        config = self.settings.retrieval
-        if request.where is not None:
-            config = config.model_copy(update={"where": request.where})
-        retriever = IndexRetriever(self.index, config, authority_tiers(self.settings))
         return retriever.retrieve(question, request.top_k).passages
 
     def for_request(self, request: AskRequest) -> Runtime:
-        """This runtime, or one for the request's settings and filter sharing what this one loaded (InputError: a
+        """The one place a request's runtime is derived: this runtime, or one for the request's settings and filter
+        sharing what this one loaded, whose index is a detached view when the request is read-only (InputError: a
         filter that cannot be read)."""
-        if request.settings is None and request.where is None:
+        if request.settings is None and request.where is None and not request.read_only:
             return self
         settings = request.settings or self.settings
         if request.where is not None:
-            parse_where(request.where, tiers=None)
-            settings = settings.model_copy(update={"retrieval": settings.retrieval.model_copy(
-                update={"where": request.where})})
-        return self.with_settings(settings)
+            settings = _with_where(settings, request.where)
+        runtime = self.with_settings(settings)
+        if request.read_only and not runtime.reads_store and runtime.index is not None:
+            runtime.replace_index(_detached(runtime.index))
+        return runtime
 
     def reader(self) -> Reader:
         """The D-F1 reader: the configured LLM, or a Hugging Face extractive QA model (``eval.reader``)."""

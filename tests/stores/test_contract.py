@@ -86,6 +86,15 @@ def test_search_ranks_the_closest_first_with_cosine_scores(filled):
     assert hits[0].score == pytest.approx(float(rows[3] @ query / np.linalg.norm(query)), abs=1e-4)
 
 
+def test_the_async_search_is_the_search_and_the_store_declares_its_capabilities(filled):
+    import asyncio
+
+    query = vectors(len(METADATA))[2]
+    waited = asyncio.run(filled.asearch(query, 3, parse_where("authority > 1", DEFAULT_AUTHORITY_TIERS)))
+    assert waited == filled.search(query, 3, parse_where("authority > 1", DEFAULT_AUTHORITY_TIERS))
+    assert "dense search" in type(filled).capabilities.offered()
+
+
 def test_upsert_of_a_known_id_replaces_it(filled):
     fresh = Passage(id="doc2#2", title="New", text="rewritten", metadata={"source": "new.org"})
     vector = vectors(1, seed=99)

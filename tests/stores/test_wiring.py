@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from tanglerag.api import Tanglerag
 from tanglerag.cli import app
+from tanglerag.errors import InputError
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
 from tanglerag.runtime import Runtime, SearchRequest
@@ -116,7 +117,23 @@ def test_a_collection_of_other_dimensions_is_refused_in_one_line(cli, tmp_path):
 
 def test_methods_that_need_the_embedded_index_refuse_a_store(cli, tmp_path):
     personal = cli("ask", "How many days?", "--user", "ann", *_stored(tmp_path), exit_code=2)
-    assert "does not apply to store.backend=qdrant" in personal
+    assert ("a question with a user needs ranking with a user's statements (PCAS): store.backend=qdrant offers "
+            "dense search") in personal and personal.count("\n") == 1
+    hybrid = cli("search", "leave", "--set", "retrieval.mode=hybrid", *_stored(tmp_path), exit_code=2)
+    assert "retrieval.mode=hybrid needs BM25 and hybrid ranking" in hybrid and hybrid.count("\n") == 1
+
+
+def test_every_store_declares_what_it_offers_and_a_missing_one_is_refused_in_one_place():
+    from tanglerag.stores.registry import STORES, capabilities, require
+
+    for name in STORES.names():
+        settings = Settings.load(overrides=[f"store.backend={name}"])
+        assert "dense search" in capabilities(settings).offered()
+    embedded, qdrant = Settings.load(), Settings.load(overrides=["store.backend=qdrant"])
+    require(embedded, "separations", "cdit trim")  # the embedded index offers everything
+    with pytest.raises(InputError, match="cdit trim needs CDIT's separations: store.backend=qdrant offers dense "
+                                         "search$"):
+        require(qdrant, "separations", "cdit trim")
 
 
 def _down_runtime(tmp_path: Path) -> Runtime:
@@ -158,3 +175,18 @@ def test_eval_retrieves_from_the_store_as_from_the_index(cli, tmp_path):
         [line] = (tmp_path / name / "predictions.jsonl").read_text().splitlines()
         runs[name] = json.loads(line)["passage_ids"]
     assert runs["stored"] == runs["embedded"] and runs["stored"]
+
+
+def test_no_module_outside_stores_branches_on_a_store_backend_name():
+    """What a store can do is its capabilities': a branch on ``store.backend``'s value elsewhere is the second
+    retrieval world coming back."""
+    import re
+
+    import tanglerag
+
+    root = Path(tanglerag.__file__).parent
+    names = "|".join(("embedded", "qdrant", "lancedb", "chroma"))
+    branch = re.compile(rf"backend\s*(?:[!=]=|in|not in)\s*[(\[{{]?\s*[\"'](?:{names})[\"']")
+    found = [f"{path.relative_to(root)}:{n}" for path in root.rglob("*.py") if "stores" not in path.parts
+             for n, line in enumerate(path.read_text().splitlines(), 1) if branch.search(line)]
+    assert found == []

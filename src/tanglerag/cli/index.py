@@ -30,6 +30,7 @@ from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
 from tanglerag.stores.factory import build_store
 from tanglerag.stores.ingest import write_passages
+from tanglerag.stores.registry import capabilities
 from tanglerag.types import Passage
 from tanglerag.where import authority_tiers
 
@@ -73,7 +74,7 @@ def index(
     vector store's collection (--store)."""
     settings = load_settings(config, set_, verbose, index__index_type=index_type, index__bm25=bm25 or None,
                              **store_flags(store, store_url, store_path, collection))
-    if settings.store.backend != "embedded":
+    if not capabilities(settings).index_folder:
         _into_store(corpus, settings, skip_bad, index_only=out is not None or remove is not None or sync or replace
                     or engine != "local")
         return

@@ -10,6 +10,7 @@ import typer
 
 from tanglerag.errors import InputError
 from tanglerag.settings import Settings
+from tanglerag.stores.registry import capabilities
 
 StoreOpt = Annotated[str | None, typer.Option("--store", help=(
     "where passages live: embedded (the --index folder, the default), qdrant, lancedb or chroma (store.backend)"))]
@@ -27,10 +28,10 @@ def store_flags(store: str | None, url: str | None, path: Path | None, collectio
 
 def check_source(settings: Settings, index_dir: Path | None, *, needed: bool = True) -> None:
     """One place passages come from: an index folder or a store, not both; ``needed``: one of them."""
-    backend = settings.store.backend
-    if backend != "embedded" and index_dir is not None:
+    backend, folder = settings.store.backend, capabilities(settings).index_folder
+    if not folder and index_dir is not None:
         raise InputError(f"--index reads the embedded index, store.backend={backend} a {backend} collection: "
                          "give one of them")
-    if backend == "embedded" and index_dir is None and needed:
+    if folder and index_dir is None and needed:
         raise InputError("give an index folder (--index DIR) or a store (--store qdrant --store-url URL "
                          "--collection NAME)")

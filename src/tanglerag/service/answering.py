@@ -5,13 +5,13 @@ slot, await the runtime's front door (``Runtime.aanswer``) as a task of the serv
 ``service.answer_timeout_s``, count the cost and shape the answer, and, when streamed, hand over progress events as
 they happen. A client that leaves, or a question past its time, cancels the question's tracker: the task ends before
 its next LLM call, and holds its slot until then. A user key's question reads the
-served index and writes nothing beside it (``_unwritable``): per-request choices never change what others retrieve.
+served index and writes nothing beside it (``AskRequest.read_only``, which the front door applies): per-request
+choices never change what others retrieve.
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -20,7 +20,6 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from tanglerag.errors import TangleragError
-from tanglerag.index.passage_index import PassageIndex
 from tanglerag.otel import Answered
 from tanglerag.runtime import AskRequest, Runtime
 from tanglerag.service.auth import Caller
@@ -29,6 +28,7 @@ from tanglerag.service.gate import Busy
 from tanglerag.service.options import with_options
 from tanglerag.service.schemas import AskBody, AskResponse, served_methods
 from tanglerag.service.state import ServiceState, acting_as
+from tanglerag.settings import Settings
 from tanglerag.tracking import ProgressEvent, Tracker
 from tanglerag.types import Answer, Question
 
@@ -45,8 +45,18 @@ class StreamFailure:
     error: str
 
 
-def prepare(state: ServiceState, body: AskBody, who: Caller) -> tuple[Runtime, Question]:
-    """Check a request before it waits for a slot; the runtime with its options applied, and the question."""
+@dataclass(frozen=True)
+class Prepared:
+    """A checked request: the question, the per-request settings its options make (None: the served ones), and
+    whether it is a user key's (read-only: it changes nothing other callers retrieve)."""
+
+    question: Question
+    settings: Settings | None
+    read_only: bool
+
+
+def prepare(state: ServiceState, body: AskBody, who: Caller) -> Prepared:
+    """Check a request before it waits for a slot."""
     cfg = state.runtime.settings.service
     if len(body.question) > cfg.max_question_chars:
         raise ServiceError(422, f"question: longer than {cfg.max_question_chars} characters")
@@ -60,33 +70,20 @@ def prepare(state: ServiceState, body: AskBody, who: Caller) -> tuple[Runtime, Q
     options = body.options.model_dump(by_alias=True, exclude_none=True)
     if body.top_k is not None:
         options["retrieval.top_k"] = body.top_k
-    base = state.runtime
-    rt = base.with_settings(with_options(base.settings, options, admin=who.admin)) if options or not who.admin else base
-    if not who.admin and not rt.reads_store:  # a store is not written by questions
-        rt.replace_index(_unwritable(rt.index))
+    served = state.runtime.settings
+    settings = with_options(served, options, admin=who.admin) if options or not who.admin else None
     try:
         question = Question(text=body.question, user_id=body.user)
     except ValidationError as exc:
         raise ServiceError(422, f"question: {exc.errors()[0]['msg']}") from None
-    return rt, question
+    return Prepared(question, settings, read_only=not who.admin)
 
 
-def _unwritable(index: PassageIndex | None) -> PassageIndex:
-    """The served index as a user key's question sees it: the same passages and CDIT separations, but no folder, so
-    a method that keeps state beside its index (CDIT's witnesses and its determiner's memory) keeps it in memory for
-    this question only. Only an admin key's question may change what every caller retrieves."""
-    if index is None:  # has_index() said there is one
-        raise ServiceError(409, "no index yet: POST documents to /v1/index/documents first")
-    view = copy.copy(index)
-    view.folder = None
-    return view
-
-
-async def answered(state: ServiceState, rt: Runtime, body: AskBody, question: Question) -> AskResponse:
+async def answered(state: ServiceState, asked: Prepared, body: AskBody) -> AskResponse:
     """The answer once admitted and within ``service.answer_timeout_s``; past it, or when the client leaves,
     the question is cancelled (504 for a client still there)."""
     tracker = Tracker()
-    answer = await _timed(state, tracker, lambda: _answer(rt, body, question, tracker))
+    answer = await _timed(state, tracker, lambda: _answer(state.runtime, asked, body, tracker))
     return _finished(state, answer, body.user)
 
 
@@ -101,7 +98,7 @@ class Running:
     user: str | None
 
 
-async def started(state: ServiceState, rt: Runtime, body: AskBody, question: Question) -> Running:
+async def started(state: ServiceState, asked: Prepared, body: AskBody) -> Running:
     """Start a question once admitted (a full queue is a plain 429, before any stream opens)."""
     loop = asyncio.get_running_loop()
     events: asyncio.Queue[ProgressEvent] = asyncio.Queue()
@@ -110,7 +107,7 @@ async def started(state: ServiceState, rt: Runtime, body: AskBody, question: Que
         loop.call_soon_threadsafe(events.put_nowait, event)
 
     tracker = Tracker(on_event=forward)
-    future = await _admitted(state, tracker, lambda: _answer(rt, body, question, tracker))
+    future = await _admitted(state, tracker, lambda: _answer(state.runtime, asked, body, tracker))
     return Running(future, events, tracker, body.user)
 
 
@@ -134,10 +131,11 @@ async def streamed(state: ServiceState, running: Running
     yield _outcome(state, running)
 
 
-async def _answer(rt: Runtime, body: AskBody, question: Question, tracker: Tracker) -> Answer:
-    """One question through the front door: made standalone from its history if it depends on it, then
-    answered."""
-    return await rt.aanswer(AskRequest(question=question, method=body.method, history=body.history, tracker=tracker))
+async def _answer(rt: Runtime, asked: Prepared, body: AskBody, tracker: Tracker) -> Answer:
+    """One question through the front door, which derives its runtime from the request's settings: made standalone
+    from its history if it depends on it, then answered."""
+    return await rt.aanswer(AskRequest(question=asked.question, method=body.method, history=body.history,
+                                       settings=asked.settings, read_only=asked.read_only, tracker=tracker))
 
 
 async def worked(state: ServiceState, tracker: Tracker, work: Callable[[], Awaitable[T]]) -> T:

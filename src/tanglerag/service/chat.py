@@ -124,10 +124,10 @@ async def _answered(state: ServiceState, ask: AskBody, who: Caller,
                     stream: _Stream | None) -> AskResponse | StreamingResponse:
     """The answer, or, for a streamed request, the stream that will carry it (opened once the question is admitted,
     so a full queue is still a plain 429)."""
-    rt, question = answering.prepare(state, ask, who)
+    asked = answering.prepare(state, ask, who)
     if stream is None:
-        return await answering.answered(state, rt, ask, question)
-    running = await answering.started(state, rt, ask, question)
+        return await answering.answered(state, asked, ask)
+    running = await answering.started(state, asked, ask)
     events = _events(answering.streamed(state, running), stream)
     return StreamingResponse(events, media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 

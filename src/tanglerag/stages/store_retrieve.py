@@ -1,8 +1,8 @@
-"""Retrieval from a vector store (``store.backend`` other than ``embedded``): the question embedded with the
-runtime's embedder, the store searched with ``retrieval.where`` pushed down as the store's own filter.
+"""Retrieval from a vector store searched by its vectors: the question embedded with the runtime's embedder, the
+store searched with ``retrieval.where`` pushed down as the store's own filter.
 
-Dense search only: a store ranks by its vectors, so ``retrieval.mode`` bm25 and hybrid, which need the embedded
-index's BM25 part, are refused in one line rather than answered densely in silence. A filter the store cannot
+Dense search: ``retrieval.mode`` bm25 and hybrid need a store with the ``sparse`` capability (the embedded index, its
+own retriever), refused by the runtime before this is built (``stores.registry.require``). A filter the store cannot
 express is the asker's to change (an InputError: a 400 from the service); the store failing is a StoreError (503).
 """
 
@@ -29,9 +29,6 @@ class StoreRetriever:
         self.store = store
         self.embedder = embedder
         self.config = config or RetrievalConfig()
-        if self.config.mode != "dense":
-            raise InputError(f"retrieval.mode={self.config.mode} needs the embedded index's BM25 part; a "
-                             f"{store.name} store is searched by its vectors: use retrieval.mode=dense")
         self.where = parse_where(self.config.where, tiers)
         self._where_checked = self.where is None
 

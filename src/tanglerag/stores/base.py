@@ -15,6 +15,7 @@ line in ``stores/registry.py``.
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import os
 from collections.abc import Mapping, Sequence
@@ -44,6 +45,34 @@ AUTHORITY = "_tr_authority"
 FILTER_FIELDS = (DATE_DAYS, DATE_LAST_DAYS, SOURCE, AUTHORITY)
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a store offers besides dense search under a filter (every store does that). A front end asks for a
+    capability by name (``stores.registry.require``) and a store without it is refused there, in one line naming the
+    store and what it offers, never by branching on a backend's name."""
+
+    index_folder: bool = False
+    """It is the embedded index of ``--index DIR``: its folder, versions and document operations (--add, --remove,
+    --sync, --replace, Ray builds, the service's uploads)."""
+    sparse: bool = False
+    """BM25 and hybrid ranking (``retrieval.mode``)."""
+    separations: bool = False
+    """CDIT's separations (``cdit trim`` writes them; every search honours them)."""
+    personal: bool = False
+    """PCAS's joint ranking of passages and a user's statements (questions with a user)."""
+    every_filter: bool = False
+    """Every ``--where`` condition applies; otherwise ``unsupported`` names those the store cannot push down."""
+
+    def offered(self) -> list[str]:
+        return ["dense search", *(DESCRIBED[name] for name, on in vars(self).items() if on)]
+
+
+DESCRIBED = {"index_folder": "an index folder (--index) and its document operations",
+             "sparse": "BM25 and hybrid ranking (retrieval.mode)", "separations": "CDIT's separations",
+             "personal": "ranking with a user's statements (PCAS)", "every_filter": "every --where condition"}
+"""Each capability in a person's words, for refusals."""
+
+
 class StoreError(TangleragError):
     """A store that is down, a missing collection, a payload without the mapped field, a filter the store cannot
     express, a dimension that is not the embedder's: one line for the user (a 503 in the service)."""
@@ -62,6 +91,7 @@ class VectorStore(Protocol):
     store raises ``StoreError`` in our words when the store is down, the collection missing or a timeout passed."""
 
     name: ClassVar[str]
+    capabilities: ClassVar[Capabilities]
 
     @classmethod
     def from_settings(cls, settings: Settings, embedder: TextEmbedder, index_dir: Path | None) -> Self:
@@ -85,6 +115,9 @@ class VectorStore(Protocol):
         """The ``k`` passages closest to ``vector`` (cosine), among those whose document passes ``where``, closest
         first. The filter is the store's own (pushed down), or the call is refused (``unsupported``)."""
 
+    async def asearch(self, vector: np.ndarray, k: int, where: Where | None = None) -> list[StoredHit]:
+        """``search`` for the async core: the event loop goes on while the store answers."""
+
     def unsupported(self, where: Where) -> str | None:
         """Why a condition of ``where`` cannot be pushed down to this collection (naming it), or None."""
 
@@ -92,11 +125,23 @@ class VectorStore(Protocol):
         """Let go of connections and files."""
 
 
-class ServerStore:
+class ThreadedSearch:
+    """``asearch`` as ``search`` in a worker thread, for a store whose client is synchronous."""
+
+    def search(self, vector: np.ndarray, k: int, where: Where | None = None) -> list[StoredHit]:
+        raise NotImplementedError
+
+    async def asearch(self, vector: np.ndarray, k: int, where: Where | None = None) -> list[StoredHit]:
+        return await asyncio.to_thread(self.search, vector, k, where)
+
+
+class ServerStore(ThreadedSearch):
     """``from_settings`` for a store reached at ``store.url`` or kept in ``store.path`` (Qdrant, LanceDB, Chroma):
-    built as ``Class(collection, url=, path=, fields=, timeout_s=, tiers=, api_key=)``."""
+    built as ``Class(collection, url=, path=, fields=, timeout_s=, tiers=, api_key=)``; dense search under the
+    filters it can push down."""
 
     name: ClassVar[str]
+    capabilities: ClassVar[Capabilities] = Capabilities()
 
     def __init__(self, collection: str, **options: Any) -> None: ...
 

@@ -27,7 +27,7 @@ from tanglerag.index.passage_index import PassageIndex, embed_text, index_lock, 
 from tanglerag.index.passage_store import PassageStore
 from tanglerag.index.sparse import BM25Index
 from tanglerag.settings import Settings
-from tanglerag.stores.base import StoredHit, StoreError
+from tanglerag.stores.base import Capabilities, StoredHit, StoreError, ThreadedSearch
 from tanglerag.types import Passage
 from tanglerag.where import Where
 
@@ -54,10 +54,12 @@ class _GivenVector:
         return self._vector
 
 
-class EmbeddedStore:
+class EmbeddedStore(ThreadedSearch):
     """The index in ``folder`` as a store; ``embedder`` names its vectors in the manifest (and loads it)."""
 
     name: ClassVar[str] = "embedded"
+    capabilities: ClassVar[Capabilities] = Capabilities(index_folder=True, sparse=True, separations=True,
+                                                        personal=True, every_filter=True)
 
     def __init__(self, folder: Path, embedder: TextEmbedder, config: IndexConfig | None = None) -> None:
         self.folder = folder

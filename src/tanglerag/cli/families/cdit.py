@@ -11,12 +11,12 @@ import typer
 
 from tanglerag.cli.common import ConfigOpt, JsonOpt, SetOpt, TerminalConsole, load_settings
 from tanglerag.datasets.registry import load_dataset
-from tanglerag.errors import InputError
 from tanglerag.index.passage_index import PassageIndex, read_manifest
 from tanglerag.index.trim import TrimLog
 from tanglerag.methods.cdit.curate import curate
 from tanglerag.methods.cdit.method import CditMethod
 from tanglerag.runtime import Runtime
+from tanglerag.stores.registry import require
 
 cdit_app = typer.Typer(name="cdit", no_args_is_help=True, help="CDIT index trimming: witnesses, separated passages, undo.")
 IndexOpt = Annotated[Path, typer.Option("--index", "-i", help="index folder")]
@@ -50,9 +50,7 @@ def trim(index_dir: IndexOpt,
          as_json: JsonOpt = False, config: ConfigOpt = None, set_: SetOpt = None) -> None:
     """Offline curation: judge each question's retrieval, record witnesses, separate (and cut) links."""
     settings = load_settings(config, set_, cdit__witnesses=witnesses, retrieval__top_k=top_k, cdit__record=True)
-    if settings.store.backend != "embedded":
-        raise InputError(f"cdit trim separates passages in the embedded index's graph: it does not apply to "
-                         f"store.backend={settings.store.backend}")
+    require(settings, "separations", "cdit trim")
     read_manifest(index_dir)
     _, examples = load_dataset(dataset, None, limit, None, settings.eval.seed)
     resources = Runtime(settings, index_dir=index_dir).resources()

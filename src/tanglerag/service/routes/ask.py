@@ -33,10 +33,10 @@ STREAM_DOC: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-str
 async def ask(body: AskBody, who: CallerDep, state: State,
               stream: Annotated[bool, Query(description="stream progress as server-sent events")] = False) -> Any:
     """Answer a question with citations and the trace of how the method got there."""
-    rt, question = answering.prepare(state, body, who)
+    asked = answering.prepare(state, body, who)
     if not stream:
-        return await answering.answered(state, rt, body, question)
-    running = await answering.started(state, rt, body, question)
+        return await answering.answered(state, asked, body)
+    running = await answering.started(state, asked, body)
     return StreamingResponse(_events(state, running), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store"})
 
