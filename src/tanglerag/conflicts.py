@@ -195,7 +195,7 @@ class ConflictReport(BaseModel):
     sides: list[Side] = Field(default_factory=list)
     trials: list[PolicyTrial] = Field(default_factory=list)
     rule: str = ""
-    off_answer: bool = Field(default=False, description=(
+    off_answer: bool = Field(default=False, exclude_if=lambda off: not off, description=(
         "the answer, read by the model from the passages, names none of this report's answers (a complementary "
         "report: fewer than two): the report stays in the trace but does not make the question's kind"))
 
