@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import UnionType
 
+from pydantic import ValidationError
+
 from tanglerag.config import MAX_TOP_K
 from tanglerag.datasets.registry import dataset_task, load_dataset
 from tanglerag.embeddings import TextEmbedder
@@ -250,7 +252,12 @@ class _RunProgress:
 
 def _as_question(question: str | Question) -> Question:
     _expect("question", question, str | Question, "text or a tanglerag.Question")
-    return question if isinstance(question, Question) else Question(text=question)
+    if isinstance(question, Question):
+        return question
+    try:
+        return Question(text=question)
+    except ValidationError as exc:  # an empty question, one that is not Unicode text: the caller's to fix
+        raise InputError(f"invalid question: {exc.errors()[0]['msg']}") from None
 
 
 def _search_request(query: str, top_k: int | None, where: str | None) -> SearchRequest:

@@ -134,6 +134,9 @@ def record_passage(record: Any) -> Passage:
     for field in ("id", "text"):
         if field not in record:
             raise ValueError(f"missing field {field!r}")
+    if (bad := _not_text(record)) is not None:
+        raise ValueError(f"field {bad!r} holds a lone surrogate (half of a UTF-16 escape pair such as \\ud800), "
+                         "which is not Unicode text: fix the escape, or drop the line")
     passage_id = record_id(record["id"])
     if not isinstance(record["text"], str):
         raise ValueError(f"'text' must be a string, got {type(record['text']).__name__}")
@@ -148,6 +151,24 @@ def record_passage(record: Any) -> Passage:
         raise ValueError(f"field {twice!r} is given twice, at the top level and in 'metadata', with different "
                          "values; give it once")
     return Passage(id=passage_id, title=record.get("title") or "", text=record["text"], metadata={**metadata, **extra})
+
+
+def _not_text(value: Any, path: str = "") -> str | None:
+    """The path of the first string in a decoded record that is not Unicode text (JSON's ``\\ud800`` decodes to a
+    lone surrogate, which no UTF-8 writer, SQLite or embedder takes), or None."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path or "(the record)"
+        return None
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        if isinstance(key, str) and _not_text(key) is not None:
+            return f"{path}.{key!r}" if path else repr(key)
+        if (found := _not_text(child, f"{path}.{key}" if path else str(key))) is not None:
+            return found
+    return None
 
 
 def read_jsonl_passages(path: Path, *, skip_bad: bool = False) -> Iterator[Passage]:

@@ -64,6 +64,11 @@ class Question(BaseModel):
     def _text_not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("question is empty")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:  # a byte that was not UTF-8 on a command line, a lone \ud800 in JSON
+            raise ValueError(f"question holds {value[exc.start]!r} at character {exc.start}, which is not UTF-8 text "
+                             "(a byte of another encoding, or half of a UTF-16 pair)") from None
         return value.strip()
 
 

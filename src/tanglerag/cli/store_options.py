@@ -27,11 +27,16 @@ def store_flags(store: str | None, url: str | None, path: Path | None, collectio
 
 
 def check_source(settings: Settings, index_dir: Path | None, *, needed: bool = True) -> None:
-    """One place passages come from: an index folder or a store, not both; ``needed``: one of them."""
+    """One place passages come from: an index folder or a store, not both; ``needed``: one of them. Every command
+    that calls it reads (ask, search, eval, serve): a store folder that does not exist is a typo, not a new store."""
     backend, folder = settings.store.backend, capabilities(settings).index_folder
     if not folder and index_dir is not None:
         raise InputError(f"--index reads the embedded index, store.backend={backend} a {backend} collection: "
                          "give one of them")
+    path = settings.store.path
+    if not folder and path is not None and not path.exists():  # reading must not leave a new empty store behind
+        raise InputError(f"store.path {path} does not exist: {backend}'s local store is read from an existing "
+                         "folder (tanglerag index --store ... --store-path writes one)")
     if folder and index_dir is None and needed:
         raise InputError("give an index folder (--index DIR) or a store (--store qdrant --store-url URL "
                          "--collection NAME)")

@@ -151,6 +151,9 @@ class ServerStore(ThreadedSearch):
         if config.url is None and config.path is None:
             raise StoreError(f"store.backend={cls.name} needs store.url (a server: --store-url) or store.path (a "
                              "local folder: --store-path)")
+        if config.url is not None and "://" not in config.url:
+            raise StoreError(f"store.url {config.url!r} is no address (http://host:port): a folder is store.path "
+                             "(--store-path)")
         api_key = os.environ.get(config.api_key_env) if config.api_key_env else None
         return cls(config.collection, url=config.url, path=config.path, fields=config.fields,
                    timeout_s=config.timeout_s, tiers=authority_tiers(settings), api_key=api_key)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
 import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -66,6 +67,10 @@ SEARCH_EF = 500
 _INT64 = 2**63
 
 
+_CHROMA_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]")
+"""Chroma's rule for a collection name, checked before Chroma answers a bad one with only a trace id."""
+
+
 class ChromaStore(ServerStore):
     """One collection of a Chroma server (``url``, used when given) or of Chroma's embedded persistent client
     (``path``)."""
@@ -78,6 +83,9 @@ class ChromaStore(ServerStore):
         if url is None and path is None:
             raise StoreError("store.backend=chroma needs store.url (a Chroma server) or store.path (a folder for "
                              "Chroma's embedded client)")
+        if not _CHROMA_NAME.fullmatch(collection) or ".." in collection:
+            raise StoreError(f"chroma cannot name a collection {collection!r}: a name is 3 to 512 letters, digits, "
+                             "'.', '_' or '-', starting and ending with a letter or digit, without '..'")
         self.collection, self.url, self.path = collection, url, path
         self.fields = fields or FieldMapping()
         self.timeout_s, self.tiers, self._api_key = timeout_s, dict(tiers), api_key
