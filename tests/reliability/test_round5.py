@@ -67,3 +67,38 @@ def test_a_chroma_collection_name_chroma_would_refuse_says_the_rule(tmp_path):
     (tmp_path / "ch").mkdir()
     code, out = _search("--store", "chroma", "--store-path", str(tmp_path / "ch"), "--collection", "../escapedC")
     assert code == 2 and out.count("\n") == 1 and "a name is 3 to 512 letters, digits" in out
+
+
+def test_a_plain_client_that_times_out_is_let_go_like_a_stream(tmp_path):
+    """post-fusion makes one call per passage (0.4 s each); a non-streaming client gives up after 0.6 s, as an SDK's
+    timeout does: its question ends before its next call, its slot frees and /metrics counts it abandoned."""
+    import time
+
+    import httpx
+
+    from tanglerag.testing import CannedBackend
+    from tests.reliability.serving import served
+    from tests.service.conftest import make_runtime
+
+    calls: list[float] = []
+
+    def slow(messages) -> str:
+        calls.append(time.monotonic())
+        time.sleep(0.4)
+        return "Paris [1]"
+
+    runtime = make_runtime(tmp_path, backend=CannedBackend(responder=slow))
+    asks = [("/v1/ask", {"question": "capital of France?", "method": "post-fusion"}),
+            ("/v1/chat/completions", {"model": "tanglerag/post-fusion",  # another question: no call of it cached
+                                      "messages": [{"role": "user", "content": "the capital of France?"}]})]
+    with served(runtime) as url:
+        for path, body in asks:
+            with pytest.raises(httpx.ReadTimeout):
+                httpx.post(f"{url}{path}", json=body, timeout=httpx.Timeout(10, read=0.6))
+            deadline = time.monotonic() + 20
+            while "tanglerag_questions_running 0.0" not in httpx.get(f"{url}/metrics").text:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        metrics = httpx.get(f"{url}/metrics").text
+    assert "tanglerag_abandoned_questions_total 2.0" in metrics, [m for m in metrics.splitlines() if "aband" in m or "requests_total{" in m]
+    assert len(calls) < 2 * 4  # each question stopped before its last calls (4: three passages and the answer)

@@ -14,10 +14,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
+from starlette.requests import Request
 
 from tanglerag.errors import TangleragError
 from tanglerag.otel import Answered
@@ -35,6 +37,22 @@ from tanglerag.types import Answer, Question
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 _RUNNING: set[asyncio.Future[Any]] = set()
+_CLIENT: ContextVar[Request | None] = ContextVar("tanglerag_client", default=None)
+
+
+async def watch_client(request: Request) -> None:
+    """A dependency of the answering routes: the request whose client ``_timed`` watches. Why: a streamed reply
+    learns that its client left when a write fails, a plain one never writes until the end, so without a look at
+    the connection a client that gave up (an SDK's timeout) would hold its slot and every model call to the end."""
+    _CLIENT.set(request)
+
+
+async def _client_gone(request: Request) -> None:
+    """Returns when the server says the client closed the connection (its body was read whole before: all that can
+    come now is the disconnect). A wait, not a poll: Starlette's ``is_disconnected`` looks without waiting, and
+    through the middlewares' receive chain that look never sees the message."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 @dataclass(frozen=True)
@@ -150,14 +168,23 @@ async def _timed(state: ServiceState, tracker: Tracker, work: Callable[[], Await
     is cancelled (504 for a client still there)."""
     future = await _admitted(state, tracker, work)
     timeout = state.runtime.settings.service.answer_timeout_s
+    client = _CLIENT.get()
+    gone = asyncio.ensure_future(_client_gone(client)) if client is not None else None
+    watched: list[asyncio.Future[Any]] = [future, *([gone] if gone else [])]
     try:
-        return await asyncio.wait_for(asyncio.shield(future), timeout)
-    except TimeoutError:
-        tracker.cancel()
-        raise ServiceError(504, f"no answer within {timeout:g}s") from None
+        done, _ = await asyncio.wait(watched, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
     except asyncio.CancelledError:
         tracker.cancel()
         raise
+    finally:
+        if gone is not None:
+            gone.cancel()
+    if future in done:
+        return future.result()
+    tracker.cancel()
+    if gone is not None and gone in done:  # nobody reads the reply: the status is for the log
+        raise ServiceError(499, "the client closed the connection before the answer")
+    raise ServiceError(504, f"no answer within {timeout:g}s") from None
 
 
 async def _admitted(state: ServiceState, tracker: Tracker, work: Callable[[], Awaitable[T]]) -> asyncio.Future[T]:

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import StreamingResponse
 
 from tanglerag.methods.base import method_class
@@ -21,7 +21,7 @@ from tanglerag.service.answering import Running, StreamFailure
 from tanglerag.service.schemas import AskBody, AskResponse, MethodInfo, error_responses, served_methods
 from tanglerag.service.state import CallerDep, ServiceState, State
 
-router = APIRouter(tags=["ask"])
+router = APIRouter(tags=["ask"], dependencies=[Depends(answering.watch_client)])
 
 ASK_ERRORS = error_responses(400, 401, 403, 409, 413, 422, 429, 502, 503, 504)
 STREAM_DOC: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-stream": {}},

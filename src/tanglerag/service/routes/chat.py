@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 
+from tanglerag.service import answering, compat
 from tanglerag.service import chat as serving
-from tanglerag.service import compat
 from tanglerag.service.compat import PREFIX
 from tanglerag.service.schemas import (
     ChatCompletion,
@@ -32,7 +32,7 @@ from tanglerag.service.schemas import (
 )
 from tanglerag.service.state import CallerDep, State
 
-router = APIRouter(tags=["openai-compatible"])
+router = APIRouter(tags=["openai-compatible"], dependencies=[Depends(answering.watch_client)])
 CHAT_ERRORS = error_responses(400, 401, 403, 404, 409, 413, 429, 502, 503, 504, openai=True)
 STREAM_DOC: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-stream": {}}, "description": (
     "with stream=true: chat.completion.chunk events (the method's progress as reasoning_content deltas, "
