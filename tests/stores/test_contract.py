@@ -195,3 +195,18 @@ def test_a_payload_without_the_mapped_text_field_is_one_line(backend, open_store
     with pytest.raises(StoreError, match="content") as raised:
         store.search(vectors(1)[0], 2)
     assert "\n" not in str(raised.value)
+
+
+def test_nothing_is_written_into_a_collection_another_tool_wrote(backend, open_store, tmp_path):
+    """With store.fields at its defaults (a mistyped --collection is enough): refused in one line, the collection
+    left as it was (issue 68)."""
+    if backend.foreign is None:
+        pytest.skip("this backend has no collections written by other tools")
+    backend.foreign(tmp_path, "theirs", _foreign_points())
+    store = open_store("theirs")
+    with pytest.raises(StoreError, match="tanglerag did not write|was written by another tool") as raised:
+        store.upsert(corpus()[:1], vectors(1))
+    assert "\n" not in str(raised.value)
+    store.close()  # Qdrant's local mode opens a folder from one client at a time
+    theirs = open_store("theirs", FOREIGN_FIELDS)
+    assert theirs.count() == 3 and theirs.search(vectors(3, seed=3)[0], 1)[0].passage.id == "ext-0"

@@ -182,6 +182,13 @@ def read_record(record: Mapping[str, Any], fields: FieldMapping, *, what: str, f
         raise StoreError(f"{what}: {exc.errors()[0]['msg']}") from None
 
 
+def not_ours(where: str, collection: str) -> str:
+    """The refusal of a write into a collection that holds points but no mark of tanglerag's layout: another tool's
+    (LlamaIndex, LangChain, a client of its own), which a write would damage for it and for us."""
+    return (f"{where}: collection {collection!r} holds points tanglerag did not write (it has no tanglerag mark): "
+            "nothing is written into another tool's collection; name another --collection")
+
+
 def own_layout(where: str, fields: FieldMapping) -> None:
     """A write (or delete) goes only to a collection of tanglerag's own layout: one read through ``store.fields`` was
     written by another tool, and tanglerag must not change it. ``where`` names the store in the message."""

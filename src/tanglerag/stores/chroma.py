@@ -45,6 +45,7 @@ from tanglerag.stores.base import (
     StoreError,
     check_write,
     filter_fields,
+    not_ours,
     own_layout,
     read_record,
 )
@@ -252,6 +253,11 @@ class ChromaStore(ServerStore):
     def _created(self) -> Collection:
         found = self._found()
         if found is not None:
+            if not (found.metadata or {}).get(MARK):
+                with self._reaching("count"):
+                    held = found.count()
+                if held:
+                    raise StoreError(not_ours(self.where, self.collection))
             return found
         metadata = {"hnsw:space": "cosine", "hnsw:construction_ef": CONSTRUCTION_EF, "hnsw:search_ef": SEARCH_EF,
                     MARK: 1}

@@ -37,6 +37,7 @@ from tanglerag.stores.base import (
     StoreError,
     check_write,
     filter_fields,
+    not_ours,
     read_record,
 )
 from tanglerag.stores.pushdown import Between, FilterClause, OneOf, Refused, Test, clauses, meta_fields
@@ -200,6 +201,8 @@ class QdrantStore(ServerStore):
             if held != size:
                 raise StoreError(f"{self.where}: collection {self.collection!r} holds vectors of {held} dimensions, "
                                  f"these have {size}: use the collection's embedder, or another collection")
+            if not self._marked() and self.count() > 0:
+                raise StoreError(not_ours(self.where, self.collection))
             return
         with self._reaching("create the collection"):
             self.client.create_collection(self.collection, metadata={MARK: {"filter_fields": 1}},
