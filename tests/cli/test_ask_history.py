@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -78,7 +79,7 @@ def test_a_history_turn_with_a_role_no_chat_has_is_refused_not_skipped(ask, tmp_
     assert ask("--history", str(history)).exit_code == 0  # chat roles that are not turns are still skipped
 
 
-def test_a_status_line_shows_the_stage_and_the_calls_on_a_terminal(ask, tmp_path, monkeypatch):
+def test_a_status_line_shows_the_stage_the_calls_and_the_seconds_on_a_terminal(ask, tmp_path, monkeypatch):
     screen = io.StringIO()
     monkeypatch.setattr("tanglerag.cli.ask.console", TerminalConsole(file=screen, force_terminal=True, width=100))
     history = tmp_path / "chat.json"
@@ -86,4 +87,4 @@ def test_a_status_line_shows_the_stage_and_the_calls_on_a_terminal(ask, tmp_path
     result = ask("--history", str(history))
     assert result.exit_code == 0 and "Berlin [1]" in result.stdout
     shown = screen.getvalue()  # rich redraws at most a few times a second: the last state at least, then cleared
-    assert "concat: generate ... (2 model calls)" in shown and shown.endswith("\x1b[2K")
+    assert re.search(r"concat: generate \.\.\. \(2 model calls done, \d+ s\)", shown) and shown.endswith("\x1b[2K")

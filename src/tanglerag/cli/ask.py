@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -25,6 +26,7 @@ from tanglerag.cli.common import (
 from tanglerag.cli.store_options import CollectionOpt, StoreOpt, StorePathOpt, StoreUrlOpt, check_source, store_flags
 from tanglerag.conflicts import ConflictReport, ConflictStep
 from tanglerag.errors import InputError
+from tanglerag.family import families
 from tanglerag.otel import Answered, span_export
 from tanglerag.outputs import AnswerOutput, PassageOut, conflicts_of, disagreements
 from tanglerag.runtime import AskRequest, Runtime, refuse_where_with_user
@@ -34,6 +36,9 @@ from tanglerag.types import Answer, Question, RetrievedPassage
 from tanglerag.where import parse_where
 
 app = typer.Typer()
+METHOD_HELP = ("the method: " + ", ".join(name for family in families() for name in family.method_names()) + ". For "
+               "your own folder: ledger (dates, revisions and disagreeing sources settled, and said so); concat, the "
+               "default, is the fastest; corg for ambiguous questions and same-name entities (docs/methods.md)")
 HISTORY_HELP = ("a JSON file of the conversation so far (chat messages [{\"role\": \"user\", \"content\": ...}, "
                 "{\"role\": \"assistant\", ...}], or one a line): a question that depends on it (\"and the other "
                 "one?\") is first rewritten into a standalone one")
@@ -46,7 +51,7 @@ WHERE_HELP = ("retrieve only passages whose document metadata passes this filter
 def ask(
     question: Annotated[str, typer.Argument(help="the question")],
     index_dir: Annotated[Path | None, typer.Option("--index", "-i", help="index folder from `tanglerag index`")] = None,
-    method: Annotated[str, typer.Option("--method", "-m")] = "concat",
+    method: Annotated[str, typer.Option("--method", "-m", help=METHOD_HELP)] = "concat",
     top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
     with_trace: Annotated[bool, typer.Option("--trace", help="with --json: add every LLM call and method step")] = False,
@@ -89,14 +94,15 @@ def ask(
 
 def _answered_with_status(runtime: Runtime, request: AskRequest) -> Answer:
     """The answer, with a status line on the terminal while it is worked out: the stage, and the model calls so far
-    (COrg takes 20-60 s on a CPU; a silent terminal reads as a hang). It is cleared when the answer is printed."""
-    calls, method = 0, request.method
+    and the seconds since the question was asked (COrg takes 20-60 s on a CPU; a silent terminal reads as a hang). It is cleared when the answer is printed."""
+    calls, method, start = 0, request.method, time.monotonic()
     with console.status(f"{method}: starting ...") as status:
         def shown(event: ProgressEvent) -> None:
             nonlocal calls
             calls += event.type == "llm_call"
             if event.type in ("stage_start", "llm_call"):
-                status.update(f"{method}: {event.stage} ... ({calls} model call{'s' * (calls != 1)})")
+                status.update(f"{method}: {event.stage} ... ({calls} model call{'s' * (calls != 1)} done, "
+                              f"{time.monotonic() - start:.0f} s)")
 
         return runtime.answer(request.model_copy(update={"tracker": Tracker(on_event=shown)}))
 
