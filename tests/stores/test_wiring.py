@@ -190,3 +190,25 @@ def test_no_module_outside_stores_branches_on_a_store_backend_name():
     found = [f"{path.relative_to(root)}:{n}" for path in root.rglob("*.py") if "stores" not in path.parts
              for n, line in enumerate(path.read_text().splitlines(), 1) if branch.search(line)]
     assert found == []
+
+
+def test_a_store_is_kept_in_step_with_a_folder_from_the_command_line(cli, tmp_path):
+    """Issue 68's reproduction: a file edited from many chunks down to one and another deleted; a plain re-index
+    replaces the edited file's chunks whole, --sync removes the deleted file, --remove takes a document out."""
+    fold = tmp_path / "fold"
+    fold.mkdir()
+    (fold / "policy.md").write_text("# Policy\n\n" + "\n\n".join(
+        f"Section {i}: the old allowance was {100 + i} euros. " + "filler text words " * 120 for i in range(6)))
+    (fold / "gone.md").write_text("# Gone\n\nThis file will be deleted. The secret code is ZEBRA.")
+    store = ("--store", "qdrant", "--store-path", str(tmp_path / "qd"), "--collection", "fold")
+    cli("index", str(fold), *store)
+    (fold / "policy.md").write_text("# Policy\n\nThe allowance is now 999 euros.\n")
+    (fold / "gone.md").unlink()
+    again = cli("index", str(fold), *store, stdout=False)
+    assert "stale chunks of their documents removed" in again and "2 held" in again  # policy.md#0 and gone.md
+    synced = cli("index", str(fold), "--sync", *store, stdout=False)
+    assert "1 deleted" in synced and "1 held" in synced
+    found = cli("search", "old allowance euros", "--top-k", "8", *store)
+    assert "999" in found and "100 euros" not in found and "ZEBRA" not in found
+    assert "removed 1 passages; 0 held" in cli("index", "--remove", "policy.md", *store, stdout=False)
+    assert "holds no document 'policy.md'" in cli("index", "--remove", "policy.md", *store, exit_code=2)

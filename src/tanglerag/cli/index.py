@@ -25,11 +25,12 @@ from tanglerag.index.shard_build import build_from_shards
 from tanglerag.index.shards import open_shards, plan_shards
 from tanglerag.index.streaming import build_streaming
 from tanglerag.index.sync import SyncPlan, sync_folder
-from tanglerag.ingest import stream_chunks, warnings_once
+from tanglerag.ingest import read_folder_files, stream_chunks, warnings_once
 from tanglerag.runtime import Runtime
 from tanglerag.settings import Settings
+from tanglerag.stores import documents as store_documents
+from tanglerag.stores.base import VectorStore
 from tanglerag.stores.factory import build_store
-from tanglerag.stores.ingest import write_passages
 from tanglerag.stores.registry import capabilities
 from tanglerag.types import Passage
 from tanglerag.where import authority_tiers
@@ -51,11 +52,12 @@ def index(
     replace: Annotated[bool, typer.Option("--replace", help=(
         "with --add: replace documents whose id is known but whose text or metadata changed (else refused)"))] = False,
     remove: Annotated[str | None, typer.Option("--remove", help=(
-        "comma-separated document ids to remove from the index in --out (all of their chunks)"))] = None,
+        "comma-separated document ids to remove from the index in --out or the --store collection (all of their "
+        "chunks)"))] = None,
     skip_bad: Annotated[bool, typer.Option("--skip-bad-lines", help="warn and skip malformed JSONL lines")] = False,
     sync: Annotated[bool, typer.Option("--sync", help=(
-        "make the index in --out hold the folder's files as they are now: new and changed files (by content hash) "
-        "indexed, deleted ones removed, unchanged ones skipped"))] = False,
+        "make the index in --out (or the --store collection) hold the folder's files as they are now: new and changed "
+        "files (by content hash) indexed, deleted ones removed, unchanged ones skipped"))] = False,
     engine: Annotated[str, typer.Option("--engine", help=(
         "local: embed in this process; ray: embed shards of a .jsonl, .parquet or DPR .tsv file on Ray actors "
         "(resumable by shard), then build here"))] = "local",
@@ -75,8 +77,7 @@ def index(
     settings = load_settings(config, set_, verbose, index__index_type=index_type, index__bm25=bm25 or None,
                              **store_flags(store, store_url, store_path, collection))
     if not capabilities(settings).index_folder:
-        _into_store(corpus, settings, skip_bad, index_only=out is not None or remove is not None or sync or replace
-                    or engine != "local")
+        _into_store(corpus, settings, skip_bad, remove=remove, sync=sync, index_only=out is not None or engine != "local")
         return
     out = _folder(out)
     if remove is not None:
@@ -125,24 +126,46 @@ def _folder(out: Path | None) -> Path:
     return out
 
 
-def _into_store(corpus: Path | None, settings: Settings, skip_bad: bool, *, index_only: bool) -> None:
-    """Read and chunk the corpus as for an index, then embed and write it into the store batch by batch;
+def _into_store(corpus: Path | None, settings: Settings, skip_bad: bool, *, remove: str | None, sync: bool,
+                index_only: bool) -> None:
+    """Write the corpus into the store as for an index (each document written replaces all of its chunks), remove
+    documents from it (``--remove``), or make it hold a folder as it is now (``--sync``): ``stores/documents.py``.
     ``index_only``: options of the embedded index were given too (refused)."""
     if index_only:
-        raise InputError(f"--store {settings.store.backend} writes the corpus into a collection (passages with a "
-                         "known id are replaced): drop --out, --remove, --sync, --replace and --engine")
-    if corpus is None:
-        raise InputError("give a corpus to write into the store")
-    read = corpus_reader(corpus, settings.index, skip_bad=skip_bad, tiers=authority_tiers(settings))
+        raise InputError(f"--store {settings.store.backend} writes into a collection: drop --out and --engine")
     embedder = Runtime(settings).embedder
     target = build_store(settings, embedder)
     try:
-        written = _with_progress(read, lambda advance: write_passages(target, read(), embedder,
-                                                                      settings.store.collection, progress=advance))
-        console.print(f"{target.name} collection {settings.store.collection!r}: wrote {written} passages, "
+        if remove is not None:
+            gone = store_documents.remove_documents(target, [doc.strip() for doc in remove.split(",") if doc.strip()])
+            console.print(f"removed {gone} passages; {target.count()} held")
+            return
+        if corpus is None:
+            raise InputError("give a corpus to write into the store")
+        if sync:
+            _sync_store(target, corpus, settings, embedder)
+            return
+        read = corpus_reader(corpus, settings.index, skip_bad=skip_bad, tiers=authority_tiers(settings))
+        done = _with_progress(read, lambda advance: store_documents.write_documents(target, read(), embedder,
+                                                                    settings.store.collection, progress=advance))
+        stale = f", {done.stale} stale chunks of their documents removed" if done.stale else ""
+        console.print(f"{target.name} collection {settings.store.collection!r}: wrote {done.written} passages{stale}, "
                       f"{target.count()} held ({embedder_identity(embedder)}, {embedder.dimension}-d)")
     finally:
         target.close()
+
+
+def _sync_store(target: VectorStore, folder: Path, settings: Settings, embedder: TextEmbedder) -> None:
+    """``--sync`` into a store: the plan read from the collection, the changed files written, the deleted removed."""
+    def read(files: list[Path]) -> Iterator[Passage]:
+        return stream_chunks(read_folder_files(folder, files), str(folder), chunk_size=settings.index.chunk_words,
+                             chunk_overlap=settings.index.chunk_overlap,
+                             min_chunk_words=settings.index.min_chunk_words)
+
+    with warnings_once():
+        plan, done, gone = store_documents.sync_store(target, folder, read, embedder, settings.store.collection)
+    console.print(f"{plan.summary()}: wrote {done.written} passages, removed {done.stale + gone}; "
+                  f"{target.count()} held")
 
 
 def _with_progress(read: Callable[[], Iterator[Passage]], write: Callable[[Callable[[int], None]], T]) -> T:

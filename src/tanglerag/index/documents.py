@@ -16,6 +16,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from tanglerag.errors import IndexStoreError, InputError
 from tanglerag.types import Passage
@@ -50,10 +51,15 @@ class UnknownDocuments(InputError):
 
 def document_id(passage: Passage) -> str:
     """The document a passage belongs to: a chunk's source, or the passage itself."""
-    source, chunk = passage.metadata.get("source_id"), passage.metadata.get("chunk")
-    if source is not None and passage.id == f"{source}#{chunk}":
+    return document_of(passage.id, passage.metadata)
+
+
+def document_of(passage_id: str, metadata: Mapping[str, Any]) -> str:
+    """``document_id`` from a passage's id and metadata alone (a store's scan holds no text)."""
+    source, chunk = metadata.get("source_id"), metadata.get("chunk")
+    if source is not None and passage_id == f"{source}#{chunk}":
         return str(source)
-    return passage.id
+    return passage_id
 
 
 def by_document(passages: Iterable[Passage], docs: Iterable[str] | None = None) -> dict[str, list[Passage]]:

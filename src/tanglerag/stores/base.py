@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, Self
@@ -110,6 +110,11 @@ class VectorStore(Protocol):
 
     def delete(self, ids: Sequence[str]) -> None:
         """Remove passages by id; ids the collection lacks are ignored."""
+
+    def scan(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every passage's id and metadata, a page at a time (no text, no vector): what the collection holds of
+        which document and file, so that keeping it in step with a folder (``stores/documents.py``) reads it from
+        the store itself, from whichever machine."""
 
     def search(self, vector: np.ndarray, k: int, where: Where | None = None) -> list[StoredHit]:
         """The ``k`` passages closest to ``vector`` (cosine), among those whose document passes ``where``, closest

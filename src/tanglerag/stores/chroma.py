@@ -62,6 +62,8 @@ MARK = "tanglerag:filter_fields"
 """The collection metadata key that says tanglerag wrote the collection (and so every record's filter fields)."""
 OWN_FIELDS = ("id", "text", "title")
 JSON_PREFIX = "_tr_json_"
+SCAN_PAGE = 512
+"""Records read a request when the collection's metadata is scanned."""
 """A metadata value Chroma cannot hold, kept as JSON text under this prefix and its key."""
 CONSTRUCTION_EF = 200
 SEARCH_EF = 500
@@ -209,6 +211,18 @@ class ChromaStore(ServerStore):
             return
         with self._reaching("delete"):
             found.delete(ids=list(ids))
+
+    def scan(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        found = self._found()
+        start = 0
+        while found is not None:
+            with self._reaching("read the passages' metadata"):
+                page = found.get(include=["metadatas"], limit=SCAN_PAGE, offset=start)
+            for key, record in zip(page["ids"], page["metadatas"] or [], strict=True):
+                yield key, self._passage(key, "", {**(record or {}), "text": "-"}).metadata
+            if len(page["ids"]) < SCAN_PAGE:
+                return
+            start += SCAN_PAGE
 
     def search(self, vector: np.ndarray, k: int, where: Where | None = None) -> list[StoredHit]:
         refused = self.unsupported(where) if where is not None else None

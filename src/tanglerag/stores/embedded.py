@@ -13,9 +13,9 @@ new version (crash-safe, as every save of the index: all of a call or none of it
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -123,6 +123,10 @@ class EmbeddedStore(ThreadedSearch):
             if _loading(lambda: index.remove(set(ids))):
                 index.save(self.folder)
         self.close()
+
+    def scan(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        if self._exists():
+            yield from ((p.id, dict(p.metadata)) for p in self.loaded().passages)
 
     def search(self, vector: np.ndarray, k: int, where: Where | None = None) -> list[StoredHit]:
         view = copy.copy(self.loaded())

@@ -182,6 +182,14 @@ class LanceDBStore(ServerStore):
         with self._reaching(f"delete {len(ids)} passages"):
             table.delete(f"{column} IN ({', '.join(sql_text(i) for i in ids)})")
 
+    def scan(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        table = self._table()
+        if table is None or not _own(table.schema):
+            return
+        with self._reaching("read the passages' metadata"):
+            rows = table.to_arrow().select(["id", METADATA]).to_pylist()
+        yield from ((row["id"], json.loads(row[METADATA])) for row in rows)
+
     def search(self, vector: np.ndarray, k: int, where: Where | None = None) -> list[StoredHit]:
         refused = self.unsupported(where) if where is not None else None
         if refused is not None:

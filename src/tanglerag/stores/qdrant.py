@@ -52,6 +52,8 @@ ID_NAMESPACE = uuid.UUID("6f1c3a52-2a7e-4f0e-9a53-4c1d8e0b7a21")
 MARK = "tanglerag"
 """The collection metadata key that says tanglerag wrote the collection (and so every point's filter fields)."""
 OWN_FIELDS = ("id", "text", "title")
+SCAN_PAGE = 512
+"""Points read a request when the collection's metadata is scanned."""
 _INDEXED = {DATE_DAYS: "integer", DATE_LAST_DAYS: "integer", SOURCE: "keyword", AUTHORITY: "float"}
 
 
@@ -156,6 +158,21 @@ class QdrantStore(ServerStore):
             return
         with self._reaching("delete"):
             self.client.delete(self.collection, models.PointIdsList(points=[point_id(i) for i in ids]), wait=True)
+
+    def scan(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        if not self._exists():
+            return
+        offset: Any = None
+        while True:
+            with self._reaching("read the passages' metadata"):
+                points, offset = self.client.scroll(self.collection, limit=SCAN_PAGE, offset=offset,
+                                                    with_payload=True, with_vectors=False)
+            for point in points:
+                payload = dict(point.payload or {})
+                held = str(payload.pop("id", point.id))
+                yield held, {k: v for k, v in payload.items() if k not in OWN_FIELDS and not k.startswith("_tr_")}
+            if offset is None:
+                return
 
     def search(self, vector: np.ndarray, k: int, where: Where | None = None) -> list[StoredHit]:
         refused = self.unsupported(where) if where is not None else None

@@ -1,0 +1,100 @@
+"""A store's collection kept in step with its documents, as the embedded index is kept (``index --store ...``).
+
+- A document written again replaces all of its chunks: its new chunks are written first, then the chunks it no
+  longer has are deleted (an edit from 15 chunks down to 1 leaves 1). A kill between the two leaves the new chunks
+  beside some old ones until the next write of that document; never a document with none.
+- ``--remove IDS`` deletes documents (all of their chunks) by id; an id the collection does not hold is refused.
+- ``--sync FOLDER``: files new or changed since they were written (by content hash) are written, files deleted from
+  the folder are removed, unchanged ones are not read.
+
+What was written from where is read from the collection itself (each passage's document and file hash, through the
+contract's ``scan``), not from a file beside it: two machines syncing one collection see the same thing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tanglerag.embeddings import TextEmbedder
+from tanglerag.errors import InputError
+from tanglerag.index.documents import document_of
+from tanglerag.index.sync import SyncPlan, plan_sync
+from tanglerag.stores.base import VectorStore
+from tanglerag.stores.ingest import write_passages
+from tanglerag.types import Passage
+
+
+@dataclass
+class HeldDocument:
+    """A document as the collection holds it: its passages' ids and, when it was read from a file, that file's
+    sha256."""
+
+    passages: list[str] = field(default_factory=list)
+    sha256: str | None = None
+
+
+def held_documents(store: VectorStore) -> dict[str, HeldDocument]:
+    """Every document the collection holds, by document id."""
+    held: dict[str, HeldDocument] = defaultdict(HeldDocument)
+    for passage_id, metadata in store.scan():
+        document = held[document_of(passage_id, metadata)]
+        document.passages.append(passage_id)
+        if metadata.get("path") is not None and isinstance(metadata.get("sha256"), str):
+            document.sha256 = metadata["sha256"]
+    return dict(held)
+
+
+def remove_documents(store: VectorStore, doc_ids: list[str]) -> int:
+    """Delete these documents, all of their chunks; returns how many passages went. Unknown ids are refused before
+    anything is deleted."""
+    held = held_documents(store)
+    missing = [doc for doc in doc_ids if doc not in held]
+    if missing:
+        raise InputError(f"the collection holds no document {missing[0]!r}" + (
+            f" (nor {len(missing) - 1} more of those given)" if len(missing) > 1 else "") + "; nothing was removed")
+    gone = [pid for doc in doc_ids for pid in held[doc].passages]
+    store.delete(gone)
+    return len(gone)
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a write did: passages written, and stale chunks of the written documents deleted after them."""
+
+    written: int
+    stale: int
+
+
+def write_documents(store: VectorStore, passages: Iterable[Passage], embedder: TextEmbedder, collection: str, *,
+                    progress: Callable[[int], None] | None = None) -> Written:
+    """Write ``passages`` (upserts by id), then delete the chunks their documents held before and no longer have."""
+    held = held_documents(store)
+    fresh: dict[str, set[str]] = defaultdict(set)
+
+    def noted(items: Iterable[Passage]) -> Iterator[Passage]:
+        for passage in items:
+            fresh[document_of(passage.id, passage.metadata)].add(passage.id)
+            yield passage
+
+    written = write_passages(store, noted(passages), embedder, collection, progress=progress)
+    stale = [pid for doc, ids in fresh.items() if doc in held for pid in held[doc].passages if pid not in ids]
+    store.delete(stale)
+    return Written(written, len(stale))
+
+
+def sync_store(store: VectorStore, folder: Path, read: Callable[[list[Path]], Iterator[Passage]],
+               embedder: TextEmbedder, collection: str, *,
+               progress: Callable[[int], None] | None = None) -> tuple[SyncPlan, Written, int]:
+    """Make the collection hold ``folder``'s files as they are now; ``read`` chunks the given files. Returns the
+    plan, what the write did and how many passages of deleted files were removed. Documents that came from no file
+    (JSONL records) are left alone."""
+    held = held_documents(store)
+    plan = plan_sync(folder, {doc: d.sha256 for doc, d in held.items() if d.sha256 is not None})
+    written = write_documents(store, read([plan.files[doc] for doc in plan.changed]), embedder, collection,
+                              progress=progress) if plan.changed else Written(0, 0)
+    gone = [pid for doc in plan.deleted for pid in held[doc].passages]
+    store.delete(gone)
+    return plan, written, len(gone)
