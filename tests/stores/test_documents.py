@@ -73,3 +73,27 @@ def test_a_folder_is_synced_from_what_the_collection_holds(open_store, tmp_path)
     assert read_files[-1] == ["policy.md"] and gone == 1 and done.stale > 0
     texts = {hit.passage.text for hit in store.search(EMBEDDER.embed(["allowance euros"])[0], 10)}
     assert any("999" in t for t in texts) and not any("100 euros" in t or "ZEBRA" in t for t in texts)
+
+
+@pytest.mark.parametrize("backend_name", ["qdrant", "lancedb", "chroma"])
+def test_a_collection_embedded_with_another_model_is_refused_in_one_line(tmp_path, backend_name):
+    import importlib.util
+
+    from tanglerag.settings import Settings
+    from tanglerag.stores.base import StoreError
+    from tanglerag.stores.factory import build_store, open_store
+
+    needs = {"qdrant": "qdrant_client", "lancedb": "lancedb", "chroma": "chromadb"}[backend_name]
+    if importlib.util.find_spec(needs) is None:
+        pytest.skip(f"{needs} is not installed")
+    settings = Settings.load(overrides=[f"store.backend={backend_name}", f"store.path={tmp_path / 's'}",
+                                        "store.collection=docs"])
+    ours = HashEmbedder(model_name="hash-a", dim=DIMENSION)
+    writer = build_store(settings, ours)
+    write_documents(writer, chunks("a.md", 2), ours, "docs")
+    writer.close()
+    assert open_store(settings, ours).written_by() == "hash-a"
+    with pytest.raises(StoreError, match="collection 'docs' was embedded with 'hash-a', but the configured "
+                                         "embedder is 'hash-b'") as raised:
+        open_store(settings, HashEmbedder(model_name="hash-b", dim=DIMENSION))
+    assert "\n" not in str(raised.value)

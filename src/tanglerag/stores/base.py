@@ -27,7 +27,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from tanglerag.conflicts import DocumentMeta, Precision
-from tanglerag.embeddings import TextEmbedder
+from tanglerag.embeddings import TextEmbedder, embedder_identity
 from tanglerag.errors import TangleragError
 from tanglerag.settings import Settings
 from tanglerag.store_config import FieldMapping as FieldMapping  # part of the contract; kept in the core layer
@@ -100,6 +100,10 @@ class VectorStore(Protocol):
     def dimension(self) -> int | None:
         """The collection's vector size, or None when it does not exist yet."""
 
+    def written_by(self) -> str | None:
+        """The identity of the embedder the collection's vectors were made with, where tanglerag recorded it when it
+        created the collection (None: not recorded, or no collection yet)."""
+
     def count(self) -> int:
         """Passages held (0 for a collection that does not exist yet)."""
 
@@ -161,7 +165,8 @@ class ServerStore(ThreadedSearch):
                              "(--store-path)")
         api_key = os.environ.get(config.api_key_env) if config.api_key_env else None
         return cls(config.collection, url=config.url, path=config.path, fields=config.fields,
-                   timeout_s=config.timeout_s, tiers=authority_tiers(settings), api_key=api_key)
+                   timeout_s=config.timeout_s, tiers=authority_tiers(settings), api_key=api_key,
+                   embedder=embedder_identity(embedder))
 
 
 def read_record(record: Mapping[str, Any], fields: FieldMapping, *, what: str, fallback_id: object,

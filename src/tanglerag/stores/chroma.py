@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from chromadb.api.models.Collection import Collection
 
 MARK = "tanglerag:filter_fields"
+EMBEDDER_MARK = "tanglerag:embedder"
 """The collection metadata key that says tanglerag wrote the collection (and so every record's filter fields)."""
 OWN_FIELDS = ("id", "text", "title")
 JSON_PREFIX = "_tr_json_"
@@ -82,7 +83,8 @@ class ChromaStore(ServerStore):
 
     def __init__(self, collection: str, *, url: str | None = None, path: Path | None = None,
                  fields: FieldMapping | None = None, timeout_s: float = 10.0, api_key: str | None = None,
-                 tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> None:
+                 tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS, embedder: str | None = None) -> None:
+        self.embedder = embedder
         if url is None and path is None:
             raise StoreError("store.backend=chroma needs store.url (a Chroma server) or store.path (a folder for "
                              "Chroma's embedded client)")
@@ -185,6 +187,11 @@ class ChromaStore(ServerStore):
             held = found.get(limit=1, include=["embeddings"])["embeddings"]
         return None if held is None or len(held) == 0 else len(held[0])
 
+    def written_by(self) -> str | None:
+        found = self._found()
+        held = (found.metadata or {}).get(EMBEDDER_MARK) if found is not None else None
+        return str(held) if held else None
+
     def count(self) -> int:
         found = self._found()
         if found is None:
@@ -273,8 +280,9 @@ class ChromaStore(ServerStore):
                 if held:
                     raise StoreError(not_ours(self.where, self.collection))
             return found
-        metadata = {"hnsw:space": "cosine", "hnsw:construction_ef": CONSTRUCTION_EF, "hnsw:search_ef": SEARCH_EF,
-                    MARK: 1}
+        metadata: dict[str, Any] = {"hnsw:space": "cosine", "hnsw:construction_ef": CONSTRUCTION_EF,
+                                    "hnsw:search_ef": SEARCH_EF, MARK: 1,
+                                    **({EMBEDDER_MARK: self.embedder} if self.embedder else {})}
         with self._reaching("create the collection"):
             self._held = self.client.get_or_create_collection(self.collection, metadata=metadata,
                                                               embedding_function=None)

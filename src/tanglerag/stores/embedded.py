@@ -84,6 +84,9 @@ class EmbeddedStore(ThreadedSearch):
             self._index = _loading(lambda: PassageIndex.load(self.folder, self.embedder))
         return self._index
 
+    def written_by(self) -> str | None:
+        return _loading(lambda: read_manifest(self.folder).embedding_model) if self._exists() else None
+
     def dimension(self) -> int | None:
         return _loading(lambda: read_manifest(self.folder).dimension) if self._exists() else None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tanglerag.embeddings import TextEmbedder, embedder_identity
+from tanglerag.embeddings import TextEmbedder, embedder_identity, settings_making
 from tanglerag.settings import Settings
 from tanglerag.stores.base import StoreError, VectorStore
 from tanglerag.stores.registry import STORES
@@ -27,7 +27,12 @@ def build_store(settings: Settings, embedder: TextEmbedder, *, index_dir: Path |
 
 
 def check_dimension(store: VectorStore, embedder: TextEmbedder, collection: str) -> None:
-    """Refuse a collection whose vectors are not of the embedder's size (a collection not written yet passes)."""
+    """Refuse a collection whose vectors were made by another embedder than the configured one, where it says so, or
+    are not of its size (a collection not written yet passes): its scores would be meaningless."""
+    written, configured = store.written_by(), embedder_identity(embedder)
+    if written is not None and written != configured:
+        raise StoreError(f"{store.name} collection {collection!r} was embedded with {written!r}, but the configured "
+                         f"embedder is {configured!r}: {settings_making(written)}")
     held = store.dimension()
     if held is not None and held != embedder.dimension:
         raise StoreError(f"{store.name} collection {collection!r} holds vectors of {held} dimensions but the embedder "

@@ -82,8 +82,9 @@ class LanceDBStore(ServerStore):
     def __init__(self, collection: str, *, url: str | None = None, path: Path | None = None,
                  fields: FieldMapping | None = None, timeout_s: float = 10.0,
                  tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS, ann_min_rows: int = ANN_MIN_ROWS,
-                 api_key: str | None = None) -> None:
+                 api_key: str | None = None, embedder: str | None = None) -> None:
         self.collection = collection
+        self.embedder = embedder
         self.uri = url or (str(path) if path is not None else "memory://")
         self.fields = fields or FieldMapping()
         self.timeout_s, self.tiers, self.ann_min_rows = timeout_s, dict(tiers), ann_min_rows
@@ -147,6 +148,11 @@ class LanceDBStore(ServerStore):
     def dimension(self) -> int | None:
         table = self._table()
         return None if table is None else _vector_size(table.schema, self._vector_column(table.schema))
+
+    def written_by(self) -> str | None:
+        table = self._table()
+        held = (table.schema.metadata or {}).get(EMBEDDER_KEY) if table is not None else None
+        return held.decode() if held else None
 
     def count(self) -> int:
         table = self._table()
@@ -242,7 +248,7 @@ class LanceDBStore(ServerStore):
         dimension = int(vectors.shape[1])
         columns = {name: [record[name] for record in records] for name in OWN_COLUMNS if name != VECTOR}
         columns[VECTOR] = pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1), pa.float32()), dimension)
-        return pa.table(columns, schema=own_schema(dimension))
+        return pa.table(columns, schema=own_schema(dimension, self.embedder))
 
     def _record(self, passage: Passage) -> dict[str, Any]:
         metadata = passage.model_dump(mode="json")["metadata"]
@@ -304,12 +310,17 @@ class LanceDBStore(ServerStore):
                            skip=frozenset({"_distance", "_rowid"}))
 
 
-def own_schema(dimension: int) -> pa.Schema:
+EMBEDDER_KEY = b"tanglerag:embedder"
+"""The schema metadata key of the embedder a table tanglerag created was embedded with."""
+
+
+def own_schema(dimension: int, embedder: str | None = None) -> pa.Schema:
     """The Arrow schema of a table tanglerag writes. The metadata is JSON in a plain string (kept as written, its
-    keys in order); the meta bounds are of LanceDB's JSON type, which its filter's ``json_extract`` reads."""
+    keys in order); the meta bounds are of LanceDB's JSON type, which its filter's ``json_extract`` reads; the
+    schema's own metadata names the embedder."""
     import pyarrow as pa
 
-    return pa.schema([
+    return pa.schema(metadata={EMBEDDER_KEY: embedder.encode()} if embedder else None, fields=[
         pa.field("id", pa.string(), nullable=False), pa.field("text", pa.string()), pa.field("title", pa.string()),
         pa.field(VECTOR, pa.list_(pa.float32(), dimension)), pa.field(METADATA, pa.string()),
         pa.field(DATE_DAYS, pa.int32()), pa.field(DATE_LAST_DAYS, pa.int32()), pa.field(SOURCE, pa.string()),

@@ -64,8 +64,9 @@ class QdrantStore(ServerStore):
 
     def __init__(self, collection: str, *, url: str | None = None, path: Path | None = None,
                  fields: FieldMapping | None = None, timeout_s: float = 10.0, api_key: str | None = None,
-                 tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS) -> None:
+                 tiers: Mapping[str, float] = DEFAULT_AUTHORITY_TIERS, embedder: str | None = None) -> None:
         self.collection = collection
+        self.embedder = embedder
         self.url, self.path = url, path
         self.fields = fields or FieldMapping()
         self.timeout_s, self.tiers = timeout_s, dict(tiers)
@@ -222,7 +223,8 @@ class QdrantStore(ServerStore):
                 raise StoreError(not_ours(self.where, self.collection))
             return
         with self._reaching("create the collection"):
-            self.client.create_collection(self.collection, metadata={MARK: {"filter_fields": 1}},
+            mark: dict[str, Any] = {"filter_fields": 1, **({"embedder": self.embedder} if self.embedder else {})}
+            self.client.create_collection(self.collection, metadata={MARK: mark},
                                           vectors_config=models.VectorParams(size=size,
                                                                              distance=models.Distance.COSINE))
 
@@ -253,6 +255,12 @@ class QdrantStore(ServerStore):
             raise StoreError(f"{self.where}: collection {self.collection!r} ranks by "
                              f"{getattr(params, 'distance', 'nothing')}; tanglerag reads cosine (or dot) collections")
         return name, int(params.size)
+
+    def written_by(self) -> str | None:
+        if not self._exists():
+            return None
+        mark = (self._info().config.metadata or {}).get(MARK)
+        return str(mark["embedder"]) if isinstance(mark, dict) and mark.get("embedder") else None
 
     def _marked(self) -> bool:
         metadata = self._info().config.metadata or {}
