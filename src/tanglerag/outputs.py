@@ -117,6 +117,9 @@ class AnswerOutput(AnswerRecord[PassageOut]):
 
     user: str | None = None
     user_context: UserContextOut | None = None
+    cut: bool = Field(False, description=(
+        "the answer stopped at the method's token budget (methods.answer_tokens for a short answer), not where the "
+        "model finished it"))
 
     @classmethod
     def from_answer(cls, answer: Answer, user: str | None = None, *, trace: bool = False) -> Self:
@@ -127,13 +130,15 @@ class AnswerOutput(AnswerRecord[PassageOut]):
                    usage_by_stage={name: cost.model_dump() for name, cost in answer.usage.stages.items()},
                    parts=answer.parts, conflicts=conflicts_of(answer.trace), trace=answer.trace if trace else None,
                    user=user or None,
-                   user_context=_chosen_context(answer) if user else None)
+                   user_context=_chosen_context(answer) if user else None, cut=answer.cut)
 
     def compact(self) -> dict[str, Any]:
         """JSON-ready, without the keys this answer lacks: what ``ask --json`` prints, so a plain answer stays
         short. Left out: ``parts`` and ``conflicts`` when there are none, ``trace`` when not asked for, the user
-        fields without one."""
+        fields without one, ``cut`` when the answer was not cut."""
         lacking = set() if self.parts else {"parts"}
+        if not self.cut:
+            lacking.add("cut")
         if not self.conflicts:
             lacking.add("conflicts")
         if self.trace is None:

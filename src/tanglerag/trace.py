@@ -38,6 +38,8 @@ class LLMCall(BaseModel):
     cached: bool
     model_seconds: float
     constrained: bool = Field(False, description="the reply was decoded under an output schema (JSON)")
+    cut: bool = Field(False, exclude_if=lambda cut: not cut, description=(
+        "the reply used its whole token budget (max_tokens): it was cut there, not finished"))
 
 
 class TraceStep(BaseModel):

@@ -101,7 +101,7 @@ class Tracker:
         self._stage_usage(name).seconds += seconds
 
     def record_call(self, messages: list[Message], replies: list[str], prompt_tokens: int, completion_tokens: int,
-                    cached: bool, model_seconds: float, constrained: bool = False) -> None:
+                    cached: bool, model_seconds: float, constrained: bool = False, cut: bool = False) -> None:
         with self._lock:
             name = self.current_stage
             usage = self._stage_usage(name)
@@ -114,7 +114,7 @@ class Tracker:
             usage.model_seconds += model_seconds
             call = LLMCall(stage=name, messages=messages, replies=replies, prompt_tokens=prompt_tokens,
                            completion_tokens=completion_tokens, cached=cached, model_seconds=model_seconds,
-                           constrained=constrained)
+                           constrained=constrained, cut=cut)
             self.calls.append(call)
         # the whole call rides along, so a watcher that stops a question keeps the calls it saw (the inspector)
         self._emit("llm_call", name, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cached=cached,

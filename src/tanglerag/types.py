@@ -146,3 +146,9 @@ class Answer(BaseModel):
     is_unknown: bool = False
     usage: Usage = Field(default_factory=Usage)
     trace: Trace = Field(default_factory=Trace)
+
+    @property
+    def cut(self) -> bool:
+        """Whether the model's last reply (the one that wrote the answer) stopped at its token budget rather than
+        finishing: the answer may end mid-sentence, and a person or a client must be told."""
+        return bool(self.trace.calls) and self.trace.calls[-1].cut

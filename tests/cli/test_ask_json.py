@@ -67,12 +67,38 @@ def test_the_printed_json_reads_back_into_the_model_and_prints_the_same(ask_json
         printed = ask_json(*flags)
         model = AnswerOutput.model_validate(json.loads(printed))
         assert json.dumps(model.compact(), ensure_ascii=False, indent=2) + "\n" == printed
-    assert set(json.loads(printed)) == set(AnswerOutput.model_fields) - {"conflicts"}  # all but a report it lacks
+    assert set(json.loads(printed)) == set(AnswerOutput.model_fields) - {"conflicts", "cut"}  # all but what it lacks
 
 
 def test_keys_an_answer_lacks_are_left_out_not_null(ask_json):
     plain = json.loads(ask_json())
-    assert set(AnswerOutput.model_fields) - set(plain) == {"conflicts", "trace", "user", "user_context"}
+    assert set(AnswerOutput.model_fields) - set(plain) == {"conflicts", "trace", "user", "user_context", "cut"}
     bare = ANSWER.model_copy(update={"parts": [], "trace": Trace()})
     assert "parts" not in AnswerOutput.from_answer(bare).compact()
     assert AnswerOutput.from_answer(bare, "bob").compact()["user_context"] is None  # asked for a user, none fit
+
+
+def test_an_answer_cut_at_its_budget_says_so_in_the_json_the_terminal_and_the_openai_finish_reason():
+    from tanglerag.llm.cache import CallCache
+    from tanglerag.llm.client import LLM
+    from tanglerag.methods.base import make_method
+    from tanglerag.service.chat import _finish
+    from tanglerag.service.schemas import AskResponse
+    from tanglerag.settings import Settings
+    from tanglerag.testing import CannedBackend
+    from tanglerag.types import Passage, Question
+    from tests.conftest import as_retrieved, resources
+
+    long = "pip first tries the keyring package to look up credentials for the index, and when that " * 3
+    settings = Settings.load(overrides=["methods.answer_tokens=8"])
+    llm = LLM(CannedBackend(default=long), CallCache(None))
+    answer = make_method("concat", resources(llm, settings)).answer(
+        Question(text="How does pip use a keyring?"), as_retrieved([Passage(id="p", text="pip and keyring")]))
+    assert answer.cut and answer.trace.calls[-1].cut
+    output = AnswerOutput.from_answer(answer)
+    assert output.compact()["cut"] is True
+    assert _finish(AskResponse.from_answer(answer, None, trace=True)) == "length"
+    whole = make_method("concat", resources(LLM(CannedBackend(default="keyring [1]"), CallCache(None)),
+                                            settings)).answer(Question(text="q?"), as_retrieved([Passage(id="p",
+                                                                                                    text="x")]))
+    assert not whole.cut and "cut" not in AnswerOutput.from_answer(whole).compact()

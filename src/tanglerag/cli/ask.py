@@ -152,6 +152,9 @@ def print_answer(answer: Answer) -> None:
     print a passage line of its own."""
     out = TerminalConsole()
     out.print(f"[bold]{escape(answer.text)}[/]")  # corpus and model text is printed literally, never as markup
+    if answer.cut:
+        out.print("[yellow](cut: the answer reached its token budget; raise it with --set methods.answer_tokens=N, "
+                  "or the method's own answer_tokens)[/]")
     for step in answer.trace.steps:  # each method family decides which of its decisions `ask` shows in one line
         headline = step.headline()
         if headline and not isinstance(step, ConflictStep):  # its reports get the block below

@@ -210,7 +210,8 @@ class LLM:
         if tracker is not None:
             tracker.record_call(messages, list(completion.texts), completion.prompt_tokens,
                                 completion.completion_tokens, completion.cached, completion.seconds,
-                                constrained=params.json_schema is not None)
+                                constrained=params.json_schema is not None,
+                                cut=completion.completion_tokens >= params.max_tokens * max(1, len(completion.texts)))
 
 
 def _check_not_cancelled() -> None:

@@ -17,7 +17,7 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from fastapi.responses import StreamingResponse
 
@@ -88,7 +88,8 @@ async def chat_completion(state: ServiceState, body: ChatRequest, who: Caller) -
         return output
     message = ChatMessageOut(content=reply.text(output), sources=sources(output))
     return ChatCompletion(id=f"chatcmpl-{uuid.uuid4().hex}", created=int(time.time()), model=body.model,
-                          choices=[ChatChoice(message=message)], usage=ChatUsage.of(output.usage),
+                          choices=[ChatChoice(message=message, finish_reason=_finish(output))],
+                          usage=ChatUsage.of(output.usage),
                           tanglerag=reply.extra(output))
 
 
@@ -104,8 +105,14 @@ async def text_completion(state: ServiceState, body: CompletionRequest, who: Cal
     if not isinstance(output, AskResponse):
         return output
     return TextCompletion(id=f"cmpl-{uuid.uuid4().hex}", created=int(time.time()), model=body.model,
-                          choices=[TextChoice(text=reply.text(output), sources=sources(output))],
+                          choices=[TextChoice(text=reply.text(output), sources=sources(output),
+                                              finish_reason=_finish(output))],
                           usage=ChatUsage.of(output.usage), tanglerag=reply.extra(output))
+
+
+def _finish(output: AskResponse) -> Literal["stop", "length"]:
+    """OpenAI's finish reason: ``length`` for an answer cut at its token budget, so a client can tell."""
+    return "length" if output.cut else "stop"
 
 
 @dataclass(frozen=True)
@@ -157,7 +164,7 @@ async def _events(items: AsyncGenerator[ProgressEvent | AskResponse | StreamFail
                 continue
             text = ("\n" if preamble else "") + stream.reply.text(item)
             yield writer.chunk({"content": text, "sources": [s.model_dump(mode="json") for s in sources(item)]})
-            yield writer.chunk({}, "stop", tanglerag=stream.reply.extra(item).model_dump(mode="json"))
+            yield writer.chunk({}, _finish(item), tanglerag=stream.reply.extra(item).model_dump(mode="json"))
             if stream.options and stream.options.get("include_usage"):
                 yield writer.usage(ChatUsage.of(item.usage))
     yield chunks.DONE

@@ -323,7 +323,8 @@ class ChatChoice(BaseModel):
     index: int = 0
     message: ChatMessageOut
     logprobs: None = None
-    finish_reason: Literal["stop"] = "stop"
+    finish_reason: Literal["stop", "length"] = Field("stop", description=(
+        "length: the answer stopped at its token budget (methods.answer_tokens), as OpenAI says of a cut reply"))
 
 
 class ChatUsage(BaseModel):
@@ -354,7 +355,7 @@ class TextChoice(BaseModel):
     text: str
     index: int = 0
     logprobs: None = None
-    finish_reason: Literal["stop"] = "stop"
+    finish_reason: Literal["stop", "length"] = "stop"
     sources: list[Source] = Field(default_factory=list, description=SOURCES_DOC)
 
 
