@@ -63,6 +63,9 @@ CASES = ("amendment", "as-of", "newest", "draft-vs-final", "changelog-over-readm
 NO_DISPUTE = ("agreement", "units", "complementary", "scope", "same-name")
 """Kinds whose folders hold nothing to dispute: a conflict report there is a false one (the issue's <= 10% goal)."""
 RULE = "rule"
+PAPER_BUDGET = ["methods.answer_tokens=32"]
+"""Every run here answers short answers under the budget the stored outcomes were answered under (an evaluation's,
+``eval.answer_tokens``), not a person's longer default: the runs stay comparable and replay from the cache."""
 FILES = (".md", ".markdown", ".txt", ".html", ".htm")
 
 
@@ -220,7 +223,7 @@ def ask_settings(base: list[str], ask: Ask) -> Settings:
     """The run's settings, with the ask's trusted folders as the operator's ``trust`` setting."""
     trusts = "trust" in Settings.model_fields  # a commit before the trust setting (the "before" replay) has none
     values = {"trust": {"declare": [{"paths": ask.trusted}]}} if ask.trusted and trusts else None
-    return Settings.load(overrides=base, values=values)
+    return Settings.load(overrides=[*PAPER_BUDGET, *base], values=values)
 
 
 def answer(ask: Ask, method: str, index: Path, settings: Settings) -> Outcome:

@@ -73,3 +73,12 @@ def test_structured_outputs_take_on_and_off_though_yaml_reads_them_as_booleans()
     assert Settings.load(overrides=["llm.structured_stages={}"]).llm.structured_stages == {}
     with pytest.raises(ConfigError, match="structured_stages"):
         Settings.load(overrides=["llm.structured_stages.judge=maybe"])
+
+
+def test_a_person_gets_a_whole_answer_budget_and_an_evaluation_the_papers():
+    from tanglerag.settings import Settings
+
+    person = Settings.load()
+    assert person.methods.answer_tokens == 256 and person.evaluating().methods.answer_tokens == 32
+    assert Settings.load(overrides=["methods.answer_tokens=64"]).evaluating().methods.answer_tokens == 64  # as set
+    assert Settings.load(overrides=["eval.answer_tokens=16"]).evaluating().methods.answer_tokens == 16

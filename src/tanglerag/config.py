@@ -176,7 +176,10 @@ class MethodsConfig(Section):
     prompt choice; shared by several families, so it stays a core section."""
 
     passage_words: Annotated[int, RAISES_COST] = Field(100, strict=True, ge=1, le=2000, description="passage text (and, apart, each title) is cut to this many words in prompts (the paper's 100)")
-    answer_tokens: TokenBudget = 32
+    answer_tokens: TokenBudget = Field(256, description=(
+        "budget of a short answer's reply for a person (ask, the API, the service): a whole sentence with its "
+        "citations; the reply still ends at its first line break, so the budget costs only when an answer runs on "
+        "(256 tokens are ~13 s of generation on the embedded model). An evaluation answers under eval.answer_tokens"))
     cot_tokens: TokenBudget = Field(200, description="budget for the pruning / summary rationale and answer")
     samples: Annotated[int, RAISES_COST] = Field(1, strict=True, ge=1, le=MAX_SAMPLES, description="self-consistency: answers sampled per call (p)")
     sample_temperature: float = Field(0.7, ge=0.0, le=2.0)
@@ -198,6 +201,8 @@ class EvalConfig(Section):
                                            "model, e.g. deepset/roberta-base-squad2 (was corg.reader)")
     bootstrap_samples: int = Field(1000, strict=True, ge=1, le=100_000)
     seed: StrictInt = 0
+    answer_tokens: TokenBudget = Field(32, description=(
+        "methods.answer_tokens while an evaluation runs: the papers' short-answer budget, which their scores assume"))
     concurrency: int | None = Field(None, strict=True, ge=1, le=1024, description=(
         "questions in flight at once; default: what the backend serves at once (llm.parallel slots of the "
         "embedded model, llm.concurrency requests to a server)"))

@@ -89,6 +89,15 @@ class Settings(Section):
         """YAML (optional), then ``a.b=value`` overrides, then typed ``values`` (see ``config.load_config``)."""
         return load_config(assembled(), path, overrides, values)
 
+    def evaluating(self) -> Settings:
+        """These settings as an evaluation answers under them: short answers at ``eval.answer_tokens`` (the papers'
+        budget, which their scores assume) unless ``methods.answer_tokens`` was set; a person's question gets the
+        longer ``methods.answer_tokens`` default."""
+        if "answer_tokens" in self.methods.model_fields_set:
+            return self
+        return self.model_copy(update={"methods": self.methods.model_copy(
+            update={"answer_tokens": self.eval.answer_tokens})})
+
     def section(self, kind: type[S]) -> S:
         """A family's section, typed: ``settings.section(CorgConfig).answer_tokens``."""
         for name, cls in sections().items():
