@@ -33,6 +33,10 @@ function headers() {
 function renderAnswer(column, index, answer) {
   const numberOf = new Map(answer.passages.map((p, i) => [p.id, i + 1]));
   column.append(el("div", { class: "answer", "aria-label": "answer" }, withCitations(answer.answer, index, answer.passages.length)));
+  if (answer.cut) {
+    column.append(el("p", { class: "cut", role: "note" },
+      "Cut: the answer reached its token budget (methods.answer_tokens) before the model finished it."));
+  }
   if (answer.parts && answer.parts.length) {
     column.append(el("ul", { class: "parts" }, answer.parts.map(part => el("li", {},
       part.descriptor ? el("strong", {}, part.descriptor, ": ") : null, part.answer, " ",
