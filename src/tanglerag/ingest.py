@@ -269,9 +269,9 @@ def _name_title(file_name: str) -> str:
 
 
 def _detected_fields(detected: Mapping[str, str]) -> dict[str, str]:
-    """What a file declares, as metadata: its date, its author, its address, and as ``source`` the address (else the
-    author), which the conflict policies count witnesses by."""
-    fields = {key: detected[key] for key in ("date", "author", "url") if detected.get(key)}
+    """What a file declares, as metadata: its date, its author, its address, the legacy encoding it was read in, and
+    as ``source`` the address (else the author), which the conflict policies count witnesses by."""
+    fields = {key: detected[key] for key in ("date", "author", "url", "encoding") if detected.get(key)}
     source = detected.get("url") or detected.get("author")
     return {**fields, "source": source} if source else fields
 

@@ -20,7 +20,7 @@ PDF = DATA / "reportlab-userguide-p6-11.pdf"
 
 def test_one_loader_per_type_by_extension():
     assert {"txt", "md", "pdf", "html", "htm", "docx"} <= set(LOADERS.names())
-    assert loader_for("a/Policy.PDF") is load_pdf and loader_for("notes.rst") is None
+    assert loader_for("a/Policy.PDF") is load_pdf and loader_for("notes.rtf") is None
     assert extension("x.tar.gz") == "gz" and extension(".bashrc") == "" and extension("README") == ""
 
 
@@ -143,3 +143,17 @@ def _zip() -> bytes:
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("hello.txt", "not a document")
     return buffer.getvalue()
+
+
+@pytest.mark.parametrize(("text", "encoding"), [
+    ("Les réunions du comité ont lieu le mardi à dix heures, salle « Bleue ».", "cp1252"),
+    ("Привет, как дела? Это тест файла.", "cp1251"), ("日本語の文書です。", "shift_jis")])
+def test_a_text_file_in_a_legacy_encoding_is_read_and_the_guess_recorded(tmp_path, text, encoding):
+    """Issue 69: a Latin-1 (or Windows-1251, Shift JIS) .txt was refused; it is decoded, and its metadata says how."""
+    from tanglerag.ingest import read_folder
+
+    (tmp_path / "old.txt").write_bytes(text.encode(encoding))
+    (tmp_path / "notes.rst").write_text("Title\n=====\n\nA reStructuredText file is read as text.\n")
+    docs = {p.id: p for p in read_folder(tmp_path)}
+    assert docs["old.txt"].text == text and docs["old.txt"].metadata["encoding"] == encoding
+    assert "read as text" in docs["notes.rst"].text and "encoding" not in docs["notes.rst"].metadata

@@ -51,7 +51,6 @@ def files(tmp_path):
     (["index", "deep.jsonl", "--out", "i"], "deep.jsonl:1: nested too deeply"),
     (["eval", "--dataset", "deep_qa.jsonl"], "nested too deeply"),
     (["trace", "show", "deep.json"], "nested too deeply"),
-    (["index", "latin.txt", "--out", "i"], "latin.txt: not UTF-8 text (byte 0xe9"),
     (["index", "binary.txt", "--out", "i"], "binary.txt: looks binary"),
     (["eval", "--dataset", "folder"], "folder is a folder; give a dataset file"),
     (["ask", "q?", "--index", "i", "-c", "folder"], "is a folder; give a YAML file"),

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from tanglerag.loaders.base import LOADERS, Loaded, Loader, Segment, UnreadableFile
 
-for _extension, _target in (("txt", "text:load_text"), ("md", "text:load_markdown"), ("markdown", "text:load_markdown"),
-                            ("html", "html:load_html"), ("htm", "html:load_html"), ("xhtml", "html:load_html"),
+for _extension, _target in (("txt", "text:load_text"), ("rst", "text:load_text"), ("md", "text:load_markdown"),
+                            ("markdown", "text:load_markdown"), ("html", "html:load_html"), ("htm", "html:load_html"), ("xhtml", "html:load_html"),
                             ("pdf", "pdf:load_pdf"), ("docx", "docx:load_docx")):
     LOADERS.register_lazy(_extension, f"tanglerag.loaders.{_target}")
 

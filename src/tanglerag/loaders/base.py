@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import charset_normalizer
 from pydantic import BaseModel, Field
 
 from tanglerag.errors import IngestError
@@ -52,12 +53,23 @@ def looks_binary(data: bytes) -> bool:
     return b"\x00" in data[:8192]
 
 
-def decoded(name: str, data: bytes) -> str:
-    """A text file's bytes as text: UTF-8 (a BOM dropped), else refused naming the first bad byte."""
+LEGACY_ENCODINGS = ("cp1252", "cp1250", "cp1251", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257", "cp1258", "koi8_r",
+                    "cp874", "shift_jis", "euc_jp", "gb18030", "big5", "euc_kr")
+"""The encodings a text file that is not UTF-8 is tried in: what older editors and systems save. Left to choose
+among all it knows, charset-normalizer reads a short French line ("caf\\xe9 au lait") as Urdu code page 1006."""
+
+
+def decoded(name: str, data: bytes) -> tuple[str, str | None]:
+    """A text file's bytes as text, and the legacy encoding it was read in (None: UTF-8, a BOM dropped). Not UTF-8:
+    charset-normalizer's guess (Latin-1, Windows-1252, ...: files saved by older editors and tools are common), or
+    refused naming the first bad byte when nothing reads it as text."""
     if looks_binary(data):
         raise UnreadableFile(f"{name}: looks binary, not text")
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), None
     except UnicodeDecodeError as exc:
-        raise UnreadableFile(f"{name}: not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}); save it "
-                             "as UTF-8") from exc
+        guess = charset_normalizer.from_bytes(data, cp_isolation=list(LEGACY_ENCODINGS)).best()
+        if guess is None or guess.encoding in ("utf_8", "utf-8"):
+            raise UnreadableFile(f"{name}: not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}) and no "
+                                 "other encoding reads it; save it as UTF-8") from exc
+        return str(guess), guess.encoding

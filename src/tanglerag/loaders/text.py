@@ -15,18 +15,24 @@ _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 
 
 def load_text(name: str, data: bytes) -> Loaded:
-    """The whole file as one piece."""
-    return Loaded(segments=[Segment(text=decoded(name, data))])
+    """The whole file as one piece (a legacy encoding recorded as ``encoding``)."""
+    text, encoding = decoded(name, data)
+    return Loaded(segments=[Segment(text=text)], detected=_encoding(encoding))
 
 
 def load_markdown(name: str, data: bytes) -> Loaded:
     """Front matter as the document's fields, then one piece per heading (its text as written, heading line
     first)."""
-    body, fields = split_front_matter(decoded(name, data), name)
+    text, encoding = decoded(name, data)
+    body, fields = split_front_matter(text, name)
     segments, first_h1 = markdown_sections(body)
     if len(segments) == 1 and not segments[0].section:  # no headings: the text as written
         segments = [Segment(text=body)]
-    return Loaded(segments=segments, title=first_h1, explicit=fields)
+    return Loaded(segments=segments, title=first_h1, explicit=fields, detected=_encoding(encoding))
+
+
+def _encoding(encoding: str | None) -> dict[str, str]:
+    return {"encoding": encoding} if encoding else {}
 
 
 def markdown_sections(text: str) -> tuple[list[Segment], str | None]:
