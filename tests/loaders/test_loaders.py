@@ -157,3 +157,13 @@ def test_a_text_file_in_a_legacy_encoding_is_read_and_the_guess_recorded(tmp_pat
     docs = {p.id: p for p in read_folder(tmp_path)}
     assert docs["old.txt"].text == text and docs["old.txt"].metadata["encoding"] == encoding
     assert "read as text" in docs["notes.rst"].text and "encoding" not in docs["notes.rst"].metadata
+
+
+def test_a_sphinx_headings_permalink_mark_is_not_part_of_its_section_name():
+    from tanglerag.loaders.html import load_html
+
+    page = ('<html><body><main><h1>Guide<a class="headerlink" href="#g">¶</a></h1><p>Intro.</p>'
+            '<h2>Keyring support<a class="headerlink" href="#k">¶</a></h2><p>pip asks keyring.</p></main></body></html>')
+    loaded = load_html("guide.html", page.encode())
+    assert [s.section for s in loaded.segments] == [["Guide"], ["Guide", "Keyring support"]]
+    assert "¶" not in loaded.text()

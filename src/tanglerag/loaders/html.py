@@ -44,7 +44,7 @@ def load_html(name: str, data: bytes) -> Loaded:
     if data.count(b"<") - data.count(b"</") > bounds.HTML_ELEMENTS:  # tags opened: elements, comments, stray '<'s
         raise UnreadableFile(f"{name}: over {bounds.HTML_ELEMENTS:,} elements (ingest bound)")
     try:
-        root = lxml.html.document_fromstring(data)
+        root = lxml.html.document_fromstring(data, parser=lxml.html.HTMLParser(encoding=_undeclared_utf8(data)))
         detected = _page_metadata(root)
         title = _title(root)
         body = _main(root)
@@ -119,7 +119,7 @@ class _Cutter:
 
     def walk(self, node: Any) -> None:
         heading = _HEADING.match(node.tag) if isinstance(node.tag, str) else None
-        words = " ".join(node.text_content().split()) if heading else ""
+        words = _ANCHOR_MARK.sub("", " ".join(node.text_content().split())) if heading else ""
         if heading and words:
             self.heading(int(heading[1]), words)
         elif not heading:
@@ -133,6 +133,22 @@ class _Cutter:
                     self.walk(child)
             self.parts.append("\n" if block else "")
         self.parts.append(node.tail or "")
+
+
+def _undeclared_utf8(data: bytes) -> str | None:
+    """"utf-8" for a page that declares no charset and reads as UTF-8 (libxml2 would take it for Latin-1: "Â¶" for
+    "¶"); None lets the page's own declaration, or libxml2's guess, decide."""
+    if b"charset" in data[:4096].lower():
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return "utf-8"
+
+
+_ANCHOR_MARK = re.compile(r"\s*[¶#]+$")
+"""The permalink mark documentation generators put after a heading (Sphinx's ``¶``, others' ``#``): not its words."""
 
 
 def _tidy(text: str) -> str:
