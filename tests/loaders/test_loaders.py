@@ -167,3 +167,15 @@ def test_a_sphinx_headings_permalink_mark_is_not_part_of_its_section_name():
     loaded = load_html("guide.html", page.encode())
     assert [s.section for s in loaded.segments] == [["Guide"], ["Guide", "Keyring support"]]
     assert "¶" not in loaded.text()
+
+
+def test_files_no_loader_reads_are_named_in_one_warning_by_type(tmp_path, caplog):
+    from tanglerag.ingest import read_folder
+
+    for name in ("guide.md", "notes.gz", "logo.png", "icon.png", "README"):
+        (tmp_path / name).write_text("# Guide\n\nSome words here." if name == "guide.md" else "x")
+    with caplog.at_level("WARNING"):
+        assert [p.id for p in read_folder(tmp_path)] == ["guide.md"]
+    (line,) = [r.getMessage() for r in caplog.records if "no loader reads" in r.getMessage()]
+    assert line == ("skipping 4 file(s) of types no loader reads: no extension: README; .gz (compressed: unpack it "
+                    "first): notes.gz; .png: icon.png, logo.png")

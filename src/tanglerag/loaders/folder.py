@@ -14,7 +14,7 @@ import re
 import stat
 from pathlib import Path
 
-from tanglerag.loaders import bounds, loader_for
+from tanglerag.loaders import bounds, extension, loader_for
 from tanglerag.loaders.base import UnreadableFile
 
 log = logging.getLogger("tanglerag.ingest")  # its warnings are ingest's: ``ingest.warnings_once`` says each once
@@ -30,18 +30,38 @@ def printable_name(path: str | Path) -> str:
 
 def folder_files(folder: Path) -> list[Path]:
     """The files under ``folder`` a loader reads, in path order (hidden files and folders left out), that ingest
-    may read (``refusal``); any other with a loader's extension is left out with one warning naming it and why."""
+    may read (``refusal``); any other with a loader's extension is left out with one warning naming it and why, and
+    the files of types no loader reads are named in one warning, by type (a person should not wonder where a file
+    went)."""
     files: list[Path] = []
+    unread: dict[str, list[str]] = {}
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder)
-        if loader_for(path.name) is None or any(part.startswith(".") for part in relative.parts) or path.is_dir():
+        if any(part.startswith(".") for part in relative.parts) or path.is_dir():
+            continue
+        if loader_for(path.name) is None:
+            unread.setdefault(extension(path.name) or "(none)", []).append(printable_name(relative))
             continue
         why = refusal(folder, path)
         if why is None:
             files.append(path)
         else:
             log.warning("skipping %s: %s", printable_name(path), why)
+    if unread:
+        log.warning("skipping %d file(s) of types no loader reads: %s", sum(map(len, unread.values())),
+                    "; ".join(_unread(kind, names) for kind, names in sorted(unread.items())))
     return files
+
+
+COMPRESSED = frozenset({"gz", "bz2", "xz", "zst", "zip", "tgz", "7z", "rar", "tar"})
+
+
+def _unread(kind: str, names: list[str]) -> str:
+    """``.gz`` (compressed: unpack it first): a.gz, b.gz, and 3 more."""
+    label = f".{kind} (compressed: unpack it first)" if kind in COMPRESSED else f".{kind}" if kind != "(none)" \
+        else "no extension"
+    shown = ", ".join(names[:3]) + (f", and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"{label}: {shown}"
 
 
 def refusal(folder: Path, path: Path) -> str | None:
