@@ -357,3 +357,10 @@ def test_each_passage_and_conflict_side_says_its_page_and_section(page):
     kept = page.locator("#col-0 section.conflicts .sides li").nth(0).inner_text()
     assert kept == "kept 1963 [1] (bio-2024.pdf p. 12, §Early life > Birth) [2] (bulls.md §Players) · 2 witnesses"
     shot(page, "inspector-places")
+
+
+def test_the_methods_for_a_persons_documents_come_first_apart_from_the_paper_reproductions(page):
+    groups = page.eval_on_selector_all("#method-a optgroup", "gs => gs.map(g => [g.label, g.children.length])")
+    assert [label for label, _ in groups] == ["For your documents", "Papers, baselines, peers"]
+    first = page.eval_on_selector_all("#method-a optgroup:first-child option", "os => os.map(o => o.value)")
+    assert first == ["ledger", "concat", "corg", "auto"] and groups[1][1] > 10

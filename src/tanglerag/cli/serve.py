@@ -54,4 +54,5 @@ def serve(
     console.print(f"tanglerag inspector: http://{cfg.host}:{cfg.port}/")
     if runs is not None:
         console.print(f"eval runs under {runs}: http://{cfg.host}:{cfg.port}/runs")
-    uvicorn.run(create_app(runtime, keys, runs_dir=runs), host=cfg.host, port=cfg.port, log_level="warning")
+    # info: one line per request (method, path, status), as a person watching a server expects
+    uvicorn.run(create_app(runtime, keys, runs_dir=runs), host=cfg.host, port=cfg.port, log_level="info")

@@ -2,17 +2,28 @@
 // (render.js shows it); "Search only" lists the passages a question retrieves, as an answer lists them.
 "use strict";
 
+// what a person picks from for their own documents (docs/methods.md, "Which method for what"), apart from the rest
+const FOR_PEOPLE = {
+  ledger: "sources disagree",
+  concat: "fastest",
+  corg: "ambiguous",
+  auto: "picks for you",
+};
+const PAPER_LABEL = { baseline: "baseline", peer: "peer", ours: "ours" };
+
 async function init() {
   const health = await (await fetch("/healthz")).json();
   document.getElementById("key-box").hidden = !health.auth;
   document.getElementById("nav").hidden = !health.runs;
   const methods = await (await fetch("/v1/methods")).json();
+  const option = m => el("option", { value: m.name, title: `${m.description} (LLM calls: ${m.calls})` },
+    FOR_PEOPLE[m.name] ? `${m.name}: ${FOR_PEOPLE[m.name]}` : `${m.name} (${PAPER_LABEL[m.paper] || "paper " + m.paper})`);
   for (const select of ["method-a", "method-b"]) {
     const box = document.getElementById(select);
-    for (const m of methods) {
-      box.append(el("option", { value: m.name, title: `${m.description} (LLM calls: ${m.calls})` },
-        `${m.name} (${m.paper === "baseline" ? "baseline" : "paper " + m.paper})`));
-    }
+    box.append(el("optgroup", { label: "For your documents" },
+      Object.keys(FOR_PEOPLE).map(name => methods.find(m => m.name === name)).filter(Boolean).map(option)));
+    box.append(el("optgroup", { label: "Papers, baselines, peers" },
+      methods.filter(m => !FOR_PEOPLE[m.name]).map(option)));
   }
   document.getElementById("method-a").value = "concat";
   setStatus(health.index ? `model ${health.model}` : "no index yet: add documents through POST /v1/index/documents");
