@@ -219,3 +219,22 @@ def test_questions_that_finished_together_are_synced_once_and_each_is_on_disk_be
     # those that finished first, then the rest, finished meanwhile: fewer syncs than questions (2 when the machine
     # lets the other five finish within the second the listener waits; one a question if they were not grouped)
     assert len(syncs) < 6 and syncs[-1] == 6
+
+
+def test_the_checkpoint_is_opened_once_for_the_run_and_closed_with_it(tmp_path, monkeypatch):
+    opened, path = [], tmp_path / "run" / "checkpoint.jsonl"
+    real_open = os.open
+
+    def counting_open(file, *args, **kwargs):
+        if os.fspath(file) == os.fspath(path):
+            opened.append(file)
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", counting_open)
+    report, _ = _canned_run(tmp_path, "eval.concurrency=1", limit=4)  # one question at a time: four appends
+    assert report.n == 4 and len(path.read_text().splitlines()) == 4 and len(opened) == 1
+    held = [os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
+            if os.path.exists(f"/proc/self/fd/{fd}")]
+    assert str(path) not in held  # closed with the run
+    again, _ = _canned_run(tmp_path, "eval.concurrency=1", limit=5)  # resumed: one more, appended after the four
+    assert again.n == 5 and len(path.read_text().splitlines()) == 5

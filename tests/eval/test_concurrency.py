@@ -82,3 +82,50 @@ def test_methods_that_remember_earlier_questions_run_one_at_a_time(caplog):
     runner = EvalRunner(runtime)
     assert runner.concurrency(["concat"]) == 4 and runner.concurrency(["concat", "cdit"]) == 1
     assert "cdit remember(s) earlier questions" in caplog.text
+
+
+def _recording_run(monkeypatch, concurrency: int, wait_for_build_of: int | None = None):
+    """Events in the order they happened: ("build", i) as question i's passages are built, ("answered", i) as the
+    model answers it. With ``wait_for_build_of``, the model holds every question before that one until that one's
+    passages are built (10 s at most), and says whether they were."""
+    from tanglerag.eval.passages import PassageBuilder
+
+    _, examples = load_dataset("ramdocs-sample", limit=6)
+    number = {ex.id: i for i, ex in enumerate(examples)}
+    events, lock, built = [], threading.Lock(), threading.Event()
+    real_build = PassageBuilder.build
+
+    def build(self, example, k):
+        with lock:
+            events.append(("build", number[example.id]))
+        if number[example.id] == wait_for_build_of:
+            built.set()
+        return real_build(self, example, k)
+
+    def reply(messages) -> str:
+        i = next(i for i, ex in enumerate(examples) if ex.question in messages[-1].content)
+        if wait_for_build_of is not None and i < wait_for_build_of:
+            with lock:
+                events.append(("waited", i, built.wait(10)))
+        with lock:
+            events.append(("answered", i))
+        return "3,559 people [1]"
+
+    monkeypatch.setattr(PassageBuilder, "build", build)
+    runtime = Runtime(Settings.load(overrides=["retrieval.top_k=2", f"eval.concurrency={concurrency}"]),
+                      llm=canned_llm(responder=reply, concurrency=concurrency), embedder=HashEmbedder())
+    report, _ = EvalRunner(runtime).run("ramdocs-sample", examples, ["concat"])
+    assert report.n == 6
+    return events
+
+
+def test_a_question_s_passages_are_built_while_the_questions_before_it_wait_on_the_model(monkeypatch):
+    # two in flight: question 2 starts only once 0 or 1 is answered, yet its passages are built while both wait
+    events = _recording_run(monkeypatch, 2, wait_for_build_of=2)
+    assert sorted(e for e in events if e[0] == "waited") == [("waited", 0, True), ("waited", 1, True)]
+
+
+def test_one_at_a_time_each_question_s_passages_are_built_after_the_one_before_it_was_answered(monkeypatch):
+    # what a question's method changes (CDIT trims the index) is seen by the next question's retrieval
+    events = _recording_run(monkeypatch, 1)
+    assert events == [e for i in range(6) for e in (("build", i), ("answered", i))]

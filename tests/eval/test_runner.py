@@ -51,11 +51,15 @@ def test_scores_usage_and_cached_rerun(llm_factory, embedder, tmp_path):
 
 
 def test_the_objects_alive_before_a_run_are_left_out_of_collections_while_it_goes(llm_factory, embedder):
-    seen = []
-    backend = CannedBackend(responder=lambda messages: seen.append(gc.get_freeze_count()) or "unknown")
+    seen, threshold = [], gc.get_threshold()
+    backend = CannedBackend(responder=lambda messages: seen.append((gc.get_freeze_count(), gc.get_threshold()))
+                            or "unknown")
     _, examples = load_dataset("ramdocs-sample", limit=2)
     _runner(llm_factory(backend), embedder).run("ramdocs-sample", examples, ["concat"])
-    assert seen and all(count > 0 for count in seen) and gc.get_freeze_count() == 0  # handed back after the run
+    assert seen and all(count > 0 for count, _ in seen) and gc.get_freeze_count() == 0  # handed back after the run
+    # young collections rarer meanwhile (what they walk is mostly what lives on), the threshold handed back after
+    assert all(during[0] >= 10_000 and during[1:] == threshold[1:] for _, during in seen)
+    assert gc.get_threshold() == threshold
     gc.freeze()  # frozen by someone else (a server before it forks): theirs to unfreeze
     try:
         _runner(llm_factory(CannedBackend()), embedder).run("ramdocs-sample", examples, ["concat"])

@@ -29,23 +29,31 @@ _POLL_S = 0.5  # how often a caller waiting on results checks that the loop stil
 
 def answer_locally(worker: QuestionWorker, examples: list[QAExample], concurrency: int) -> Iterator[QuestionResult]:
     """Every question's result as it finishes, at most ``concurrency`` in flight; a new one starts as soon as one
-    finishes."""
-    for finished in answer_in_batches(worker.aanswer, examples, concurrency):
+    finishes, its passages built while the question before it waited on the model (``QuestionWorker.ahead``)."""
+    for finished in answer_in_batches(worker.aanswer, examples, concurrency, ahead=worker.ahead):
         yield from finished
 
 
-def answer_in_batches(answer: Callable[[Item], Awaitable[Result]], items: list[Item],
-                      concurrency: int) -> Iterator[list[Result]]:
+def answer_in_batches(answer: Callable[[Item], Awaitable[Result]], items: list[Item], concurrency: int, *,
+                      ahead: Callable[[Item], object] | None = None) -> Iterator[list[Result]]:
     """``answer`` of every item, each time with every result that has finished since the caller last asked (at
     least one, in the order they finished): a caller that writes each finished question to disk can make them
     durable with one sync. An item that raised ends it, after the results that finished before it are handed over.
+
+    ``ahead``, called on the loop, hears of each item before ``answer`` is called for it: of the first
+    ``concurrency`` at the start, then of the item ``concurrency`` places on each time one is started, so what it
+    starts for an item (work in a worker thread) has about the time a whole item takes to finish meanwhile. Not
+    with one item at a time: each one's work then starts after the one before it finished, as an order-dependent
+    run needs (a method that trims the index changes what the next question retrieves).
 
     Closed early (the caller stopped reading), it cancels the items in flight and does not wait for them: each stops
     at its next await."""
     if not items:
         return
     finished: queue.SimpleQueue[Result | BaseException | _End] = queue.SimpleQueue()
-    run = asyncio.run_coroutine_threadsafe(_answer_all(answer, items, max(1, concurrency), finished), portal_loop())
+    ahead = ahead if concurrency > 1 else None
+    run = asyncio.run_coroutine_threadsafe(_answer_all(answer, items, max(1, concurrency), finished, ahead),
+                                           portal_loop())
     try:
         while True:
             batch = [_next(finished, run)]
@@ -80,14 +88,21 @@ def _next(finished: queue.SimpleQueue[Result | BaseException | _End],
 
 
 async def _answer_all(answer: Callable[[Item], Awaitable[Result]], items: list[Item], concurrency: int,
-                      finished: queue.SimpleQueue[Result | BaseException | _End]) -> None:
+                      finished: queue.SimpleQueue[Result | BaseException | _End],
+                      ahead: Callable[[Item], object] | None = None) -> None:
     """``concurrency`` workers take the next item as each finishes one, and put every result (or the exception
     that stopped the run) on ``finished``; the end is always put last."""
-    pending = iter(items)
+    pending = iter(range(len(items)))
+    told = 0  # items[:told] were told to ``ahead``
 
     async def worker() -> None:
-        for item in pending:  # one iterator shared by the workers: each takes the next item not yet started
-            finished.put(await answer(item))
+        nonlocal told
+        for position in pending:  # one iterator shared by the workers: each takes the next item not yet started
+            if ahead is not None:
+                for item in items[told:position + concurrency + 1]:
+                    ahead(item)
+                told = max(told, position + concurrency + 1)
+            finished.put(await answer(items[position]))
 
     try:
         await asyncio.gather(*(worker() for _ in range(min(concurrency, len(items)))))
