@@ -78,3 +78,16 @@ def test_trace_show_renders_the_report(ask, tmp_path):
     assert ("conflicts: misinformation (3 claim(s), 3 quoted; policies supersede, corrections, releases, register, "
             "newest, authority, witnesses, provenance, show-all)") in lines
     assert "    rejected: 1998 - 1 witness(es) <- fan (fewer independent sources (1 against 2))" in lines and "conflicts 3 calls" in shown.output
+
+
+def test_trace_show_prints_an_answer_of_several_lines_a_line_each(tmp_path):
+    """Issue 69: a set-aside line showed as ``\\x0a`` inside the answer's one line; each line is its own now, still
+    escaped within itself (a line cannot forge another field's)."""
+    record = {"method": "ledger", "question": "q?", "answer": "16 weeks [1]\nSet aside: 26 weeks: outdated [2]",
+              "trace": {}}
+    traced = tmp_path / "t.json"
+    traced.write_text(json.dumps(record))
+    shown = runner.invoke(app, ["trace", "show", str(traced)], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "answer: 16 weeks [1]" in shown.output and "        Set aside: 26 weeks: outdated [2]" in shown.output
+    assert "\\x0a" not in shown.output

@@ -53,8 +53,10 @@ def render(record: dict[str, Any]) -> list[str]:
         trace = Trace.model_validate(record["trace"])
     except ValidationError as exc:
         raise InputError(f"malformed trace: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from exc
+    answer = str(record.get("answer", "")).splitlines() or [""]  # a line each, not one line with \x0a in it
     lines = [f"[bold]{_field(record.get('method', '?'))}[/]: {_field(record.get('question', ''))}",
-             f"answer: {_field(record.get('answer', ''))}", "", f"[bold]LLM calls[/] ({len(trace.calls)})"]
+             f"answer: {_field(answer[0])}", *(f"        {_field(more)}" for more in answer[1:]), "",
+             f"[bold]LLM calls[/] ({len(trace.calls)})"]
     for n, call in enumerate(trace.calls, 1):
         reply = (call.replies[0] if call.replies else "").strip().splitlines()
         first = reply[0][:70] if reply else ""
