@@ -114,7 +114,8 @@ def bm25_ranking(passages: list[Passage], question: str, where: Where | None = N
     all of them)."""
     if not question.strip():
         raise InputError("query is empty")
-    scored = BM25Index.build([embed_text(p) for p in passages]).search(question, len(passages))
+    # unstemmed, as every stored run's rankings were made (an index's BM25 part is stemmed: index/sparse.py)
+    scored = BM25Index.build([embed_text(p) for p in passages], stemmer=None).search(question, len(passages))
     seen = {i for i, _ in scored}
     order = scored + [(i, 0.0) for i in range(len(passages)) if i not in seen]
     shown = [(i, score) for i, score in order if where is None or where.matches(passages[i].metadata)]
