@@ -146,8 +146,9 @@ class ThreadedSearch:
 
 class ServerStore(ThreadedSearch):
     """``from_settings`` for a store reached at ``store.url`` or kept in ``store.path`` (Qdrant, LanceDB, Chroma):
-    built as ``Class(collection, url=, path=, fields=, timeout_s=, tiers=, api_key=)``; dense search under the
-    filters it can push down."""
+    built as ``Class(collection, url=, path=, fields=, timeout_s=, tiers=, api_key=, embedder=)`` (``embedder``:
+    the configured embedder's identity, to record when the collection is created and give back from ``written_by``);
+    dense search under the filters it can push down."""
 
     name: ClassVar[str]
     capabilities: ClassVar[Capabilities] = Capabilities()
