@@ -212,3 +212,14 @@ def test_a_store_is_kept_in_step_with_a_folder_from_the_command_line(cli, tmp_pa
     assert "999" in found and "100 euros" not in found and "ZEBRA" not in found
     assert "removed 1 passages; 0 held" in cli("index", "--remove", "policy.md", *store, stdout=False)
     assert "holds no document 'policy.md'" in cli("index", "--remove", "policy.md", *store, exit_code=2)
+
+
+def test_a_store_sync_reads_authorities_with_the_tiers_in_force(cli, tmp_path):
+    """--sync into a store chunks a folder as --sync into an index does: a tier named only in
+    ledger.authority_tiers is read, not refused."""
+    fold = tmp_path / "tiers"
+    fold.mkdir()
+    (fold / "notice.md").write_text("---\nauthority: gazette\n---\n# Notice\n\nThe office closes at five.\n")
+    store = ("--store", "qdrant", "--store-path", str(tmp_path / "qd"), "--collection", "tiers")
+    synced = cli("index", str(fold), "--sync", *store, "--set", 'ledger.authority_tiers={"gazette": 4}', stdout=False)
+    assert "wrote 1 passages" in synced and "1 held" in synced

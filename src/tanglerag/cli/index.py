@@ -157,10 +157,10 @@ def _into_store(corpus: Path | None, settings: Settings, skip_bad: bool, *, remo
 
 def _sync_store(target: VectorStore, folder: Path, settings: Settings, embedder: TextEmbedder) -> None:
     """``--sync`` into a store: the plan read from the collection, the changed files written, the deleted removed."""
+    chunks = _folder_chunks(folder, settings)
+
     def read(files: list[Path]) -> Iterator[Passage]:
-        return stream_chunks(read_folder_files(folder, files), str(folder), chunk_size=settings.index.chunk_words,
-                             chunk_overlap=settings.index.chunk_overlap,
-                             min_chunk_words=settings.index.min_chunk_words)
+        return chunks(read_folder_files(folder, files))
 
     with warnings_once():
         plan, done, gone = store_documents.sync_store(target, folder, read, embedder, settings.store.collection)
@@ -216,21 +216,29 @@ def _index_on_ray(out: Path, corpus: Path, settings: Settings, address: str | No
     _manifest_line(out, manifest)
 
 
-def _sync(out: Path, folder: Path, settings: Settings, index_type: str | None, bm25: bool) -> None:
-    """``--sync``: one line with what the folder holds against the index, then progress over the new and changed
-    files' passages only (their count, from the sync's own reading pass, gives the time left)."""
+def _folder_chunks(folder: Path, settings: Settings) -> Callable[[Iterator[Passage]], Iterator[Passage]]:
+    """How ``--sync`` chunks a folder's documents, into an index or a store alike: the index settings' sizes, and
+    authorities read with the tiers in force."""
     tiers = authority_tiers(settings)
-    embedder = Runtime(settings).embedder
-
-    def keeps_settings(existing: PassageIndex) -> None:
-        if index_type and index_type != existing.config.index_type or bm25 and existing.bm25 is None:
-            raise InputError(f"{out} is a {existing.config.index_type} index; --sync keeps its settings: drop "
-                             "--index-type/--bm25, or rebuild without --sync")
 
     def chunks(documents: Iterator[Passage]) -> Iterator[Passage]:
         return stream_chunks(documents, str(folder), chunk_size=settings.index.chunk_words,
                              chunk_overlap=settings.index.chunk_overlap, tiers=tiers,
                              min_chunk_words=settings.index.min_chunk_words)
+
+    return chunks
+
+
+def _sync(out: Path, folder: Path, settings: Settings, index_type: str | None, bm25: bool) -> None:
+    """``--sync``: one line with what the folder holds against the index, then progress over the new and changed
+    files' passages only (their count, from the sync's own reading pass, gives the time left)."""
+    embedder = Runtime(settings).embedder
+    chunks = _folder_chunks(folder, settings)
+
+    def keeps_settings(existing: PassageIndex) -> None:
+        if index_type and index_type != existing.config.index_type or bm25 and existing.bm25 is None:
+            raise InputError(f"{out} is a {existing.config.index_type} index; --sync keeps its settings: drop "
+                             "--index-type/--bm25, or rebuild without --sync")
 
     with rate_progress("indexing", "passages") as progress:
         def planned(plan: SyncPlan) -> int:
