@@ -69,9 +69,11 @@ class Written:
 
 
 def write_documents(store: VectorStore, passages: Iterable[Passage], embedder: TextEmbedder, collection: str, *,
-                    progress: Callable[[int], None] | None = None) -> Written:
-    """Write ``passages`` (upserts by id), then delete the chunks their documents held before and no longer have."""
-    held = held_documents(store)
+                    progress: Callable[[int], None] | None = None,
+                    held: dict[str, HeldDocument] | None = None) -> Written:
+    """Write ``passages`` (upserts by id), then delete the chunks their documents held before and no longer have;
+    ``held``: what the collection holds, when the caller has read it already (one scan, not two)."""
+    held = held_documents(store) if held is None else held
     fresh: dict[str, set[str]] = defaultdict(set)
 
     def noted(items: Iterable[Passage]) -> Iterator[Passage]:
@@ -94,7 +96,7 @@ def sync_store(store: VectorStore, folder: Path, read: Callable[[list[Path]], It
     held = held_documents(store)
     plan = plan_sync(folder, {doc: d.sha256 for doc, d in held.items() if d.sha256 is not None})
     written = write_documents(store, read([plan.files[doc] for doc in plan.changed]), embedder, collection,
-                              progress=progress) if plan.changed else Written(0, 0)
+                              progress=progress, held=held) if plan.changed else Written(0, 0)
     gone = [pid for doc in plan.deleted for pid in held[doc].passages]
     store.delete(gone)
     return plan, written, len(gone)
