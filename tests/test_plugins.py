@@ -43,6 +43,9 @@ def test_a_lazy_name_is_known_before_its_module_is_imported_and_resolved_once():
     table.register_lazy("wrap", "textwrap:dedent")  # the same line twice is harmless
     assert table.names() == ["wrap"] and "wrap" in table and table.resolved() == []
     assert table.get("wrap") is textwrap.dedent and table.resolved() == [textwrap.dedent]
+    version = table.version
+    table.register_lazy("wrap", "textwrap:dedent")  # and once its item was imported
+    assert table.version == version and table.get("wrap") is textwrap.dedent
     with pytest.raises(DuplicateName):
         table.register_lazy("wrap", "textwrap:indent")
 

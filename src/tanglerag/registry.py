@@ -95,9 +95,12 @@ class Registry(Generic[T]):
     def register_lazy(self, name: str, target: str, *, extra: str | None = None) -> None:
         """File the item ``target`` (``"module:attribute"``) names under ``name``, imported when first asked for;
         ``extra``: the optional dependency group its module needs."""
-        if name in self._items or self._lazy.get(name, Reference(target, extra)) != Reference(target, extra):
+        reference, known = Reference(target, extra), self._lazy.get(name)
+        if known == reference:  # the same line again is harmless, whether its item was imported since or not
+            return
+        if known is not None or name in self._items:
             raise DuplicateName(f"two {self.kind}s are named {name!r}")
-        self._lazy[name] = Reference(target, extra)
+        self._lazy[name] = reference
         self.version += 1
 
     def reference(self, name: str) -> Reference | None:
