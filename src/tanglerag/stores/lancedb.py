@@ -193,7 +193,7 @@ class LanceDBStore(ServerStore):
         if table is None or not _own(table.schema):
             return
         with self._reaching("read the passages' metadata"):
-            rows = table.to_arrow().select(["id", METADATA]).to_pylist()
+            rows = table.search().select(["id", METADATA]).limit(None).to_arrow().to_pylist()  # no vectors read
         yield from ((row["id"], json.loads(row[METADATA])) for row in rows)
 
     def search(self, vector: np.ndarray, k: int, where: Where | None = None) -> list[StoredHit]:
