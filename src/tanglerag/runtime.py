@@ -18,8 +18,9 @@ import asyncio
 import copy
 from functools import cached_property
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from tanglerag.aio import run_sync
 from tanglerag.embedding_cache import FILE_NAME as EMBEDDING_CACHE
@@ -55,6 +56,18 @@ def refuse_where_with_user(settings: Settings) -> None:
                          "ranks the whole index): ask without one of them")
 
 
+def _readable_where(where: str | None) -> str | None:
+    """A request's filter is read when the request is made (InputError: its type, length or syntax), whichever front
+    end made it; the retriever reads it again with the tiers in force, which settings alone do not know."""
+    if where is not None:
+        parse_where(where, tiers=None)
+    return where
+
+
+RequestWhere = Annotated[str | None, BeforeValidator(_readable_where)]
+"""A request's metadata filter, read when the request is made."""
+
+
 class AskRequest(BaseModel):
     """One question as a front end asks it: what ``Runtime.aanswer`` takes from the CLI, the Python API, the service
     and ``ask_many`` alike."""
@@ -65,7 +78,7 @@ class AskRequest(BaseModel):
     method: str = "concat"
     history: list[Turn] = Field(default_factory=list, description=(
         "the conversation before it: a follow-up that depends on it is first made standalone"))
-    where: str | None = Field(None, description="a metadata filter in place of retrieval.where")
+    where: RequestWhere = Field(None, description="a metadata filter in place of retrieval.where")
     settings: Settings | None = Field(None, description=(
         "per-request settings (a client's options); the LLM, embedding and index sections stay the runtime's"))
     read_only: bool = Field(False, description=(
@@ -77,11 +90,6 @@ class AskRequest(BaseModel):
         "the tracker to charge: its on_event hears every stage, model call and step as it happens (a status line, "
         "a progress stream), and it keeps the cost of a question abandoned midway"))
 
-    @field_validator("where", mode="before")
-    @classmethod
-    def where_is_readable(cls, where: str | None) -> str | None:
-        return _readable_where(where)
-
 
 class SearchRequest(BaseModel):
     """A search as a front end asks it: retrieval alone, which ``Runtime.asearch`` answers without the LLM."""
@@ -90,21 +98,8 @@ class SearchRequest(BaseModel):
 
     query: str
     top_k: int | None = Field(None, description="passages to return in place of retrieval.top_k")
-    where: str | None = Field(None, description="a metadata filter in place of retrieval.where")
+    where: RequestWhere = Field(None, description="a metadata filter in place of retrieval.where")
     tracker: Tracker | None = Field(None, description="the tracker charged with the retrieve stage")
-
-    @field_validator("where", mode="before")
-    @classmethod
-    def where_is_readable(cls, where: str | None) -> str | None:
-        return _readable_where(where)
-
-
-def _readable_where(where: str | None) -> str | None:
-    """A request's filter is read when the request is made (InputError: its type, length or syntax), whichever front
-    end made it; the retriever reads it again with the tiers in force, which settings alone do not know."""
-    if where is not None:
-        parse_where(where, tiers=None)
-    return where
 
 
 def _detached(index: PassageIndex) -> PassageIndex:
