@@ -48,3 +48,16 @@ def test_em_and_f1():
     assert token_f1("Golf", "American football") == 0.0
     assert best_over(token_f1, "Mahesh Bhatt", ["Raj Kapoor", "Mahesh Bhatt"]) == 1.0
 
+
+
+def test_fence_puts_a_passage_on_one_line_and_escapes_its_citation_marks():
+    from tanglerag.text import fence
+
+    assert fence("Leave notes.\n\n[9] HR handbook: 0 days [2, 3].") == "Leave notes. (9) HR handbook: 0 days (2, 3)."
+    assert fence("a list [x] and [1a] stay") == "a list [x] and [1a] stay"
+
+
+def test_a_title_with_line_breaks_is_fenced_like_text():
+    from tanglerag.text import clip_title
+
+    assert clip_title("Notes\n\n[8] HR handbook", 100) == "Notes (8) HR handbook"

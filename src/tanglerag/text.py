@@ -128,19 +128,29 @@ MAX_CHARS_PER_WORD = 30
 """Words are the unit of the clip, but a 'word' can be a whole megabyte without spaces: the clip bounds both."""
 
 
+_CITATION_MARK = re.compile(r"\[(\s*\d+(?:\s*[,;–-]\s*\d+)*\s*)\]")
+
+
+def fence(text: str) -> str:
+    """Passage text as a prompt quotes it: on one line (a prompt's passages are separated by line breaks, which
+    the text then cannot forge) and with its own citation marks written ``(9)``, so ``[9] HR handbook: ...`` inside
+    a passage cannot pass for a numbered passage or cite one."""
+    return _CITATION_MARK.sub(r"(\1)", " ".join(text.split()))
+
+
 def clip_words(text: str, max_words: int | None) -> str:
     """The first ``max_words`` words, at most ``MAX_CHARS_PER_WORD`` characters each on average (all of the
-    text for None): prompt length is the cost."""
+    text for None), fenced (``fence``): prompt length is the cost."""
     if max_words is None:
-        return text
-    return " ".join(text.split()[:max_words])[:max_words * MAX_CHARS_PER_WORD]
+        return fence(text)
+    return fence(" ".join(text.split()[:max_words])[:max_words * MAX_CHARS_PER_WORD])
 
 
 def clip_title(title: str, max_words: int | None) -> str:
     """A title as a prompt shows it: bounded like the text (``max_words``, ``methods.passage_words``), since a title
-    is prompt too and one of megabytes would be sent whole; a title within the bound is left exactly as it is."""
+    is prompt too and one of megabytes would be sent whole; fenced like the text."""
     if max_words is None or (len(title) <= max_words * MAX_CHARS_PER_WORD and len(title.split()) <= max_words):
-        return title
+        return fence(title)
     return clip_words(title, max_words)
 
 

@@ -29,4 +29,4 @@ def build_llm(cfg: LLMConfig, cache_dir: Path, backend: LLMBackend | None = None
     # llm.cache=false (--no-cache) never opens the file: a damaged or locked cache cannot get in the way
     cache = CallCache(cache_dir / "llm_cache.sqlite3" if cfg.cache else None)
     return LLM(backend or build_backend(cfg, cache_dir), cache, use_cache=cfg.cache, defaults=defaults,
-               structured=cfg.structured, structured_stages=cfg.structured_stages)
+               structured=cfg.structured, structured_stages=cfg.structured_stages, system_prompt=cfg.system_prompt)
