@@ -26,9 +26,10 @@ class RAGPipeline:
         worker thread (embedding the question and ranking are CPU work): the loop goes on serving other
         questions meanwhile."""
         question = question if isinstance(question, Question) else Question(text=question)
-        with track(tracker):
+        with track(tracker) as tracking:
             with stage("retrieve"):
                 retrieval = await asyncio.to_thread(self.retriever.retrieve, question, self.top_k)
+                tracking.retrieved(retrieval.passages)
             if retrieval.user_contexts:
                 question = question.model_copy(update={"user_contexts": retrieval.user_contexts})
             return await self.method.aanswer(question, retrieval.passages)

@@ -241,6 +241,7 @@ class Runtime:
                 question = question.model_copy(update={"text": text})
             personal = question.user_id is not None
             if request.passages is not None:
+                tracker.retrieved(request.passages)
                 method = await asyncio.to_thread(runtime.method, request.method, personal)
                 return await method.aanswer(question, request.passages)
             # built in a worker thread: the first question loads the index (and the embedder) from disk

@@ -90,6 +90,15 @@ class CannedBackend:
                 return response
         return self.default
 
+    def stream(self, messages: list[Message], params: GenerationParams,
+               on_text: Callable[[str], None]) -> RawCompletion:
+        """``generate``, its reply handed to ``on_text`` a word at a time (as a model streams it)."""
+        raw = self.generate(messages, params)
+        words = raw.texts[0].split(" ")
+        for i, word in enumerate(words):
+            on_text(word if i == 0 else " " + word)
+        return raw
+
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
         if params.json_schema is not None and not self.structured:
             raise StructuredOutputUnsupported("the canned backend was built without structured=True")
@@ -239,6 +248,9 @@ def fake_openai_server(reply: Callable[[dict[str, Any]], str], fail_first: int =
                 self.wfile.write(fail_body)
                 return
             raw = payload(body) if payload else None
+            if raw is None and body.get("stream"):
+                self.stream(reply(body))
+                return
             if raw is None:
                 text = reply(body)
                 raw = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
@@ -249,6 +261,22 @@ def fake_openai_server(reply: Callable[[dict[str, Any]], str], fail_first: int =
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
+        def stream(self, text: str) -> None:
+            """The reply as a server streams it: a chunk per word, the usage, then [DONE] (one connection each)."""
+            words = text.split(" ")
+            deltas = [w if i == 0 else " " + w for i, w in enumerate(words)]
+            chunks: list[dict[str, Any]] = [{"choices": [{"index": 0, "delta": {"content": d}}]} for d in deltas]
+            chunks.append({"choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": len(words)}})
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for chunk in chunks:
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.flush()
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.close_connection = True
 
     server = _ManyClientsServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

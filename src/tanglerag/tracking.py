@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from tanglerag.trace import LLMCall, Message, Step, Trace, TraceStep
-from tanglerag.types import StageUsage, Usage
+from tanglerag.types import RetrievedPassage, StageUsage, Usage
 
 _ACTIVE: ContextVar[Tracker | None] = ContextVar("tanglerag_tracker", default=None)
 CORE_STAGES = frozenset({"retrieve", "conflicts", "rewrite", "background_task"})
@@ -33,12 +33,15 @@ follow-up's rewrite into a standalone question, a chat client's background task 
 each family declares its own (``Family.stages``), and a setting keyed by stage (``llm.structured_stages``) is
 checked against them all."""
 _METHOD: ContextVar[str | None] = ContextVar("tanglerag_method", default=None)
+_ANSWER_STEP: ContextVar[bool] = ContextVar("tanglerag_answer_step", default=False)
 
 
 class ProgressEvent(BaseModel):
-    """What a watcher of a question in progress is told: a stage began or ended, a call or a step happened."""
+    """What a watcher of a question in progress is told: a stage began or ended, a call or a step happened, the
+    passages were retrieved (``passages``: each as ``RetrievedPassage`` dumps it), or the answer grew (``token``:
+    the ``text`` the model just wrote, see ``streamed_answer``)."""
 
-    type: Literal["stage_start", "stage_end", "llm_call", "step"]
+    type: Literal["stage_start", "stage_end", "llm_call", "step", "passages", "token"]
     stage: str
     data: dict[str, Any] = Field(default_factory=dict)
 
@@ -120,6 +123,21 @@ class Tracker:
         self._emit("llm_call", name, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cached=cached,
                    call=call.model_dump(mode="json") if self._on_event is not None else None)
 
+    @property
+    def hears(self) -> bool:
+        """Whether anyone watches this question as it goes (a terminal, a stream): only then are tokens streamed."""
+        return self._on_event is not None
+
+    def retrieved(self, passages: list[RetrievedPassage]) -> None:
+        """Tell a watcher what the method will read, the moment retrieval ends (long before the answer)."""
+        if self._on_event is not None:
+            self._emit("passages", self.current_stage, passages=[h.model_dump(mode="json") for h in passages])
+
+    def token(self, text: str) -> None:
+        """The answer's next piece as the model writes it (from the loop or a worker thread)."""
+        if text:
+            self._emit("token", self.current_stage, text=text)
+
     def add_step(self, step: TraceStep) -> None:
         self.steps.append(step)
         self._emit("step", self.current_stage, **step.model_dump(mode="json"))
@@ -170,6 +188,25 @@ def answering_as(method: str) -> Iterator[None]:
         yield
     finally:
         _METHOD.reset(token)
+
+
+@contextmanager
+def streamed_answer() -> Iterator[None]:
+    """Mark the call inside the block as the one whose text is the answer: a watched question (``Tracker.hears``)
+    gets its tokens as the model writes them. A method marks its last step only: tokens of an intermediate call
+    (a claim, a verdict) are not the answer a person waits for."""
+    token = _ANSWER_STEP.set(True)
+    try:
+        yield
+    finally:
+        _ANSWER_STEP.reset(token)
+
+
+def token_sink() -> Callable[[str], None] | None:
+    """Where the answer's tokens go for a call made now: the watching tracker's ``token``, or None (no watcher, or
+    not the answer's call)."""
+    tracker = _ACTIVE.get()
+    return tracker.token if tracker is not None and tracker.hears and _ANSWER_STEP.get() else None
 
 
 def current_method() -> str | None:

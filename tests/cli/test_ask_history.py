@@ -79,12 +79,15 @@ def test_a_history_turn_with_a_role_no_chat_has_is_refused_not_skipped(ask, tmp_
     assert ask("--history", str(history)).exit_code == 0  # chat roles that are not turns are still skipped
 
 
-def test_a_status_line_shows_the_stage_the_calls_and_the_seconds_on_a_terminal(ask, tmp_path, monkeypatch):
+def test_a_status_line_shows_the_stage_the_calls_and_the_seconds_then_the_answer_streams(ask, tmp_path, monkeypatch):
     screen = io.StringIO()
     monkeypatch.setattr("tanglerag.cli.ask.console", TerminalConsole(file=screen, force_terminal=True, width=100))
     history = tmp_path / "chat.json"
     history.write_text(json.dumps([{"role": "user", "content": "What is the capital of France?"}]))
     result = ask("--history", str(history))
-    assert result.exit_code == 0 and "Berlin [1]" in result.stdout
     shown = screen.getvalue()  # rich redraws at most a few times a second: the last state at least, then cleared
-    assert re.search(r"concat: generate \.\.\. \(2 model calls done, \d+ s\)", shown) and shown.endswith("\x1b[2K")
+    assert re.search(r"concat: generate \.\.\. \(1 model call done, \d+ s\)", shown)
+    after_status = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown.split("\x1b[2K")[-1])  # the status line erased
+    assert after_status == "Berlin [1]\n"  # then the tokens as they came ("Berlin", " [1]"), where it was
+    assert result.exit_code == 0 and "Berlin [1]" not in result.stdout  # once: not again under the streamed line
+    assert "*[1] b (" in result.stdout

@@ -1,3 +1,5 @@
+import asyncio
+
 import pytest
 
 from tanglerag.errors import QuestionCancelled
@@ -108,3 +110,48 @@ def test_a_batch_stops_at_the_call_after_its_question_is_cancelled():
             llm.complete_many(batch)
     assert [messages[-1].content for messages, _ in llm.backend.requests] == ["one", "two"]
     assert len(tracker.calls) == 2  # the calls it made are charged: the abandoned count includes them
+
+
+def test_the_answers_call_streams_its_tokens_to_a_watcher_and_a_cached_one_comes_whole(tmp_path):
+    from tanglerag.tracking import Tracker, streamed_answer
+
+    llm = LLM(CannedBackend(default="sixteen weeks at full pay"), CallCache(tmp_path / "c.sqlite3"))
+    heard: list[str] = []
+    tracker = Tracker(on_event=lambda e: heard.append(e.data["text"]) if e.type == "token" else None)
+    ask = [Message(role="user", content="How long is leave?")]
+    with track(tracker):
+        llm.complete(ask)  # not the answer's call: nothing streamed
+        assert heard == []
+        with streamed_answer():
+            llm.complete([Message(role="user", content="And parental leave?")])
+            assert heard == ["sixteen", " weeks", " at", " full", " pay"]
+            heard.clear()
+            llm.complete([Message(role="user", content="And parental leave?")])  # from the cache: at once
+            assert heard == ["sixteen weeks at full pay"]
+            heard.clear()
+            llm.complete_many([Request(ask, llm.params()), Request(ask, llm.params(seed=1))])  # a batch: no answer
+    assert heard == []
+
+
+def test_the_openai_backend_streams_a_servers_deltas(tmp_path):
+    from tanglerag.llm.openai_compat import OpenAICompatBackend
+    from tanglerag.testing import fake_openai_server
+
+    heard: list[str] = []
+    with fake_openai_server(lambda body: "Paris is the capital [1]") as server:
+        backend = OpenAICompatBackend(server["base_url"], "m", api_key_env="NO_SUCH_KEY")
+        raw = asyncio.run(backend.astream([Message(role="user", content="q")], GenerationParams(), heard.append))
+    assert heard == ["Paris", " is", " the", " capital", " [1]"] and raw.texts == ["Paris is the capital [1]"]
+    assert raw.completion_tokens == 5 and server["bodies"][0]["stream"] is True
+
+
+def test_a_server_that_ignores_stream_is_read_whole(tmp_path):
+    from tanglerag.llm.openai_compat import OpenAICompatBackend
+    from tanglerag.testing import fake_openai_server
+
+    heard: list[str] = []
+    whole = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "Paris"}}]}
+    with fake_openai_server(lambda body: "", payload=lambda body: whole) as server:
+        backend = OpenAICompatBackend(server["base_url"], "m", api_key_env="NO_SUCH_KEY")
+        raw = asyncio.run(backend.astream([Message(role="user", content="q")], GenerationParams(), heard.append))
+    assert heard == ["Paris"] and raw.texts == ["Paris"]

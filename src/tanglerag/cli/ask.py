@@ -79,7 +79,11 @@ def ask(
     turns = read_history(history) if history is not None else []  # a follow-up is made standalone first
     request = AskRequest(question=q, method=method, history=turns)
     # --json output is read by programs: no control sequences around it
-    answer = _answered_with_status(runtime, request) if console.is_terminal and not as_json else runtime.answer(request)
+    streamed = ""
+    if console.is_terminal and not as_json:
+        answer, streamed = _answered_with_status(runtime, request)
+    else:
+        answer = runtime.answer(request)
     if settings.otel.enabled:
         _export_spans(runtime, answer)
     if settings.retrieval.where and not answer.passages:  # not to be read as an answer from the documents it kept
@@ -89,22 +93,33 @@ def ask(
         output = AnswerOutput.from_answer(answer, user, trace=with_trace)
         sys.stdout.write(terminal_json(json.dumps(output.compact(), ensure_ascii=False, indent=2), sys.stdout) + "\n")
     else:
-        print_answer(answer)
+        print_answer(answer, streamed)
 
 
-def _answered_with_status(runtime: Runtime, request: AskRequest) -> Answer:
-    """The answer, with a status line on the terminal while it is worked out: the stage, and the model calls so far
-    and the seconds since the question was asked (COrg takes 20-60 s on a CPU; a silent terminal reads as a hang). It is cleared when the answer is printed."""
+def _answered_with_status(runtime: Runtime, request: AskRequest) -> tuple[Answer, str]:
+    """The answer and the text streamed of it: a status line on the terminal while it is worked out (the stage, the
+    model calls so far and the seconds since the question was asked: COrg takes 20-60 s on a CPU, and a silent
+    terminal reads as a hang), then the answer's tokens printed as the model writes them, in place of the status."""
     calls, method, start = 0, request.method, time.monotonic()
+    streamed: list[str] = []
     with console.status(f"{method}: starting ...") as status:
         def shown(event: ProgressEvent) -> None:
             nonlocal calls
             calls += event.type == "llm_call"
-            if event.type in ("stage_start", "llm_call"):
+            if event.type == "token":
+                if not streamed:
+                    status.stop()
+                streamed.append(event.data["text"])
+                console.print(escape(printable(event.data["text"], one_line=True)), end="", style="bold",
+                              highlight=False)
+            elif event.type in ("stage_start", "llm_call") and not streamed:
                 status.update(f"{method}: {event.stage} ... ({calls} model call{'s' * (calls != 1)} done, "
                               f"{time.monotonic() - start:.0f} s)")
 
-        return runtime.answer(request.model_copy(update={"tracker": Tracker(on_event=shown)}))
+        answer = runtime.answer(request.model_copy(update={"tracker": Tracker(on_event=shown)}))
+    if streamed:
+        console.print()
+    return answer, "".join(streamed)
 
 
 def _export_spans(runtime: Runtime, answer: Answer) -> None:
@@ -146,12 +161,14 @@ def _known_roles(messages: object) -> object:
     return messages
 
 
-def print_answer(answer: Answer) -> None:
-    """The answer, each step's one-line headline, the passages (``*`` = cited) and the cost. What is printed within
-    a line (an id, a title, a source, a verdict) has its newlines escaped too: a file named ``a\n*[2] b`` cannot
-    print a passage line of its own."""
+def print_answer(answer: Answer, streamed: str = "") -> None:
+    """The answer (unless ``streamed`` already printed it as it is), each step's one-line headline, the passages
+    (``*`` = cited) and the cost. What is printed within a line (an id, a title, a source, a verdict) has its
+    newlines escaped too: a file named ``a\n*[2] b`` cannot print a passage line of its own."""
     out = TerminalConsole()
-    out.print(f"[bold]{escape(answer.text)}[/]")  # corpus and model text is printed literally, never as markup
+    rest = _unstreamed(answer.text, streamed)
+    if rest:  # corpus and model text is printed literally, never as markup
+        out.print(f"[bold]{escape(rest)}[/]")
     if answer.cut:
         out.print("[yellow](cut: the answer reached its token budget; raise it with --set methods.answer_tokens=N, "
                   "or the method's own answer_tokens)[/]")
@@ -170,6 +187,15 @@ def print_answer(answer: Answer) -> None:
              for name, s in answer.usage.stages.items() if s.total_calls]
     if spent:
         out.print(f"[dim]calls by stage: {escape(', '.join(spent))}[/]")
+
+
+def _unstreamed(text: str, streamed: str) -> str:
+    """What of the answer the streamed tokens did not print: the lines after them (the ledger's ``Set aside:``), or
+    all of it when the method changed what the model wrote (an unknown said in words, a citation dropped)."""
+    shown = streamed.strip()
+    if shown and text.startswith(shown):
+        return text[len(shown):].strip("\n")
+    return text
 
 
 def passage_line(n: int, hit: RetrievedPassage, *, cited: bool = False) -> str:

@@ -11,6 +11,7 @@ import asyncio
 import functools
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar, cast
@@ -24,7 +25,7 @@ from tanglerag.llm.base import Completion, GenerationParams, LLMBackend, RawComp
 from tanglerag.llm.cache import CallCache, cache_key
 from tanglerag.llm.structured import Decision
 from tanglerag.trace import Message
-from tanglerag.tracking import current_method, current_tracker
+from tanglerag.tracking import current_method, current_tracker, token_sink
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -45,13 +46,14 @@ class LLM:
 
     def __init__(self, backend: LLMBackend, cache: CallCache | None = None, *, use_cache: bool = True,
                  defaults: GenerationParams | None = None, structured: StructuredMode = "off",
-                 structured_stages: StructuredModes | None = None) -> None:
+                 structured_stages: StructuredModes | None = None, system_prompt: str = "") -> None:
         self.backend = backend
         self.cache = cache if cache is not None else CallCache(None)
         self.use_cache = use_cache
         self.defaults = defaults if defaults is not None else GenerationParams()
         self.structured = structured
         self.structured_stages = dict(structured_stages or {})
+        self.system_prompt = system_prompt
         self._schemas_refused = False  # auto: the backend refused an output schema once, so text from then on
         self._slots = per_loop(lambda: asyncio.Semaphore(max(1, backend.max_concurrency)))
         self._blocking: ThreadPoolExecutor | None = None  # see _agenerate
@@ -98,11 +100,17 @@ class LLM:
         the question's without being handed over."""
         _check_not_cancelled()
         slots = self._slots.get()
+        requests = [Request(self._with_system_prompt(r.messages), r.params) for r in requests]
+
+        # the answer's own call streams its tokens to a watcher; a batch of several calls is never the answer
+        # (a JSON reply is no text to show as it is written)
+        only = requests[0].params if len(requests) == 1 else None
+        sink = token_sink() if only is not None and only.n == 1 and only.json_schema is None else None
 
         async def one(request: Request) -> Completion:
             async with slots:
                 _check_not_cancelled()
-                return await self._acomplete(request.messages, request.params, use_cache)
+                return await self._acomplete(request.messages, request.params, use_cache, sink)
 
         # every call run to its end, its result or exception kept: a batch whose one call failed still charges the
         # calls that were made; cancelling the caller cancels them all
@@ -140,6 +148,17 @@ class LLM:
                 read[i] = reply if reply is not None else read[i]
         return read
 
+    def _with_system_prompt(self, messages: list[Message]) -> list[Message]:
+        """``messages`` with ``llm.system_prompt`` as the first line of their system message (one made for it when
+        they have none): every method's prompt carries it without each prompt repeating it, and it opens the
+        prompt, so the calls of a question share it as a prefix."""
+        if not self.system_prompt:
+            return messages
+        if messages and messages[0].role == "system":
+            first = messages[0].model_copy(update={"content": f"{self.system_prompt}\n{messages[0].content}"})
+            return [first, *messages[1:]]
+        return [Message(role="system", content=self.system_prompt), *messages]
+
     def structured_mode(self) -> StructuredMode:
         """``llm.structured`` for the decisions in progress: the answering method's setting for the stage in
         progress, the stage's, the method's for all its stages, or the one for all (``StructuredModes``)."""
@@ -170,7 +189,8 @@ class LLM:
             return None
         return [d.read_json(reply.text) for d, reply in zip(decisions, replies, strict=True)]
 
-    async def _acomplete(self, messages: list[Message], params: GenerationParams, use_cache: bool) -> Completion:
+    async def _acomplete(self, messages: list[Message], params: GenerationParams, use_cache: bool,
+                         sink: Callable[[str], None] | None = None) -> Completion:
         # with the cache off and no file behind it (llm.cache=false) nothing would ever read what is stored: no key
         # to hash, and no copy of every completion held for the rest of the process
         key = cache_key(self.backend.name, self.backend.model_id, messages, params) if (
@@ -179,9 +199,11 @@ class LLM:
         if key is not None and self.use_cache and use_cache:
             hit = await asyncio.to_thread(self.cache.get, key) if on_disk else self.cache.get(key)
             if hit is not None:
+                if sink is not None:
+                    sink(hit.texts[0])
                 return Completion(**hit.model_dump(), cached=True)
         start = time.perf_counter()
-        raw = await self._agenerate(messages, params)
+        raw = await self._agenerate(messages, params, sink)
         if len(raw.texts) != params.n:  # checked before caching: a malformed reply must not be replayed
             raise LLMError(f"the {self.backend.name} backend returned {len(raw.texts)} completions for n={params.n}")
         raw = raw.model_copy(update={"seconds": time.perf_counter() - start})
@@ -189,19 +211,32 @@ class LLM:
             await asyncio.to_thread(self.cache.put, key, raw) if on_disk else self.cache.put(key, raw)
         return Completion(**raw.model_dump(), cached=False)
 
-    async def _agenerate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:
+    async def _agenerate(self, messages: list[Message], params: GenerationParams,
+                         sink: Callable[[str], None] | None = None) -> RawCompletion:
         """The backend's own coroutine, or its ``generate`` in a worker thread for a backend written without one
-        (a plug-in's)."""
+        (a plug-in's). With a ``sink``, the backend's streaming form (``astream`` or ``stream``) hands it each piece
+        of text as it is written; a backend without one hands over the whole text at the end."""
+        if sink is not None and (astream := getattr(self.backend, "astream", None)) is not None:
+            return cast(RawCompletion, await astream(messages, params, sink))
+        if sink is not None and (stream := getattr(self.backend, "stream", None)) is not None:
+            return await self._in_thread(functools.partial(stream, messages, params, sink))
         agenerate = getattr(self.backend, "agenerate", None)
         if agenerate is not None:
-            return cast(RawCompletion, await agenerate(messages, params))
+            raw = cast(RawCompletion, await agenerate(messages, params))
+        else:
+            raw = await self._in_thread(functools.partial(self.backend.generate, messages, params))
+        if sink is not None and raw.texts:
+            sink(raw.texts[0])
+        return raw
+
+    async def _in_thread(self, generate: Callable[[], RawCompletion]) -> RawCompletion:
+        """A blocking model call in a thread of the client's own pool."""
         if self._blocking is None:
             # threads of its own, not the loop's default executor: a method written with ``run`` waits in a default
             # executor thread on this call, and if this call needed one too, enough such methods at once would take
             # them all and wait forever
             self._blocking = ThreadPoolExecutor(max_workers=max(1, self.backend.max_concurrency) + 2,
                                                 thread_name_prefix="tanglerag-generate")
-        generate = functools.partial(self.backend.generate, messages, params)
         return await asyncio.get_running_loop().run_in_executor(self._blocking, generate)
 
     @staticmethod

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,17 +94,7 @@ class LlamaCppBackend:
             texts: list[str] = []
             prompt_tokens = completion_tokens = 0
             for i in range(params.n):  # the server allows n=1 only: sample with distinct seeds
-                request: dict[str, Any] = {
-                    "messages": [m.model_dump() for m in messages],
-                    "temperature": params.temperature,
-                    "max_tokens": params.max_tokens,
-                    "seed": params.seed + i,
-                }
-                if params.stop:
-                    request["stop"] = list(params.stop)
-                if params.json_schema is not None:
-                    request["response_format"] = response_format(params.json_schema)
-                response = server.handle_chat_completions(request)
+                response = server.handle_chat_completions(_request(messages, params, params.seed + i))
                 if not isinstance(response, dict) or "error" in response:
                     error = response.get("error") if isinstance(response, dict) else response
                     raise LLMError(_rejection(error))
@@ -113,6 +104,46 @@ class LlamaCppBackend:
                     prompt_tokens = int(usage.get("prompt_tokens", 0))
                 completion_tokens += int(usage.get("completion_tokens", 0))
             return RawCompletion(texts=texts, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+
+    def stream(self, messages: list[Message], params: GenerationParams,
+               on_text: Callable[[str], None]) -> RawCompletion:
+        """One completion (n=1) whose text goes to ``on_text`` piece by piece as llama.cpp writes it (the server
+        calls back within ``handle_chat_completions``, on this thread); the same text ``generate`` returns."""
+        with self._lock:
+            server = self._load()
+        pieces: list[str] = []
+        usage: dict[str, Any] = {}
+        failure: list[Any] = []
+
+        def heard(chunk: Any) -> None:
+            if not isinstance(chunk, dict) or "error" in chunk:
+                failure.append(chunk.get("error") if isinstance(chunk, dict) else chunk)
+                return
+            usage.update(chunk.get("usage") or {})
+            for choice in chunk.get("choices") or []:
+                text = (choice.get("delta") or {}).get("content")
+                if text:
+                    pieces.append(text)
+                    on_text(text)
+
+        request = _request(messages, params, params.seed) | {"stream": True, "stream_options": {"include_usage": True}}
+        with self._slots:
+            response = server.handle_chat_completions(request, heard)
+        if failure or isinstance(response, dict):  # an error before the first chunk is returned, not called back
+            raise LLMError(_rejection(failure[0] if failure else response.get("error", response)))
+        return RawCompletion(texts=["".join(pieces)], prompt_tokens=int(usage.get("prompt_tokens", 0)),
+                             completion_tokens=int(usage.get("completion_tokens", 0)))
+
+
+def _request(messages: list[Message], params: GenerationParams, seed: int) -> dict[str, Any]:
+    """The chat-completions request llama.cpp's server reads for one completion."""
+    request: dict[str, Any] = {"messages": [m.model_dump() for m in messages], "temperature": params.temperature,
+                               "max_tokens": params.max_tokens, "seed": seed}
+    if params.stop:
+        request["stop"] = list(params.stop)
+    if params.json_schema is not None:
+        request["response_format"] = response_format(params.json_schema)
+    return request
 
 
 def _rejection(error: Any) -> str:

@@ -20,7 +20,7 @@ import math
 import os
 import ssl
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import httpx
@@ -187,6 +187,27 @@ class OpenAICompatBackend:
         completion = _read_completion(text, params.n, self.base_url + "/chat/completions")
         return _plausible_usage(completion, messages, params)
 
+    async def astream(self, messages: list[Message], params: GenerationParams,
+                      on_text: Callable[[str], None]) -> RawCompletion:
+        """One completion asked with ``stream: true``: each content delta goes to ``on_text`` as it arrives. A server
+        that answers with one JSON body instead (it ignores ``stream``) is read as ``agenerate`` reads it."""
+        url = self.base_url + "/chat/completions"
+        body = _body(self.model, messages, params) | {"stream": True, "stream_options": {"include_usage": True}}
+        async with self._slot() as client:
+            reply = await self._post(client, body, params)
+            try:
+                if not reply.headers.get("content-type", "").startswith("text/event-stream"):
+                    completion = _read_completion(await _capped_text(reply, self.max_reply_bytes), 1, url)
+                    on_text(completion.texts[0])
+                else:
+                    completion = await _read_stream(reply, self.max_reply_bytes, url, on_text)
+            except httpx.HTTPError as exc:
+                raise ServerUnreachableError(f"the LLM server broke off its reply ({type(exc).__name__}); "
+                                             "check that it is running") from exc
+            finally:
+                await reply.aclose()
+        return _plausible_usage(completion, messages, params)
+
     async def _ask(self, client: _PacedAsyncOpenAI, messages: list[Message], params: GenerationParams) -> str:
         """The body of the server's reply, once the SDK got one that is not an error.
 
@@ -196,20 +217,24 @@ class OpenAICompatBackend:
         through ``post`` (and 0.2 ms for the plain httpx transport this replaced), and a run with 64 calls in
         flight is short of CPU. The reply is read from its JSON either way (``_read_completion``).
         """
-        started = time.monotonic()
-        try:
-            reply = await client.post("/chat/completions", body=_body(self.model, messages, params),
-                                      cast_to=httpx.Response, options={"headers": self._headers},
-                                      stream=True)  # read below, up to the cap
-        except openai.APIConnectionError as exc:  # APITimeoutError included
-            raise self._unreachable(exc, started) from None
-        except openai.APIStatusError as exc:
-            raise self._failed(exc, started, schema_sent=params.json_schema is not None) from None
+        reply = await self._post(client, _body(self.model, messages, params), params)
         try:
             return await _capped_text(reply, self.max_reply_bytes)
         except httpx.HTTPError as exc:
             raise ServerUnreachableError(f"the LLM server broke off its reply ({type(exc).__name__}); "
                                          "check that it is running") from exc
+
+    async def _post(self, client: _PacedAsyncOpenAI, body: dict[str, object], params: GenerationParams
+                    ) -> httpx.Response:
+        """The server's reply, its body not read yet (read up to the cap by the caller); a failure as one line."""
+        started = time.monotonic()
+        try:
+            return await client.post("/chat/completions", body=body, cast_to=httpx.Response,
+                                     options={"headers": self._headers}, stream=True)
+        except openai.APIConnectionError as exc:  # APITimeoutError included
+            raise self._unreachable(exc, started) from None
+        except openai.APIStatusError as exc:
+            raise self._failed(exc, started, schema_sent=params.json_schema is not None) from None
 
     def _unreachable(self, exc: openai.APIConnectionError, started: float) -> ServerUnreachableError:
         cause = exc.__cause__ or exc
@@ -289,6 +314,35 @@ async def _capped_text(reply: httpx.Response, cap: int) -> str:
     finally:
         await reply.aclose()
     return body.decode(reply.encoding or "utf-8", errors="replace")
+
+
+async def _read_stream(reply: httpx.Response, cap: int, url: str, on_text: Callable[[str], None]) -> RawCompletion:
+    """A streamed chat completion's server-sent events: its content deltas (each handed to ``on_text``) joined, and
+    the usage its last chunk carries; no more than ``cap`` bytes read, an error event as one line."""
+    pieces: list[str] = []
+    usage: object = None
+    read = 0
+    async for line in reply.aiter_lines():
+        read += len(line) + 1
+        if read > cap:
+            raise LLMError(f"the LLM server's reply is over llm.max_reply_bytes={cap:,} bytes: refused")
+        data = line.removeprefix("data:").strip() if line.startswith("data:") else ""
+        if not data or data == "[DONE]":
+            continue
+        try:
+            chunk: Any = json.loads(data)
+        except ValueError as exc:
+            raise LLMError(without_credentials(f"server at {url} streamed a line that is not JSON: {data[:200]}")) from exc
+        if not isinstance(chunk, dict) or "error" in chunk:
+            raise LLMError(without_credentials(f"server at {url} failed while streaming: {str(chunk)[:300]}"))
+        usage = chunk.get("usage") or usage
+        for choice in chunk.get("choices") or []:
+            text = (choice.get("delta") or {}).get("content") if isinstance(choice, dict) else None
+            if isinstance(text, str) and text:
+                pieces.append(text)
+                on_text(text)
+    return RawCompletion(texts=["".join(pieces)], prompt_tokens=_count(usage, "prompt_tokens"),
+                         completion_tokens=_count(usage, "completion_tokens"))
 
 
 def _plausible_usage(completion: RawCompletion, messages: list[Message], params: GenerationParams) -> RawCompletion:

@@ -23,16 +23,17 @@ from starlette.requests import Request
 
 from tanglerag.errors import TangleragError
 from tanglerag.otel import Answered
+from tanglerag.outputs import PassageOut
 from tanglerag.runtime import AskRequest, Runtime
 from tanglerag.service.auth import Caller
 from tanglerag.service.errors import ServiceError, client_message, status_for
 from tanglerag.service.gate import Busy
 from tanglerag.service.options import with_options
-from tanglerag.service.schemas import AskBody, AskResponse, served_methods
+from tanglerag.service.schemas import AskBody, AskResponse, passage_clipped, served_methods
 from tanglerag.service.state import ServiceState, acting_as
 from tanglerag.settings import Settings
 from tanglerag.tracking import ProgressEvent, Tracker
-from tanglerag.types import Answer, Question
+from tanglerag.types import Answer, Question, RetrievedPassage
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -139,7 +140,7 @@ async def streamed(state: ServiceState, running: Running
     timeout = state.runtime.settings.service.answer_timeout_s
     try:
         async for event in _progress(running.future, running.events, timeout):
-            yield event
+            yield _shown(state, event)
     except TimeoutError:
         yield StreamFailure(504, f"no answer within {timeout:g}s")
         return
@@ -147,6 +148,17 @@ async def streamed(state: ServiceState, running: Running
         if not running.future.done():
             running.tracker.cancel()
     yield _outcome(state, running)
+
+
+def _shown(state: ServiceState, event: ProgressEvent) -> ProgressEvent:
+    """An event as a client is sent it: the passages retrieved shown as the answer will show them (where each stands
+    in its file, its document's date and source; texts clipped to ``service.max_passage_chars``)."""
+    if event.type != "passages":
+        return event
+    limit = state.runtime.settings.service.max_passage_chars
+    shown = [passage_clipped(PassageOut.from_hit(RetrievedPassage.model_validate(p)), limit).model_dump(mode="json")
+             for p in event.data["passages"]]
+    return event.model_copy(update={"data": {"passages": shown}})
 
 
 async def _answer(rt: Runtime, asked: Prepared, body: AskBody, tracker: Tracker) -> Answer:

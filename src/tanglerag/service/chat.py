@@ -63,6 +63,18 @@ class Reply:
         """The reply's text: the answer with its sources, or the JSON answer asked for; cut at a stop string."""
         return compat.cut_at_stop(self.shape.render(output) if self.shape is not None else content(output), self.stop)
 
+    @property
+    def streams_tokens(self) -> bool:
+        """Whether the answer's tokens can go out as they are written: not for a JSON reply (its text is made from
+        the whole answer) nor one cut at a stop string (a token may hold text past it)."""
+        return self.shape is None and not self.stop
+
+    def rest(self, output: AskResponse, streamed: str) -> str:
+        """The reply's text after the ``streamed`` tokens: its sources and any later line; the whole text after a
+        blank line when the method changed what the model wrote (an unknown said in words, a citation dropped)."""
+        text = self.text(output)
+        return text[len(streamed):] if text.startswith(streamed) else f"\n\n{text}"
+
     def extra(self, output: AskResponse) -> ChatAnswer:
         """The ``tanglerag`` field: the ``/v1/ask`` body as it is, plus the turns no method reads."""
         return ChatAnswer(**dict(output), ignored_turns=self.ignored)
@@ -146,14 +158,21 @@ async def _events(items: AsyncGenerator[ProgressEvent | AskResponse | StreamFail
     writer = stream.writer
     for event in writer.opening():
         yield event
-    preamble = False
+    preamble, streamed = False, ""
     async with aclosing(items):  # closing early (the client left) cancels the question at once
         async for item in items:
             if isinstance(item, StreamFailure):
                 yield chunks.failure(stream.path, item.status, item.error)
                 return
+            if isinstance(item, ProgressEvent) and item.type == "token":
+                if stream.reply.streams_tokens:
+                    text = ("\n" if preamble and not streamed else "") + item.data["text"]
+                    streamed += text
+                    yield writer.chunk({"content": text})
+                continue
             if not isinstance(item, AskResponse):
-                line = progress_line(item) if stream.shown != "comments" else None
+                # once the answer is being written, progress no longer goes into the content or the reasoning
+                line = progress_line(item) if stream.shown != "comments" and not streamed else None
                 if line is None:
                     yield chunks.comment(f"{item.type} {item.stage}")
                 elif stream.shown == "reasoning":
@@ -162,7 +181,7 @@ async def _events(items: AsyncGenerator[ProgressEvent | AskResponse | StreamFail
                     preamble = True
                     yield writer.chunk({"content": f"_{line.strip()}_  \n"})
                 continue
-            text = ("\n" if preamble else "") + stream.reply.text(item)
+            text = stream.reply.rest(item, streamed) if streamed else ("\n" if preamble else "") + stream.reply.text(item)
             yield writer.chunk({"content": text, "sources": [s.model_dump(mode="json") for s in sources(item)]})
             yield writer.chunk({}, _finish(item), tanglerag=stream.reply.extra(item).model_dump(mode="json"))
             if stream.options and stream.options.get("include_usage"):

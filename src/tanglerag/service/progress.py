@@ -17,7 +17,7 @@ from tanglerag.tracking import ProgressEvent
 
 def progress_line(event: ProgressEvent) -> str | None:
     """One line for a progress event ("retrieve ...", "  model call, 1925 prompt tokens"), or None for one not worth
-    a line (a stage's end)."""
+    a line (a stage's end, the passages retrieved, a token of the answer)."""
     if event.type == "stage_start":
         return f"{event.stage} ..."
     if event.type == "llm_call":

@@ -23,7 +23,7 @@ from tanglerag.stages.generate import (
 )
 from tanglerag.stages.vote import Candidate, majority_vote
 from tanglerag.text import number_passages
-from tanglerag.tracking import stage
+from tanglerag.tracking import stage, streamed_answer
 from tanglerag.types import Question, RetrievedPassage
 
 
@@ -41,7 +41,7 @@ class ConcatMethod(Method):
         else:
             messages = cited_answer_messages(question.text, passages, cfg.passage_words, question.user_contexts)
         if cfg.samples == 1:  # one answer: a decision, asked as JSON under llm.structured
-            with stage("generate"):
+            with stage("generate"), streamed_answer():
                 if cfg.concat_prompt == "post_fusion":
                     line = (await short_answers(self.llm, [messages], answer_params(self.llm, cfg)))[0][0]
                     return MethodOutput(*parse_cited_answer(line, passages))

@@ -21,7 +21,7 @@ from tanglerag.methods.ledger.values import same_value
 from tanglerag.settings import Settings
 from tanglerag.stages.generate import answer_params, cited_answer_decision, cited_answer_messages, read_cited_answer
 from tanglerag.text import asserted_text, normalize_answer, strip_citations
-from tanglerag.tracking import stage
+from tanglerag.tracking import stage, streamed_answer
 from tanglerag.types import Question, RetrievedPassage
 
 
@@ -47,7 +47,7 @@ async def read_answer(llm: LLM, settings: Settings, question: Question, chosen: 
         return MethodOutput("\n".join(["unknown", *aside]), aside_ids, unknown=True)
     config = settings.methods
     messages = cited_answer_messages(question.text, chosen, config.passage_words, question.user_contexts)
-    with stage("answer"):
+    with stage("answer"), streamed_answer():
         reply = await llm.adecide(cited_answer_decision(messages, chosen, config.answer_tokens),
                                   answer_params(llm, config))
     text, citations, unknown = read_cited_answer(reply, chosen)

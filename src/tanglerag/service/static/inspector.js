@@ -118,6 +118,7 @@ class Column {
     this.node = el("section", { class: "column", id: `col-${index}`, "data-method": method, "aria-label": method },
       el("h2", {}, method, " ", this.state), this.timeline);
     this.started = performance.now(); this.firstEvent = null; this.open = []; this.done = false; this.calls = [];
+    this.early = null; this.draft = null;  // the passages as retrieved and the answer as it is written, till it arrives
   }
 
   tick() {
@@ -204,6 +205,17 @@ class Column {
       const [row] = this.open.splice(i, 1);
       row.className = "ended"; row.seconds = event.data.seconds;
       row.querySelector(".took").textContent = `${Number(event.data.seconds).toFixed(2)}s`;
+    } else if (kind === "passages") {
+      // what the method will read, shown the moment retrieval ends (the answer takes seconds to minutes more)
+      this.early = el("div", { class: "early" }, el("h3", {}, "Passages (retrieved; the answer is being worked out)"),
+        ...event.data.passages.map((p, i) => passageView(p, i, this.index, [])));
+      this.node.append(this.early);
+    } else if (kind === "token") {
+      if (!this.draft) {
+        this.draft = el("div", { class: "answer draft", "aria-label": "answer so far" });
+        this.node.insertBefore(this.draft, this.early || null);
+      }
+      this.draft.textContent += event.data.text;
     } else if (kind === "llm_call") {
       if (event.data.call) this.calls.push(event.data.call);
       const row = this.open[this.open.length - 1];
@@ -216,6 +228,7 @@ class Column {
     this.finish(`${u.llm_calls + u.cached_calls} LLM calls · ${u.seconds.toFixed(2)}s`);
     const longest = Math.max(...[...this.timeline.children].map(r => r.seconds || 0), 0.001);
     for (const row of this.timeline.children) row.querySelector(".bar").style.width = `${Math.round(100 * (row.seconds || 0) / longest)}%`;
+    for (const early of [this.draft, this.early]) if (early) early.remove();  // the answer shows both, cited
     renderAnswer(this.node, this.index, answer);
   }
 }
