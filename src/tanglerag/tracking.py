@@ -61,6 +61,7 @@ class Tracker:
         self._lock = threading.Lock()
         self._on_event = on_event
         self._cancelled = threading.Event()
+        self._answer_begun = False  # a piece of the answer was streamed (the next call's starts on a new line)
 
     def _emit(self, type_: str, stage_name: str, **data: Any) -> None:
         if self._on_event is not None:
@@ -136,7 +137,20 @@ class Tracker:
     def token(self, text: str) -> None:
         """The answer's next piece as the model writes it (from the loop or a worker thread)."""
         if text:
+            self._answer_begun = True
             self._emit("token", self.current_stage, text=text)
+
+    def answer_call(self) -> Callable[[str], None]:
+        """``token`` for one call's pieces: a call after another one's (COrg answers each group in a call) starts
+        on a new line."""
+        first = True
+
+        def piece(text: str) -> None:
+            nonlocal first
+            if text and first:
+                text, first = ("\n" if self._answer_begun else "") + text, False
+            self.token(text)
+        return piece
 
     def add_step(self, step: TraceStep) -> None:
         self.steps.append(step)
@@ -206,7 +220,7 @@ def token_sink() -> Callable[[str], None] | None:
     """Where the answer's tokens go for a call made now: the watching tracker's ``token``, or None (no watcher, or
     not the answer's call)."""
     tracker = _ACTIVE.get()
-    return tracker.token if tracker is not None and tracker.hears and _ANSWER_STEP.get() else None
+    return tracker.answer_call() if tracker is not None and tracker.hears and _ANSWER_STEP.get() else None
 
 
 def current_method() -> str | None:

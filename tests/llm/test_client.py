@@ -127,7 +127,7 @@ def test_the_answers_call_streams_its_tokens_to_a_watcher_and_a_cached_one_comes
             assert heard == ["sixteen", " weeks", " at", " full", " pay"]
             heard.clear()
             llm.complete([Message(role="user", content="And parental leave?")])  # from the cache: at once
-            assert heard == ["sixteen weeks at full pay"]
+            assert heard == ["\nsixteen weeks at full pay"]  # and a later call of the answer on a new line
             heard.clear()
             llm.complete_many([Request(ask, llm.params()), Request(ask, llm.params(seed=1))])  # a batch: no answer
     assert heard == []
@@ -155,3 +155,21 @@ def test_a_server_that_ignores_stream_is_read_whole(tmp_path):
         backend = OpenAICompatBackend(server["base_url"], "m", api_key_env="NO_SUCH_KEY")
         raw = asyncio.run(backend.astream([Message(role="user", content="q")], GenerationParams(), heard.append))
     assert heard == ["Paris"] and raw.texts == ["Paris"]
+
+
+def test_a_json_answer_streams_as_its_view_grows_and_each_call_of_an_answer_starts_a_line(tmp_path):
+    from tanglerag.stages.generate import cited_answer_decision, cited_answer_messages
+    from tanglerag.testing import CannedBackend
+    from tanglerag.tracking import Tracker, streamed_answer
+    from tanglerag.types import Passage, RetrievedPassage
+
+    backend = CannedBackend(default='{"answer": "Paris", "passages": [1]}', structured=True)
+    llm = LLM(backend, CallCache(None), structured="on")
+    hits = [RetrievedPassage(passage=Passage(id="p", text="Paris is the capital."), score=1.0, rank=1)]
+    decision = cited_answer_decision(cited_answer_messages("Capital?", hits), hits, 32)
+    heard: list[str] = []
+    with track(Tracker(on_event=lambda e: heard.append(e.data["text"]) if e.type == "token" else None)):
+        with streamed_answer():
+            llm.decide(decision)
+            llm.decide(decision)  # a second call of the answer (cached): on a line of its own
+    assert heard == ["Paris", " [1]", "\nParis [1]"]  # the view as it grew, never the JSON; the cached call whole

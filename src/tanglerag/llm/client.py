@@ -33,8 +33,12 @@ T = TypeVar("T", bound=BaseModel)
 
 @dataclass(frozen=True)
 class Request:
+    """One call. ``shown`` (for a JSON reply that is a method's answer) says how the reply reads as the answer while
+    it is written, so its tokens can be streamed as text; a text reply is streamed as it is."""
+
     messages: list[Message]
     params: GenerationParams
+    shown: Callable[[str], str] | None = None
 
 
 class LLM:
@@ -100,12 +104,10 @@ class LLM:
         the question's without being handed over."""
         _check_not_cancelled()
         slots = self._slots.get()
-        requests = [Request(self._with_system_prompt(r.messages), r.params) for r in requests]
+        requests = [Request(self._with_system_prompt(r.messages), r.params, r.shown) for r in requests]
 
         # the answer's own call streams its tokens to a watcher; a batch of several calls is never the answer
-        # (a JSON reply is no text to show as it is written)
-        only = requests[0].params if len(requests) == 1 else None
-        sink = token_sink() if only is not None and only.n == 1 and only.json_schema is None else None
+        sink = _answer_sink(requests[0]) if len(requests) == 1 else None
 
         async def one(request: Request) -> Completion:
             async with slots:
@@ -178,7 +180,9 @@ class LLM:
         if self._schemas_refused:
             return None
         try:
-            replies = await self.acomplete_many([Request(d.json_messages, d.json_params(params)) for d in decisions])
+            replies = await self.acomplete_many([Request(d.json_messages, d.json_params(params),
+                                                         d.json_view if d.shown is not None else None)
+                                                 for d in decisions])
         except StructuredOutputUnsupported as exc:
             if mode == "on":
                 raise StructuredOutputUnsupported(f"{exc} (llm.structured=on needs a backend that takes an "
@@ -247,6 +251,26 @@ class LLM:
                                 completion.completion_tokens, completion.cached, completion.seconds,
                                 constrained=params.json_schema is not None,
                                 cut=completion.completion_tokens >= params.max_tokens * max(1, len(completion.texts)))
+
+
+def _answer_sink(request: Request) -> Callable[[str], None] | None:
+    """Where the pieces of ``request``'s reply go when it is the answer of a watched question (``token_sink``):
+    text as it comes, a JSON reply as its ``shown`` view grows; None otherwise (several samples, JSON nobody reads
+    as it comes)."""
+    if request.params.n != 1 or (request.params.json_schema is not None and request.shown is None):
+        return None
+    sink = token_sink()
+    if sink is None or request.shown is None:
+        return sink
+    view, raw, sent = request.shown, [], [""]
+
+    def grown(piece: str) -> None:
+        raw.append(piece)
+        now = view("".join(raw))
+        if now.startswith(sent[0]) and len(now) > len(sent[0]):
+            sink(now[len(sent[0]):])
+            sent[0] = now
+    return grown
 
 
 def _check_not_cancelled() -> None:

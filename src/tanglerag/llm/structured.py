@@ -39,6 +39,19 @@ class Decision(Generic[T]):
     text_messages: list[Message]
     text_tokens: int
     parse_text: Callable[[str], T | None]
+    shown: Callable[[Any], str] | None = None
+    """How a JSON reply reads as the answer while it is being written (given what was decoded so far, as a dict):
+    for a decision that is a method's answer, so a watcher sees it grow; None for one nobody reads as it comes."""
+
+    def json_view(self, raw: str) -> str:
+        """``shown`` of a JSON reply written up to ``raw`` ('' for no ``shown`` or nothing decodable yet)."""
+        if self.shown is None:
+            return ""
+        try:
+            decoded = from_json(raw, allow_partial="trailing-strings")
+        except ValueError:
+            return ""
+        return self.shown(decoded) if isinstance(decoded, dict) else ""
 
     def json_params(self, base: GenerationParams) -> GenerationParams:
         """No stop strings: the schema ends the reply, and a stop string inside a JSON value would cut it."""

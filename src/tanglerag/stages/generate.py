@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, create_model
 
@@ -79,7 +79,17 @@ def cited_answer_decision(messages: list[Message], passages: list[RetrievedPassa
         return CitedAnswer.model_construct(answer=parse_cited_answer(text, passages)[0], passages=[])
 
     return Decision(reply=cited_answer_reply(len(passages)), json_messages=with_json_reply(messages, CITED_JSON),
-                    json_tokens=max_tokens + 16, text_messages=messages, text_tokens=max_tokens, parse_text=read)
+                    json_tokens=max_tokens + 16, text_messages=messages, text_tokens=max_tokens, parse_text=read,
+                    shown=cited_answer_so_far)
+
+
+def cited_answer_so_far(decoded: dict[str, Any]) -> str:
+    """A JSON cited answer as ``read_cited_answer`` will write it, as far as it is decoded ("Paris [2]")."""
+    answer = decoded.get("answer")
+    numbers = decoded.get("passages")
+    marks = "".join(f"[{n}]" for n in numbers if isinstance(n, int)) if isinstance(numbers, list) else ""
+    text = answer if isinstance(answer, str) else ""
+    return f"{text} {marks}" if marks else text
 
 
 def read_cited_answer(reply: CitedAnswer | None, passages: list[RetrievedPassage]) -> tuple[str, list[str], bool]:

@@ -50,6 +50,18 @@ def bounded_answers(shown: int) -> tuple[Any, Any]:
 
 
 @cache
+def parts_so_far(decoded: dict[str, Any]) -> str:
+    """A JSON parts reply as far as it is decoded, a line per answer ("Mozart — the quintet in C"): what a watcher
+    reads while the model writes it (the method's answer, merged and cited, comes after). Nothing closes after a
+    value, so each view extends the one before."""
+    lines = []
+    for part in decoded.get("answers") or []:
+        if isinstance(part, dict) and isinstance(part.get("answer"), str):
+            about = part.get("about")
+            lines.append(part["answer"] + (f" — {about}" if isinstance(about, str) and about else ""))
+    return "\n".join(lines)
+
+
 def parts_reply(shown: int) -> type[Parts]:
     return create_model("Parts", __base__=Parts, answers=bounded_answers(shown))
 

@@ -18,7 +18,7 @@ from tanglerag.methods.corg.plural import plural_by_llm, plural_by_rule
 from tanglerag.methods.corg.reranker import Organized, organize
 from tanglerag.methods.corg.steps import ContextGroup, DroppedContext, GroupsStep
 from tanglerag.stages.multi_answer import merge_parts, render
-from tanglerag.tracking import record_step, stage
+from tanglerag.tracking import record_step, stage, streamed_answer
 from tanglerag.types import AnswerPart, Question, RetrievedPassage
 
 
@@ -33,7 +33,7 @@ class MultiAnswerMethod(Method):
         """One call per group, one after another; ``question`` may differ per group."""
         questions = question if isinstance(question, list) else [question] * len(groups)
         parts: list[AnswerPart] = []
-        with stage("generate"):
+        with stage("generate"), streamed_answer():
             for g, (members, text) in enumerate(zip(groups, questions, strict=True)):
                 parts += await ask_group(self.llm, text, [passages[i] for i in members], g,
                                          self.settings.section(CorgConfig).answer_tokens,

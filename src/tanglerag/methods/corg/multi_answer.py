@@ -7,7 +7,7 @@ from __future__ import annotations
 from tanglerag.llm.client import LLM
 from tanglerag.llm.structured import Decision
 from tanglerag.methods.corg.prompts import multi_answer_messages
-from tanglerag.stages.multi_answer import MAX_PARTS, parts_of, parts_reply, read_part_lines
+from tanglerag.stages.multi_answer import MAX_PARTS, parts_of, parts_reply, parts_so_far, read_part_lines
 from tanglerag.text import number_passages
 from tanglerag.types import AnswerPart, RetrievedPassage
 
@@ -21,5 +21,6 @@ async def ask_group(llm: LLM, question: str, passages: list[RetrievedPassage], g
                                        json_messages=multi_answer_messages(question, block, as_json=True),
                                        json_tokens=max_tokens + 16 * MAX_PARTS,
                                        text_messages=multi_answer_messages(question, block), text_tokens=max_tokens,
-                                       parse_text=lambda text: read_part_lines(text, shown)))
+                                       parse_text=lambda text: read_part_lines(text, shown),
+                                       shown=parts_so_far))
     return parts_of(reply, passages, group) if reply is not None else []
