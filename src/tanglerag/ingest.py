@@ -35,7 +35,7 @@ from tanglerag.loaders import LOADERS, Segment, UnreadableFile, extension, loade
 from tanglerag.loaders.chunking import Chunk, chunk_words, placed_chunks
 from tanglerag.loaders.folder import folder_files, printable_name, read_regular, refusal
 from tanglerag.loaders.front_matter import json_ready, split_front_matter
-from tanglerag.provenance import PAGE, PAGES, PATH, SECTION, SHA256
+from tanglerag.provenance import PAGE, PAGES, PATH, SECTION, SECTIONS, SHA256
 from tanglerag.types import Passage, record_id
 
 __all__ = ["SourceDocument", "chunk_passages", "chunk_words", "file_document", "folder_files", "json_ready",
@@ -116,10 +116,12 @@ def _placed_chunks(document: SourceDocument, size: int, overlap: int, min_words:
 
 
 def _place(chunk: Chunk) -> dict[str, Any]:
-    """A chunk's page (its first), its pages when it spans more than one, and its section path, as metadata."""
+    """A chunk's page (its first), its pages when it spans more than one, its section path, and every section path
+    when it joins several, as metadata."""
     pages = list(chunk.pages)
     return {**({PAGE: pages[0]} if pages else {}), **({PAGES: pages} if len(pages) > 1 else {}),
-            **({SECTION: list(chunk.section)} if chunk.section else {})}
+            **({SECTION: list(chunk.section)} if chunk.section else {}),
+            **({SECTIONS: [list(s) for s in chunk.sections]} if len(chunk.sections) > 1 else {})}
 
 
 def _record_passage(line: bytes) -> Passage:

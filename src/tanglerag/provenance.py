@@ -19,7 +19,10 @@ PAGE = "page"
 PAGES = "pages"
 """Every page a chunk's words come from, when there are more than one (a sentence a page break cut): ``[4, 5]``."""
 SECTION = "section"
-"""The headings a chunk stands under, outermost first (Markdown, HTML, Word)."""
+"""The headings a chunk stands under, outermost first (Markdown, HTML, Word): the path most of its words are under."""
+SECTIONS = "sections"
+"""Every heading path a chunk's words stand under, in reading order, when there are more than one (a two-line
+section joined to the one before it): ``[["Pay", "Compensation"], ["Pay", "Escalation"]]``."""
 
 
 def page_of(metadata: Mapping[str, Any]) -> int | None:
@@ -47,9 +50,19 @@ def section_of(metadata: Mapping[str, Any]) -> list[str] | None:
     return section
 
 
+def sections_of(metadata: Mapping[str, Any]) -> list[list[str]] | None:
+    """Every heading path a passage's metadata names (at least two, each a non-empty list of texts), else None."""
+    sections = metadata.get(SECTIONS)
+    if not isinstance(sections, list) or len(sections) < 2:
+        return None
+    paths = [section_of({SECTION: s}) for s in sections]
+    return None if any(p is None for p in paths) else [p for p in paths if p is not None]
+
+
 def location(metadata: Mapping[str, Any]) -> str | None:
     """Where a passage stands in its file, as a citation shows it (``policy-2024.pdf p. 12, §Scope > Limits``, or
-    ``pp. 12-13`` for a chunk that spans two pages); None when its metadata names neither a page nor a section (a
+    ``pp. 12-13`` for a chunk that spans two pages, ``§Pay > Compensation; §Pay > Escalation`` for one that joins
+    two sections); None when its metadata names neither a page nor a section (a
     plain text file, a JSONL record)."""
     page, pages, section = page_of(metadata), pages_of(metadata), section_of(metadata)
     if page is None and section is None:
@@ -57,7 +70,9 @@ def location(metadata: Mapping[str, Any]) -> str | None:
     path = metadata.get(PATH)
     name = path.rsplit("/", 1)[-1] if isinstance(path, str) and path else None
     shown_pages = f"pp. {pages[0]}-{pages[-1]}" if pages and pages[0] == page else f"p. {page}" if page else None
-    place = ", ".join(part for part in (shown_pages, f"§{' > '.join(section)}" if section else None) if part)
+    named = sections_of(metadata) or ([section] if section else [])
+    shown_sections = "; ".join(f"§{' > '.join(s)}" for s in named) or None
+    place = ", ".join(part for part in (shown_pages, shown_sections) if part)
     return f"{name} {place}" if name else place
 
 

@@ -168,8 +168,8 @@ def test_a_json_answer_streams_as_its_view_grows_and_each_call_of_an_answer_star
     hits = [RetrievedPassage(passage=Passage(id="p", text="Paris is the capital."), score=1.0, rank=1)]
     decision = cited_answer_decision(cited_answer_messages("Capital?", hits), hits, 32)
     heard: list[str] = []
-    with track(Tracker(on_event=lambda e: heard.append(e.data["text"]) if e.type == "token" else None)):
-        with streamed_answer():
-            llm.decide(decision)
-            llm.decide(decision)  # a second call of the answer (cached): on a line of its own
+    tracker = Tracker(on_event=lambda e: heard.append(e.data["text"]) if e.type == "token" else None)
+    with track(tracker), streamed_answer():
+        llm.decide(decision)
+        llm.decide(decision)  # a second call of the answer (cached): on a line of its own
     assert heard == ["Paris", " [1]", "\nParis [1]"]  # the view as it grew, never the JSON; the cached call whole

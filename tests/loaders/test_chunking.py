@@ -115,3 +115,14 @@ def test_the_setting_reaches_the_index_reader(tmp_path):
     default = list(corpus_reader(tmp_path, IndexConfig())())
     pieces = list(corpus_reader(tmp_path, IndexConfig(min_chunk_words=0))())
     assert len(default) == 1 and [c.text for c in pieces][0] == "# Guide"
+
+
+def test_a_chunk_that_joins_sections_names_them_all_in_its_place():
+    """Issue 69: a two-line "Escalation" section joined to the "Compensation" one before it is named, not hidden."""
+    chunks = _markdown(f"# Pay\n\n## Compensation\n\n{LONG}\n\n## Escalation\n\nPage the on-call lead.\n")
+    (chunk,) = chunks
+    assert chunk.metadata["section"] == ["Pay", "Compensation"]
+    assert chunk.metadata["sections"] == [["Pay", "Compensation"], ["Pay", "Escalation"]]
+    assert location(chunk.metadata).endswith("§Pay > Compensation; §Pay > Escalation")
+    alone = _markdown(f"# Pay\n\n{LONG}\n")
+    assert "sections" not in alone[0].metadata  # one section: named once, as before

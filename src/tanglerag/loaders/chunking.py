@@ -43,12 +43,14 @@ _FOLIO_WORDS = 12
 
 @dataclass(frozen=True)
 class Chunk:
-    """A chunk's text and its places: the pages its words come from (none for a file without pages) and its
-    heading path."""
+    """A chunk's text and its places: the pages its words come from (none for a file without pages), the heading
+    path most of its words stand under, and every heading path its words stand under, in reading order (a short
+    section joined to its neighbour is named too, not hidden under the neighbour's heading)."""
 
     text: str
     pages: tuple[int, ...]
     section: tuple[str, ...]
+    sections: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -205,7 +207,9 @@ def _windows(block: list[_Piece], size: int, overlap: int, min_words: int) -> li
 
 def _chunk(text: str, weighted: list[tuple[_Piece, int]]) -> Chunk:
     pages = sorted({piece.page for piece, _ in weighted if piece.page is not None})
-    return Chunk(text=text, pages=tuple(pages), section=_main_section(weighted))
+    # a heading alone (``# Pay`` above its first subsection) is part of the path of what it heads, not a section
+    sections = tuple(dict.fromkeys(piece.section for piece, count in weighted if piece.section and piece.body and count))
+    return Chunk(text=text, pages=tuple(pages), section=_main_section(weighted), sections=sections)
 
 
 def _spans(count: int, size: int, overlap: int, min_words: int) -> list[tuple[int, int]]:
