@@ -41,7 +41,7 @@ class ProgressEvent(BaseModel):
     passages were retrieved (``passages``: each as ``RetrievedPassage`` dumps it), or the answer grew (``token``:
     the ``text`` the model just wrote, see ``streamed_answer``)."""
 
-    type: Literal["stage_start", "stage_end", "llm_call", "step", "passages", "token"]
+    type: Literal["stage_start", "stage_end", "llm_call", "step", "passages", "token", "batch"]
     stage: str
     data: dict[str, Any] = Field(default_factory=dict)
 
@@ -139,6 +139,20 @@ class Tracker:
         if text:
             self._answer_begun = True
             self._emit("token", self.current_stage, text=text)
+
+    def batch(self, planned: int) -> Callable[[], None]:
+        """For a batch of ``planned`` calls: a function to call as each one ends, which tells a watcher how many are
+        done of how many (the ledger's claims, one a passage, take minutes on a CPU)."""
+        done = 0
+        stage_name = self.current_stage
+
+        def ended() -> None:
+            nonlocal done
+            with self._lock:
+                done += 1
+                count = done
+            self._emit("batch", stage_name, done=count, planned=planned)
+        return ended
 
     def answer_call(self) -> Callable[[str], None]:
         """``token`` for one call's pieces: a call after another one's (COrg answers each group in a call) starts

@@ -173,3 +173,16 @@ def test_a_json_answer_streams_as_its_view_grows_and_each_call_of_an_answer_star
         llm.decide(decision)
         llm.decide(decision)  # a second call of the answer (cached): on a line of its own
     assert heard == ["Paris", " [1]", "\nParis [1]"]  # the view as it grew, never the JSON; the cached call whole
+
+
+def test_a_watcher_hears_each_call_of_a_batch_end_before_the_batch_is_charged():
+    from tanglerag.service.progress import progress_line
+    from tanglerag.tracking import Tracker
+
+    llm = canned_llm(default="yes")
+    events = []
+    with track(Tracker(on_event=events.append)):
+        llm.complete_many([Request([Message(role="user", content=f"claim {i}")], llm.params()) for i in range(3)])
+    kinds = [(e.type, e.data.get("done"), e.data.get("planned")) for e in events]
+    assert kinds == [("batch", 1, 3), ("batch", 2, 3), ("batch", 3, 3)] + [("llm_call", None, None)] * 3
+    assert progress_line(events[1]) == "  2 of 3 model calls of this step done"

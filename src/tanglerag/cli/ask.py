@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from pydantic import ValidationError
 from rich.markup import escape
+from rich.status import Status
 
 from tanglerag import jsonio
 from tanglerag.cli.common import (
@@ -97,29 +100,58 @@ def ask(
 
 
 def _answered_with_status(runtime: Runtime, request: AskRequest) -> tuple[Answer, str]:
-    """The answer and the text streamed of it: a status line on the terminal while it is worked out (the stage, the
-    model calls so far and the seconds since the question was asked: COrg takes 20-60 s on a CPU, and a silent
-    terminal reads as a hang), then the answer's tokens printed as the model writes them, in place of the status."""
-    calls, method, start = 0, request.method, time.monotonic()
-    streamed: list[str] = []
-    with console.status(f"{method}: starting ...") as status:
-        def shown(event: ProgressEvent) -> None:
-            nonlocal calls
-            calls += event.type == "llm_call"
-            if event.type == "token":
-                if not streamed:
-                    status.stop()
-                streamed.append(event.data["text"])
-                console.print(escape(printable(event.data["text"], one_line=True)), end="", style="bold",
-                              highlight=False)
-            elif event.type in ("stage_start", "llm_call") and not streamed:
-                status.update(f"{method}: {event.stage} ... ({calls} model call{'s' * (calls != 1)} done, "
-                              f"{time.monotonic() - start:.0f} s)")
-
-        answer = runtime.answer(request.model_copy(update={"tracker": Tracker(on_event=shown)}))
-    if streamed:
+    """The answer and the text streamed of it, the question watched on the terminal meanwhile (``_Watch``)."""
+    with console.status(f"{request.method}: starting ...") as status:
+        watch = _Watch(request.method, status)
+        ticking = threading.Event()
+        ticker = threading.Thread(target=_tick, args=(ticking, watch.refresh), daemon=True)
+        ticker.start()
+        try:
+            answer = runtime.answer(request.model_copy(update={"tracker": Tracker(on_event=watch.heard)}))
+        finally:
+            ticking.set()
+            ticker.join()
+    if watch.streamed:
         console.print()
-    return answer, "".join(streamed)
+    return answer, "".join(watch.streamed)
+
+
+class _Watch:
+    """A question as ``ask`` shows it on a terminal while it is worked out: a status line (the stage, the model calls
+    done, of how many when a step makes several at once, and the seconds since the question was asked, ticking: the
+    ledger's claims take minutes on a CPU, and a silent terminal reads as a hang), then the answer's tokens printed
+    as the model writes them, in place of the status."""
+
+    def __init__(self, method: str, status: Status) -> None:
+        self.method, self.status, self.start = method, status, time.monotonic()
+        self.calls, self.stage, self.done = 0, "starting", ""
+        self.streamed: list[str] = []
+
+    def heard(self, event: ProgressEvent) -> None:
+        self.calls += event.type == "llm_call"
+        if event.type == "token":
+            if not self.streamed:
+                self.status.stop()
+            self.streamed.append(event.data["text"])
+            console.print(escape(printable(event.data["text"], one_line=True)), end="", style="bold",
+                          highlight=False)
+            return
+        if event.type == "batch":  # a batch's calls are charged when its last one ends: counted as they end
+            self.done = (f"{event.data['done']} of {event.data['planned']} model calls of this step done, "
+                         f"{self.calls} before it, ")
+        elif event.type in ("stage_start", "llm_call"):
+            self.stage, self.done = event.stage, f"{self.calls} model call{'s' * (self.calls != 1)} done, "
+        self.refresh()
+
+    def refresh(self) -> None:
+        if not self.streamed:
+            self.status.update(f"{self.method}: {self.stage} ... ({self.done}{time.monotonic() - self.start:.0f} s)")
+
+
+def _tick(stop: threading.Event, update: Callable[[], None]) -> None:
+    """``update`` once a second until ``stop`` is set: the status line's seconds go on during one long call."""
+    while not stop.wait(1.0):
+        update()
 
 
 def _export_spans(runtime: Runtime, answer: Answer) -> None:

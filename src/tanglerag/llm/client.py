@@ -108,11 +108,16 @@ class LLM:
 
         # the answer's own call streams its tokens to a watcher; a batch of several calls is never the answer
         sink = _answer_sink(requests[0]) if len(requests) == 1 else None
+        tracker = current_tracker()
+        ended = tracker.batch(len(requests)) if tracker is not None and tracker.hears and len(requests) > 1 else None
 
         async def one(request: Request) -> Completion:
             async with slots:
                 _check_not_cancelled()
-                return await self._acomplete(request.messages, request.params, use_cache, sink)
+                completion = await self._acomplete(request.messages, request.params, use_cache, sink)
+            if ended is not None:
+                ended()
+            return completion
 
         # every call run to its end, its result or exception kept: a batch whose one call failed still charges the
         # calls that were made; cancelling the caller cancels them all

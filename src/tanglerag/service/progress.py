@@ -23,6 +23,8 @@ def progress_line(event: ProgressEvent) -> str | None:
     if event.type == "llm_call":
         cached = ", cached" if event.data.get("cached") else ""
         return f"  model call: {event.data.get('prompt_tokens', 0)} prompt tokens{cached}"
+    if event.type == "batch":
+        return f"  {event.data.get('done', 0)} of {event.data.get('planned', 0)} model calls of this step done"
     if event.type == "step":
         return "  " + _step_line(event.data)
     return None

@@ -216,6 +216,10 @@ class Column {
         this.node.insertBefore(this.draft, this.early || null);
       }
       this.draft.textContent += event.data.text;
+    } else if (kind === "batch") {
+      // a batch's calls are charged when its last one ends: count them as they end
+      const row = this.open[this.open.length - 1];
+      if (row) row.querySelector(".calls").textContent = `${event.data.done} of ${event.data.planned} calls`;
     } else if (kind === "llm_call") {
       if (event.data.call) this.calls.push(event.data.call);
       const row = this.open[this.open.length - 1];
