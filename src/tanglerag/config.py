@@ -161,6 +161,11 @@ class RetrievalConfig(Section):
     top_k: TopK = 5
     mode: Literal["dense", "bm25", "hybrid"] = "dense"
     rrf_k: PositiveInt = 60
+    min_score: Annotated[float, Field(ge=-1.0, le=1.0)] | Literal["auto"] | None = Field("auto", description=(
+        "a dense search's relevance floor: a passage whose cosine to the question is under it is left out (said in "
+        "the trace), so a clearly unrelated passage does not reach the model only because the top-k is filled. "
+        "auto: the floor measured for the embedder in use (stages/retrieve.py, CALIBRATED_FLOORS; none for an "
+        "embedder not measured), null: every passage of the top-k, or a cosine"))
     where: Annotated[str, WithJsonSchema({"type": "string", "maxLength": 2000, "format": "tanglerag-where"})] = Field(
         "", max_length=2000, description=(
         "retrieve only passages whose document metadata passes this filter (empty: all), e.g. \"date >= 2024-01-01 "

@@ -90,13 +90,15 @@ class Settings(Section):
         return load_config(assembled(), path, overrides, values)
 
     def evaluating(self) -> Settings:
-        """These settings as an evaluation answers under them: short answers at ``eval.answer_tokens`` (the papers'
-        budget, which their scores assume) unless ``methods.answer_tokens`` was set; a person's question gets the
-        longer ``methods.answer_tokens`` default."""
-        if "answer_tokens" in self.methods.model_fields_set:
-            return self
-        return self.model_copy(update={"methods": self.methods.model_copy(
-            update={"answer_tokens": self.eval.answer_tokens})})
+        """These settings as an evaluation answers under them, as the papers' scores assume: short answers at
+        ``eval.answer_tokens`` unless ``methods.answer_tokens`` was set, and the whole top-k (no relevance floor)
+        unless ``retrieval.min_score`` was set; a person's question gets the longer answers and the floor."""
+        update: dict[str, Any] = {}
+        if "answer_tokens" not in self.methods.model_fields_set:
+            update["methods"] = self.methods.model_copy(update={"answer_tokens": self.eval.answer_tokens})
+        if "min_score" not in self.retrieval.model_fields_set:
+            update["retrieval"] = self.retrieval.model_copy(update={"min_score": None})
+        return self.model_copy(update=update) if update else self
 
     def section(self, kind: type[S]) -> S:
         """A family's section, typed: ``settings.section(CorgConfig).answer_tokens``."""

@@ -14,7 +14,7 @@ from tanglerag.config import RetrievalConfig
 from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import InputError
-from tanglerag.stages.retrieve import Retrieval
+from tanglerag.stages.retrieve import Retrieval, above_floor, floor_for
 from tanglerag.stores.base import VectorStore
 from tanglerag.types import Question, RetrievedPassage
 from tanglerag.where import parse_where
@@ -40,5 +40,6 @@ class StoreRetriever:
             self._where_checked = True
         vector = self.embedder.embed([question.text])[0]
         hits = self.store.search(vector, k or self.config.top_k, self.where)
-        return Retrieval(passages=[RetrievedPassage(passage=h.passage, score=h.score, rank=rank)
-                                   for rank, h in enumerate(hits, 1)])
+        return Retrieval(passages=above_floor([RetrievedPassage(passage=h.passage, score=h.score, rank=rank)
+                                               for rank, h in enumerate(hits, 1)],
+                                               floor_for(self.config, self.embedder)))
