@@ -40,10 +40,11 @@ class StoreConfig(Section):
     them. ``embedded`` is the index folder given with ``--index`` (the other keys are not read then)."""
 
     backend: str = Field("embedded", min_length=1, description=(
-        "embedded: the faiss + SQLite index of --index; qdrant, lancedb, chroma: a collection of that store "
+        "embedded: the faiss + SQLite index of --index; qdrant, lancedb, chroma, pgvector: a collection of that store "
         "(pip install 'tanglerag[qdrant]' and so on); a plug-in's name (the tanglerag.stores entry-point group)"))
     url: str | None = Field(None, description="a store server's address (qdrant: http://host:6333; chroma: "
-                                              "http://host:8000); None: the store's embedded mode at path")
+                                              "http://host:8000; pgvector: postgresql://user@host/db); None: the "
+                                              "store's embedded mode at path")
     path: Path | None = Field(None, description="the folder of a store's embedded (local) mode")
     collection: str = Field("tanglerag", min_length=1, max_length=255, description="the collection (table) to use")
     fields: FieldMapping = Field(default_factory=FieldMapping, description=(

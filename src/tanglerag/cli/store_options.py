@@ -13,7 +13,7 @@ from tanglerag.settings import Settings
 from tanglerag.stores.registry import capabilities
 
 StoreOpt = Annotated[str | None, typer.Option("--store", help=(
-    "where passages live: embedded (the --index folder, the default), qdrant, lancedb, chroma or a plug-in's name (store.backend)"))]
+    "where passages live: embedded (the --index folder, the default), qdrant, lancedb, chroma, pgvector or a plug-in's name (store.backend)"))]
 StoreUrlOpt = Annotated[str | None, typer.Option("--store-url", help=(
     "the store server's address, e.g. http://localhost:6333 (store.url)"))]
 StorePathOpt = Annotated[Path | None, typer.Option("--store-path", help=(

