@@ -48,3 +48,17 @@ def test_a_database_that_is_down_is_one_line_without_credentials(cli, tmp_path):
     out = cli("search", "leave", "--store", "pgvector", "--store-url", down, "--collection", "docs", exit_code=2)
     assert out.startswith("error: pgvector at postgresql://***@127.0.0.1:9/docs") and out.count("\n") == 1
     assert "s3cret" not in out
+
+
+@pytest.mark.parametrize("mode", ["bm25", "hybrid"])
+def test_postgres_full_text_search_ranks_by_words_and_fuses_with_the_vectors(pg, tmp_path, mode):
+    """The store's own tsvector ranking as BM25 (any of the question's words, stemmed), fused by reciprocal rank in
+    hybrid as the embedded index fuses its BM25, under a pushed-down filter too."""
+    found = json.loads(pg("search", "steeping green teas", "--json", "-k", "2", "--set", f"retrieval.mode={mode}",
+                          *_stored(tmp_path)))["passages"]
+    assert found[0]["id"] == "tea"
+    if mode == "bm25":
+        assert [p["id"] for p in found] == ["tea"]  # no other passage holds one of its words
+    words = json.loads(pg("search", "leave office", "--json", "-k", "5", "--set", f"retrieval.mode={mode}",
+                          "--where", "date >= 2023", *_stored(tmp_path)))["passages"]
+    assert {p["id"] for p in words} == {"leave", "office"}  # "notes" (2019) has "leave" but fails the filter

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
 
-def reciprocal_rank_fusion(rankings: list[list[int]], k: int = 60) -> list[tuple[int, float]]:
-    """Fuse ranked lists of ids; an id scores sum(1 / (k + rank)), rank starting at 1."""
-    scores: dict[int, float] = {}
+Id = TypeVar("Id", int, str)
+
+
+def reciprocal_rank_fusion(rankings: list[list[Id]], k: int = 60) -> list[tuple[Id, float]]:
+    """Fuse ranked lists of ids (positions in an index, or a store's passage ids); an id scores sum(1 / (k + rank)),
+    rank starting at 1; ties in id order."""
+    scores: dict[Id, float] = {}
     for ranking in rankings:
         for rank, item in enumerate(ranking, 1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)

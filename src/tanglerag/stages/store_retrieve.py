@@ -1,21 +1,24 @@
-"""Retrieval from a vector store searched by its vectors: the question embedded with the runtime's embedder, the
-store searched with ``retrieval.where`` pushed down as the store's own filter.
+"""Retrieval from a vector store: the question embedded with the runtime's embedder, the store searched with
+``retrieval.where`` pushed down as the store's own filter.
 
-Dense search: ``retrieval.mode`` bm25 and hybrid need a store with the ``sparse`` capability (the embedded index, its
-own retriever), refused by the runtime before this is built (``stores.registry.require``). A filter the store cannot
+``retrieval.mode`` bm25 and hybrid need a store with the ``sparse`` capability (the embedded index, its own
+retriever; PostgreSQL's full-text search, ``TextSearch``), refused by the runtime before this is built for a store
+without it (``stores.registry.require``). A filter the store cannot
 express is the asker's to change (an InputError: a 400 from the service); the store failing is a StoreError (503).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
 from tanglerag.config import RetrievalConfig
 from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import InputError
+from tanglerag.index.fusion import reciprocal_rank_fusion
 from tanglerag.stages.retrieve import Retrieval, above_floor, floor_for
-from tanglerag.stores.base import VectorStore
+from tanglerag.stores.base import StoredHit, TextSearch, VectorStore
 from tanglerag.types import Question, RetrievedPassage
 from tanglerag.where import parse_where
 
@@ -38,8 +41,24 @@ class StoreRetriever:
             if refused is not None:
                 raise InputError(refused)
             self._where_checked = True
-        vector = self.embedder.embed([question.text])[0]
-        hits = self.store.search(vector, k or self.config.top_k, self.where)
+        hits = self._ranked(question.text, k or self.config.top_k)
         return Retrieval(passages=above_floor([RetrievedPassage(passage=h.passage, score=h.score, rank=rank)
                                                for rank, h in enumerate(hits, 1)],
                                                floor_for(self.config, self.embedder)))
+
+    def _ranked(self, text: str, k: int) -> list[StoredHit]:
+        """The store's dense ranking, its full-text one (``bm25``: a store declaring ``sparse`` has ``text_search``),
+        or both fused by reciprocal rank as the embedded index fuses them (``hybrid``, each read 4k deep)."""
+        mode = self.config.mode
+        if mode == "bm25":
+            return cast(TextSearch, self.store).text_search(text, k, self.where)
+        vector = self.embedder.embed([text])[0]
+        if mode == "dense":
+            return self.store.search(vector, k, self.where)
+        depth = max(4 * k, 20)
+        dense = self.store.search(vector, depth, self.where)
+        sparse = cast(TextSearch, self.store).text_search(text, depth, self.where)
+        held = {h.passage.id: h.passage for h in [*dense, *sparse]}
+        fused = reciprocal_rank_fusion([[h.passage.id for h in dense], [h.passage.id for h in sparse]],
+                                       self.config.rrf_k)
+        return [StoredHit(passage=held[pid], score=score) for pid, score in fused[:k]]

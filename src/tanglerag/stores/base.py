@@ -55,7 +55,8 @@ class Capabilities:
     """It is the embedded index of ``--index DIR``: its folder, versions and document operations (--add, --remove,
     --sync, --replace, Ray builds, the service's uploads)."""
     sparse: bool = False
-    """BM25 and hybrid ranking (``retrieval.mode``)."""
+    """BM25 and hybrid ranking (``retrieval.mode``): the embedded index's BM25, or a store's own full-text search
+    (``TextSearch``), fused with the dense ranking as the index fuses them."""
     separations: bool = False
     """CDIT's separations (``cdit trim`` writes them; every search honours them)."""
     personal: bool = False
@@ -132,6 +133,14 @@ class VectorStore(Protocol):
 
     def close(self) -> None:
         """Let go of connections and files."""
+
+
+class TextSearch(Protocol):
+    """What a store that declares ``Capabilities.sparse`` offers besides ``VectorStore``: its own full-text ranking
+    (PostgreSQL's ``tsvector``), under the same pushed-down filter."""
+
+    def text_search(self, query: str, k: int, where: Where | None = None) -> list[StoredHit]:
+        """The ``k`` passages whose text best matches ``query``'s words, best first (score: the store's text rank)."""
 
 
 class ThreadedSearch:

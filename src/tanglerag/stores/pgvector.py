@@ -33,6 +33,7 @@ from tanglerag.errors import InputError
 from tanglerag.redaction import without_credentials
 from tanglerag.store_config import FieldMapping
 from tanglerag.stores.base import (
+    Capabilities,
     ServerStore,
     StoredHit,
     StoreError,
@@ -60,6 +61,7 @@ class PgVectorStore(ServerStore):
     """One table of a PostgreSQL database with the pgvector extension (``url``)."""
 
     name: ClassVar[str] = "pgvector"
+    capabilities: ClassVar[Capabilities] = Capabilities(sparse=True)
 
     def __init__(self, collection: str, *, url: str | None = None, path: Path | None = None,
                  fields: FieldMapping | None = None, timeout_s: float = 10.0, api_key: str | None = None,
@@ -231,6 +233,26 @@ class PgVectorStore(ServerStore):
         if self._conn is not None:
             self._conn.close()
         self._conn = None
+
+    def text_search(self, query: str, k: int, where: Where | None = None) -> list[StoredHit]:
+        """PostgreSQL's full-text ranking (``ts_rank_cd`` over the ``fts`` column) for any of the query's words (its
+        lexemes joined by OR, as BM25 scores any word), under the pushed-down filter."""
+        from psycopg import sql
+
+        refused = self.unsupported(where) if where is not None else None
+        if refused is not None:
+            raise StoreError(refused)
+        if self._mark() is None:
+            raise StoreError(f"{self.where}: collection {self.collection!r} has no full-text column (tanglerag did "
+                             "not write it): search it with retrieval.mode=dense")
+        condition, values = sql_filter(clauses(where)) if where is not None else (sql.SQL("TRUE"), [])
+        statement = sql.SQL(
+            "WITH q AS (SELECT to_tsquery('english', string_agg(quote_literal(lexeme), ' | ')) AS q FROM "
+            "unnest(to_tsvector('english', %s))) SELECT id, doc, ts_rank_cd(fts, q.q) AS rank FROM {}, q WHERE "
+            "fts @@ q.q AND {} ORDER BY rank DESC, id LIMIT %s").format(self._table(), condition)
+        with self._reaching("search the text"):
+            rows = self.conn.execute(statement, [query, *values, k]).fetchall()
+        return [StoredHit(passage=self._passage(pid, {**doc, "id": pid}), score=float(rank)) for pid, doc, rank in rows]
 
     # -- searching ------------------------------------------------------------------------
     def _ours(self, query: np.ndarray, k: int, where: Where | None) -> list[StoredHit]:
