@@ -283,6 +283,10 @@ class ServiceConfig(Section):
     cors_origins: list[str] = Field(default_factory=list, description=(
         "web origins whose pages may call the API from a browser, e.g. ['https://chat.example.org']; "
         "'*' allows any (only sensible without cookies: keys travel in the Authorization header)"))
+    read_only: bool = Field(False, description=(
+        "this process is one of several replicas serving one shared index folder or store: it answers, searches "
+        "and reads, and refuses every write (documents added, replaced or removed; user statements added or "
+        "removed) with one line naming the writer to use instead (docs/scale.md)"))
     api_keys_file: Path | None = Field(
         None, description="lines 'KEY' (admin) or 'KEY USER' (that user only); adds to TANGLERAG_API_KEYS")
     background_tasks: Literal["model", "plain", "refuse"] = Field("plain", description=(

@@ -98,6 +98,18 @@ def _admin(who: Caller) -> Caller:
 AdminDep = Annotated[Caller, Depends(get_admin)]
 
 
+async def writable(state: State) -> None:
+    """A write reaches this process's index or user statements only when it is not a read-only replica: replicas of
+    one shared index or store have one writer, so two never save versions of it over each other."""
+    if state.runtime.settings.service.read_only:
+        raise ServiceError(409, "this server is a read-only replica (service.read_only): write through the one "
+                                "writer (tanglerag index --add / --sync on the shared index or store, or the server "
+                                "started without service.read_only)")
+
+
+WritableDep = Depends(writable)
+
+
 async def metrics_reader(request: Request, state: State) -> None:
     """``/metrics`` needs an admin key when ``service.metrics_key_required`` says so, by default when the server
     listens beyond loopback: the counts tell who asks what, how much and when. The key is read from the header, not

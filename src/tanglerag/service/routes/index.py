@@ -27,7 +27,7 @@ from tanglerag.loaders.base import UnreadableFile
 from tanglerag.service.bodies import first_refused, shown
 from tanglerag.service.errors import ServiceError, client_message
 from tanglerag.service.schemas import AddedDocuments, DocumentIn, IndexInfo, RemovedDocuments, error_responses
-from tanglerag.service.state import AdminDep, CallerDep, ServiceState, State
+from tanglerag.service.state import AdminDep, CallerDep, ServiceState, State, WritableDep
 from tanglerag.types import Passage
 from tanglerag.where import authority_tiers
 
@@ -55,7 +55,7 @@ async def index_info(_: CallerDep, state: State) -> IndexInfo:
 
 
 @router.post("/v1/index/documents", response_model=AddedDocuments, openapi_extra=UPLOAD_BODY,
-             responses=WRITE_ERRORS | error_responses(415))
+             responses=WRITE_ERRORS | error_responses(415), dependencies=[WritableDep])
 async def add_documents(request: Request, _: AdminDep, state: State, replace: Annotated[bool, Query(
         description="replace documents whose id is known but whose text or metadata changed (else 409 naming them)")] = False,
                         ) -> AddedDocuments:
@@ -67,7 +67,8 @@ async def add_documents(request: Request, _: AdminDep, state: State, replace: An
     return await _added(state, await _off_loop(state, reading, lambda: _chunks(state, _read(files, reading))), replace)
 
 
-@router.put("/v1/index/documents/{doc_id:path}", response_model=AddedDocuments, responses=WRITE_ERRORS)
+@router.put("/v1/index/documents/{doc_id:path}", response_model=AddedDocuments, responses=WRITE_ERRORS,
+            dependencies=[WritableDep])
 async def put_document(doc_id: DocId, body: DocumentIn, _: AdminDep, state: State) -> AddedDocuments:
     """Create or replace one document (all of its chunks) under this id."""
     passage = Passage(id=doc_id, title=body.title, text=body.text, metadata=body.metadata)
@@ -75,7 +76,7 @@ async def put_document(doc_id: DocId, body: DocumentIn, _: AdminDep, state: Stat
 
 
 @router.delete("/v1/index/documents/{doc_id:path}", response_model=RemovedDocuments,
-               responses=error_responses(403, 404, 409))
+               responses=error_responses(403, 404, 409), dependencies=[WritableDep])
 async def delete_document(doc_id: DocId, _: AdminDep, state: State) -> RemovedDocuments:
     """Remove one document (every chunk of it) from the index; saved atomically."""
     if not state.has_index():
