@@ -283,6 +283,10 @@ class ServiceConfig(Section):
     cors_origins: list[str] = Field(default_factory=list, description=(
         "web origins whose pages may call the API from a browser, e.g. ['https://chat.example.org']; "
         "'*' allows any (only sensible without cookies: keys travel in the Authorization header)"))
+    index_poll_s: float = Field(2.0, ge=0, le=3600, description=(
+        "how often a served index folder is checked for a version another process saved (tanglerag index --add, "
+        "--sync, another server): a new version is loaded beside the one serving and swapped in between requests; "
+        "0: never (the version loaded at start, and this server's own writes)"))
     read_only: bool = Field(False, description=(
         "this process is one of several replicas serving one shared index folder or store: it answers, searches "
         "and reads, and refuses every write (documents added, replaced or removed; user statements added or "

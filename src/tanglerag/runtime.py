@@ -166,6 +166,11 @@ class Runtime:
         return self._index
 
     @property
+    def loaded_index(self) -> PassageIndex | None:
+        """The index as loaded so far, without loading it (None: not loaded yet, or none)."""
+        return self._index
+
+    @property
     def reads_store(self) -> bool:
         """Whether passages come from a store searched by vector (one without an index folder) rather than an index:
         an index handed in (an evaluation's pooled passages) is searched even then."""

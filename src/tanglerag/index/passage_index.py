@@ -56,6 +56,7 @@ class PassageIndex:
         self.bm25 = bm25
         self._position_map: dict[str, int] | None = None
         self.folder: Path | None = None  # where it was loaded from or saved to (its trim log lives there)
+        self.version = ""  # the saved version it holds (the manifest's ``data`` sub-folder; '' before a save)
         self.trim = TrimState()  # CDIT's separated pairs (from the folder's trim log when loaded)
         self._cuts: list[RemovedLink] = []  # HNSW links cut for them, put back before a save
 
@@ -256,6 +257,7 @@ class PassageIndex:
 
     def save(self, folder: Path) -> None:
         data = write_version(folder, self._write_version)
+        self.version = data.name
         if isinstance(self.passages, PassageStore):  # read from the version just written; the old one is swept
             old, self.passages = self.passages, PassageStore(data / PASSAGES_FILE)
             old.close()
@@ -309,7 +311,7 @@ class PassageIndex:
                 raise IndexStoreError(f"{files / 'bm25'} is missing or damaged ({_first_line(exc)}); "
                                       f"{rebuild}") from exc
         index = cls(passages, dense, embedder, manifest.config, bm25)
-        index.folder = folder
+        index.folder, index.version = folder, manifest.data
         index.apply_trim(TrimLog(folder).state())
         return index
 

@@ -24,6 +24,7 @@ from fastapi.staticfiles import StaticFiles
 
 from tanglerag.errors import IndexStoreError
 from tanglerag.runtime import Runtime
+from tanglerag.service import index_watch
 from tanglerag.service.auth import ApiKeys
 from tanglerag.service.bodies import JsonBodies
 from tanglerag.service.errors import BodyLimit, install_error_handlers
@@ -59,7 +60,11 @@ def create_app(runtime: Runtime, keys: ApiKeys | None = None, *, warm_up: bool =
             await asyncio.to_thread(_warm, runtime, state.has_index())
         log.info("tanglerag service ready (%s)",
                  "API keys required" if state.keys.enabled else "no API keys: loopback only")
+        every = runtime.settings.service.index_poll_s
+        watching = asyncio.create_task(index_watch.watch(state, every)) if every > 0 else None
         yield
+        if watching is not None:
+            watching.cancel()
         if state.spans is not None:  # the spans still batched go out before the process ends
             await asyncio.to_thread(state.spans.close)
 

@@ -169,6 +169,7 @@ class Health(BaseModel):
     model: str
     running: int
     waiting: int
+    index_version: str | None = Field(None, description="the index version answering (see GET /v1/index)")
 
 
 class Readiness(BaseModel):
@@ -178,6 +179,9 @@ class Readiness(BaseModel):
 
 class IndexInfo(BaseModel):
     manifest: IndexManifest
+    serving: str | None = Field(None, description=(
+        "the version this server answers from (the manifest's data folder it loaded; it follows a new one within "
+        "service.index_poll_s); None before the first question loads the index"))
 
 
 class AddedDocuments(BaseModel):

@@ -51,7 +51,8 @@ async def index_info(_: CallerDep, state: State) -> IndexInfo:
     folder = state.runtime.index_dir
     if folder is None or not state.has_index():
         raise ServiceError(404, "no index yet: POST documents to /v1/index/documents first")
-    return IndexInfo(manifest=read_manifest(folder))
+    loaded = state.runtime.loaded_index
+    return IndexInfo(manifest=read_manifest(folder), serving=loaded.version if loaded is not None else None)
 
 
 @router.post("/v1/index/documents", response_model=AddedDocuments, openapi_extra=UPLOAD_BODY,

@@ -25,8 +25,10 @@ METRICS_RESPONSES = error_responses(401, 403) | {
 
 @router.get("/healthz", response_model=Health)
 async def health(state: State) -> Health:
+    loaded = state.runtime.loaded_index
     return Health(status="ok", auth=state.keys.enabled, index=state.has_index(), runs=state.runs is not None,
-                  model=_model_name(state.runtime.llm.backend.model_id), running=state.gate.running, waiting=state.gate.waiting)
+                  model=_model_name(state.runtime.llm.backend.model_id), running=state.gate.running,
+                  waiting=state.gate.waiting, index_version=loaded.version if loaded is not None else None)
 
 
 @router.get("/readyz", response_model=Readiness, responses=error_responses(503))
