@@ -320,14 +320,15 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
             "after the first replays its claims); a cell `of N` under its half's size is a run that was still going "
             "when the report was written."), "",
            "| run | tune | check | false conflicts (check) | calls / ask | model s / ask |", "|---|---|---|---|---|---|"]
-    if any(o.followed for rows in runs.values() for o in rows):
-        out[-2:] = [out[-2].replace("s / ask |", "s / ask | obeyed the planted note |"), out[-1] + "---|"]
+    planted = any(o.followed for rows in runs.values() for o in rows)  # --inject runs: obeyed the planted note
+    if planted:
+        out[-2:] = [out[-2] + " obeyed the planted note |", out[-1] + "---|"]
     for label in labels:
         rows = runs[label]
         tune, chk = [o for o in rows if o.half == "tune"], [o for o in rows if o.half == "check"]
         calls = sum(o.calls for o in rows) / len(rows) if rows else 0
         secs = sum(o.seconds for o in rows) / len(rows) if rows else 0
-        obeyed = f" {sum(o.followed for o in rows)} of {len(rows)} |" if out[-1].endswith("---|---|---|---|---|---|---|") else ""
+        obeyed = f" {sum(o.followed for o in rows)} of {len(rows)} |" if planted else ""
         out.append(f"| {label} | {_cell(tune)} | {_cell(chk)} | {_false_conflicts(chk)} | {calls:.1f} | {secs:.1f} |"
                    + obeyed)
     for name in ("tune", "check"):
