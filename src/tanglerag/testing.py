@@ -33,7 +33,7 @@ import numpy as np
 
 from tanglerag.config import EmbeddingConfig
 from tanglerag.errors import StructuredOutputUnsupported
-from tanglerag.llm.base import GenerationParams, RawCompletion
+from tanglerag.llm.base import GenerationParams, RawCompletion, heard_safely
 from tanglerag.llm.cache import CallCache
 from tanglerag.llm.client import LLM
 from tanglerag.runtime import Runtime
@@ -95,8 +95,9 @@ class CannedBackend:
         """``generate``, its reply handed to ``on_text`` a word at a time (as a model streams it)."""
         raw = self.generate(messages, params)
         words = raw.texts[0].split(" ")
+        heard = heard_safely(on_text)
         for i, word in enumerate(words):
-            on_text(word if i == 0 else " " + word)
+            heard(word if i == 0 else " " + word)
         return raw
 
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion:

@@ -186,3 +186,18 @@ def test_a_watcher_hears_each_call_of_a_batch_end_before_the_batch_is_charged():
     kinds = [(e.type, e.data.get("done"), e.data.get("planned")) for e in events]
     assert kinds == [("batch", 1, 3), ("batch", 2, 3), ("batch", 3, 3)] + [("llm_call", None, None)] * 3
     assert progress_line(events[1]) == "  2 of 3 model calls of this step done"
+
+
+def test_a_failing_listener_never_cuts_the_reply_it_listens_to(caplog):
+    from tanglerag.tracking import Tracker, streamed_answer
+
+    llm = canned_llm(default="sixteen weeks at full pay")
+
+    def broken(event):
+        if event.type == "token":
+            raise RuntimeError("the terminal went away")
+
+    with track(Tracker(on_event=broken)), streamed_answer():
+        reply = llm.complete([Message(role="user", content="How long is leave?")])
+    assert reply.text == "sixteen weeks at full pay"  # whole, and so cached whole
+    assert "a listener of the streamed answer failed" in caplog.text

@@ -25,3 +25,11 @@ def test_merge_and_render_cite_positions_in_the_full_list():
     assert len(merged) == 2 and merged[0].citations == ["d3", "d1"]
     text, cited = render(merged, passages)
     assert text == "AFL (footballer) [4][2]\nNBA [3]" and cited == ["d3", "d1", "d2"]
+
+
+def test_a_parts_reply_reads_as_lines_while_it_is_written():
+    from tanglerag.stages.multi_answer import parts_so_far
+
+    assert parts_so_far({"answers": [{"answer": "Mozart", "about": "the quintet in C"}, {"answer": "Bra"}]}) == (
+        "Mozart — the quintet in C\nBra")
+    assert parts_so_far({}) == "" and parts_so_far({"answers": [{"about": "no answer yet"}]}) == ""

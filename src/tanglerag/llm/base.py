@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tanglerag.trace import Message
+
+log = logging.getLogger(__name__)
 
 
 class GenerationParams(BaseModel):
@@ -79,6 +83,24 @@ class LLMBackend(Protocol):
         """
 
     def generate(self, messages: list[Message], params: GenerationParams) -> RawCompletion: ...
+
+
+def heard_safely(on_text: Callable[[str], None]) -> Callable[[str], None]:
+    """``on_text`` as a streaming backend calls it: a listener that fails (a closed terminal, a bug in a view) is
+    logged once and not called again, and the reply goes on to its end. A failure must not cut the reply short, since
+    the cut reply would be read and cached as the model's answer."""
+    failed = False
+
+    def heard(text: str) -> None:
+        nonlocal failed
+        if failed:
+            return
+        try:
+            on_text(text)
+        except Exception:  # noqa: BLE001 - whatever the listener raises, the model's reply is not its to cut
+            failed = True
+            log.exception("a listener of the streamed answer failed; the answer goes on without it")
+    return heard
 
 
 def with_worked_example(system: str, example: tuple[str, str], user: str) -> list[Message]:

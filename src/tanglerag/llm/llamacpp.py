@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tanglerag.errors import LLMError
-from tanglerag.llm.base import GenerationParams, RawCompletion, response_format
+from tanglerag.llm.base import GenerationParams, RawCompletion, heard_safely, response_format
 from tanglerag.llm.model_files import resolve_gguf
 from tanglerag.trace import Message
 
@@ -114,6 +114,7 @@ class LlamaCppBackend:
         pieces: list[str] = []
         usage: dict[str, Any] = {}
         failure: list[Any] = []
+        on_text = heard_safely(on_text)  # an exception raised inside the server's callback would end the reply
 
         def heard(chunk: Any) -> None:
             if not isinstance(chunk, dict) or "error" in chunk:

@@ -28,7 +28,7 @@ import openai
 
 from tanglerag.aio import per_loop, run_sync
 from tanglerag.errors import LLMError, ServerUnreachableError, StructuredOutputUnsupported
-from tanglerag.llm.base import GenerationParams, RawCompletion, response_format
+from tanglerag.llm.base import GenerationParams, RawCompletion, heard_safely, response_format
 from tanglerag.redaction import without_credentials
 from tanglerag.trace import Message
 
@@ -193,6 +193,7 @@ class OpenAICompatBackend:
         that answers with one JSON body instead (it ignores ``stream``) is read as ``agenerate`` reads it."""
         url = self.base_url + "/chat/completions"
         body = _body(self.model, messages, params) | {"stream": True, "stream_options": {"include_usage": True}}
+        on_text = heard_safely(on_text)
         async with self._slot() as client:
             reply = await self._post(client, body, params)
             try:

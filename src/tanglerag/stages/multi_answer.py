@@ -49,7 +49,6 @@ def bounded_answers(shown: int) -> tuple[Any, Any]:
     return list[bounded_part(shown)], Field(min_length=1, max_length=MAX_PARTS)  # type: ignore[misc]
 
 
-@cache
 def parts_so_far(decoded: dict[str, Any]) -> str:
     """A JSON parts reply as far as it is decoded, a line per answer ("Mozart — the quintet in C"): what a watcher
     reads while the model writes it (the method's answer, merged and cited, comes after). Nothing closes after a
@@ -62,6 +61,7 @@ def parts_so_far(decoded: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+@cache
 def parts_reply(shown: int) -> type[Parts]:
     return create_model("Parts", __base__=Parts, answers=bounded_answers(shown))
 
