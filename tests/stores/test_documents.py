@@ -37,6 +37,23 @@ def test_a_document_written_again_replaces_all_of_its_chunks(open_store):
     assert store.search(EMBEDDER.embed(["new allowance 0 of policy.md"])[0], 1)[0].passage.text.startswith("new")
 
 
+ATOMIC = {"pgvector", "qdrant", "lancedb"}
+"""The stores whose ``replace`` writes a document's new chunks and deletes its old ones as one change."""
+
+
+def test_a_document_written_again_is_one_change_where_the_store_has_one(open_store, backend, monkeypatch):
+    """The new chunks and the deletion of the old go to the store together (a transaction, one request, one commit),
+    so a writer killed midway leaves the document as it was or as it is; never the two-step write and delete."""
+    store = open_store()
+    write_documents(store, chunks("policy.md", 3), EMBEDDER, "passages")
+    if not hasattr(store, "replace"):
+        pytest.skip("this store writes, then deletes (docs/stores.md)")
+    assert type(store).name in ATOMIC
+    monkeypatch.setattr(store, "delete", lambda ids: pytest.fail(f"deleted {ids} apart from the write"))
+    again = write_documents(store, chunks("policy.md", 1, "new allowance"), EMBEDDER, "passages")
+    assert (again.written, again.stale) == (1, 2) and ids(store) == {"policy.md#0"}
+
+
 def test_documents_are_removed_by_id_and_an_unknown_one_removes_nothing(open_store):
     store = open_store()
     write_documents(store, chunks("a.md", 3) + chunks("b.md", 2) + [Passage(id="rec1", text="a record")],

@@ -62,3 +62,22 @@ def test_postgres_full_text_search_ranks_by_words_and_fuses_with_the_vectors(pg,
     words = json.loads(pg("search", "leave office", "--json", "-k", "5", "--set", f"retrieval.mode={mode}",
                           "--where", "date >= 2023", *_stored(tmp_path)))["passages"]
     assert {p["id"] for p in words} == {"leave", "office"}  # "notes" (2019) has "leave" but fails the filter
+
+
+def test_a_replacement_that_fails_midway_leaves_the_document_as_it_was(tmp_path):
+    """One transaction: the new chunk written, then the deletion of the old ones failing, rolls the write back."""
+    from tanglerag.stores.base import StoreError
+    from tanglerag.stores.pgvector import PgVectorStore
+    from tests.stores.test_documents import EMBEDDER, chunks, ids
+
+    store = PgVectorStore("docs", url=database_uri(tmp_path))
+    try:
+        old = chunks("policy.md", 3)
+        store.upsert(old, EMBEDDER.embed([p.text for p in old]))
+        new = chunks("policy.md", 1, "new allowance")
+        with pytest.raises(StoreError, match="write 1 passages failed"):
+            store.replace(new, EMBEDDER.embed([p.text for p in new]), ["policy.md#1", "bad\x00id"])  # NUL: refused
+        assert ids(store) == {"policy.md#0", "policy.md#1", "policy.md#2"}
+        assert store.search(EMBEDDER.embed(["old allowance 0 of policy.md"])[0], 1)[0].passage.text.startswith("old")
+    finally:
+        store.close()

@@ -1,8 +1,11 @@
 """A store's collection kept in step with its documents, as the embedded index is kept (``index --store ...``).
 
-- A document written again replaces all of its chunks: its new chunks are written first, then the chunks it no
-  longer has are deleted (an edit from 15 chunks down to 1 leaves 1). A kill between the two leaves the new chunks
-  beside some old ones until the next write of that document; never a document with none.
+- A document written again replaces all of its chunks: its new chunks are written and the chunks it no longer has
+  deleted (an edit from 15 chunks down to 1 leaves 1), as one change where the store has one (``replace``: a
+  PostgreSQL transaction, one Qdrant request, one LanceDB commit), so a reader sees it as it was or as it is, also
+  when the writer is killed midway. A store without one (Chroma) writes, then deletes: a kill between the two
+  leaves the new chunks beside some old ones until the next write of that document; never a document with none.
+  Documents go in batches of whole documents (``index.extend.document_batches``), a batch one change.
 - ``--remove IDS`` deletes documents (all of their chunks) by id; an id the collection does not hold is refused.
 - ``--sync FOLDER``: files new or changed since they were written (by content hash) are written, files deleted from
   the folder are removed, unchanged ones are not read.
@@ -18,12 +21,17 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from tanglerag.embeddings import TextEmbedder
 from tanglerag.errors import InputError
 from tanglerag.index.documents import document_of
+from tanglerag.index.extend import document_batches
+from tanglerag.index.passage_index import embed_text
 from tanglerag.index.sync import SyncPlan, plan_sync
 from tanglerag.stores.base import VectorStore
-from tanglerag.stores.ingest import write_passages
+from tanglerag.stores.factory import check_dimension
+from tanglerag.stores.ingest import BATCH
 from tanglerag.types import Passage
 
 
@@ -74,17 +82,29 @@ def write_documents(store: VectorStore, passages: Iterable[Passage], embedder: T
     """Write ``passages`` (upserts by id), then delete the chunks their documents held before and no longer have;
     ``held``: what the collection holds, when the caller has read it already (one scan, not two)."""
     held = held_documents(store) if held is None else held
-    fresh: dict[str, set[str]] = defaultdict(set)
-
-    def noted(items: Iterable[Passage]) -> Iterator[Passage]:
-        for passage in items:
+    check_dimension(store, embedder, collection)
+    written = stale_count = 0
+    for batch in document_batches(passages, BATCH):
+        fresh: dict[str, set[str]] = defaultdict(set)
+        for passage in batch:
             fresh[document_of(passage.id, passage.metadata)].add(passage.id)
-            yield passage
+        stale = [pid for doc, ids in fresh.items() if doc in held for pid in held[doc].passages if pid not in ids]
+        replace(store, batch, embedder.embed([embed_text(p) for p in batch]), stale)
+        written, stale_count = written + len(batch), stale_count + len(stale)
+        if progress is not None:
+            progress(len(batch))
+    return Written(written, stale_count)
 
-    written = write_passages(store, noted(passages), embedder, collection, progress=progress)
-    stale = [pid for doc, ids in fresh.items() if doc in held for pid in held[doc].passages if pid not in ids]
+
+def replace(store: VectorStore, passages: list[Passage], vectors: np.ndarray, stale: list[str]) -> None:
+    """Write ``passages`` and delete ``stale`` as one change when the store offers one (its ``replace``), else the
+    write, then the deletion."""
+    whole = getattr(store, "replace", None)
+    if whole is not None:
+        whole(passages, vectors, stale)
+        return
+    store.upsert(passages, vectors)
     store.delete(stale)
-    return Written(written, len(stale))
 
 
 def sync_store(store: VectorStore, folder: Path, read: Callable[[list[Path]], Iterator[Passage]],

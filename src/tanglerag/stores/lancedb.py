@@ -162,8 +162,15 @@ class LanceDBStore(ServerStore):
             return int(table.count_rows())
 
     def upsert(self, passages: Sequence[Passage], vectors: np.ndarray) -> None:
+        self.replace(passages, vectors, [])
+
+    def replace(self, passages: Sequence[Passage], vectors: np.ndarray, stale: Sequence[str]) -> None:
+        """Upsert ``passages`` and delete the ``stale`` ids in one commit (one merge that also deletes the rows it
+        names and was not given): the table's next version holds the documents as they are now, the one before as
+        they were, never a mix."""
         check_write(self.where, self.fields, passages, vectors)
         if not passages:
+            self.delete(stale)
             return
         last = {passage.id: i for i, passage in enumerate(passages)}  # one row an id: the last one given wins
         rows = self._rows([passages[i] for i in last.values()], np.asarray(vectors, dtype="float32")[list(last.values())])
@@ -173,8 +180,11 @@ class LanceDBStore(ServerStore):
                 table = self.db.create_table(self.collection, data=rows)
         else:
             self._check_own(table, int(rows.schema.field(VECTOR).type.list_size))
+            merge = table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
+            if stale:
+                merge = merge.when_not_matched_by_source_delete(f"id IN ({', '.join(sql_text(i) for i in stale)})")
             with self._reaching(f"write {rows.num_rows} passages"):
-                table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(rows)
+                merge.execute(rows)
         self._keep_index(table)
 
     def delete(self, ids: Sequence[str]) -> None:

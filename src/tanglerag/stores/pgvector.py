@@ -152,11 +152,17 @@ class PgVectorStore(ServerStore):
         return int(row[0]) if row is not None else 0
 
     def upsert(self, passages: Sequence[Passage], vectors: np.ndarray) -> None:
+        self.replace(passages, vectors, [])
+
+    def replace(self, passages: Sequence[Passage], vectors: np.ndarray, stale: Sequence[str]) -> None:
+        """Upsert ``passages`` and delete the ``stale`` ids in one transaction: a reader sees the documents as they
+        were or as they are now, never a mix, whatever happens to the writer in between."""
         from psycopg import sql
         from psycopg.types.json import Jsonb
 
         check_write(self.where, self.fields, passages, vectors)
         if not passages:
+            self.delete(stale)
             return
         self._create(int(vectors.shape[1]))
         rows = [(p.id, Jsonb(self._payload(p)), np.asarray(v, dtype="float32")) for p, v in zip(passages, vectors,
@@ -165,6 +171,8 @@ class PgVectorStore(ServerStore):
                             "doc = EXCLUDED.doc, embedding = EXCLUDED.embedding").format(self._table())
         with self._reaching(f"write {len(rows)} passages"), self.conn.transaction(), self.conn.cursor() as cursor:
             cursor.executemany(statement, rows)
+            if stale:
+                cursor.execute(sql.SQL("DELETE FROM {} WHERE id = ANY(%s)").format(self._table()), (list(stale),))
 
     def delete(self, ids: Sequence[str]) -> None:
         from psycopg import sql

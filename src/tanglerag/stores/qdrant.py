@@ -152,6 +152,26 @@ class QdrantStore(ServerStore):
         with self._reaching(f"write {len(points)} passages"):
             self.client.upsert(self.collection, points=points, wait=True)
 
+    def replace(self, passages: Sequence[Passage], vectors: np.ndarray, stale: Sequence[str]) -> None:
+        """Upsert ``passages`` and delete the ``stale`` ids in one request, which Qdrant applies in order: a writer
+        killed before it leaves the documents as they were, after it as they are now."""
+        from qdrant_client import models
+
+        check_write(self.where, self.fields, passages, vectors)
+        if not passages:
+            self.delete(stale)
+            return
+        self._create(int(vectors.shape[1]))
+        payloads = [self._payload(p) for p in passages]
+        self._index_fields({key for payload in payloads for key in payload if key.startswith("_tr_")})
+        points = [models.PointStruct(id=point_id(p.id), vector=v.astype("float32").tolist(), payload=payload)
+                  for p, v, payload in zip(passages, vectors, payloads, strict=True)]
+        operations: list[Any] = [models.UpsertOperation(upsert=models.PointsList(points=points))]
+        if stale:
+            operations.append(models.DeleteOperation(delete=models.PointIdsList(points=[point_id(i) for i in stale])))
+        with self._reaching(f"write {len(points)} passages"):
+            self.client.batch_update_points(self.collection, update_operations=operations, wait=True)
+
     def delete(self, ids: Sequence[str]) -> None:
         from qdrant_client import models
 
