@@ -364,3 +364,22 @@ def test_the_methods_for_a_persons_documents_come_first_apart_from_the_paper_rep
     assert [label for label, _ in groups] == ["For your documents", "Papers, baselines, peers"]
     first = page.eval_on_selector_all("#method-a optgroup:first-child option", "os => os.map(o => o.value)")
     assert first == ["ledger", "concat", "corg", "auto"] and groups[1][1] > 10
+
+
+def test_the_passages_show_when_retrieval_ends_before_the_answer(browser, slow_server):
+    """Issue 69: retrieval takes milliseconds, the model seconds; the passages are on the page meanwhile."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(slow_server)
+    page.wait_for_selector("#method-a option[value='concat']", state="attached")
+    page.fill("#question", "What is the capital of France?")
+    page.select_option("#method-a", "concat")
+    page.select_option("#method-b", "")
+    page.click("#ask-button")
+    page.wait_for_selector("#col-0 .early .passage")
+    assert page.locator("#col-0 .state").inner_text().startswith("running")  # the answer is still being worked out
+    assert page.locator("#col-0 .early .passage").count() == 3
+    shot(page, "inspector-passages-first")
+    page.wait_for_selector("#status:text('done')")
+    assert page.locator("#col-0 .early").count() == 0 and page.locator("#col-0 .passage").count() == 3
+    assert "Paris is the capital of France" in page.locator("#col-0 .answer").first.inner_text()
+    page.close()
