@@ -350,3 +350,25 @@ def test_awaited_answer_is_the_sync_facades_with_its_calls_in_the_same_order(llm
     assert (awaited.text, awaited.citations, awaited.parts) == (facade.text, facade.citations, facade.parts)
     assert [c.messages for c in awaited.trace.calls] == [c.messages for c in facade.trace.calls]
     assert len(canned.requests) == 4 and awaited.trace.calls[-1].stage == "prior" and awaited.parts
+
+
+def test_claims_read_together_in_one_call_name_their_passages_and_quote_the_sentence_holding_them():
+    """``ledger.claims_from=together`` (issue 69, the ledger in seconds): one call over every passage, a line per
+    passage that answers; each claim's quote is its passage's sentence that holds the answer."""
+    import asyncio
+
+    from tanglerag.methods.ledger.claims import read_claims_together
+    from tanglerag.testing import canned_llm
+    from tanglerag.types import Passage, RetrievedPassage
+
+    hits = [RetrievedPassage(passage=Passage(id=pid, text=text), score=1.0, rank=n)
+            for n, (pid, text) in enumerate([("policy", "Leave rules. Staff take 20 days a year."),
+                                              ("tea", "Green tea is steeped at 80 degrees."),
+                                              ("memo", "From 2025 staff take 25 days.")], 1)]
+    llm = canned_llm(default="[1] 20 days | staff leave\n[3] 25 days | staff leave from 2025\n[9] 1 day | nothing")
+    claims, unread = asyncio.run(read_claims_together(llm, "How many days of leave?", hits, 100, 48))
+    assert unread == [] and [(c.passage_id, c.answer, c.about) for c in claims] == [
+        ("policy", "20 days", "staff leave"), ("memo", "25 days", "staff leave from 2025")]  # [9] names no passage
+    assert claims[0].quote == "Staff take 20 days a year." and claims[0].supported and claims[0].answer_found
+    ((messages, params),) = llm.backend.requests
+    assert "[3] From 2025 staff take 25 days." in messages[-1].content and params.max_tokens == 3 * 48

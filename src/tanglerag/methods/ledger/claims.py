@@ -14,8 +14,8 @@ from tanglerag.conflicts import Claim, answer_in_passage, quote_in_passage
 from tanglerag.llm.client import LLM
 from tanglerag.llm.structured import Decision
 from tanglerag.methods.base import Method
-from tanglerag.methods.ledger.prompts import claim_messages
-from tanglerag.text import clip_words, first_answer_line, is_unknown
+from tanglerag.methods.ledger.prompts import claim_messages, claims_messages
+from tanglerag.text import clip_words, first_answer_line, is_unknown, number_passages
 from tanglerag.tracking import stage
 from tanglerag.types import Question, RetrievedPassage
 
@@ -68,6 +68,61 @@ async def read_claims(llm: LLM, question: str, passages: list[RetrievedPassage],
                                 passage_id=hit.passage.id, supported=quote_in_passage(reply.quote, text),
                                 answer_found=answer_in_passage(reply.answer, text)))
     return claims, unread
+
+
+class DocumentClaim(BaseModel):
+    document: int
+    answer: str = Field(max_length=120)
+    about: str = Field(default="", max_length=120)
+
+
+class DocumentClaims(BaseModel):
+    claims: list[DocumentClaim] = Field(max_length=64)
+
+
+_CLAIM_LINE = re.compile(r"^\W*\[(\d+)\]\s*(.+?)\s*(?:\|\s*(.*))?$")
+
+
+def read_document_lines(text: str) -> DocumentClaims | None:
+    """``[n] answer | about`` lines; None when there is none."""
+    found = [DocumentClaim.model_construct(document=int(m[1]), answer=m[2].strip().rstrip("."), about=(m[3] or "").strip())
+             for line in text.splitlines() if (m := _CLAIM_LINE.match(line.strip()))]
+    return DocumentClaims.model_construct(claims=found) if found else None
+
+
+async def read_claims_together(llm: LLM, question: str, passages: list[RetrievedPassage], words: int,
+                               budget: int) -> tuple[list[Claim], list[str]]:
+    """Every passage's claims from one call over all of them (``ledger.claims_from=together``): a claim names its
+    passage by number; its quote is the passage's sentence that holds the answer's words (none: not supported). A
+    reply that cannot be read leaves every passage unread."""
+    decision = Decision(reply=DocumentClaims, json_messages=claims_messages(question, number_passages(passages, words),
+                                                                             as_json=True),
+                        json_tokens=budget * len(passages) + 32,
+                        text_messages=claims_messages(question, number_passages(passages, words)),
+                        text_tokens=budget * len(passages), parse_text=read_document_lines)
+    with stage("claims"):
+        reply = await llm.adecide(decision)
+    if reply is None:
+        return [], [hit.passage.id for hit in passages]
+    claims = []
+    for item in reply.claims:
+        if not 1 <= item.document <= len(passages) or not item.answer.strip() or is_unknown(item.answer):
+            continue
+        text = passages[item.document - 1].passage.text
+        quote = sentence_holding(item.answer, text)
+        claims.append(Claim(answer=item.answer.strip(), about=item.about.strip(), quote=quote,
+                            passage_id=passages[item.document - 1].passage.id, supported=bool(quote),
+                            answer_found=answer_in_passage(item.answer, text)))
+    return claims, []
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def sentence_holding(answer: str, text: str) -> str:
+    """The first sentence of ``text`` that holds every word of ``answer`` ('' for none): the words a claim read
+    together with the others rests on, found in the passage rather than asked of the model."""
+    return next((s.strip() for s in _SENTENCE.split(text) if s.strip() and answer_in_passage(answer, s)), "")
 
 
 async def answered_claims(method: Method, question: Question, passages: list[RetrievedPassage]) -> list[Claim]:

@@ -69,15 +69,19 @@ class LedgerConfig(Section):
         "two sides whose claims' 'about' match are one thing only if their passages share this share of the "
         "smaller side's content words besides the question's and the answers' (two people of one name share few); "
         "0 takes the 'about' alone"))
-    claims_from: Literal["quotes", "separate"] = Field("quotes", description=(
-        "where each passage's claim comes from: quotes (the ledger's own call: the words that answer, the answer, "
-        "what it is about); separate (the separate baseline's answer for the passage alone, its descriptor as what "
+    claims_from: Literal["quotes", "together", "separate"] = Field("quotes", description=(
+        "where each passage's claim comes from: quotes (the ledger's own call for each passage: the words that "
+        "answer, the answer, what it is about); together (one call over every passage, a line per passage that "
+        "answers: its answer and what it is about, the quote then the passage's sentence that holds the answer; "
+        "seconds instead of minutes on a CPU); separate (the separate baseline's answer for the passage alone, its descriptor as what "
         "it is about: every answer answering each passage finds, then the policies reject what the evidence "
         "refutes; claims hold no quote, so only an answer whose words are in its passage is grounded)"))
     answer_from: Literal["claims", "passages"] = Field("claims", description=(
         "what the answer is: claims (the kept sides' answers, as the claims read them); passages (one more call: "
         "the model answers from the passages the ledger kept, as concat does, the set-aside lines after it)"))
     claim_tokens: TokenBudget = Field(96, description="budget of one passage's claim (answer, about, quote)")
+    together_tokens: TokenBudget = Field(48, description=(
+        "claims_from=together: the budget a passage adds to the one call's (a line: answer and about)"))
     prior_tokens: TokenBudget = Field(24, description="budget of the prior policy's closed-book answer")
     authority_tiers: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_AUTHORITY_TIERS), description=(
         "named authority tiers a document's 'authority' may give instead of a number"))

@@ -32,7 +32,7 @@ from tanglerag.dating import stated_date
 from tanglerag.errors import InputError
 from tanglerag.llm.structured import Decision
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput, make_method
-from tanglerag.methods.ledger.claims import answered_claims, read_claims
+from tanglerag.methods.ledger.claims import answered_claims, read_claims, read_claims_together
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.independence import Independence, independence
 from tanglerag.methods.ledger.kinds import DocumentKind, asks_about_drafts, document_kind
@@ -264,6 +264,9 @@ class LedgerMethod(Method):
         if config.claims_from == "quotes":
             return await read_claims(self.llm, asked.text, passages, self.settings.methods.passage_words,
                                      config.claim_tokens)
+        if config.claims_from == "together":
+            return await read_claims_together(self.llm, asked.text, passages, self.settings.methods.passage_words,
+                                              config.together_tokens)
         return await answered_claims(make_method(config.claims_from, self.resources), asked, passages), []
 
     async def _prior(self, question: str) -> str:

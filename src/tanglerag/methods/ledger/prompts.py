@@ -25,6 +25,21 @@ CLAIM_JSON = (
     '"about": who or what the answer is about, with what tells it apart from others of that name.'
 )
 
+CLAIMS_SYSTEM = (
+    "You read numbered documents and report what each one says in answer to a question. Documents may be about "
+    "another person or thing with the same name, or be wrong: report each document's own answer, not the one you "
+    "believe."
+)
+CLAIMS_TEXT = (
+    "For each document that answers the question, write one line: [n] the short answer it gives | who or what the "
+    "answer is about, with what tells it apart from others of that name. Leave out documents that do not answer."
+)
+CLAIMS_JSON = (
+    'Reply with JSON: {"claims": [...]}, one item for each document that answers the question, with three keys. '
+    '"document": its number. "answer": the short answer it gives. "about": who or what the answer is about, with '
+    'what tells it apart from others of that name. Leave out documents that do not answer.'
+)
+
 PRIOR_SYSTEM = "Answer from what you know. No documents are given."
 PRIOR_TEXT = "Reply with the short answer only, or unknown."
 PRIOR_JSON = 'Reply with JSON with one key, "answer": the short answer, or "unknown".'
@@ -34,6 +49,12 @@ def claim_messages(question: str, document: str, *, as_json: bool = False) -> li
     """The document first: calls for one passage share that prefix whatever the question."""
     user = f"Document: {document}\n\nQuestion: {question}\n{CLAIM_JSON if as_json else CLAIM_TEXT}"
     return [Message(role="system", content=CLAIM_SYSTEM), Message(role="user", content=user)]
+
+
+def claims_messages(question: str, documents: str, *, as_json: bool = False) -> list[Message]:
+    """Every document in one prompt, numbered as ``number_passages`` numbers them, then the question."""
+    user = f"Documents:\n{documents}\n\nQuestion: {question}\n{CLAIMS_JSON if as_json else CLAIMS_TEXT}"
+    return [Message(role="system", content=CLAIMS_SYSTEM), Message(role="user", content=user)]
 
 
 def prior_messages(question: str, *, as_json: bool = False) -> list[Message]:
