@@ -210,6 +210,8 @@ class Outcome(BaseModel):
     rule: str = ""
     failures: list[str] = Field(default_factory=list)
     error: str = ""
+    calls: int = 0  # model calls the answer made (cached ones included: what it costs when made)
+    seconds: float = 0.0  # their model seconds, as measured when each was made (a cached call keeps its own)
 
 
 def asserted_lines(text: str) -> list[str]:
@@ -257,12 +259,14 @@ def run_rule(scenario: dict[str, Any]) -> Outcome:
 
 
 def run_method(name: str, scenario: dict[str, Any], llm_of: Callable[[dict[str, Any]], LLM], settings: Settings,
-               embedder: Any) -> tuple[str, bool, ConflictStep | None]:
+               embedder: Any) -> tuple[str, bool, ConflictStep | None, tuple[int, float]]:
     if scenario.get("trust"):  # the operator's trust setting for this folder
         settings = settings.model_copy(update={"trust": TrustConfig.model_validate(scenario["trust"])})
     method = make_method(name, Resources.for_llm(llm_of(scenario), settings, embedder=embedder))
     answer = method.answer(Question(text=scenario["question"]), passages(scenario))
-    return answer.text, answer.is_unknown, answer.trace.find(ConflictStep)
+    total = answer.usage.total
+    return (answer.text, answer.is_unknown, answer.trace.find(ConflictStep),
+            (total.total_calls, round(total.model_seconds, 2)))
 
 
 def run_all(scenarios: list[dict[str, Any]], methods: list[str], settings: Settings, canned: bool,
@@ -295,7 +299,9 @@ def run_all(scenarios: list[dict[str, Any]], methods: list[str], settings: Setti
             elif isinstance(got, Exception):
                 outcomes.append(error_outcome(scenario, name, got))
             else:
-                outcomes.append(score(scenario, name, *got, report_scored=scored))
+                text, unknown, step, (calls, seconds) = got
+                outcome = score(scenario, name, text, unknown, step, report_scored=scored)
+                outcomes.append(outcome.model_copy(update={"calls": calls, "seconds": seconds}))
         print(f"{name}: {summary([o for o in outcomes if o.method == name])}", file=sys.stderr, flush=True)
     return outcomes
 
@@ -326,16 +332,18 @@ def markdown(outcomes: list[Outcome], methods: list[str], header: list[str]) -> 
     """The score of each method, a row for each case, and every miss with what was expected and what came out."""
     by_method = {m: [o for o in outcomes if o.method == m] for m in methods}
     out = ["# Ledger scenarios (issue 60)", "", *header, "",
-           "| method | lead right | all right | report right |", "|---|---|---|---|"]
+           "| method | lead right | all right | report right | calls / scenario | model s / scenario |",
+           "|---|---|---|---|---|---|"]
     for method, rows in by_method.items():
         if _not_run(rows):
             why = ("its calls are not claims about one document: it needs the model" if "NotCanned" in rows[0].error
                    else rows[0].error[:100])
-            out.append(f"| {method} | not run: {why} | | |")
+            out.append(f"| {method} | not run: {why} | | | | |")
             continue
         reports = [o.report_right for o in rows if o.report_right is not None]
         out.append(f"| {method} | {_count([o.lead_right for o in rows])} | {_count([o.all_right for o in rows])} | "
-                   f"{_count(reports) if reports else 'not scored'} |")
+                   f"{_count(reports) if reports else 'not scored'} | {sum(o.calls for o in rows) / len(rows):.1f} | "
+                   f"{sum(o.seconds for o in rows) / len(rows):.1f} |")
     shown = [m for m in methods if not _not_run(by_method[m])]
     out += ["", "## By case", "", "Each cell: lead right / all right / report right (- where not scored).", "",
             "| case | n | " + " | ".join(shown) + " |", "|---|---|" + "---|" * len(shown)]
