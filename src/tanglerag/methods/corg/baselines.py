@@ -23,7 +23,7 @@ from tanglerag.methods.corg.multi_answer import ask_group
 from tanglerag.methods.corg.prompts import rank_messages, summary_messages
 from tanglerag.methods.corg.steps import ContextRankingStep, ContextSummaryStep
 from tanglerag.text import number_passages
-from tanglerag.tracking import record_step, stage
+from tanglerag.tracking import record_step, stage, streamed_answer
 from tanglerag.types import Passage, Question, RetrievedPassage
 
 
@@ -84,7 +84,7 @@ class SummarizeMethod(MultiAnswerMethod):
         record_step(ContextSummaryStep(summary=summary))
         pseudo = [RetrievedPassage(passage=Passage(id=f"{question.id or 'q'}-summary", text=summary), score=0.0,
                                    rank=0)]
-        with stage("generate"):
+        with stage("generate"), streamed_answer():
             parts = await ask_group(self.llm, question.text, pseudo, 0, cfg.answer_tokens, None)
         for part in parts:
             part.citations = []  # a summary cannot be cited: it is not one of the passages

@@ -55,7 +55,7 @@ from tanglerag.methods.diva.steps import (
     Verification,
 )
 from tanglerag.text import cited_numbers, is_unknown, normalize_answer, number_passages, strip_citations
-from tanglerag.tracking import record_step, stage
+from tanglerag.tracking import record_step, stage, streamed_answer
 from tanglerag.types import AnswerPart, Passage, Question, RetrievedPassage
 
 LONG_ANSWER_METRICS = ("rouge_l", "d_f1", "dr", "mrecall@5")
@@ -216,7 +216,7 @@ class _LongAnswerMethod(Method):
                  hints: list[str] | None = None) -> MethodOutput:
         """A long answer from ``passages`` (cited), or closed-book for None."""
         block = None if passages is None else number_passages(passages, self.settings.methods.passage_words)
-        with stage("generate"):
+        with stage("generate"), streamed_answer():
             completion = await self.llm.acomplete(long_answer_messages(question, demos, block, hints),
                                                   self.llm.params(max_tokens=self.config.answer_tokens,
                                                                   stop=LONG_ANSWER_STOP))

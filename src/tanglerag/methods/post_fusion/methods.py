@@ -29,7 +29,7 @@ from tanglerag.methods.post_fusion.steps import AnswerPoolStep, DistillStep, Fal
 from tanglerag.stages.generate import answer_params, short_answers, single_passage_messages
 from tanglerag.stages.vote import Candidate, majority_vote, tally
 from tanglerag.text import clip_words, first_answer_line, is_unknown, number_passages
-from tanglerag.tracking import record_step, stage
+from tanglerag.tracking import record_step, stage, streamed_answer
 from tanglerag.types import Question, RetrievedPassage
 
 
@@ -106,7 +106,7 @@ class PostFusionConcatMethod(_PostFusionBase):
         kept = [hit for hit in passages if hit.passage.id in kept_ids]
         candidates = _unique(c.text for c in sorted(pool, key=lambda c: c.rank) if not c.unknown)
         messages = distill_messages(question.text, number_passages(kept, cfg.passage_words), candidates)
-        with stage("distill"):
+        with stage("distill"), streamed_answer():
             lines = await short_answers(self.llm, [messages], self.llm.params(max_tokens=cfg.answer_tokens,
                                                                                stop=["\n"]))
         line = lines[0][0]
@@ -130,7 +130,7 @@ class _ChainOfThought(_PostFusionBase):
         cfg = self.settings.methods
         context = number_passages(passages, cfg.passage_words, title_sep=" | ", joiner="\n")
         messages = cot_messages(self.system, self.demo, question.text, context)
-        with stage("generate"):
+        with stage("generate"), streamed_answer():
             completion = await self.llm.acomplete(messages, self.llm.params(max_tokens=cfg.cot_tokens))
         found = _FINAL_ANSWER.findall(completion.text)
         line = first_answer_line(found[-1]) if found else ""
