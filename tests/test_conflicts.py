@@ -112,3 +112,15 @@ def test_conflict_recall_and_false_conflict_rate_read_the_report():
     assert compute(metrics, reported, example(["noise"])) == {"conflict_recall": None, "false_conflict_rate": 1.0}
     assert compute(metrics, unreported, example(["misinformation"])) == {"conflict_recall": None,
                                                                           "false_conflict_rate": None}
+
+
+def test_a_side_set_aside_for_being_later_than_the_moment_reads_as_later_not_rejected():
+    """Issue 69: "as of 2024", the 2025 amendment is later than the moment asked about, not false."""
+    from tanglerag.conflicts import Side
+    from tanglerag.service.chat import _side
+
+    later = Side(answer="240 euros", passages=["p2"], verdict="rejected", note="dated after 2024 (2025-03-01)")
+    false = Side(answer="999 euros", passages=["p3"], verdict="rejected", note="fewer independent sources")
+    assert (later.label, false.label, Side(answer="x").label) == ("later", "rejected", "kept")
+    assert _side(later, "") == "240 euros (1 source, later: dated after 2024 (2025-03-01))"
+    assert _side(false, "") == "999 euros (1 source, rejected: fewer independent sources)"

@@ -166,6 +166,10 @@ class Claim(BaseModel):
         return self.grounded and self.relevant and not self.dropped_by
 
 
+LATER_NOTE = "dated after"
+"""How the date policies begin the note of a side dated after the question's moment (``methods/ledger/policies``)."""
+
+
 class Side(BaseModel):
     """One answer and the claims behind it; ``witnesses`` counts independent sources, not passages."""
 
@@ -176,6 +180,12 @@ class Side(BaseModel):
     witnesses: int = 0
     verdict: Verdict = "kept"
     note: str = Field("", description="why a policy set it aside or left it disputed, in a person's words")
+
+    @property
+    def label(self) -> str:
+        """The verdict as a person reads it: ``later`` for a side set aside only because it is dated after the moment
+        the question asks about ("as of 2024": the 2025 amendment is not false, it is later), else the verdict."""
+        return "later" if self.verdict == "rejected" and self.note.startswith(LATER_NOTE) else self.verdict
 
 
 class PolicyTrial(BaseModel):

@@ -256,7 +256,7 @@ def disagreement_lines(answer: Answer) -> list[str]:
             passages = " ".join(f"[{number[p]}]" if p in number else p for p in side.passages)
             witnesses = f"{side.witnesses} witness{'es' * (side.witnesses != 1)}"
             why = f"; {side.note}" if side.note and side.verdict == "rejected" else ""
-            lines.append(f"  {side.verdict:<8} {side.answer} - {passages}, {witnesses}{why}")
+            lines.append(f"  {side.label:<8} {side.answer} - {passages}, {witnesses}{why}")
         lines.append(f"  rule: {report.rule or _undecided(report)}")
     return lines
 

@@ -218,5 +218,6 @@ def _disagreement(output: AskResponse) -> str:
 def _side(side: Side, rule: str) -> str:
     count = f"{len(side.passages)} source{'s' * (len(side.passages) != 1)}"
     why = side.note or rule
-    verdict = {"kept": "", "disputed": ", disputed", "rejected": f", rejected: {why}" if why else ", rejected"}
-    return f"{side.answer} ({count}{verdict[side.verdict]})"
+    verdict = {"kept": "", "disputed": ", disputed", "rejected": f", rejected: {why}" if why else ", rejected",
+               "later": f", later: {why}"}
+    return f"{side.answer} ({count}{verdict[side.label]})"

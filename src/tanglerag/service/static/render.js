@@ -86,7 +86,8 @@ function conflictsPanel(answer, index, numberOf) {
     answer.conflicts.map(r => el("div", { class: `report kind-${r.kind}` },
       el("p", {}, el("strong", {}, r.kind.replaceAll("_", " ")), r.about ? ` about ${r.about}` : ""),
       el("ul", { class: "sides" }, r.sides.map(s => el("li", { class: `verdict-${s.verdict}` },
-        el("span", { class: "verdict" }, s.verdict), " ", el("strong", {}, s.answer), " ", s.passages.map(source),
+        // set aside only for being dated after the moment asked about: later, not false
+        el("span", { class: "verdict" }, s.verdict === "rejected" && (s.note || "").startsWith("dated after") ? "later" : s.verdict), " ", el("strong", {}, s.answer), " ", s.passages.map(source),
         `· ${s.witnesses} witness${s.witnesses === 1 ? "" : "es"}`,
         s.note && s.verdict === "rejected" ? el("span", { class: "why" }, ` · ${s.note}`) : ""))),
       el("p", { class: "rule" }, "rule: ", rule(r)))));
