@@ -97,8 +97,8 @@ class LLMConfig(Section):
         "llamacpp: sequences decoded together (continuous batching), each with its own n_ctx window"))
     cache: bool = True
     system_prompt: str = Field(EVIDENCE_RULE, max_length=2000, description=(
-        "a line put first in the system message of every model call, for every method (one prefix the calls "
-        "share); the default fences passages as evidence. '' sends the methods' prompts as the papers wrote them"))
+        "a line put last in the system message of every model call, for every method; the default fences "
+        "passages as evidence. '' sends the methods' prompts as the papers wrote them"))
     structured: StructuredSetting = Field("off", description=(
         "decisions (relations, verdicts, parts) as JSON under an output schema: on, off, auto (on until the "
         "backend refuses a schema, then text prompts), or repair (text prompts; a reply the parser cannot read "

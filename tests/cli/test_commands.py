@@ -7,7 +7,6 @@ import pytest
 from typer.testing import CliRunner
 
 from tanglerag.cli import app
-from tanglerag.config import EVIDENCE_RULE
 from tanglerag.index.passage_store import PassageStore
 from tanglerag.testing import fake_openai_server
 
@@ -249,7 +248,7 @@ def test_diva_ask_prints_the_grade_and_eval_scores_long_answers(tmp_path, corpus
     runner.invoke(app, ["index", str(corpus), "--out", str(tmp_path / "idx"), "--set", f"cache_dir={tmp_path}"])
 
     def reply(body: dict) -> str:
-        system = body["messages"][0]["content"].removeprefix(EVIDENCE_RULE + "\n")  # llm.system_prompt opens it
+        system = body["messages"][0]["content"]
         if system.startswith("A question can be ambiguous"):
             return "Reason: several countries.\nTypes: subject"
         if system.startswith("You rewrite"):

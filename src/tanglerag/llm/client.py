@@ -156,13 +156,15 @@ class LLM:
         return read
 
     def _with_system_prompt(self, messages: list[Message]) -> list[Message]:
-        """``messages`` with ``llm.system_prompt`` as the first line of their system message (one made for it when
-        they have none): every method's prompt carries it without each prompt repeating it, and it opens the
-        prompt, so the calls of a question share it as a prefix."""
+        """``messages`` with ``llm.system_prompt`` as the last line of their system message (one made for it when
+        they have none): every method's prompt carries it without each prompt repeating it. Last, not first: put
+        before a method's own instructions, it changed what the 1.5B model made of them (COrg's graph of the demo
+        question split a third, misread group off); after them, the calls of one step still share their whole
+        system message as a prefix."""
         if not self.system_prompt:
             return messages
         if messages and messages[0].role == "system":
-            first = messages[0].model_copy(update={"content": f"{self.system_prompt}\n{messages[0].content}"})
+            first = messages[0].model_copy(update={"content": f"{messages[0].content}\n{self.system_prompt}"})
             return [first, *messages[1:]]
         return [Message(role="system", content=self.system_prompt), *messages]
 
