@@ -89,3 +89,13 @@ def test_user_errors_are_one_line(searched, tmp_path):
     assert "top_k" in searched("leave", "--top-k", "0", exit_code=2)
     missing = runner.invoke(app, ["search", "leave", "--index", str(tmp_path / "nowhere")])
     assert missing.exit_code == 2 and "not a tanglerag index" in missing.output
+
+
+def test_passages_under_the_relevance_floor_are_left_out_and_named(searched):
+    everything = json.loads(searched(LEAVE, "--json", "--set", "retrieval.min_score=null"))["passages"]
+    floor = (everything[0]["score"] + everything[-1]["score"]) / 2
+    out = searched(LEAVE, "--set", f"retrieval.min_score={floor}")
+    kept = [p for p in everything if p["score"] >= floor]
+    dropped = [p for p in everything if p["score"] < floor]
+    assert dropped and f"{len(kept)} passage" in out
+    assert f"under the relevance floor {floor:g}, left out: {dropped[0]['id']} (" in out

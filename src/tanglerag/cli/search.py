@@ -14,10 +14,20 @@ from typing import Annotated
 import typer
 
 from tanglerag.cli.ask import WHERE_HELP, passage_line
-from tanglerag.cli.common import ConfigOpt, SetOpt, TerminalConsole, VerboseOpt, console, load_settings, terminal_json
+from tanglerag.cli.common import (
+    ConfigOpt,
+    SetOpt,
+    TerminalConsole,
+    VerboseOpt,
+    console,
+    load_settings,
+    printable,
+    terminal_json,
+)
 from tanglerag.cli.store_options import CollectionOpt, StoreOpt, StorePathOpt, StoreUrlOpt, check_source, store_flags
 from tanglerag.outputs import SearchOutput
 from tanglerag.runtime import Runtime, SearchRequest
+from tanglerag.stages.retrieve import FloorStep
 from tanglerag.tracking import Tracker
 from tanglerag.types import RetrievedPassage
 from tanglerag.where import parse_where
@@ -51,6 +61,9 @@ def search(
     if settings.retrieval.where and not hits:
         console.print(f"no passage passes the filter {settings.retrieval.where!r}", markup=False)
     print_passages(hits, tracker.usage.totals()["seconds"])
+    for step in tracker.steps:  # the passages under the relevance floor, named rather than silently missing
+        if isinstance(step, FloorStep):
+            TerminalConsole().print(printable(step.headline(), one_line=True), markup=False, highlight=False)
 
 
 def print_passages(hits: list[RetrievedPassage], seconds: float) -> None:
