@@ -211,14 +211,20 @@ def test_compared_methods_run_at_once_and_a_permalink_asks_again(browser, page, 
     again.close()
 
 
-def test_a_queued_question_then_stop_frees_the_slot(browser, slow_server):
+def _asked(browser, url: str, question: str, method: str, compare: str = ""):
+    """A new page on ``url`` that has just asked ``question`` (``ask`` waits for the answers; this does not)."""
     page = browser.new_page(viewport={"width": 1400, "height": 900})
-    page.goto(slow_server)
-    page.wait_for_selector("#method-a option[value='corg']", state="attached")
-    page.fill("#question", "What is Paris, truly?")
-    page.select_option("#method-a", "corg")
-    page.select_option("#method-b", "diva")
+    page.goto(url)
+    page.wait_for_selector(f"#method-a option[value='{method}']", state="attached")
+    page.fill("#question", question)
+    page.select_option("#method-a", method)
+    page.select_option("#method-b", compare)
     page.click("#ask-button")
+    return page
+
+
+def test_a_queued_question_then_stop_frees_the_slot(browser, slow_server):
+    page = _asked(browser, slow_server, "What is Paris, truly?", "corg", "diva")
     page.wait_for_selector(".timeline li")
     states = [page.locator(f"#col-{i} .state").inner_text() for i in (0, 1)]
     assert sorted(s.split()[0] for s in states) == ["queued", "running"], states  # one model slot
@@ -368,13 +374,7 @@ def test_the_methods_for_a_persons_documents_come_first_apart_from_the_paper_rep
 
 def test_the_passages_show_when_retrieval_ends_before_the_answer(browser, slow_server):
     """Issue 69: retrieval takes milliseconds, the model seconds; the passages are on the page meanwhile."""
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    page.goto(slow_server)
-    page.wait_for_selector("#method-a option[value='concat']", state="attached")
-    page.fill("#question", "What is the capital of France?")
-    page.select_option("#method-a", "concat")
-    page.select_option("#method-b", "")
-    page.click("#ask-button")
+    page = _asked(browser, slow_server, "What is the capital of France?", "concat")
     page.wait_for_selector("#col-0 .early .passage")
     assert page.locator("#col-0 .state").inner_text().startswith("running")  # the answer is still being worked out
     assert page.locator("#col-0 .early .passage").count() == 3

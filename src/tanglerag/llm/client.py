@@ -269,14 +269,15 @@ def _answer_sink(request: Request) -> Callable[[str], None] | None:
     sink = token_sink()
     if sink is None or request.shown is None:
         return sink
-    view, raw, sent = request.shown, [], [""]
+    view, raw, sent = request.shown, [], ""
 
     def grown(piece: str) -> None:
+        nonlocal sent
         raw.append(piece)
         now = view("".join(raw))
-        if now.startswith(sent[0]) and len(now) > len(sent[0]):
-            sink(now[len(sent[0]):])
-            sent[0] = now
+        if now.startswith(sent) and len(now) > len(sent):
+            sink(now[len(sent):])
+            sent = now
     return grown
 
 

@@ -139,16 +139,10 @@ class QdrantStore(ServerStore):
             return int(self.client.count(self.collection, exact=True).count)
 
     def upsert(self, passages: Sequence[Passage], vectors: np.ndarray) -> None:
-        from qdrant_client import models
-
         check_write(self.where, self.fields, passages, vectors)
         if not passages:
             return
-        self._create(int(vectors.shape[1]))
-        payloads = [self._payload(p) for p in passages]
-        self._index_fields({key for payload in payloads for key in payload if key.startswith("_tr_")})
-        points = [models.PointStruct(id=point_id(p.id), vector=v.astype("float32").tolist(), payload=payload)
-                  for p, v, payload in zip(passages, vectors, payloads, strict=True)]
+        points = self._points(passages, vectors)
         with self._reaching(f"write {len(points)} passages"):
             self.client.upsert(self.collection, points=points, wait=True)
 
@@ -161,16 +155,22 @@ class QdrantStore(ServerStore):
         if not passages:
             self.delete(stale)
             return
-        self._create(int(vectors.shape[1]))
-        payloads = [self._payload(p) for p in passages]
-        self._index_fields({key for payload in payloads for key in payload if key.startswith("_tr_")})
-        points = [models.PointStruct(id=point_id(p.id), vector=v.astype("float32").tolist(), payload=payload)
-                  for p, v, payload in zip(passages, vectors, payloads, strict=True)]
+        points = self._points(passages, vectors)
         operations: list[Any] = [models.UpsertOperation(upsert=models.PointsList(points=points))]
         if stale:
             operations.append(models.DeleteOperation(delete=models.PointIdsList(points=[point_id(i) for i in stale])))
         with self._reaching(f"write {len(points)} passages"):
             self.client.batch_update_points(self.collection, update_operations=operations, wait=True)
+
+    def _points(self, passages: Sequence[Passage], vectors: np.ndarray) -> list[models.PointStruct]:
+        """The points a write sends (the collection created, its payload indexes made, on the first)."""
+        from qdrant_client import models
+
+        self._create(int(vectors.shape[1]))
+        payloads = [self._payload(p) for p in passages]
+        self._index_fields({key for payload in payloads for key in payload if key.startswith("_tr_")})
+        return [models.PointStruct(id=point_id(p.id), vector=v.astype("float32").tolist(), payload=payload)
+                for p, v, payload in zip(passages, vectors, payloads, strict=True)]
 
     def delete(self, ids: Sequence[str]) -> None:
         from qdrant_client import models
