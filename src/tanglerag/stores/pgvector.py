@@ -75,6 +75,7 @@ class PgVectorStore(ServerStore):
         self.fields = fields or FieldMapping()
         self.timeout_s, self.tiers = timeout_s, dict(tiers)
         self._conn: psycopg.Connection[Any] | None = None
+        self._known: tuple[str | None, int] | None = None  # the mark, once read: a table's mark never changes
         self.where = f"pgvector at {without_credentials(url)}"
 
     # -- connection ---------------------------------------------------------------------
@@ -117,19 +118,26 @@ class PgVectorStore(ServerStore):
         return sql.Identifier(self.collection)
 
     def _exists(self) -> bool:
+        if self._known is not None:
+            return True
         with self._reaching("check the collection"):
             row = self.conn.execute("SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() "
                                     "AND table_name = %s", (self.collection,)).fetchone()
         return row is not None
 
     def _mark(self) -> tuple[str | None, int] | None:
-        """(embedder, dimension) of a collection tanglerag created, else None."""
+        """(embedder, dimension) of a collection tanglerag created, else None; read once found (a search would
+        otherwise ask for it twice a question)."""
+        if self._known is not None:
+            return self._known
         with self._reaching("read the collection's mark"):
             if self.conn.execute("SELECT to_regclass(%s)", (MARKS,)).fetchone() == (None,):
                 return None  # no collection of tanglerag's in this schema yet
             row = self.conn.execute(f"SELECT embedder, dimension FROM {MARKS} WHERE name = %s",
                                     (self.collection,)).fetchone()
-        return (row[0], int(row[1])) if row is not None else None
+        if row is not None:
+            self._known = (row[0], int(row[1]))
+        return self._known
 
     # -- the contract ---------------------------------------------------------------------
     def dimension(self) -> int | None:
