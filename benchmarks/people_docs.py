@@ -316,7 +316,9 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
            ("Runs: `rule`, the no-model baseline; `concat`, `corg`, `separate`, the methods as shipped; `ledger-main`, "
             "the ledger of commit 82c385f (before truth round 3) replayed on the same claims; `ledger`, today's; "
             "`ledger-passages`, today's with `ledger.answer_from=passages`; `ledger-asked-names-on`, today's with the "
-            "asked-names rule on. Every model call is the embedded 1.5B model's, through the disk cache (a ledger run "
+            "asked-names rule on; `vetted`, the ledger's document rules without its claims, then one call (built on "
+            "2026-12-06, after truth round 3's rules, as the issue's design alternative). Every model call is the "
+            "embedded 1.5B model's, through the disk cache (a ledger run "
             "after the first replays its claims); a cell `of N` under its half's size is a run that was still going "
             "when the report was written."), "",
            "| run | tune | check | false conflicts (check) | calls / ask | model s / ask |", "|---|---|---|---|---|---|"]
@@ -401,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
         methods = [m.strip() for m in args.methods.split(",") if m.strip()]
         run(asks, methods, args.overrides, args.label, args.runs, args.fresh, args.cache, args.inject)
     else:
-        order = ("rule", "concat", "corg", "separate", "ledger-main", "ledger", "ledger-passages")
+        order = ("rule", "concat", "corg", "separate", "ledger-main", "ledger", "ledger-passages", "vetted")
         args.out.write_text(report(asks, load_runs(args.runs), order) + "\n")
         print(f"wrote {args.out}", file=sys.stderr)
     return 0

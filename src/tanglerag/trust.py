@@ -86,16 +86,26 @@ class Trusted(BaseModel):
     ignored: bool = Field(False, description="a declaration of the document's was ignored (not merely bounded)")
 
 
+def _document_id(metadata: Mapping[str, Any], passage_id: str | None) -> str | None:
+    record = metadata.get("source_id")  # a record cut into chunks names its id here; one of a single chunk is its id
+    return record if isinstance(record, str) else passage_id
+
+
+def entry_for(metadata: Mapping[str, Any], config: TrustConfig, passage_id: str | None = None) -> TrustEntry | None:
+    """The trust entry a document falls under (the first that matches its path or id), None for none."""
+    path = metadata.get("path") if isinstance(metadata.get("path"), str) else None
+    doc_id = _document_id(metadata, passage_id)
+    return next((e for e in config.declare if e.matches(path, doc_id)), None)
+
+
 def apply_trust(metadata: Mapping[str, Any], config: TrustConfig, top: float,
                 tiers: Mapping[str, float], passage_id: str | None = None) -> Trusted:
     """``metadata`` without the declarations its document may not make, authority bounded to ``top`` (or the
     entry's ``max_authority``), with why for each change. ``date_from_text`` is cleared too when the document may
     not declare a date: a date in its words is a declaration as much as one in its front matter."""
     path = metadata.get("path") if isinstance(metadata.get("path"), str) else None
-    record = metadata.get("source_id")  # a record cut into chunks names its id here; one of a single chunk is its id
-    doc_id = record if isinstance(record, str) else passage_id
-    where = path or doc_id or "a document"
-    entry = next((e for e in config.declare if e.matches(path, doc_id)), None)
+    where = path or _document_id(metadata, passage_id) or "a document"
+    entry = entry_for(metadata, config, passage_id)
     if entry is not None:
         allowed, label = set(entry.may_declare), f"trust entry {', '.join(entry.paths or entry.ids)}"
         why = f"{label} does not let it"

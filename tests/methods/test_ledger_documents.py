@@ -70,6 +70,11 @@ def test_different_values_or_no_values_are_not_the_same_value(a, b):
     assert not same_value(a, b)  # two names are compared as text, not here
 
 
+def test_words_pints_parser_cannot_tokenize_leave_a_count():
+    """a-greyford-town-1: "45 (Greyford" reached pint, whose parser reads words as Python and raised on the "("."""
+    assert read_value("45 (Greyford") == read_value("45")
+
+
 @pytest.mark.parametrize(("answer", "quote", "shown"), [
     ("5", "a maximum of **5 consecutive nights**", "5 consecutive nights"), ("4.8", "4.8 litres, with", "4.8 litres"),
     ("42,600", "42,600 residents according to the council", "42,600 residents"),

@@ -8,10 +8,11 @@ from pathlib import Path
 from tanglerag.family import Family
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.method import LedgerMethod
+from tanglerag.methods.ledger.vetted import VettedMethod
 
 FAMILY = Family(
     name="ledger",
-    methods=(LedgerMethod,),
+    methods=(LedgerMethod, VettedMethod),
     settings=LedgerConfig,
     stages=frozenset({"claims", "prior", "answer"}),
     options=("policies", "show_disputed", "same_thing", "duplicate_similarity", "about_similarity"),

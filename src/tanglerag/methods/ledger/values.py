@@ -135,6 +135,8 @@ def _clock(text: str) -> Value | None:
 
 def _quantity(number: float, rest: str) -> Value:
     """A number and the words after it: a unit pint knows (its first one or two words), else a count of things."""
+    import tokenize
+
     import pint
 
     words = [_DATA_SIZES.get(w.lower(), w) for w in rest.split()]
@@ -144,8 +146,8 @@ def _quantity(number: float, rest: str) -> Value:
         try:
             quantity = _units().Quantity(number, " ".join(words[:size]).strip(".,;:"))
             base = quantity.to_base_units()
-        except (pint.errors.PintError, AttributeError, TypeError, ValueError, AssertionError):
-            continue
+        except (pint.errors.PintError, AttributeError, TypeError, ValueError, AssertionError, tokenize.TokenError):
+            continue  # pint's parser tokenizes the words as Python: an unclosed "(" is a TokenError
         dimension = str(base.dimensionality)
         if dimension != "dimensionless":
             return Value("quantity", float(base.magnitude), dimension)

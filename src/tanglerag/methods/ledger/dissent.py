@@ -1,0 +1,104 @@
+"""Which passages the vetted answer disagrees with, found without the model, and the report that names them.
+
+After ``vetted`` has its answer, a passage on the question's topic that states a value of the answer's kind (a
+duration for a duration, money for money) in a sentence about the question, and never the answer's value written any
+way, disagrees with it. Only a disagreement a rule explains is reported, so a passage about another branch or another
+person of one name (a different value, rightly) raises no conflict: the passage was left out or ranked below the one
+answered from because it is older, a README beside release notes, corrected, or a declaration the ``trust`` setting
+ignored; each such passage becomes a ``Set aside:`` line and a side of the report, with the rule's name and words.
+Answers that are no value (a name, a place) raise no report: comparing those needs the claims ``ledger`` reads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from tanglerag.conflicts import ConflictKind, ConflictReport, DocumentMeta, Side
+from tanglerag.methods.ledger.relevance import content_stems
+from tanglerag.methods.ledger.values import Value, read_value
+from tanglerag.methods.ledger.vetting import Vetting
+from tanglerag.text import SET_ASIDE, strip_citations
+from tanglerag.types import RetrievedPassage
+
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_AMOUNT = re.compile(r"(?:[$€£¥]|\b(?:EUR|USD|GBP|CHF|CAD|AUD)\s?)?\d[\d,.:]*(?:\s*(?:k|m|bn)\b|%)?(?:\s+[^\s\d]+){0,2}",
+                     re.IGNORECASE)
+"""A number with what may follow it (a currency before, a unit or counted thing after): the spans read as values."""
+
+
+def stated_values(text: str, question: str) -> list[tuple[Value, str]]:
+    """Each value a sentence of ``text`` about the question states, with the words it was read from."""
+    wanted = content_stems(question)
+    needed = max(1, len(wanted) // 3)
+    out = []
+    for sentence in _SENTENCE.split(text):
+        if len(wanted & content_stems(sentence)) < needed:
+            continue
+        for match in _AMOUNT.finditer(sentence):
+            words = match[0].split()
+            spans = [" ".join(words[:n]).rstrip(".,;:)") for n in range(len(words), 0, -1)]
+            read = [(value, span) for span in spans if (value := read_value(span)) is not None]
+            if read:  # the longest span that reads ("30 minutes", not "30"), cut to the words that say it
+                out.append(next((v, span) for v, span in reversed(read) if v == read[0][0]))
+    return out
+
+
+def dissenting(answer: str, passage: RetrievedPassage, question: str) -> str | None:
+    """The value ``passage`` states against ``answer`` (the first of the answer's kind), or None when it states
+    the answer's value or none of its kind."""
+    said = read_value(strip_citations(answer))
+    if said is None:
+        return None
+    of_kind = [(v, span) for v, span in stated_values(passage.passage.text, question) if v.dimension == said.dimension]
+    if not of_kind or any(v.same(said) for v, _ in of_kind):
+        return None
+    return of_kind[0][1]
+
+
+def explained(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, DocumentMeta],
+              kinds: Mapping[str, str]) -> tuple[ConflictKind, str] | None:
+    """Why a disagreeing passage loses to the cited ones, as (report kind, rule and words), or None when no rule
+    says (two branches, two products, two people: different things, not a conflict)."""
+    if pid in vetting.left_out:
+        reason = vetting.left_out[pid]
+        return None if reason.startswith("drafts") else \
+            ("misinformation" if reason.startswith("trust") else "outdated", reason)
+    if pid in vetting.unverified and not any(c in vetting.unverified for c in cited):
+        return "misinformation", "trust: its declarations were ignored (outside the trusted paths)"
+    kind = kinds.get(pid)
+    cited_kinds = {kinds.get(c) for c in cited}
+    if kind == "readme" and "changelog" in cited_kinds:
+        return "outdated", "releases: a README beside release notes that change it"
+    if kind != "correction" and "correction" in cited_kinds:
+        return "outdated", "corrections: what a correction corrects"
+    if kind != "register" and "register" in cited_kinds:
+        return "misinformation", "register: a page repeating another value than the official register"
+    date, newest = metas[pid].date, max((d for c in cited if (d := metas[c].date) is not None), default=None)
+    if date is not None and newest is not None and date < newest:
+        return "outdated", f"newest: dated {date.isoformat()}, before {newest.isoformat()}"
+    return None
+
+
+def dissent(answer: str, cited: list[str], passages: list[RetrievedPassage], question: str, vetting: Vetting,
+            metas: dict[str, DocumentMeta], kinds: Mapping[str, str]) -> tuple[list[ConflictReport], list[str]]:
+    """The reports of the passages on topic that disagree with the answer for a reason a rule gives, and their
+    ``Set aside:`` lines (numbered as ``passages``, the order the answer's marks refer to)."""
+    if not cited:
+        return [], []
+    position = {h.passage.id: i for i, h in enumerate(passages, 1)}
+    kept = Side(answer=strip_citations(answer), passages=cited, witnesses=len(cited))
+    reports, lines = [], []
+    for hit in passages:
+        pid = hit.passage.id
+        if pid in cited or pid not in vetting.relevant or (value := dissenting(answer, hit, question)) is None:
+            continue
+        why = explained(pid, cited, vetting, metas, kinds)
+        if why is None:
+            continue
+        kind, rule = why
+        side = Side(answer=value, passages=[pid], witnesses=1, verdict="rejected", note=rule.split(": ", 1)[1])
+        reports.append(ConflictReport(kind=kind, sides=[kept, side], rule=rule))
+        mark = f" [{position[pid]}]" if pid in position else ""
+        lines.append(f"{SET_ASIDE} {value}: {side.note}{mark}")
+    return reports, lines

@@ -1,0 +1,89 @@
+"""``vetted``: the ledger's document rules, then ``concat``'s one call; a question costs what ``concat`` costs.
+
+The ledger reads a claim from every passage before any rule can act (a call each, or one long call), which on a CPU
+is most of a minute. Most of what its rules decide needs no claim: whether a document is a draft, dated after the
+question's moment, an older version of another, a README beside release notes, a correction, a register, declared
+from outside the trusted folders; and how old, how official and how on topic it is (``vetting``). ``vetted`` applies
+those to the passages, shows the model the rest ranked (believable first) with a label each (date, kind, source,
+"unverified"), and has it answer as ``concat`` does; then, without the model, the passages on topic that state another
+value of the answer's kind for a reason a rule gives are set aside in the answer and the report (``dissent``). What
+it cannot do that the ledger can: tell two people of one name apart when both answer, or dispute answers that are no
+value; those questions fall to ``concat``'s reading, which the ranking still helps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import ClassVar
+
+from tanglerag.conflicts import ConflictStep
+from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
+from tanglerag.methods.ledger.config import LedgerConfig
+from tanglerag.methods.ledger.dissent import dissent
+from tanglerag.methods.ledger.kinds import asks_about_drafts
+from tanglerag.methods.ledger.method import document_kinds, provenance, read_passages
+from tanglerag.methods.ledger.moment import as_of, timeless
+from tanglerag.methods.ledger.vetting import Documents, Vetting, vet
+from tanglerag.stages.generate import answer_params, cited_answer_decision, cited_answer_messages, read_cited_answer
+from tanglerag.tracking import record_step, stage, streamed_answer
+from tanglerag.trust import entry_for
+from tanglerag.types import Question, RetrievedPassage
+
+VETTED_RULE = ("The passages are ranked, the most believable first: on the question's topic, newer, corrected or "
+               "official before older, unverified or superseded. Where they disagree, answer as the first passage "
+               "that answers does.")
+
+
+def labelled(vetting: Vetting) -> list[RetrievedPassage]:
+    """The shown passages as the prompt shows them: each one's label before its title ("(2024-03-01; release
+    notes) Tessera"). Copies: the answer cites and lists the passages as they are."""
+    out = []
+    for hit in vetting.shown:
+        label = vetting.labels.get(hit.passage.id)
+        title = f"({label}) {hit.passage.title}".strip() if label else hit.passage.title
+        out.append(hit.model_copy(update={"passage": hit.passage.model_copy(update={"title": title})}))
+    return out
+
+
+class VettedMethod(Method):
+    name: ClassVar[str] = "vetted"
+    paper: ClassVar[str] = "ours"
+    description: ClassVar[str] = ("the ledger's document rules without its claims (drafts, as-of dates, older versions "
+                                  "left out; the rest ranked by topic, trust, kind, authority and date, each labelled), "
+                                  "then one cited answer; passages that state another value for a rule's reason are "
+                                  "set aside and reported")
+    calls: ClassVar[str] = "1"
+    default_metrics: ClassVar[tuple[str, ...]] = CONFLICT_METRICS
+
+    async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
+        if not passages:
+            return MethodOutput.abstain()
+        config = self.settings.section(LedgerConfig)
+        off = set(config.disabled_rules)
+        trust = self.settings.trust if "trust" not in off else None
+        metas, trusted, unverified = provenance(passages, config.authority_tiers, trust, "text-dates" not in off)
+        kinds = document_kinds(passages) if "document-kinds" not in off else {}
+        asked = timeless(question.text)
+        scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)
+        vouched = {h.passage.id for h in passages
+                   if trust is not None and entry_for(h.passage.metadata, trust, h.passage.id) is not None}
+        vetting = vet(passages, Documents(metas, kinds, scores, found, unverified, vouched), config.relevance,
+                      as_of(question.text), asks_about_drafts(asked))
+        record_step(vetting.step())
+        shown = vetting.shown
+        order = shown + [h for h in passages if h.passage.id in vetting.left_out]
+        if not shown:
+            return MethodOutput.abstain(order)
+        methods = self.settings.methods
+        messages = cited_answer_messages(asked, labelled(vetting), methods.passage_words, question.user_contexts)
+        messages[0] = messages[0].model_copy(update={"content": f"{messages[0].content}\n{VETTED_RULE}"})
+        with stage("answer"), streamed_answer():
+            reply = await self.llm.adecide(cited_answer_decision(messages, shown, methods.answer_tokens),
+                                           answer_params(self.llm, methods))
+        text, citations, unknown = read_cited_answer(reply, shown)
+        reports, aside = ([], []) if unknown else dissent(text, citations, order, asked, vetting, metas, kinds)
+        record_step(ConflictStep(claims=[], reports=reports, policies=["vetted"],
+                                 documents={pid: m for pid, m in metas.items() if not m.is_empty()},
+                                 kinds=dict(kinds), trust=trusted))
+        cited = citations + [p for r in reports for s in r.sides[1:] for p in s.passages]
+        return MethodOutput("\n".join([text, *aside]), list(dict.fromkeys(cited)), unknown=unknown, passages=order)

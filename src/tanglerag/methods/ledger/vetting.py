@@ -1,0 +1,147 @@
+"""The ledger's document rules without its claims: which passages may speak, in what order, and what each is.
+
+``vetted`` reads no claim per passage; it decides from what a passage's document is (its date, read from metadata or
+its words; its kind: release notes, correction, register, README, draft; whether the ``trust`` setting let its
+declarations stand; its share of the question's words) which passages are left out (a draft the question does not
+ask about, a document dated after the question's "as of" moment, an older version of a document retrieved beside a
+newer one) and ranks the rest, the passage a careful reader would believe first: on topic before off topic, declared
+by a trusted document before one whose declarations were ignored, a correction, release notes or a register before an
+ordinary page and a README last, higher authority, then newer before older and dated before undated. The 1.5B model
+answers from the first passage that answers far more often than it weighs dates it is told about, so the ranking is
+the rule and the labels (date, kind, "unverified") are there for the reader and the model alike.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from tanglerag.conflicts import DocumentMeta
+from tanglerag.methods.ledger.independence import Independence
+from tanglerag.methods.ledger.kinds import DocumentKind
+from tanglerag.methods.ledger.moment import AsOf
+from tanglerag.trace import TraceStep
+from tanglerag.types import RetrievedPassage
+
+KIND_LABELS: dict[DocumentKind, str] = {"changelog": "release notes", "correction": "correction",
+                                        "register": "official register", "readme": "README", "draft": "draft"}
+_KIND_RANK: dict[DocumentKind | None, int] = {"correction": 0, "changelog": 0, "register": 0, None: 1, "readme": 2,
+                                              "draft": 3}
+"""A correction, release notes and a register speak before an ordinary page, a README after it (release notes change
+what it says); a draft is left out unless asked about, and last when it is."""
+
+
+@dataclass
+class Vetting:
+    """The passages in the order they are shown, the ones left out with why, and each shown one's label."""
+
+    shown: list[RetrievedPassage]
+    left_out: dict[str, str] = field(default_factory=dict)
+    """passage id -> "rule: why" (drafts, as-of, trust, supersede)"""
+    labels: dict[str, str] = field(default_factory=dict)
+    relevant: set[str] = field(default_factory=set)
+    unverified: set[str] = field(default_factory=set)
+
+    def step(self) -> VettingStep:
+        return VettingStep(shown=[h.passage.id for h in self.shown], labels=self.labels, left_out=self.left_out,
+                           off_topic=[h.passage.id for h in self.shown if h.passage.id not in self.relevant])
+
+
+class VettingStep(TraceStep):
+    """What the vetting decided: the passages in the order shown, with their labels, and those left out and why."""
+
+    kind: Literal["vetting"] = "vetting"
+    title: ClassVar[str] = "Vetted passages"
+    shown: list[str] = Field(default_factory=list, description="passage ids in the order the model saw them")
+    labels: dict[str, str] = Field(default_factory=dict, description="passage id -> date, kind, source, unverified")
+    left_out: dict[str, str] = Field(default_factory=dict, description="passage id -> the rule that left it out")
+    off_topic: list[str] = Field(default_factory=list, description=(
+        "shown passages holding too few of the question's words (ledger.relevance): ranked last"))
+
+    def lines(self) -> list[str]:
+        out = [f"vetting: {len(self.shown)} shown, {len(self.left_out)} left out"]
+        out += [f"  {n}. {pid}" + (f" ({self.labels[pid]})" if pid in self.labels else "")
+                + (" - off topic" if pid in self.off_topic else "") for n, pid in enumerate(self.shown, 1)]
+        return out + [f"  left out {pid}: {why}" for pid, why in self.left_out.items()]
+
+    def headline(self) -> str | None:
+        return f"vetting: left out {len(self.left_out)} ({'; '.join(self.left_out.values())})" if self.left_out \
+            else None
+
+
+@dataclass(frozen=True)
+class Documents:
+    """What the ledger's rules read from each passage's document, keyed by passage id."""
+
+    metas: dict[str, DocumentMeta]
+    kinds: dict[str, DocumentKind]
+    relevance: dict[str, float]
+    found: Independence
+    unverified: set[str]
+    trusted: set[str] = field(default_factory=set)
+    """Passages under an entry of the ``trust`` setting: with one on topic, a document whose declarations trust
+    ignored (one passing itself off as what only the trusted folders may declare) is left out, not merely ranked
+    last; the 1.5B model answered from a planted "UPDATED" page ranked fourth of five."""
+
+
+def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, moment: AsOf | None,
+        drafts_asked: bool) -> Vetting:
+    """Leave out what cannot answer the question as asked, rank the rest (the module's docstring)."""
+    relevant = {h.passage.id for h in passages if docs.relevance.get(h.passage.id, 0.0) >= threshold}
+    vouched = bool(relevant & docs.trusted)
+    left_out: dict[str, str] = {}
+    for hit in passages:
+        pid = hit.passage.id
+        date = docs.metas[pid].date
+        if docs.kinds.get(pid) == "draft" and not drafts_asked:
+            left_out[pid] = "drafts: a draft or proposal, not in force"
+        elif moment is not None and date is not None and not moment.admits(date):
+            left_out[pid] = f"as-of: dated {date.isoformat()}, after {moment.text}"
+        elif pid in docs.unverified and vouched:
+            left_out[pid] = "trust: declares what only the trusted folders may, and a trusted document answers"
+    left_out |= _older_versions([h for h in passages if h.passage.id not in left_out], docs)
+    kept = [(i, h) for i, h in enumerate(passages) if h.passage.id not in left_out]
+    ranked = [h for _, h in sorted(kept, key=lambda item: _standing(item[1], item[0], docs, relevant))]
+    labels = {h.passage.id: label for h in ranked if (label := _label(h.passage.id, docs))}
+    return Vetting(shown=ranked, left_out=left_out, labels=labels, relevant=relevant,
+                   unverified=set(docs.unverified))
+
+
+def _older_versions(passages: list[RetrievedPassage], docs: Documents) -> dict[str, str]:
+    """A version of a document (near-identical text) older than another version retrieved beside it."""
+    out: dict[str, str] = {}
+    for hit in passages:
+        pid, date = hit.passage.id, docs.metas[hit.passage.id].date
+        newer = [o.passage.id for o in passages if o.passage.id != pid
+                 and docs.found.document[o.passage.id] == docs.found.document[pid]
+                 and (other := docs.metas[o.passage.id].date) is not None and date is not None and other > date]
+        if newer:
+            out[pid] = f"supersede: an older version (dated {date.isoformat() if date else '?'}) of a newer document"
+    return out
+
+
+def _standing(hit: RetrievedPassage, rank: int, docs: Documents, relevant: set[str]) -> tuple[float, ...]:
+    pid = hit.passage.id
+    meta = docs.metas[pid]
+    date = meta.date.toordinal() if meta.date is not None else datetime.date.min.toordinal()
+    return (pid not in relevant, pid in docs.unverified, _KIND_RANK[docs.kinds.get(pid)], -(meta.authority or 0.0),
+            -date, rank)
+
+
+def _label(pid: str, docs: Documents) -> str:
+    """What a reader should know of the passage before its words: its date, kind and source, unverified."""
+    meta = docs.metas[pid]
+    parts = []
+    if meta.date is not None:
+        parts.append(meta.date.strftime("%Y" if meta.date_precision == "year" else
+                                        "%Y-%m" if meta.date_precision == "month" else "%Y-%m-%d"))
+    if (kind := docs.kinds.get(pid)) is not None:
+        parts.append(KIND_LABELS[kind])
+    if meta.source:
+        parts.append(meta.source)
+    if pid in docs.unverified:
+        parts.append("unverified")
+    return "; ".join(parts)
