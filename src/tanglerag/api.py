@@ -48,7 +48,7 @@ from tanglerag.index.streaming import build_streaming
 from tanglerag.llm.client import LLM
 from tanglerag.methods.base import method_class
 from tanglerag.metrics.registry import check_names
-from tanglerag.runtime import AskRequest, Runtime, SearchRequest
+from tanglerag.runtime import DEFAULT_METHOD, AskRequest, Runtime, SearchRequest
 from tanglerag.settings import Settings
 from tanglerag.stages.followup import Turn, read_turns
 from tanglerag.types import Answer, Question, RetrievedPassage
@@ -64,8 +64,6 @@ IndexProgress = Callable[[int], None]
 """Told how many passages each batch just indexed held."""
 CORPUS_TYPES = (str, os.PathLike, Sequence)
 CORPUS_TAKES = "a JSONL file, a folder or a list of tanglerag.Passage"
-DEFAULT_METHOD = "concat"
-"""One LLM call with ``[n]`` citations, as ``tanglerag ask`` answers by default."""
 
 
 class Tanglerag:
@@ -183,7 +181,7 @@ class Tanglerag:
                     progress(done, len(requests))
         return [answers[position] for position in positions]
 
-    def evaluate(self, dataset: PathArg, *, methods: Sequence[str] = (DEFAULT_METHOD,), metrics: Sequence[str] = (),
+    def evaluate(self, dataset: PathArg, *, methods: Sequence[str] = ("concat",), metrics: Sequence[str] = (),
                  limit: int | None = None, sample: int | None = None, dataset_format: str | None = None,
                  out: PathArg | None = None, progress: Progress | None = None) -> EvalReport:
         """Score ``methods`` on a question-answering dataset (``tanglerag eval``): a registered name such as
@@ -354,7 +352,7 @@ def ask_many(questions: Iterable[str | Question], index_dir: PathArg, *, method:
                                                    progress=progress)
 
 
-def evaluate(dataset: PathArg, *, methods: Sequence[str] = (DEFAULT_METHOD,), metrics: Sequence[str] = (),
+def evaluate(dataset: PathArg, *, methods: Sequence[str] = ("concat",), metrics: Sequence[str] = (),
              limit: int | None = None, sample: int | None = None, dataset_format: str | None = None,
              out: PathArg | None = None, progress: Progress | None = None, index_dir: PathArg | None = None,
              settings: Settings | None = None) -> EvalReport:

@@ -68,6 +68,12 @@ RequestWhere = Annotated[str | None, BeforeValidator(_readable_where)]
 """A request's metadata filter, read when the request is made."""
 
 
+DEFAULT_METHOD = "vetted"
+"""The method a person gets without choosing (``ask``, the Python API, ``/v1/ask``): the ledger's document rules
+(drafts, dates, versions, release notes, corrections, trust) then one cited answer, at about ``concat``'s cost;
+on the people's-documents dev set it has the most right answers of any method but one (docs/methods.md)."""
+
+
 class AskRequest(BaseModel):
     """One question as a front end asks it: what ``Runtime.aanswer`` takes from the CLI, the Python API, the service
     and ``ask_many`` alike."""
@@ -75,7 +81,7 @@ class AskRequest(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
 
     question: Question = Field(description="the question; with a user_id, answered with that user's context (PCAS)")
-    method: str = "concat"
+    method: str = DEFAULT_METHOD
     history: list[Turn] = Field(default_factory=list, description=(
         "the conversation before it: a follow-up that depends on it is first made standalone"))
     where: RequestWhere = Field(None, description="a metadata filter in place of retrieval.where")

@@ -51,7 +51,7 @@ def test_a_follow_up_is_answered_with_its_history(ask, tmp_path):
     lines.write_text('{"role": "user", "content": "What is the capital of France?"}\n')
     traced = json.loads(ask("--history", str(lines), "--json", "--trace").stdout)
     assert traced["question"] == "What is the capital of Germany?"
-    assert [c["stage"] for c in traced["trace"]["calls"]] == ["rewrite", "generate"]
+    assert [c["stage"] for c in traced["trace"]["calls"]] == ["rewrite", "answer"]  # the default, vetted
 
 
 def test_a_history_that_cannot_be_read_is_one_line(ask, tmp_path):
@@ -86,7 +86,7 @@ def test_a_status_line_shows_the_stage_the_calls_and_the_seconds_then_the_answer
     history.write_text(json.dumps([{"role": "user", "content": "What is the capital of France?"}]))
     result = ask("--history", str(history))
     shown = screen.getvalue()  # rich redraws at most a few times a second: the last state at least, then cleared
-    assert re.search(r"concat: generate \.\.\. \(1 model call done, \d+ s\)", shown)
+    assert re.search(r"vetted: answer \.\.\. \(1 model call done, \d+ s\)", shown)
     after_status = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown.split("\x1b[2K")[-1])  # the status line erased
     assert after_status == "Berlin [1]\n"  # then the tokens as they came ("Berlin", " [1]"), where it was
     assert result.exit_code == 0 and "Berlin [1]" not in result.stdout  # once: not again under the streamed line

@@ -15,24 +15,30 @@ from tanglerag.types import Passage, Question
 from tests.conftest import as_retrieved, resources
 
 
-def first_shown(folder: dict, prompts: list[str]) -> CannedBackend:
-    """Answers with the answer ``folder`` gives the document shown first, citing it; each prompt kept."""
+def first_shown(folder: dict, prompts: list[str], last: bool = False) -> CannedBackend:
+    """Answers with the answer ``folder`` gives the document shown first (``last``: last), citing it; each prompt
+    kept."""
     def respond(messages):
         prompt = messages[-1].content
+        if prompt.startswith("Document: "):  # the ledger's claim call (conflicts.report): the document's answer
+            document = " ".join(prompt.removeprefix("Document: ").split("\n\nQuestion:", 1)[0].split())
+            text, value = next((t, v) for t, _, v in folder.values() if " ".join(t.split()) in document)
+            return json.dumps({"quote": text, "answer": value, "about": ""})
         prompts.append(prompt)
-        first = prompt.split("[1] ", 1)[1].split("\n", 1)[0]
-        answer = next(value for text, _, value in folder.values() if " ".join(text.split()) in first)
-        return json.dumps({"answer": answer, "passages": [1]})
+        blocks = prompt.split("Passages:\n", 1)[1].split("\n\nQuestion:", 1)[0].split("\n\n")
+        n = len(blocks) if last else 1
+        answer = next(value for text, _, value in folder.values() if " ".join(text.split()) in blocks[n - 1])
+        return json.dumps({"answer": answer, "passages": [n]})
     return CannedBackend(responder=respond, structured=True)
 
 
-def ask(llm_factory, folder: dict, question: str, values: dict | None = None):
+def ask(llm_factory, folder: dict, question: str, values: dict | None = None, *overrides: str, last: bool = False):
     """``vetted``'s answer over ``folder`` (path: (text, metadata, the answer it gives)), the prompts it sent."""
     prompts: list[str] = []
-    llm = llm_factory(first_shown(folder, prompts), persistent=False)
+    llm = llm_factory(first_shown(folder, prompts, last), persistent=False)
     llm.structured = "on"
     passages = [Passage(id=path, text=text, metadata={"path": path, **meta}) for path, (text, meta, _) in folder.items()]
-    answer = make_method("vetted", resources(llm, Settings.load(values=values))).answer(Question(text=question),
+    answer = make_method("vetted", resources(llm, Settings.load(overrides=list(overrides), values=values))).answer(Question(text=question),
                                                                                          as_retrieved(passages))
     return answer, prompts
 
@@ -130,3 +136,31 @@ def test_a_passage_states_the_answer_in_other_words_or_no_value_of_its_kind_is_n
     assert dissenting("30 minutes [1]", other, question) == "45 minutes after"[:10]
     assert dissenting("30 minutes [1]", unrelated, question) is None  # a count, not a duration
     assert [span for _, span in stated_values("Unrelated: 45 minutes.", question)] == []  # not about the question
+
+
+def test_asked_for_a_conflict_report_the_ledgers_report_on_the_claims_replaces_the_rules_own(llm_factory):
+    answer, prompts = ask(llm_factory, LEAVE, QUESTION, TRUSTED, "conflicts.report=true")
+    step = answer.trace.find(ConflictStep)
+    assert len(prompts) == 1 and len(step.claims) == 2 and step.policies != ["vetted"]  # a claim for each passage
+    assert {s.answer: s.verdict for r in step.reports for s in r.sides}["26 weeks"] == "rejected"
+    assert asserted_text(answer.text) == "16 weeks [1]" and answer.usage.stages["conflicts"].total_calls == 2
+
+
+FEES = {  # a-kestrel-ferry: the fare page and its older copy elsewhere; the model answers from the older one
+    "fares-2024.md": ("Kestrel ferry fares. An adult single costs EUR 9.80.", {"date": "2024-04-01"}, "EUR 9.80"),
+    "blog/trip.md": ("Kestrel ferry fares: we paid EUR 8.50 for an adult single.", {"date": "2022-07-15"},
+                     "EUR 8.50"),
+}
+
+
+def test_an_answer_resting_on_a_passage_the_rules_overrule_is_asked_again_without_it(llm_factory):
+    answer, prompts = ask(llm_factory, FEES, "How much is an adult single on the Kestrel ferry?", last=True)
+    assert len(prompts) == 2 and "EUR 8.50" in prompts[0] and "EUR 8.50" not in prompts[1]
+    assert answer.text.splitlines() == ["EUR 9.80 [1]", "Set aside: EUR 8.50: dated 2022-07-15, before 2024-04-01 [2]"]
+    assert answer.trace.find(VettingStep).left_out == {"blog/trip.md": "newest: dated 2022-07-15, before 2024-04-01"}
+    assert answer.trace.find(ConflictStep).overall == "outdated"
+
+
+def test_answered_from_the_passage_the_rules_favour_it_is_asked_once(llm_factory):
+    answer, prompts = ask(llm_factory, FEES, "How much is an adult single on the Kestrel ferry?")
+    assert len(prompts) == 1 and answer.text.splitlines()[0] == "EUR 9.80 [1]"

@@ -227,10 +227,10 @@ def test_user_contexts_add_list_remove(client):
 
 def test_ask_its_stream_and_chat_return_one_answer_model(client):
     fields = set(AnswerOutput.model_fields)
-    body = client.post("/v1/ask", json={"question": "capital of France?"}).json()
+    body = client.post("/v1/ask", json={"question": "capital of France?", "method": "concat"}).json()
     assert set(body) == fields and AskResponse.model_validate(body).model_dump(mode="json") == body
     assert body["usage"]["llm_calls"] == 1 and isinstance(body["usage"]["llm_calls"], int)  # as `ask --json` prints
-    with client.stream("POST", "/v1/ask?stream=true", json={"question": "capital of France?"}) as r:
+    with client.stream("POST", "/v1/ask?stream=true", json={"question": "capital of France?", "method": "concat"}) as r:
         last = r.read().decode().strip().split("\n\n")[-1]
     assert last.startswith("event: answer\n") and set(json.loads(last.split("data: ", 1)[1])) == fields
     chat = client.post("/v1/chat/completions", json={"model": "tanglerag/concat", "messages": [

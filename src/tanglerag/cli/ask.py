@@ -32,7 +32,7 @@ from tanglerag.errors import InputError
 from tanglerag.family import families
 from tanglerag.otel import Answered, span_export
 from tanglerag.outputs import AnswerOutput, PassageOut, conflicts_of, disagreements
-from tanglerag.runtime import AskRequest, Runtime, refuse_where_with_user
+from tanglerag.runtime import DEFAULT_METHOD, AskRequest, Runtime, refuse_where_with_user
 from tanglerag.stages.followup import Turn, read_turns
 from tanglerag.tracking import ProgressEvent, Tracker
 from tanglerag.types import Answer, Question, RetrievedPassage
@@ -54,7 +54,7 @@ WHERE_HELP = ("retrieve only passages whose document metadata passes this filter
 def ask(
     question: Annotated[str, typer.Argument(help="the question")],
     index_dir: Annotated[Path | None, typer.Option("--index", "-i", help="index folder from `tanglerag index`")] = None,
-    method: Annotated[str, typer.Option("--method", "-m", help=METHOD_HELP)] = "concat",
+    method: Annotated[str, typer.Option("--method", "-m", help=METHOD_HELP)] = DEFAULT_METHOD,
     top_k: Annotated[int | None, typer.Option("--top-k", "-k")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
     with_trace: Annotated[bool, typer.Option("--trace", help="with --json: add every LLM call and method step")] = False,

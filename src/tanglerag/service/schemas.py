@@ -10,6 +10,7 @@ from tanglerag.config import TopK
 from tanglerag.index.manifest import IndexManifest
 from tanglerag.methods.base import method_classes
 from tanglerag.outputs import AnswerOutput, Location, Page, PassageOut, Section
+from tanglerag.runtime import DEFAULT_METHOD
 from tanglerag.service.options import INTEGRAL, options_model
 from tanglerag.stages.followup import Turn
 from tanglerag.trace import Trace
@@ -40,7 +41,7 @@ class _Body(BaseModel):
 
 class AskBody(_Body):
     question: str = Field(min_length=1, pattern=r"\S", description="the question (at most service.max_question_chars)")
-    method: str = Field("concat", description="a name from GET /v1/methods")
+    method: str = Field(DEFAULT_METHOD, description="a name from GET /v1/methods")
     top_k: Annotated[TopK, INTEGRAL] | None = Field(None, description="passages retrieved (default: retrieval.top_k)")
     user: UserId | None = Field(None, description="answer with this user's contexts (PCAS)")
     history: list[Turn] = Field(default_factory=list, max_length=200, description=(

@@ -56,28 +56,57 @@ def dissenting(answer: str, passage: RetrievedPassage, question: str) -> str | N
     return of_kind[0][1]
 
 
+RULE_KINDS: dict[str, ConflictKind | None] = {
+    "drafts": None, "as-of": "outdated", "supersede": "outdated", "releases": "outdated", "corrections": "outdated",
+    "newest": "outdated", "trust": "misinformation", "register": "misinformation"}
+"""The report a rule's verdict makes: a value superseded by time or a later document is outdated, one a trusted,
+official or dated document contradicts is misinformation, a draft's is no conflict (it was never in force)."""
+
+
 def explained(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, DocumentMeta],
               kinds: Mapping[str, str]) -> tuple[ConflictKind, str] | None:
     """Why a disagreeing passage loses to the cited ones, as (report kind, rule and words), or None when no rule
     says (two branches, two products, two people: different things, not a conflict)."""
-    if pid in vetting.left_out:
-        reason = vetting.left_out[pid]
-        return None if reason.startswith("drafts") else \
-            ("misinformation" if reason.startswith("trust") else "outdated", reason)
+    rule = vetting.left_out.get(pid) or losing_rule(pid, cited, vetting, metas, kinds)
+    kind = RULE_KINDS.get(rule.split(":", 1)[0]) if rule else None
+    return (kind, rule) if kind is not None and rule else None
+
+
+def losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, DocumentMeta],
+                kinds: Mapping[str, str]) -> str | None:
+    """The rule by which ``pid``'s document loses to the ``cited`` ones ("rule: why"), if one does."""
     if pid in vetting.unverified and not any(c in vetting.unverified for c in cited):
-        return "misinformation", "trust: its declarations were ignored (outside the trusted paths)"
+        return "trust: its declarations were ignored (outside the trusted paths)"
     kind = kinds.get(pid)
     cited_kinds = {kinds.get(c) for c in cited}
     if kind == "readme" and "changelog" in cited_kinds:
-        return "outdated", "releases: a README beside release notes that change it"
+        return "releases: a README beside release notes that change it"
     if kind != "correction" and "correction" in cited_kinds:
-        return "outdated", "corrections: what a correction corrects"
+        return "corrections: what a correction corrects"
     if kind != "register" and "register" in cited_kinds:
-        return "misinformation", "register: a page repeating another value than the official register"
+        return "register: a page repeating another value than the official register"
     date, newest = metas[pid].date, max((d for c in cited if (d := metas[c].date) is not None), default=None)
     if date is not None and newest is not None and date < newest:
-        return "outdated", f"newest: dated {date.isoformat()}, before {newest.isoformat()}"
-    return None
+        return f"newest: dated {date.isoformat()}, before {newest.isoformat()}"
+    return None  # an undated document does not lose to a dated one: on the tune half an official specification page
+    # without a date lost to a dated blog that way (b-orrin-thermostat-1), and reports came on agreeing asks
+
+
+def overruled(answer: str, cited: list[str], shown: list[RetrievedPassage], question: str, vetting: Vetting,
+              metas: dict[str, DocumentMeta], kinds: Mapping[str, str]) -> dict[str, str]:
+    """The cited passages a rule ranks below an uncited one on topic that states another value of the answer's
+    kind, each with the rule: the model answered from a passage the rules would not have it believe (the 1.5B
+    model answers an older page's value over a newer one's, a README's over the release notes'), so it is asked
+    again without them, once: the second answer stands."""
+    out: dict[str, str] = {}
+    for hit in shown:
+        rival = hit.passage.id
+        if rival in cited or rival not in vetting.relevant or dissenting(answer, hit, question) is None:
+            continue
+        for pid in cited:
+            if pid not in out and (rule := losing_rule(pid, [rival], vetting, metas, kinds)) is not None:
+                out[pid] = rule
+    return out
 
 
 def dissent(answer: str, cited: list[str], passages: list[RetrievedPassage], question: str, vetting: Vetting,

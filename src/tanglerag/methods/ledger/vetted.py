@@ -6,7 +6,10 @@ question's moment, an older version of another, a README beside release notes, a
 from outside the trusted folders; and how old, how official and how on topic it is (``vetting``). ``vetted`` applies
 those to the passages, shows the model the rest ranked (believable first) with a label each (date, kind, source,
 "unverified"), and has it answer as ``concat`` does; then, without the model, the passages on topic that state another
-value of the answer's kind for a reason a rule gives are set aside in the answer and the report (``dissent``). What
+value of the answer's kind for a reason a rule gives are set aside in the answer and the report (``dissent``). When
+the answer rests on a passage a rule ranks below such a passage (an older page against a newer one, a README against
+release notes, an unverified declaration against a trusted one), it is asked once more without the passages
+overruled. What
 it cannot do that the ledger can: tell two people of one name apart when both answer, or dispute answers that are no
 value; those questions fall to ``concat``'s reading, which the ranking still helps.
 """
@@ -19,7 +22,7 @@ from typing import ClassVar
 from tanglerag.conflicts import ConflictStep
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
 from tanglerag.methods.ledger.config import LedgerConfig
-from tanglerag.methods.ledger.dissent import dissent
+from tanglerag.methods.ledger.dissent import dissent, overruled
 from tanglerag.methods.ledger.kinds import asks_about_drafts
 from tanglerag.methods.ledger.method import document_kinds, provenance, read_passages
 from tanglerag.methods.ledger.moment import as_of, timeless
@@ -52,7 +55,7 @@ class VettedMethod(Method):
                                   "left out; the rest ranked by topic, trust, kind, authority and date, each labelled), "
                                   "then one cited answer; passages that state another value for a rule's reason are "
                                   "set aside and reported")
-    calls: ClassVar[str] = "1"
+    calls: ClassVar[str] = "1 (2 when the rules overrule the passage the first answer rests on)"
     default_metrics: ClassVar[tuple[str, ...]] = CONFLICT_METRICS
 
     async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
@@ -69,21 +72,30 @@ class VettedMethod(Method):
                    if trust is not None and entry_for(h.passage.metadata, trust, h.passage.id) is not None}
         vetting = vet(passages, Documents(metas, kinds, scores, found, unverified, vouched), config.relevance,
                       as_of(question.text), asks_about_drafts(asked))
+        if not vetting.shown:
+            record_step(vetting.step())
+            return MethodOutput.abstain(vetting.order(passages))
+        text, citations, unknown = await self._answer(asked, vetting, question)
+        losers = {} if unknown else overruled(text, citations, vetting.shown, asked, vetting, metas, kinds)
+        if losers and len(losers) < len(vetting.shown):  # asked again without what the rules would not believe
+            vetting = vetting.without(losers)
+            text, citations, unknown = await self._answer(asked, vetting, question)
         record_step(vetting.step())
-        shown = vetting.shown
-        order = shown + [h for h in passages if h.passage.id in vetting.left_out]
-        if not shown:
-            return MethodOutput.abstain(order)
+        order = vetting.order(passages)
+        reports, aside = ([], []) if unknown else dissent(text, citations, order, asked, vetting, metas, kinds)
+        if not self.settings.conflicts.report:  # asked for, the ledger's report on the claims is recorded instead
+            record_step(ConflictStep(claims=[], reports=reports, policies=["vetted"],
+                                     documents={pid: m for pid, m in metas.items() if not m.is_empty()},
+                                     kinds=dict(kinds), trust=trusted))
+        cited = citations + [p for r in reports for s in r.sides[1:] for p in s.passages]
+        return MethodOutput("\n".join([text, *aside]), list(dict.fromkeys(cited)), unknown=unknown, passages=order)
+
+    async def _answer(self, asked: str, vetting: Vetting, question: Question) -> tuple[str, list[str], bool]:
+        """``concat``'s cited answer over the shown passages, labelled, with the rule of their order."""
         methods = self.settings.methods
         messages = cited_answer_messages(asked, labelled(vetting), methods.passage_words, question.user_contexts)
         messages[0] = messages[0].model_copy(update={"content": f"{messages[0].content}\n{VETTED_RULE}"})
         with stage("answer"), streamed_answer():
-            reply = await self.llm.adecide(cited_answer_decision(messages, shown, methods.answer_tokens),
+            reply = await self.llm.adecide(cited_answer_decision(messages, vetting.shown, methods.answer_tokens),
                                            answer_params(self.llm, methods))
-        text, citations, unknown = read_cited_answer(reply, shown)
-        reports, aside = ([], []) if unknown else dissent(text, citations, order, asked, vetting, metas, kinds)
-        record_step(ConflictStep(claims=[], reports=reports, policies=["vetted"],
-                                 documents={pid: m for pid, m in metas.items() if not m.is_empty()},
-                                 kinds=dict(kinds), trust=trusted))
-        cited = citations + [p for r in reports for s in r.sides[1:] for p in s.passages]
-        return MethodOutput("\n".join([text, *aside]), list(dict.fromkeys(cited)), unknown=unknown, passages=order)
+        return read_cited_answer(reply, vetting.shown)

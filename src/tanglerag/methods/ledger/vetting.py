@@ -45,6 +45,16 @@ class Vetting:
     relevant: set[str] = field(default_factory=set)
     unverified: set[str] = field(default_factory=set)
 
+    def without(self, reasons: dict[str, str]) -> Vetting:
+        """The vetting with the ``reasons``' passages moved from the shown ones to those left out."""
+        return Vetting(shown=[h for h in self.shown if h.passage.id not in reasons],
+                       left_out={**self.left_out, **reasons}, labels=self.labels, relevant=self.relevant,
+                       unverified=self.unverified)
+
+    def order(self, passages: list[RetrievedPassage]) -> list[RetrievedPassage]:
+        """The answer's passages: the shown ones as numbered in the prompt, then those left out."""
+        return self.shown + [h for h in passages if h.passage.id in self.left_out]
+
     def step(self) -> VettingStep:
         return VettingStep(shown=[h.passage.id for h in self.shown], labels=self.labels, left_out=self.left_out,
                            off_topic=[h.passage.id for h in self.shown if h.passage.id not in self.relevant])
