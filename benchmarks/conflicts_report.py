@@ -43,6 +43,7 @@ LEDGER_RUNS = {"replay/default": "ledger", "replay/same-thing-versions": "ledger
                "replay/verify-separate": "ledger, claims_from=separate",
                "ledger": "ledger, earlier rules (as run)",
                "ledger-prior": "ledger-prior, earlier rules (as run)"}  # run folder: name in the report
+OURS = {"vetted": "vetted"}  # runs of our other methods under docs/results/conflicts: folder (and method): name
 DEFAULT = "ledger"
 VERIFY = LEDGER_RUNS["replay/verify-separate"]
 PEERS = {"main": {"concat": "concat", "separate": "separate", "corg": "corg", "madam-rag": "madam-rag",
@@ -65,6 +66,11 @@ def predictions(runs: Path, peers: Path) -> tuple[PerQ, list[str]]:
         else:
             missing.append(f"{name} (docs/results/conflicts/{folder})")
     per_q.update(replays(runs))
+    for folder, name in OURS.items():
+        if (runs / folder / "results.json").exists():
+            per_q[name] = load(runs / folder)[1][folder]
+        else:
+            missing.append(f"{name} (docs/results/conflicts/{folder})")
     for folder, names in PEERS.items():
         if (peers / folder / "results.json").exists():
             rows = load(peers / folder)[1]

@@ -3,6 +3,7 @@
 # greedy, each question's own documents (at most 10). Every run checkpoints each finished question, shares the LLM
 # cache and resumes where it stopped; its folder is kept under docs/results/conflicts/<name>:
 #   ledger        ledger on the RAMDocs dev peers sample (the 100 question ids of docs/results/peers)
+#   vetted        vetted, the default method of ask (issue 69), on the same RAMDocs sample
 #   ledger-prior  the same with the prior policy (one closed-book call) before show-all
 #   report        concat with conflicts.report=true: a conflict report for a method that is not the ledger (its
 #                 answer is concat's; the report costs one call per passage). The report reads the replay instead
@@ -60,6 +61,7 @@ run() {  # NAME DATASET METHODS METRICS SAMPLE extra flags...  (SAMPLE =K: the f
   keep_run "$out" "docs/results/conflicts/$name"
 }
 run ledger ramdocs ledger "$RAMDOCS" "$N"
+run vetted ramdocs vetted "$RAMDOCS" "$N"  # the default method (issue 69): run only when RUNS names it
 run ledger-prior ramdocs ledger "$RAMDOCS" "$N" --set "ledger.policies=[witnesses, newest, authority, prior, show-all]"
 run report ramdocs concat "$RAMDOCS" "$N" --set conflicts.report=true
 run conflictqa conflictqa ledger,concat "$CONFLICTQA" 60
