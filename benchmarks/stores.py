@@ -6,7 +6,7 @@ embedder at 384 dimensions, so that no model's time hides a store's cost; every 
 vectors. Each backend runs in processes of its own (peak RSS is a per-process high-water mark):
 
 - ingest: the embedded index by the streaming build `tanglerag index` makes (without its reload at the end), a store
-  by upserts of stores/ingest.py's BATCH passages, as `tanglerag index --store` writes them. Vectors are given (read
+  by upserts of stores/documents.py's BATCH passages, as `tanglerag index --store` writes them. Vectors are given (read
   from a file batch by batch, as an embedder would hand them) and the time spent making the synthetic passages is
   taken out: what is timed is the backend's write. A store still writing after ``--ingest-limit-s`` stops at the
   end of its batch and is measured at the size it reached.
@@ -242,7 +242,7 @@ def _build_index(folder: Path, passages: Timed, work: Path, n: int) -> int:
 
 
 def _upserts(store, passages: Timed, work: Path, start: float, limit_s: float) -> int:
-    from tanglerag.stores.ingest import BATCH
+    from tanglerag.stores.documents import BATCH
 
     written = 0
     for chunk in _batches(passages, BATCH):
@@ -345,7 +345,7 @@ def _agreement(ids: list[list[str]], reference: list[list[str]]) -> dict[str, in
 
 def _ranked(backend: str, folder: Path, documents: list, examples: list, settings, embedder) -> list[list[str]]:
     from tanglerag.runtime import Runtime
-    from tanglerag.stores.ingest import write_passages
+    from tanglerag.stores.documents import write_documents
     from tanglerag.types import Question
 
     shutil.rmtree(folder, ignore_errors=True)
@@ -361,7 +361,7 @@ def _ranked(backend: str, folder: Path, documents: list, examples: list, setting
                      **({"url": server.url} if server else {"path": str(folder)})}
             settings = settings.model_copy(update={"store": settings.store.model_validate(store)})
             runtime = Runtime(settings, embedder=embedder)
-            write_passages(runtime.store, documents, embedder, COLLECTION)
+            write_documents(runtime.store, documents, embedder, COLLECTION)
         retriever = runtime.retriever()
         return [[hit.passage.id for hit in retriever.retrieve(Question(text=ex.question), RETRIEVAL_K).passages]
                 for ex in examples]

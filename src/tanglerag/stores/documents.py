@@ -11,7 +11,9 @@
   the folder are removed, unchanged ones are not read.
 
 What was written from where is read from the collection itself (each passage's document and file hash, through the
-contract's ``scan``), not from a file beside it: two machines syncing one collection see the same thing.
+contract's ``scan``), not from a file beside it: two machines syncing one collection see the same thing. A failure
+leaves every batch before it written whole and none of the batch that failed; running the command again rewrites
+what was written and adds the rest (passages are keyed by id: nothing is duplicated).
 """
 
 from __future__ import annotations
@@ -31,8 +33,10 @@ from tanglerag.index.passage_index import embed_text
 from tanglerag.index.sync import SyncPlan, plan_sync
 from tanglerag.stores.base import VectorStore
 from tanglerag.stores.factory import check_dimension
-from tanglerag.stores.ingest import BATCH
 from tanglerag.types import Passage
+
+BATCH = 256
+"""Passages embedded and written at a time: a request of a few MB to a server, a few seconds of embedding."""
 
 
 @dataclass
