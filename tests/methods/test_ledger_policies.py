@@ -99,6 +99,7 @@ def test_only_an_explicit_as_of_sets_a_moment():
     assert month.text == "2023-03" and str(month.last_day) == "2023-03-31"
     assert as_of("Who is the mayor now?") is None and as_of("What is the latest version?") is None
     assert timeless("Who is the CEO as of 2021?") == "Who is the CEO?"
+    assert timeless("As of January 2024, what was the borrowing limit?") == "what was the borrowing limit?"
     assert timeless("Who won the World Cup in 1998?") == "Who won the World Cup in 1998?"
 
 

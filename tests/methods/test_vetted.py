@@ -164,3 +164,16 @@ def test_an_answer_resting_on_a_passage_the_rules_overrule_is_asked_again_withou
 def test_answered_from_the_passage_the_rules_favour_it_is_asked_once(llm_factory):
     answer, prompts = ask(llm_factory, FEES, "How much is an adult single on the Kestrel ferry?")
     assert len(prompts) == 1 and answer.text.splitlines()[0] == "EUR 9.80 [1]"
+
+
+def test_each_vetting_rule_can_be_turned_off_for_its_ablation(llm_factory):
+    answer, prompts = ask(llm_factory, DRAFT, "As of 2024, what time does the school day start?", None,
+                          "ledger.disabled_rules=[drafts, as-of, supersede, ranking, overruled]")
+    assert answer.trace.find(VettingStep).shown == ["policy.md", "proposal.md", "notice.md"]  # as retrieved
+    assert answer.trace.find(VettingStep).left_out == {}
+    answer, prompts = ask(llm_factory, FEES, "How much is an adult single on the Kestrel ferry?", None,
+                          "ledger.disabled_rules=[overruled]", last=True)
+    assert len(prompts) == 1 and answer.text.splitlines()[0] == "EUR 8.50 [2]"
+    answer, _ = ask(llm_factory, FEES, "How much is an adult single on the Kestrel ferry?", None,
+                    "ledger.disabled_rules=[overruled, newest]", last=True)
+    assert answer.text == "EUR 8.50 [2]"  # nor set aside by the newest rule afterwards

@@ -74,7 +74,14 @@ def explained(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, Doc
 
 def losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, DocumentMeta],
                 kinds: Mapping[str, str]) -> str | None:
-    """The rule by which ``pid``'s document loses to the ``cited`` ones ("rule: why"), if one does."""
+    """The rule by which ``pid``'s document loses to the ``cited`` ones ("rule: why"), if one does (and is not
+    turned off)."""
+    rule = _losing_rule(pid, cited, vetting, metas, kinds)
+    return rule if rule is not None and rule.split(":", 1)[0] not in vetting.off else None
+
+
+def _losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, DocumentMeta],
+                 kinds: Mapping[str, str]) -> str | None:
     if pid in vetting.unverified and not any(c in vetting.unverified for c in cited):
         return "trust: its declarations were ignored (outside the trusted paths)"
     kind = kinds.get(pid)

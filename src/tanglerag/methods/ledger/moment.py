@@ -63,7 +63,7 @@ def timeless(question: str) -> str:
     out = question
     for match, _ in reversed(_clauses(question)):
         out = out[:match.start()] + out[match.end():]
-    return out.strip() or question
+    return re.sub(r"^[\s,;:]+", "", out).strip() or question  # "As of 2024, what ...": no leading comma
 
 
 def as_of(question: str) -> AsOf | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Stage = Literal["provenance", "claim", "sides", "policy"]
+Stage = Literal["provenance", "claim", "sides", "policy", "vetting"]
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,18 @@ RULES: tuple[Rule, ...] = (
     Rule("provenance", "policy", "a dated, named source outranks an anonymous or undated one",
          "amendment-travel-allowance"),
     Rule("prior", "policy", "the model's own answer, without passages, picks a side", "(off by default)"),
+    Rule("as-of", "vetting", "vetted: a document dated after the question's 'as of' date is left out (the ledger "
+         "applies the moment in its newest policy)", "a-brightwater-library-2"),
+    Rule("ranking", "vetting", "vetted: the passages are shown ranked, on topic, trusted, a correction, release notes "
+         "or a register before an ordinary page and a README last, higher authority, newer, each labelled with its "
+         "date and kind", "b-tessera-upload-2", {"on_topic": "ledger.relevance (0.5)"}),
+    Rule("overruled", "vetting", "vetted: an answer resting on a passage a rule (trust, releases, corrections, "
+         "register, newest) ranks below an on-topic passage stating another value of its kind is asked once more "
+         "without it", "c-gym-plans-1"),
 )
-"""The table, in the order the ledger applies the rules."""
+"""The table, in the order the ledger applies the rules; the vetting rules are ``vetted``'s, which also applies
+trust, text-dates, document-kinds, drafts and supersede (to versions of one document) before its one call, and
+releases, corrections, register and newest to what it sets aside after it."""
 
 SWITCHABLE = frozenset(r.name for r in RULES if r.name not in {"grounding", "relevance", "copies", "descriptions"})
 """Rules ``ledger.disabled_rules`` may turn off (the others have thresholds of their own: ``ledger.relevance=0``

@@ -71,12 +71,13 @@ class VettedMethod(Method):
         vouched = {h.passage.id for h in passages
                    if trust is not None and entry_for(h.passage.metadata, trust, h.passage.id) is not None}
         vetting = vet(passages, Documents(metas, kinds, scores, found, unverified, vouched), config.relevance,
-                      as_of(question.text), asks_about_drafts(asked))
+                      as_of(question.text), asks_about_drafts(asked), frozenset(off))
         if not vetting.shown:
             record_step(vetting.step())
             return MethodOutput.abstain(vetting.order(passages))
         text, citations, unknown = await self._answer(asked, vetting, question)
-        losers = {} if unknown else overruled(text, citations, vetting.shown, asked, vetting, metas, kinds)
+        losers = {} if unknown or "overruled" in off else \
+            overruled(text, citations, vetting.shown, asked, vetting, metas, kinds)
         if losers and len(losers) < len(vetting.shown):  # asked again without what the rules would not believe
             vetting = vetting.without(losers)
             text, citations, unknown = await self._answer(asked, vetting, question)

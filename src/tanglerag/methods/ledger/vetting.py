@@ -44,12 +44,14 @@ class Vetting:
     labels: dict[str, str] = field(default_factory=dict)
     relevant: set[str] = field(default_factory=set)
     unverified: set[str] = field(default_factory=set)
+    off: frozenset[str] = frozenset()
+    """rules turned off (``ledger.disabled_rules``): what is set aside afterwards skips them too"""
 
     def without(self, reasons: dict[str, str]) -> Vetting:
         """The vetting with the ``reasons``' passages moved from the shown ones to those left out."""
         return Vetting(shown=[h for h in self.shown if h.passage.id not in reasons],
                        left_out={**self.left_out, **reasons}, labels=self.labels, relevant=self.relevant,
-                       unverified=self.unverified)
+                       unverified=self.unverified, off=self.off)
 
     def order(self, passages: list[RetrievedPassage]) -> list[RetrievedPassage]:
         """The answer's passages: the shown ones as numbered in the prompt, then those left out."""
@@ -98,8 +100,11 @@ class Documents:
 
 
 def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, moment: AsOf | None,
-        drafts_asked: bool) -> Vetting:
-    """Leave out what cannot answer the question as asked, rank the rest (the module's docstring)."""
+        drafts_asked: bool, off: frozenset[str] = frozenset()) -> Vetting:
+    """Leave out what cannot answer the question as asked, rank the rest (the module's docstring). ``off``: rules
+    of ``ledger.rules`` turned off (drafts, as-of, supersede, ranking; trust is taken out with the documents')."""
+    drafts_asked = drafts_asked or "drafts" in off
+    moment = None if "as-of" in off else moment
     relevant = {h.passage.id for h in passages if docs.relevance.get(h.passage.id, 0.0) >= threshold}
     vouched = bool(relevant & docs.trusted)
     left_out: dict[str, str] = {}
@@ -112,12 +117,15 @@ def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, mom
             left_out[pid] = f"as-of: dated {date.isoformat()}, after {moment.text}"
         elif pid in docs.unverified and vouched:
             left_out[pid] = "trust: declares what only the trusted folders may, and a trusted document answers"
-    left_out |= _older_versions([h for h in passages if h.passage.id not in left_out], docs)
+    if "supersede" not in off:
+        left_out |= _older_versions([h for h in passages if h.passage.id not in left_out], docs)
     kept = [(i, h) for i, h in enumerate(passages) if h.passage.id not in left_out]
-    ranked = [h for _, h in sorted(kept, key=lambda item: _standing(item[1], item[0], docs, relevant))]
+    if "ranking" not in off:
+        kept.sort(key=lambda item: _standing(item[1], item[0], docs, relevant))
+    ranked = [h for _, h in kept]
     labels = {h.passage.id: label for h in ranked if (label := _label(h.passage.id, docs))}
     return Vetting(shown=ranked, left_out=left_out, labels=labels, relevant=relevant,
-                   unverified=set(docs.unverified))
+                   unverified=set(docs.unverified), off=off)
 
 
 def _older_versions(passages: list[RetrievedPassage], docs: Documents) -> dict[str, str]:
