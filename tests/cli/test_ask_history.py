@@ -91,3 +91,15 @@ def test_a_status_line_shows_the_stage_the_calls_and_the_seconds_then_the_answer
     assert after_status == "Berlin [1]\n"  # then the tokens as they came ("Berlin", " [1]"), where it was
     assert result.exit_code == 0 and "Berlin [1]" not in result.stdout  # once: not again under the streamed line
     assert "*[1] b (" in result.stdout
+
+
+@pytest.mark.parametrize(("text", "streamed", "rest"), [
+    ("Paris [1]\nSet aside: Lyon: older [2]", "Paris [1]", "Set aside: Lyon: older [2]"),  # the ledger's lines
+    ("EUR 9.80 [1]\nSet aside: EUR 8.50: dated 2022 [2]", "EUR 8.50 [2]\nEUR 9.80 [1]",
+     "Set aside: EUR 8.50: dated 2022 [2]"),  # vetted asked twice: the last streamed line is the answer
+    ("unknown", "I could not find it", "unknown"),  # the method rewrote the reply: all of it
+])
+def test_after_the_streamed_tokens_only_what_they_did_not_print_is_printed(text, streamed, rest):
+    from tanglerag.cli.ask import _unstreamed
+
+    assert _unstreamed(text, streamed) == rest

@@ -223,10 +223,14 @@ def print_answer(answer: Answer, streamed: str = "") -> None:
 
 def _unstreamed(text: str, streamed: str) -> str:
     """What of the answer the streamed tokens did not print: the lines after them (the ledger's ``Set aside:``), or
-    all of it when the method changed what the model wrote (an unknown said in words, a citation dropped)."""
+    all of it when the method changed what the model wrote (an unknown said in words, a citation dropped). A method
+    that asked twice (``vetted``, when its rules overrule the first answer) streamed two answers, one a line: the
+    answer is the last, and only what follows it is printed."""
     shown = streamed.strip()
-    if shown and text.startswith(shown):
-        return text[len(shown):].strip("\n")
+    last = shown.rsplit("\n", 1)[-1]
+    for printed in (shown, last):
+        if printed and text.startswith(printed):
+            return text[len(printed):].strip("\n")
     return text
 
 
