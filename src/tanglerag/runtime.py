@@ -71,7 +71,8 @@ RequestWhere = Annotated[str | None, BeforeValidator(_readable_where)]
 DEFAULT_METHOD = "vetted"
 """The method a person gets without choosing (``ask``, the Python API, ``/v1/ask``): the ledger's document rules
 (drafts, dates, versions, release notes, corrections, trust) then one cited answer, at about ``concat``'s cost;
-on the people's-documents dev set it has the most right answers of any method but one (docs/methods.md)."""
+on the people's-documents dev set it has the most right answers of the methods measured there, both halves together
+(docs/results/people_docs.md)."""
 
 
 class AskRequest(BaseModel):

@@ -2,9 +2,10 @@
 canned model answers as the first passage shown says, so what is tested is what the rules show it and in what order,
 and what is reported afterwards. Folders are small copies of dev asks of benchmarks/data/people_docs."""
 
+import datetime
 import json
 
-from tanglerag.conflicts import ConflictStep
+from tanglerag.conflicts import ConflictStep, DocumentMeta
 from tanglerag.methods.base import make_method
 from tanglerag.methods.ledger.dissent import dissenting, stated_values
 from tanglerag.methods.ledger.vetting import VettingStep
@@ -38,8 +39,8 @@ def ask(llm_factory, folder: dict, question: str, values: dict | None = None, *o
     llm = llm_factory(first_shown(folder, prompts, last), persistent=False)
     llm.structured = "on"
     passages = [Passage(id=path, text=text, metadata={"path": path, **meta}) for path, (text, meta, _) in folder.items()]
-    answer = make_method("vetted", resources(llm, Settings.load(overrides=list(overrides), values=values))).answer(Question(text=question),
-                                                                                         as_retrieved(passages))
+    method = make_method("vetted", resources(llm, Settings.load(overrides=list(overrides), values=values)))
+    answer = method.answer(Question(text=question), as_retrieved(passages))
     return answer, prompts
 
 
@@ -125,15 +126,13 @@ def test_another_value_no_rule_explains_is_no_conflict(llm_factory):
 
 
 def test_a_passage_states_the_answer_in_other_words_or_no_value_of_its_kind_is_no_dissent():
-    from tests.conftest import as_retrieved
-
     said, other, unrelated = as_retrieved([
         Passage(id="a", text="The call-back window is half an hour after the page."),
         Passage(id="b", text="The call-back window is 45 minutes after the page."),
         Passage(id="c", text="The call-back window page lists 12 on-call staff.")])
     question = "How long is the call-back window after a page?"
     assert dissenting("30 minutes [1]", said, question) is None
-    assert dissenting("30 minutes [1]", other, question) == "45 minutes after"[:10]
+    assert dissenting("30 minutes [1]", other, question) == "45 minutes"
     assert dissenting("30 minutes [1]", unrelated, question) is None  # a count, not a duration
     assert [span for _, span in stated_values("Unrelated: 45 minutes.", question)] == []  # not about the question
 
@@ -146,10 +145,11 @@ def test_asked_for_a_conflict_report_the_ledgers_report_on_the_claims_replaces_t
     assert asserted_text(answer.text) == "16 weeks [1]" and answer.usage.stages["conflicts"].total_calls == 2
 
 
-FEES = {  # a-kestrel-ferry: the fare page and its older copy elsewhere; the model answers from the older one
-    "fares-2024.md": ("Kestrel ferry fares. An adult single costs EUR 9.80.", {"date": "2024-04-01"}, "EUR 9.80"),
-    "blog/trip.md": ("Kestrel ferry fares: we paid EUR 8.50 for an adult single.", {"date": "2022-07-15"},
-                     "EUR 8.50"),
+FEES = {  # a-kestrel-ferry: the operator's fare notices of two years; the model answers from the older one
+    "fares-2024.md": ("Kestrel ferry fares. An adult single costs EUR 9.80.",
+                      {"date": "2024-04-01", "source": "Kestrel Ferries"}, "EUR 9.80"),
+    "archive/fares-2022.md": ("Fares from July: an adult single on the Kestrel ferry is EUR 8.50.",
+                              {"date": "2022-07-15", "source": "Kestrel Ferries"}, "EUR 8.50"),
 }
 
 
@@ -157,7 +157,8 @@ def test_an_answer_resting_on_a_passage_the_rules_overrule_is_asked_again_withou
     answer, prompts = ask(llm_factory, FEES, "How much is an adult single on the Kestrel ferry?", last=True)
     assert len(prompts) == 2 and "EUR 8.50" in prompts[0] and "EUR 8.50" not in prompts[1]
     assert answer.text.splitlines() == ["EUR 9.80 [1]", "Set aside: EUR 8.50: dated 2022-07-15, before 2024-04-01 [2]"]
-    assert answer.trace.find(VettingStep).left_out == {"blog/trip.md": "newest: dated 2022-07-15, before 2024-04-01"}
+    assert answer.trace.find(VettingStep).left_out == {
+        "archive/fares-2022.md": "newest: dated 2022-07-15, before 2024-04-01"}
     assert answer.trace.find(ConflictStep).overall == "outdated"
 
 
@@ -177,3 +178,37 @@ def test_each_vetting_rule_can_be_turned_off_for_its_ablation(llm_factory):
     answer, _ = ask(llm_factory, FEES, "How much is an adult single on the Kestrel ferry?", None,
                     "ledger.disabled_rules=[overruled, newest]", last=True)
     assert answer.text == "EUR 8.50 [2]"  # nor set aside by the newest rule afterwards
+
+
+BRANCHES = {  # two branches' opening hours, the newer page about the other branch than the one asked about
+    "south.md": ("Southside branch library opening hours: doors open at 10:00 am.",
+                 {"date": "2024-05-01", "source": "Southside branch"}, "10:00 am"),
+    "north.md": ("Northside branch library opening hours: doors open at 9:00 am.",
+                 {"date": "2023-01-10", "source": "Northside branch"}, "9:00 am"),
+}
+
+
+def test_a_newer_page_about_another_thing_neither_overrules_nor_sets_aside(llm_factory):
+    answer, prompts = ask(llm_factory, BRANCHES, "When does the Northside branch library open?", last=True)
+    assert len(prompts) == 1 and answer.text == "9:00 am [2]"  # no second call, no Set aside line
+    assert answer.trace.find(ConflictStep).overall == "none"
+
+
+def test_a_second_answer_of_unknown_leaves_the_first_standing(llm_factory):
+    folder = {**FEES, "fares-2024.md": (FEES["fares-2024.md"][0], FEES["fares-2024.md"][1], "unknown")}
+    answer, prompts = ask(llm_factory, folder, "How much is an adult single on the Kestrel ferry?", last=True)
+    assert len(prompts) == 2 and answer.text == "EUR 8.50 [2]"
+    assert answer.trace.find(VettingStep).left_out == {}
+
+
+def test_an_erratum_older_than_a_page_does_not_correct_it():
+    """As the ledger's corrections policy: a 2020 erratum does not correct a 2024 handbook."""
+    from tanglerag.methods.ledger.dissent import losing_rule
+    from tanglerag.methods.ledger.vetting import Vetting
+
+    metas = {"erratum": DocumentMeta(date=datetime.date(2020, 3, 1)), "page": DocumentMeta(date=datetime.date(2024, 1, 5)),
+             "old": DocumentMeta(date=datetime.date(2019, 1, 5))}
+    kinds = {"erratum": "correction"}
+    vetting = Vetting(shown=[])
+    assert losing_rule("page", ["erratum"], vetting, metas, kinds) is None
+    assert losing_rule("old", ["erratum"], vetting, metas, kinds) == "corrections: what a correction corrects"

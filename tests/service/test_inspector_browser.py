@@ -369,7 +369,7 @@ def test_the_methods_for_a_persons_documents_come_first_apart_from_the_paper_rep
     groups = page.eval_on_selector_all("#method-a optgroup", "gs => gs.map(g => [g.label, g.children.length])")
     assert [label for label, _ in groups] == ["For your documents", "Papers, baselines, peers"]
     first = page.eval_on_selector_all("#method-a optgroup:first-child option", "os => os.map(o => o.value)")
-    assert first == ["ledger", "concat", "corg", "auto"] and groups[1][1] > 10
+    assert first == ["vetted", "ledger", "concat", "corg", "auto"] and groups[1][1] > 10
 
 
 def test_the_passages_show_when_retrieval_ends_before_the_answer(browser, slow_server):

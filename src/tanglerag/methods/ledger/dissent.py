@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 
 from tanglerag.conflicts import ConflictKind, ConflictReport, DocumentMeta, Side
+from tanglerag.methods.ledger.policies import KIND_WHEN_DECIDED_BY
 from tanglerag.methods.ledger.relevance import content_stems
 from tanglerag.methods.ledger.values import Value, read_value
 from tanglerag.methods.ledger.vetting import Vetting
@@ -56,11 +57,10 @@ def dissenting(answer: str, passage: RetrievedPassage, question: str) -> str | N
     return of_kind[0][1]
 
 
-RULE_KINDS: dict[str, ConflictKind | None] = {
-    "drafts": None, "as-of": "outdated", "supersede": "outdated", "releases": "outdated", "corrections": "outdated",
-    "newest": "outdated", "trust": "misinformation", "register": "misinformation"}
-"""The report a rule's verdict makes: a value superseded by time or a later document is outdated, one a trusted,
-official or dated document contradicts is misinformation, a draft's is no conflict (it was never in force)."""
+RULE_KINDS: dict[str, ConflictKind | None] = {**KIND_WHEN_DECIDED_BY, "drafts": None, "as-of": "outdated",
+                                              "trust": "misinformation"}
+"""The report a rule's verdict makes, as the ledger's policies make it; a draft's value is no conflict (it was never
+in force), a value dated after the asked moment is outdated then, a refused declaration is misinformation."""
 
 
 def explained(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, DocumentMeta],
@@ -69,7 +69,7 @@ def explained(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, Doc
     says (two branches, two products, two people: different things, not a conflict)."""
     rule = vetting.left_out.get(pid) or losing_rule(pid, cited, vetting, metas, kinds)
     kind = RULE_KINDS.get(rule.split(":", 1)[0]) if rule else None
-    return (kind, rule) if kind is not None and rule else None
+    return (kind, rule) if kind is not None and rule is not None else None
 
 
 def losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, DocumentMeta],
@@ -88,11 +88,13 @@ def _losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, 
     cited_kinds = {kinds.get(c) for c in cited}
     if kind == "readme" and "changelog" in cited_kinds:
         return "releases: a README beside release notes that change it"
-    if kind != "correction" and "correction" in cited_kinds:
-        return "corrections: what a correction corrects"
-    if kind != "register" and "register" in cited_kinds:
-        return "register: a page repeating another value than the official register"
-    date, newest = metas[pid].date, max((d for c in cited if (d := metas[c].date) is not None), default=None)
+    date = metas[pid].date
+    for winner, rule in (("correction", "corrections: what a correction corrects"),
+                         ("register", "register: a page repeating another value than the official register")):
+        stating = [metas[c].date for c in cited if kinds.get(c) == winner]
+        if kind != winner and stating and (date is None or None in stating or date <= max(d for d in stating if d)):
+            return rule  # as the ledger's policy: a 2020 erratum does not correct a 2024 handbook
+    newest = max((d for c in cited if (d := metas[c].date) is not None and vetting.related(pid, c)), default=None)
     if date is not None and newest is not None and date < newest:
         return f"newest: dated {date.isoformat()}, before {newest.isoformat()}"
     return None  # an undated document does not lose to a dated one: on the tune half an official specification page
@@ -135,6 +137,5 @@ def dissent(answer: str, cited: list[str], passages: list[RetrievedPassage], que
         kind, rule = why
         side = Side(answer=value, passages=[pid], witnesses=1, verdict="rejected", note=rule.split(": ", 1)[1])
         reports.append(ConflictReport(kind=kind, sides=[kept, side], rule=rule))
-        mark = f" [{position[pid]}]" if pid in position else ""
-        lines.append(f"{SET_ASIDE} {value}: {side.note}{mark}")
+        lines.append(f"{SET_ASIDE} {value}: {side.note} [{position[pid]}]")
     return reports, lines

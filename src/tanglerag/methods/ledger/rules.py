@@ -71,7 +71,7 @@ RULES: tuple[Rule, ...] = (
          "date and kind", "b-tessera-upload-2", {"on_topic": "ledger.relevance (0.5)"}),
     Rule("overruled", "vetting", "vetted: an answer resting on a passage a rule (trust, releases, corrections, "
          "register, newest) ranks below an on-topic passage stating another value of its kind is asked once more "
-         "without it", "c-gym-plans-1"),
+         "without it", "a-kestrel-ferry-1"),
 )
 """The table, in the order the ledger applies the rules; the vetting rules are ``vetted``'s, which also applies
 trust, text-dates, document-kinds, drafts and supersede (to versions of one document) before its one call, and

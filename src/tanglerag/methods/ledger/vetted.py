@@ -78,9 +78,11 @@ class VettedMethod(Method):
         text, citations, unknown = await self._answer(asked, vetting, question)
         losers = {} if unknown or "overruled" in off else \
             overruled(text, citations, vetting.shown, asked, vetting, metas, kinds)
-        if losers and len(losers) < len(vetting.shown):  # asked again without what the rules would not believe
-            vetting = vetting.without(losers)
-            text, citations, unknown = await self._answer(asked, vetting, question)
+        if losers:  # asked again without what the rules would not believe; an "unknown" then leaves the first answer
+            again = vetting.without(losers)
+            second = await self._answer(asked, again, question)
+            if not second[2]:
+                vetting, (text, citations, unknown) = again, second
         record_step(vetting.step())
         order = vetting.order(passages)
         reports, aside = ([], []) if unknown else dissent(text, citations, order, asked, vetting, metas, kinds)

@@ -23,6 +23,7 @@ from tanglerag.conflicts import DocumentMeta
 from tanglerag.methods.ledger.independence import Independence
 from tanglerag.methods.ledger.kinds import DocumentKind
 from tanglerag.methods.ledger.moment import AsOf
+from tanglerag.text import normalize_answer
 from tanglerag.trace import TraceStep
 from tanglerag.types import RetrievedPassage
 
@@ -46,18 +47,30 @@ class Vetting:
     unverified: set[str] = field(default_factory=set)
     off: frozenset[str] = frozenset()
     """rules turned off (``ledger.disabled_rules``): what is set aside afterwards skips them too"""
+    kin: dict[str, tuple[int, str, str]] = field(default_factory=dict)
+    """passage id -> (its document: near-identical texts share one; its named source; its title, normalised)"""
+
+    def related(self, a: str, b: str) -> bool:
+        """Two passages may state one thing's value at two dates: one named source's, one document's, or titled
+        alike, and not of two named sources. Passages about two branches, products or towns are none of these, and
+        the newer does not supersede the older."""
+        (da, sa, ta), (db, sb, tb) = self.kin.get(a, (-1, "", "")), self.kin.get(b, (-2, "", ""))
+        if sa and sb:
+            return sa == sb
+        return da == db or (bool(ta) and ta == tb)
 
     def without(self, reasons: dict[str, str]) -> Vetting:
         """The vetting with the ``reasons``' passages moved from the shown ones to those left out."""
         return Vetting(shown=[h for h in self.shown if h.passage.id not in reasons],
                        left_out={**self.left_out, **reasons}, labels=self.labels, relevant=self.relevant,
-                       unverified=self.unverified, off=self.off)
+                       unverified=self.unverified, off=self.off, kin=self.kin)
 
     def order(self, passages: list[RetrievedPassage]) -> list[RetrievedPassage]:
         """The answer's passages: the shown ones as numbered in the prompt, then those left out."""
         return self.shown + [h for h in passages if h.passage.id in self.left_out]
 
     def step(self) -> VettingStep:
+        """The trace's record of what was shown, in what order, with which label, and what was left out."""
         return VettingStep(shown=[h.passage.id for h in self.shown], labels=self.labels, left_out=self.left_out,
                            off_topic=[h.passage.id for h in self.shown if h.passage.id not in self.relevant])
 
@@ -124,24 +137,29 @@ def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, mom
         kept.sort(key=lambda item: _standing(item[1], item[0], docs, relevant))
     ranked = [h for _, h in kept]
     labels = {h.passage.id: label for h in ranked if (label := _label(h.passage.id, docs))}
+    kin = {h.passage.id: (docs.found.document[h.passage.id], docs.metas[h.passage.id].source or "",
+                          normalize_answer(h.passage.title)) for h in passages}
     return Vetting(shown=ranked, left_out=left_out, labels=labels, relevant=relevant,
-                   unverified=set(docs.unverified), off=off)
+                   unverified=set(docs.unverified), off=off, kin=kin)
 
 
 def _older_versions(passages: list[RetrievedPassage], docs: Documents) -> dict[str, str]:
-    """A version of a document (near-identical text) older than another version retrieved beside it."""
+    """A version of a document (near-identical text, no two sources named) older than another version retrieved
+    beside it. Two sources are two documents however alike their words: pages of one template for two branches."""
     out: dict[str, str] = {}
     for hit in passages:
-        pid, date = hit.passage.id, docs.metas[hit.passage.id].date
+        pid, date, source = hit.passage.id, docs.metas[hit.passage.id].date, docs.metas[hit.passage.id].source
         newer = [o.passage.id for o in passages if o.passage.id != pid
                  and docs.found.document[o.passage.id] == docs.found.document[pid]
+                 and (source is None or docs.metas[o.passage.id].source in (None, source))
                  and (other := docs.metas[o.passage.id].date) is not None and date is not None and other > date]
         if newer:
-            out[pid] = f"supersede: an older version (dated {date.isoformat() if date else '?'}) of a newer document"
+            out[pid] = f"supersede: an older version (dated {date}) of a newer document"
     return out
 
 
 def _standing(hit: RetrievedPassage, rank: int, docs: Documents, relevant: set[str]) -> tuple[float, ...]:
+    """The sort key of the module's docstring: lower stands higher."""
     pid = hit.passage.id
     meta = docs.metas[pid]
     date = meta.date.toordinal() if meta.date is not None else datetime.date.min.toordinal()

@@ -4,7 +4,8 @@
 
 // what a person picks from for their own documents (docs/methods.md, "Which method for what"), apart from the rest
 const FOR_PEOPLE = {
-  ledger: "sources disagree",
+  vetted: "your documents, the default",
+  ledger: "sources disagree, full report",
   concat: "fastest",
   corg: "ambiguous",
   auto: "picks for you",
@@ -25,7 +26,7 @@ async function init() {
     box.append(el("optgroup", { label: "Papers, baselines, peers" },
       methods.filter(m => !FOR_PEOPLE[m.name]).map(option)));
   }
-  document.getElementById("method-a").value = "concat";
+  document.getElementById("method-a").value = "vetted";
   setStatus(health.index ? `model ${health.model}` : "no index yet: add documents through POST /v1/index/documents");
   document.getElementById("ask").addEventListener("submit", onAsk);
   document.getElementById("search-button").addEventListener("click", onSearch);
@@ -99,7 +100,7 @@ function writePermalink(question, methods) {
 function readPermalink() {
   const params = new URLSearchParams(location.hash.slice(1));
   if (!params.get("q")) return false;
-  const [a, b] = (params.get("m") || "concat").split(",");
+  const [a, b] = (params.get("m") || "vetted").split(",");
   document.getElementById("question").value = params.get("q");
   document.getElementById("method-a").value = a;
   document.getElementById("method-b").value = b || "";
