@@ -212,3 +212,11 @@ def test_an_erratum_older_than_a_page_does_not_correct_it():
     vetting = Vetting(shown=[])
     assert losing_rule("page", ["erratum"], vetting, metas, kinds) is None
     assert losing_rule("old", ["erratum"], vetting, metas, kinds) == "corrections: what a correction corrects"
+
+
+def test_nothing_on_the_questions_topic_is_unknown_without_a_model_call(llm_factory):
+    answer, prompts = ask(llm_factory, TOWNS, "Which bakery sells the best rye bread?")
+    assert answer.is_unknown and prompts == [] and answer.trace.find(VettingStep).shown == ["vermont.md", "oregon.md"]
+    answer, prompts = ask(llm_factory, TOWNS, "Which bakery sells the best rye bread?", None,
+                          "ledger.disabled_rules=[off-topic]")
+    assert len(prompts) == 1  # turned off: asked as concat would ask

@@ -69,6 +69,9 @@ RULES: tuple[Rule, ...] = (
     Rule("ranking", "vetting", "vetted: the passages are shown ranked, on topic, trusted, a correction, release notes "
          "or a register before an ordinary page and a README last, higher authority, newer, each labelled with its "
          "date and kind", "b-tessera-upload-2", {"on_topic": "ledger.relevance (0.5)"}),
+    Rule("off-topic", "vetting", "vetted: when no passage it would show holds enough of the question's content words, "
+         "the answer is that the documents do not say (no model call), as the ledger abstains when no claim "
+         "competes", "d-makers-fair-1", {"on_topic": "ledger.relevance (0.5)"}),
     Rule("overruled", "vetting", "vetted: an answer resting on a passage a rule (trust, releases, corrections, "
          "register, newest) ranks below an on-topic passage stating another value of its kind is asked once more "
          "without it", "a-kestrel-ferry-1"),

@@ -72,8 +72,8 @@ class VettedMethod(Method):
                    if trust is not None and entry_for(h.passage.metadata, trust, h.passage.id) is not None}
         vetting = vet(passages, Documents(metas, kinds, scores, found, unverified, vouched), config.relevance,
                       as_of(question.text), asks_about_drafts(asked), frozenset(off))
-        if not vetting.shown:
-            record_step(vetting.step())
+        if not vetting.shown or ("off-topic" not in off and not vetting.relevant & {h.passage.id for h in vetting.shown}):
+            record_step(vetting.step())  # nothing left, or nothing on the question's topic: the documents do not say
             return MethodOutput.abstain(vetting.order(passages))
         text, citations, unknown = await self._answer(asked, vetting, question)
         losers = {} if unknown or "overruled" in off else \
