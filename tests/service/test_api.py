@@ -128,14 +128,14 @@ def test_readiness_asks_the_model_and_liveness_does_not(tmp_path):
     rt = make_runtime(tmp_path)
     with client_for(rt) as c:
         assert c.get("/readyz").json() == {"status": "ready", "index": True}
-        rt.llm.backend = OpenAICompatBackend("http://10.255.255.1:9/v1", "m", max_retries=0,
+        rt.llm.backend = OpenAICompatBackend("http://127.0.0.1:9/v1", "m", max_retries=0,
                                              transport=httpx.MockTransport(refuse))
         r = c.get("/readyz")
         assert r.status_code == 503 and r.json()["error"].startswith("not ready: the LLM server cannot be reached")
-        assert "10.255.255.1" not in r.text
+        assert "127.0.0.1:9" not in r.text
         assert c.get("/healthz").json()["status"] == "ok"
-        r = c.post("/v1/ask", json={"question": "never asked before?"})
-        assert r.status_code == 502 and "10.255.255.1" not in r.text and "cannot be reached" in r.json()["error"]
+        r = c.post("/v1/ask", json={"question": "never asked before?", "method": "concat"})  # one model call
+        assert r.status_code == 502 and "127.0.0.1:9" not in r.text and "cannot be reached" in r.json()["error"]
 
 
 def test_cors_only_for_the_configured_origins(tmp_path):

@@ -88,7 +88,7 @@ def _blocking_app(tmp_path, *overrides: str):
 
 
 async def _post(client: httpx.AsyncClient, question: str) -> httpx.Response:
-    return await client.post("/v1/ask", json={"question": question})
+    return await client.post("/v1/ask", json={"question": question, "method": "concat"})  # a model call each
 
 
 def test_beyond_the_queue_bound_questions_get_429_at_once(tmp_path):

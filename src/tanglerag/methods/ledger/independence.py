@@ -56,10 +56,15 @@ def components(n: int, links: list[tuple[int, int]]) -> list[int]:
     return [find(i) for i in range(n)]
 
 
+COMPARED_CHARS = 4000
+"""How much of each passage is compared: an edit distance grows with the product of two texts' lengths, and a
+passage of 2 MB (a file no chunker cut) took minutes; a chunk is far shorter, and copies differ within this much."""
+
+
 def independence(passages: list[RetrievedPassage], metas: dict[str, DocumentMeta],
                  similarity: float) -> Independence:
     ids = [hit.passage.id for hit in passages]
-    texts = [normalize_answer(hit.passage.text) for hit in passages]
+    texts = [normalize_answer(hit.passage.text[:COMPARED_CHARS]) for hit in passages]
     scores = process.cdist(texts, texts, scorer=fuzz.ratio, score_cutoff=similarity * 100)
     same_text = [(i, j) for i in range(len(ids)) for j in range(i + 1, len(ids)) if scores[i][j] > 0]
     sources = [metas[p].source for p in ids]
