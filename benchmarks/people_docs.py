@@ -305,7 +305,7 @@ def load_runs(runs: Path) -> dict[str, list[Outcome]]:
 
 
 def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]) -> str:
-    labels = [x for x in order if x in runs] + [x for x in runs if x not in order and not x.startswith(ABLATION)]
+    labels = [x for x in order if x in runs] + [x for x in runs if x not in order and ABLATION not in x]
     kinds = [k for k in CASES if any(a.kind == k for a in asks)]
     out = ["# People's documents (issue 67): dev folders, tune and check halves", "",
            (f"{len(asks)} asks over {len({a.folder for a in asks})} folders (benchmarks/data/people_docs); tune "
@@ -351,20 +351,26 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
     return "\n".join(out)
 
 
-ABLATION = "ledger-without-"
-"""Runs labelled ``ledger-without-RULE`` are the ledger with one rule of its table turned off
-(``--set ledger.disabled_rules=[RULE]``), replayed on the same claims: what that rule earns."""
+ABLATION = "-without-"
+"""Runs labelled ``METHOD-without-RULE`` (``ledger``, ``vetted``) are the method with one rule of the ledger's table
+turned off (``--set ledger.disabled_rules=[RULE]``; the ledger's replayed on the same claims): what that rule earns."""
 
 
 def ablation(runs: dict[str, list[Outcome]]) -> list[str]:
-    """A row for each rule turned off: right / fully right on each half, and the change against the full ledger."""
-    full = runs.get("ledger")
-    rows = sorted(label for label in runs if label.startswith(ABLATION))
+    """For each method with ablation runs, a row for each rule turned off: right / fully right on each half, and
+    the change against the whole method."""
+    return [line for method in ("ledger", "vetted") for line in _ablation(runs, method)]
+
+
+def _ablation(runs: dict[str, list[Outcome]], method: str) -> list[str]:
+    full = runs.get(method)
+    rows = sorted(label for label in runs if label.startswith(method + ABLATION))
     if full is None or not rows:
         return []
-    out = ["", "## What each rule earns (the ledger with one rule off, replayed on the same claims)", "",
-           "Change: the full ledger's right / fully right minus the run's, per half (positive: the rule helps).", "",
-           "| rule off | tune | check | change tune | change check |", "|---|---|---|---|---|"]
+    how = "replayed on the same claims" if method == "ledger" else "its one call made again where its prompt changed"
+    out = ["", f"## What each rule earns: {method} with one rule off ({how})", "",
+           f"Change: the whole {method}'s right / fully right minus the run's, per half (positive: the rule helps).",
+           "", "| rule off | tune | check | change tune | change check |", "|---|---|---|---|---|"]
 
     def count(rows: list[Outcome], half: str) -> tuple[int, int]:
         chosen = [o for o in rows if o.half == half]
@@ -375,7 +381,7 @@ def ablation(runs: dict[str, list[Outcome]]) -> list[str]:
         for name in ("tune", "check"):
             (a, b), (c, d) = count(full, name), count(runs[label], name)
             cells.append(f"{a - c:+d} / {b - d:+d}")
-        out.append(f"| {label.removeprefix(ABLATION)} | {_cell([o for o in runs[label] if o.half == 'tune'])} | "
+        out.append(f"| {label.removeprefix(method + ABLATION)} | {_cell([o for o in runs[label] if o.half == 'tune'])} | "
                    f"{_cell([o for o in runs[label] if o.half == 'check'])} | {cells[0]} | {cells[1]} |")
     return out
 
