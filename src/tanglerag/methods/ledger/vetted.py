@@ -61,37 +61,50 @@ class VettedMethod(Method):
     async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
         if not passages:
             return MethodOutput.abstain()
-        config = self.settings.section(LedgerConfig)
-        off = set(config.disabled_rules)
-        trust = self.settings.trust if "trust" not in off else None
-        metas, trusted, unverified = provenance(passages, config.authority_tiers, trust, "text-dates" not in off)
-        kinds = document_kinds(passages) if "document-kinds" not in off else {}
+        off = frozenset(self.settings.section(LedgerConfig).disabled_rules)
         asked = timeless(question.text)
-        scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)
-        vouched = {h.passage.id for h in passages
-                   if trust is not None and entry_for(h.passage.metadata, trust, h.passage.id) is not None}
-        vetting = vet(passages, Documents(metas, kinds, scores, found, unverified, vouched), config.relevance,
-                      as_of(question.text), asks_about_drafts(asked), frozenset(off))
+        vetting, read = await self._vet(question, asked, passages, off)
         if not vetting.shown or ("off-topic" not in off and not vetting.relevant & {h.passage.id for h in vetting.shown}):
             record_step(vetting.step())  # nothing left, or nothing on the question's topic: the documents do not say
             return MethodOutput.abstain(vetting.order(passages))
-        text, citations, unknown = await self._answer(asked, vetting, question)
-        losers = {} if unknown or "overruled" in off else \
-            overruled(text, citations, vetting.shown, asked, vetting, metas, kinds)
-        if losers:  # asked again without what the rules would not believe; an "unknown" then leaves the first answer
-            again = vetting.without(losers)
-            second = await self._answer(asked, again, question)
-            if not second[2]:
-                vetting, (text, citations, unknown) = again, second
+        vetting, (text, citations, unknown) = await self._answered(question, asked, vetting, read)
         record_step(vetting.step())
         order = vetting.order(passages)
-        reports, aside = ([], []) if unknown else dissent(text, citations, order, asked, vetting, metas, kinds)
+        reports, aside = ([], []) if unknown else dissent(text, citations, order, asked, vetting, read.metas,
+                                                          read.kinds)
         if not self.settings.conflicts.report:  # asked for, the ledger's report on the claims is recorded instead
             record_step(ConflictStep(claims=[], reports=reports, policies=["vetted"],
-                                     documents={pid: m for pid, m in metas.items() if not m.is_empty()},
-                                     kinds=dict(kinds), trust=trusted))
+                                     documents={pid: m for pid, m in read.metas.items() if not m.is_empty()},
+                                     kinds=dict(read.kinds), trust=read.notes))
         cited = citations + [p for r in reports for s in r.sides[1:] for p in s.passages]
         return MethodOutput("\n".join([text, *aside]), list(dict.fromkeys(cited)), unknown=unknown, passages=order)
+
+    async def _vet(self, question: Question, asked: str, passages: list[RetrievedPassage],
+                   off: frozenset[str]) -> tuple[Vetting, Documents]:
+        """What each passage's document is (the ledger's provenance, kinds, relevance and copies), then the vetting."""
+        config = self.settings.section(LedgerConfig)
+        trust = self.settings.trust if "trust" not in off else None
+        metas, notes, unverified = provenance(passages, config.authority_tiers, trust, "text-dates" not in off)
+        kinds = document_kinds(passages) if "document-kinds" not in off else {}
+        scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)
+        vouched = {h.passage.id for h in passages
+                   if trust is not None and entry_for(h.passage.metadata, trust, h.passage.id) is not None}
+        read = Documents(metas, kinds, scores, found, unverified, vouched, notes)
+        return vet(passages, read, config.relevance, as_of(question.text), asks_about_drafts(asked), off), read
+
+    async def _answered(self, question: Question, asked: str, vetting: Vetting,
+                        read: Documents) -> tuple[Vetting, tuple[str, list[str], bool]]:
+        """The answer over the vetted passages; asked once more without the cited passages the rules overrule
+        (``overruled``), whose answer stands unless it is unknown."""
+        first = await self._answer(asked, vetting, question)
+        text, citations, unknown = first
+        losers = {} if unknown or "overruled" in vetting.off else \
+            overruled(text, citations, vetting.shown, asked, vetting, read.metas, read.kinds)
+        if not losers:
+            return vetting, first
+        again = vetting.without(losers)
+        second = await self._answer(asked, again, question)
+        return (vetting, first) if second[2] else (again, second)
 
     async def _answer(self, asked: str, vetting: Vetting, question: Question) -> tuple[str, list[str], bool]:
         """``concat``'s cited answer over the shown passages, labelled, with the rule of their order."""

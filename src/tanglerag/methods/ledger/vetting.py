@@ -110,6 +110,8 @@ class Documents:
     """Passages under an entry of the ``trust`` setting: with one on topic, a document whose declarations trust
     ignored (one passing itself off as what only the trusted folders may declare) is left out, not merely ranked
     last; the 1.5B model answered from a planted "UPDATED" page ranked fourth of five."""
+    notes: list[str] = field(default_factory=list)
+    """What the ``trust`` setting ignored or bounded, a line each (the report's ``trust``)."""
 
 
 def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, moment: AsOf | None,
