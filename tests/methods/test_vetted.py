@@ -7,7 +7,7 @@ import json
 
 from tanglerag.conflicts import ConflictStep, DocumentMeta
 from tanglerag.methods.base import make_method
-from tanglerag.methods.ledger.dissent import dissenting, stated_values
+from tanglerag.methods.ledger.dissent import answer_value, dissenting, stated_values
 from tanglerag.methods.ledger.vetting import VettingStep
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
@@ -131,9 +131,10 @@ def test_a_passage_states_the_answer_in_other_words_or_no_value_of_its_kind_is_n
         Passage(id="b", text="The call-back window is 45 minutes after the page."),
         Passage(id="c", text="The call-back window page lists 12 on-call staff.")])
     question = "How long is the call-back window after a page?"
-    assert dissenting("30 minutes [1]", said, question) is None
-    assert dissenting("30 minutes [1]", other, question) == "45 minutes"
-    assert dissenting("30 minutes [1]", unrelated, question) is None  # a count, not a duration
+    thirty = answer_value("30 minutes [1]")
+    assert dissenting(thirty, said, question) is None
+    assert dissenting(thirty, other, question) == "45 minutes"
+    assert dissenting(thirty, unrelated, question) is None  # a count, not a duration
     assert [span for _, span in stated_values("Unrelated: 45 minutes.", question)] == []  # not about the question
 
 
@@ -153,8 +154,11 @@ FEES = {  # a-kestrel-ferry: the operator's fare notices of two years; the model
 }
 
 
+FARE = "How much is an adult single on the Kestrel ferry?"
+
+
 def test_an_answer_resting_on_a_passage_the_rules_overrule_is_asked_again_without_it(llm_factory):
-    answer, prompts = ask(llm_factory, FEES, "How much is an adult single on the Kestrel ferry?", last=True)
+    answer, prompts = ask(llm_factory, FEES, FARE, last=True)
     assert len(prompts) == 2 and "EUR 8.50" in prompts[0] and "EUR 8.50" not in prompts[1]
     assert answer.text.splitlines() == ["EUR 9.80 [1]", "Set aside: EUR 8.50: dated 2022-07-15, before 2024-04-01 [2]"]
     assert answer.trace.find(VettingStep).left_out == {
@@ -163,7 +167,7 @@ def test_an_answer_resting_on_a_passage_the_rules_overrule_is_asked_again_withou
 
 
 def test_answered_from_the_passage_the_rules_favour_it_is_asked_once(llm_factory):
-    answer, prompts = ask(llm_factory, FEES, "How much is an adult single on the Kestrel ferry?")
+    answer, prompts = ask(llm_factory, FEES, FARE)
     assert len(prompts) == 1 and answer.text.splitlines()[0] == "EUR 9.80 [1]"
 
 
@@ -172,10 +176,10 @@ def test_each_vetting_rule_can_be_turned_off_for_its_ablation(llm_factory):
                           "ledger.disabled_rules=[drafts, as-of, supersede, ranking, overruled]")
     assert answer.trace.find(VettingStep).shown == ["policy.md", "proposal.md", "notice.md"]  # as retrieved
     assert answer.trace.find(VettingStep).left_out == {}
-    answer, prompts = ask(llm_factory, FEES, "How much is an adult single on the Kestrel ferry?", None,
+    answer, prompts = ask(llm_factory, FEES, FARE, None,
                           "ledger.disabled_rules=[overruled]", last=True)
     assert len(prompts) == 1 and answer.text.splitlines()[0] == "EUR 8.50 [2]"
-    answer, _ = ask(llm_factory, FEES, "How much is an adult single on the Kestrel ferry?", None,
+    answer, _ = ask(llm_factory, FEES, FARE, None,
                     "ledger.disabled_rules=[overruled, newest]", last=True)
     assert answer.text == "EUR 8.50 [2]"  # nor set aside by the newest rule afterwards
 
@@ -196,7 +200,7 @@ def test_a_newer_page_about_another_thing_neither_overrules_nor_sets_aside(llm_f
 
 def test_a_second_answer_of_unknown_leaves_the_first_standing(llm_factory):
     folder = {**FEES, "fares-2024.md": (FEES["fares-2024.md"][0], FEES["fares-2024.md"][1], "unknown")}
-    answer, prompts = ask(llm_factory, folder, "How much is an adult single on the Kestrel ferry?", last=True)
+    answer, prompts = ask(llm_factory, folder, FARE, last=True)
     assert len(prompts) == 2 and answer.text == "EUR 8.50 [2]"
     assert answer.trace.find(VettingStep).left_out == {}
 

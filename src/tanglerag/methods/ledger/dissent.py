@@ -45,12 +45,14 @@ def stated_values(text: str, question: str) -> list[tuple[Value, str]]:
     return out
 
 
-def dissenting(answer: str, passage: RetrievedPassage, question: str) -> str | None:
-    """The value ``passage`` states against ``answer`` (the first of the answer's kind), or None when it states
-    the answer's value or none of its kind."""
-    said = read_value(strip_citations(answer))
-    if said is None:
-        return None
+def answer_value(answer: str) -> Value | None:
+    """The value an answer line names, its citation marks aside; None for a name, a place or a sentence."""
+    return read_value(strip_citations(answer))
+
+
+def dissenting(said: Value, passage: RetrievedPassage, question: str) -> str | None:
+    """The value ``passage`` states against the answer's value ``said`` (the first of its kind), or None when it
+    states the answer's value or none of its kind."""
     of_kind = [(v, span) for v, span in stated_values(passage.passage.text, question) if v.dimension == said.dimension]
     if not of_kind or any(v.same(said) for v, _ in of_kind):
         return None
@@ -108,9 +110,12 @@ def overruled(answer: str, cited: list[str], shown: list[RetrievedPassage], ques
     model answers an older page's value over a newer one's, a README's over the release notes'), so it is asked
     again without them, once: the second answer stands."""
     out: dict[str, str] = {}
+    said = answer_value(answer)
+    if said is None:
+        return out
     for hit in shown:
         rival = hit.passage.id
-        if rival in cited or rival not in vetting.relevant or dissenting(answer, hit, question) is None:
+        if rival in cited or rival not in vetting.relevant or dissenting(said, hit, question) is None:
             continue
         for pid in cited:
             if pid not in out and (rule := losing_rule(pid, [rival], vetting, metas, kinds)) is not None:
@@ -122,14 +127,15 @@ def dissent(answer: str, cited: list[str], passages: list[RetrievedPassage], que
             metas: dict[str, DocumentMeta], kinds: Mapping[str, str]) -> tuple[list[ConflictReport], list[str]]:
     """The reports of the passages on topic that disagree with the answer for a reason a rule gives, and their
     ``Set aside:`` lines (numbered as ``passages``, the order the answer's marks refer to)."""
-    if not cited:
+    said = answer_value(answer)
+    if not cited or said is None:
         return [], []
     position = {h.passage.id: i for i, h in enumerate(passages, 1)}
     kept = Side(answer=strip_citations(answer), passages=cited, witnesses=len(cited))
     reports, lines = [], []
     for hit in passages:
         pid = hit.passage.id
-        if pid in cited or pid not in vetting.relevant or (value := dissenting(answer, hit, question)) is None:
+        if pid in cited or pid not in vetting.relevant or (value := dissenting(said, hit, question)) is None:
             continue
         why = explained(pid, cited, vetting, metas, kinds)
         if why is None:

@@ -14,7 +14,7 @@ the rule and the labels (date, kind, "unverified") are there for the reader and 
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar, Literal
 
 from pydantic import Field
@@ -61,9 +61,8 @@ class Vetting:
 
     def without(self, reasons: dict[str, str]) -> Vetting:
         """The vetting with the ``reasons``' passages moved from the shown ones to those left out."""
-        return Vetting(shown=[h for h in self.shown if h.passage.id not in reasons],
-                       left_out={**self.left_out, **reasons}, labels=self.labels, relevant=self.relevant,
-                       unverified=self.unverified, off=self.off, kin=self.kin)
+        return replace(self, shown=[h for h in self.shown if h.passage.id not in reasons],
+                       left_out={**self.left_out, **reasons})
 
     def order(self, passages: list[RetrievedPassage]) -> list[RetrievedPassage]:
         """The answer's passages: the shown ones as numbered in the prompt, then those left out."""
@@ -174,8 +173,7 @@ def _label(pid: str, docs: Documents) -> str:
     meta = docs.metas[pid]
     parts = []
     if meta.date is not None:
-        parts.append(meta.date.strftime("%Y" if meta.date_precision == "year" else
-                                        "%Y-%m" if meta.date_precision == "month" else "%Y-%m-%d"))
+        parts.append(meta.when())
     if (kind := docs.kinds.get(pid)) is not None:
         parts.append(KIND_LABELS[kind])
     if meta.source:
