@@ -24,17 +24,29 @@ _EFFECTIVE = re.compile(r"\b(?:in (?:force|effect)|effective|valid|applies|takes
 the day it was adopted and the day it applies, it stands for what holds from the second."""
 _DATING = re.compile(r"\b(?:(?:as of|as at|updated|revised|reviewed|edited|dated|checked|in (?:force|effect)|valid|applies|"
                      r"date)(?:\s*:)?(?:\s+(?:on|in|from|since|at|of))?|(?:published|posted|issued|released|"
-                     r"approved|adopted|effective|agreed|signed|amended|meeting)(?:\s*:)?"
-                     r"(?:(?:\s+[\w'-]+){0,5}?\s+(?:on|in|from|since|at|of))?)"
+                     r"extracted|printed|compiled|approved|adopted|effective|agreed|signed|amended|meeting)(?:\s*:)?"
+                     r"(?:(?:\s+[\w'-]+){0,6}?(?:\s+(?:on|in|from|since|at|of)|,))?)"
                      r"(?:\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day,?)?\s+" + DATE, re.IGNORECASE)
 """A document's own date in its words: "As of June 12, 2018, ...", "revised in 2019:", "(published on 3 May 2021)",
 "Last updated: 2019-05-03", "approved at the board meeting of 3 May 2020", "Adopted by the governors on 12 May
-2022", "in force from 1 July 2023", "Effective: March 2022". A verb of adoption or publication may stand up to five
+2022", "in force from 1 July 2023", "Effective: March 2022", "Published by the Tourism Office, April 2023",
+"extracted from the register on 3 October 2024". A verb of adoption or publication may stand up to six
 words from its date ("adopted by the governors on"); "as of" and the like must be followed by it ("as of the census
 of 2010" is what a figure counts, not when the page was written)."""
-_HEADING_DATE = re.compile(r"^#{1,6}[^\n]*?\bv?\d+\.\d+(?:\.\d+)?\b[^\n]*?\b(\d{4}-\d{2}-\d{2})\b", re.MULTILINE)
-"""A changelog's version heading with its date ("## 2.4.0 - 2024-06-11", "### [3.1] (2023-02-01)"): the newest such
-heading dates the passage, as the release notes it holds are that release's."""
+_HEADING_DATE = re.compile(r"^(?:#{1,6}[^\n]*?\b|\W{0,2}v?)\d+\.\d+(?:\.\d+)?\b[^\n]{0,40}?\b(\d{4}-\d{2}-\d{2})\b",
+                           re.MULTILINE)
+"""A changelog's version heading with its date ("## 2.4.0 - 2024-06-11", "### [3.1] (2023-02-01)", a plain text
+release history's "1.6.0 (2024-04-02)" line): the newest such heading dates the passage, as the release notes it
+holds are that release's."""
+_DATE_LINE = re.compile(r"^[^\w\n]{0,3}(?:(?:issue|edition|newsletter)\b[^\n]{0,20}?[,:\u2013\u2014-]\s*)?" + DATE
+                        + r"[^\w\n]{0,3}$", re.IGNORECASE | re.MULTILINE)
+"""A line of a document's head that is a date and nothing else, as a newsletter, a letter or minutes give theirs
+("November 2024" under the masthead, "Issue 12 - 3 March 2024"); a bare year is no such line (a heading "2023")."""
+_HEAD_LINES = 3
+"""How many of a document's first lines may be its date line or its dated title: further down, a line holding a
+date alone is a table's cell ("Incorporated on" / "14 August 2009" in a register's extract), not the page's date."""
+_TITLE_FROM = re.compile(r"\A(?:[^\n]{0,80}\n)?[^\n]{0,80}?\b(?:from|starting|beginning)\s+" + DATE, re.IGNORECASE)
+"""A first or second line that says from when it holds ("New fares from 1 March 2024"): a notice's title states its date."""
 _CHAT_STAMP = re.compile(r"\A\W{0,3}(\d{4}-\d{2}-\d{2})[ T]\d{1,2}:\d{2}")
 """A chat export's first message time ("[2024-03-05 10:12] ana: ..."): when the conversation took place."""
 _STAMP_CHARS = 300
@@ -82,11 +94,21 @@ def stated_date(text: str) -> tuple[datetime.date, str] | None:
     if headings:
         return max(headings), "day"
     edges = text if len(text) <= 2 * _STAMP_CHARS else f"{text[:_STAMP_CHARS]}\n{text[-_STAMP_CHARS:]}"
-    for match in [*_EFFECTIVE.finditer(edges), *_DATING.finditer(edges)]:
+    head = "\n".join(_heading_words(text[:_STAMP_CHARS]).split("\n")[:_HEAD_LINES])
+    cues = [*_EFFECTIVE.finditer(edges), *_DATING.finditer(edges), *_TITLE_FROM.finditer(head),
+            *(m for m in _DATE_LINE.finditer(head) if not m["year"])]
+    for match in cues:
         found = parsed(match)
         if found is not None and _EARLIEST <= found[0].year <= latest:
             return found
     return None
+
+
+def _heading_words(head: str) -> str:
+    """A document's head with Markdown's emphasis and heading marks taken out and blank lines dropped, so that
+    "**New fares from 1 March 2024**" is read as the line it is."""
+    lines = (re.sub(r"^#{1,6}\s+|\*\*?|__?", "", line).strip() for line in head.splitlines())
+    return "\n".join(line for line in lines if line)
 
 
 def _iso(text: str) -> datetime.date | None:

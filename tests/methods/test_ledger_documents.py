@@ -13,6 +13,7 @@ from tanglerag.errors import ConfigError, InputError
 from tanglerag.methods.base import make_method
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.kinds import document_kind
+from tanglerag.methods.ledger.method import document_kinds
 from tanglerag.methods.ledger.moment import stated_date
 from tanglerag.methods.ledger.rules import RULES, SWITCHABLE
 from tanglerag.methods.ledger.values import asked_dimension, read_value, same_value
@@ -224,7 +225,9 @@ def test_a_correction_does_not_set_aside_what_was_written_after_it(llm_factory):
     ("a.md", "Proposal: longer lunch", "We propose...", "draft"),
     ("b.md", "", "An earlier version of this article misstated the date.", "correction"),
     ("c.md", "Handbook", "Adopted by the board. This replaces the draft of 2021.", None),
-    ("d.md", "Town news", "The mayor opened the bridge on Friday.", None)])
+    ("d.md", "Town news", "The mayor opened the bridge on Friday.", None),
+    ("e.html", "RAVENSMOOR TILE WORKS LIMITED - Company overview - Northern Companies Registry", "Company number",
+     "register")])
 def test_a_documents_kind_is_read_from_its_name_title_and_opening_words(path, title, text, kind):
     assert document_kind({"path": path}, title, text) == kind
 
@@ -235,7 +238,14 @@ def test_a_documents_kind_is_read_from_its_name_title_and_opening_words(path, ti
     ("Harbour news, published 2 Feb 2024. The bridge reopens.", "2024-02-02"),
     ("# Changelog\n\n## 2.4.0 - 2024-06-11\n- longer timeout\n\n## 2.3.0 - 2023-01-02\n- faster", "2024-06-11"),
     ("[2024-03-05 10:12] ana: the door code is 4471", "2024-03-05"),
-    ("Fees. Effective from the 1st of July 2023, fees rise.", "2023-07-01")])
+    ("Fees. Effective from the 1st of July 2023, fees rise.", "2023-07-01"),
+    ("NORTHSHORE STRIDERS - MEMBERS' NEWSLETTER\nNovember 2024\n\nWhat a day on 20 October!", "2024-11-01"),
+    ("VISITOR GUIDE - 2023 EDITION\nPublished by the Kestrel Island Tourism Office, April 2023\n\nFares", "2023-04-01"),
+    ("Release history\n===============\n\n1.6.0 (2024-04-02)\n  * faster\n\n1.5.2 (2024-01-29)\n  * fix",
+     "2024-04-02"),
+    ("# Kestrel Ferries - Fare notice\n\n**New fares from 1 March 2024**\n\nOur fares change.", "2024-03-01"),
+    ("Minutes of the regular meeting, 19 November 2024, Clubhouse\n\nItems.\n\nNext meeting 21 January 2025.",
+     "2024-11-19")])
 def test_dates_in_prose_headings_and_chat_stamps_date_the_passage(text, day):
     assert stated_date(text)[0].isoformat() == day
 
@@ -319,6 +329,12 @@ def test_a_record_of_one_chunk_is_trusted_by_its_id_and_a_max_authority_must_be_
         "inbox/policies/x.md", None) is False  # anchored: a planted folder of that name elsewhere is not trusted
 
 
+def test_a_date_alone_on_a_line_below_a_documents_head_is_a_cell_not_its_date():
+    register = "RAVENSMOOR TILE WORKS LIMITED\n\nCompany number\n\n06984417\n\nIncorporated on\n\n14 August 2009"
+    assert stated_date(register) is None
+    assert stated_date("# Results\n\n2023\n\nThe race was won in 2:14.") is None  # a bare year is a heading
+
+
 def test_impossible_or_ancient_stamps_date_nothing():
     assert stated_date("[2024-02-30 10:12] ana: hi") is None  # no such day: no date, no crash at ingest
     assert stated_date("Updated 1200 records overnight.") is None
@@ -354,3 +370,13 @@ def test_every_rule_is_in_the_table_with_an_example_and_every_switchable_one_is_
     Settings.load(overrides=[f"ledger.disabled_rules=[{','.join(sorted(SWITCHABLE))}]"])
     with pytest.raises(ConfigError, match="unknown rule 'dates'"):
         Settings.load(overrides=["ledger.disabled_rules=[dates]"])
+
+
+def test_what_a_documents_first_chunk_says_it_is_its_other_chunks_are_and_a_later_chunk_speaks_for_itself():
+    def hit(pid, path, chunk, text):
+        return Passage(id=pid, text=text, metadata={"path": path, "chunk": chunk})
+    passages = as_retrieved([hit("n#0", "news.md", 0, "Correction: an earlier version of this story gave 21,000."),
+                             hit("n#1", "news.md", 1, "About 12,000 visitors came."),
+                             hit("h#1", "handbook.md", 1, "Draft of the 2021 rota, for discussion."),
+                             hit("h#2", "handbook.md", 2, "Leave is 25 days.")])
+    assert document_kinds(passages) == {"n#0": "correction", "n#1": "correction", "h#1": "draft"}

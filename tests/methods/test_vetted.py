@@ -8,7 +8,7 @@ import json
 from tanglerag.conflicts import ConflictStep, DocumentMeta
 from tanglerag.methods.base import make_method
 from tanglerag.methods.ledger.dissent import answer_value, dissenting, stated_values
-from tanglerag.methods.ledger.vetting import VettingStep
+from tanglerag.methods.ledger.vetting import VettingStep, version_free
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
 from tanglerag.text import asserted_text
@@ -38,7 +38,9 @@ def ask(llm_factory, folder: dict, question: str, values: dict | None = None, *o
     prompts: list[str] = []
     llm = llm_factory(first_shown(folder, prompts, last), persistent=False)
     llm.structured = "on"
-    passages = [Passage(id=path, text=text, metadata={"path": path, **meta}) for path, (text, meta, _) in folder.items()]
+    passages = [Passage(id=path, title=meta.get("title", ""), text=text,
+                        metadata={"path": path, **{k: v for k, v in meta.items() if k != "title"}})
+                for path, (text, meta, _) in folder.items()]
     method = make_method("vetted", resources(llm, Settings.load(overrides=list(overrides), values=values)))
     answer = method.answer(Question(text=question), as_retrieved(passages))
     return answer, prompts
@@ -224,3 +226,83 @@ def test_nothing_on_the_questions_topic_is_unknown_without_a_model_call(llm_fact
     answer, prompts = ask(llm_factory, TOWNS, "Which bakery sells the best rye bread?", None,
                           "ledger.disabled_rules=[off-topic]")
     assert len(prompts) == 1  # turned off: asked as concat would ask
+
+
+def test_a_value_a_change_left_behind_is_not_what_the_passage_says_holds():
+    question = "What is the maximum upload size per file?"
+    assert [s for _, s in stated_values("Maximum upload size per file raised to 100 MB (was 25 MB).", question)] \
+        == ["100 MB"]
+    assert [s for _, s in stated_values("The maximum upload size per file went from 25 MB to 100 MB.", question)] \
+        == ["100 MB"]
+    assert "25 MB" in [s for _, s in stated_values("Uploads from phones: the maximum size per file is 25 MB.",
+                                                    question)]  # "from" without "to": no change stated
+    kept = [s for _, s in stated_values("Maximum upload size per file raised to 100 MB (was 25 MB).", question,
+                                        skip_former=False)]
+    assert kept == ["100 MB", "25 MB"]  # the rule off (former-values): both count
+
+
+def test_a_readme_cited_against_release_notes_that_changed_its_value_is_asked_again_without_it(llm_factory):
+    folder = {"README.md": ("Limits. Maximum upload size: 25 MB per file.", {}, "25 MB"),
+              "CHANGELOG.md": (("## [3.2.0] - 2024-09-18\n- Maximum upload size per file raised to 100 MB (was "
+                               "25 MB)."), {}, "100 MB")}
+    answer, prompts = ask(llm_factory, folder, "What is the maximum upload size per file?", None, last=True)
+    assert len(prompts) == 2 and "25 MB per file" not in prompts[1]  # the README overruled by the release notes
+    assert asserted_text(answer.text) == "100 MB [1]"
+    assert answer.trace.find(VettingStep).left_out == {
+        "README.md": "releases: a README beside release notes that change it"}
+
+
+def test_two_versions_of_one_page_titled_but_for_updated_are_one_documents_dates():
+    assert version_free("Patient policies (updated) – Tidewell Dental") == version_free("Patient policies – "
+                                                                                         "Tidewell Dental")
+    assert version_free("Borrowing limits — revised 2024") == "borrowing limits"
+    assert version_free("Opening hours – Harbour branch") != version_free("Opening hours – Hill branch")
+
+
+def test_an_older_version_of_a_retitled_page_is_set_aside_as_outdated(llm_factory):
+    folder = {"policies-updated.md": (("From September we need 48 hours notice to cancel an appointment, as "
+                                      "missed slots rose."), {"date": "2023-08-08", "title": "Patient policies "
+                                                             "(updated)"}, "48 hours"),
+              "policies.md": ("Cancelling: please give 24 hours notice to cancel an appointment by phone.",
+                              {"date": "2022-02-14", "title": "Patient policies"}, "24 hours")}
+    answer, _ = ask(llm_factory, folder, "How much notice to cancel an appointment?")
+    assert asserted_text(answer.text) == "48 hours [1]"
+    assert answer.text.splitlines()[1] == "Set aside: 24 hours: dated 2022-02-14, before 2023-08-08 [2]"
+
+
+SPECS = {  # b-orrin-thermostat-2: the maker's undated page first in the search, dated pages of other hands after it
+    "specs.html": ("Orrin T4 hub Wi-Fi: the hub needs a 2.4 GHz network; 5 GHz is not supported.", {}, "2.4 GHz"),
+    "review.md": ("Orrin T4 review: the hub joined my 5 GHz Wi-Fi network without trouble.", {"date": "2024-03-09"},
+                  "5 GHz"),
+    "forum.txt": ("Orrin T6 Pro thread: which Wi-Fi band does the T6 hub need? Ours sits on 5 GHz.",
+                  {"date": "2024-04-02"}, "5 GHz"),
+}
+
+
+def test_dates_order_only_passages_of_one_source_and_others_keep_the_searchs_order(llm_factory):
+    answer, _ = ask(llm_factory, SPECS, "Which Wi-Fi band does the Orrin T4 hub need?")
+    assert answer.trace.find(VettingStep).shown == ["specs.html", "review.md", "forum.txt"]  # a newer page of
+    assert asserted_text(answer.text) == "2.4 GHz [1]"  # another hand about another model does not jump ahead
+    versions = {"hub-2022.md": ("Orrin hub notes: the T4 hub Wi-Fi band is 5 GHz for now.",
+                                {"date": "2022-01-10", "source": "Orrin support"}, "5 GHz"),
+                **SPECS,
+                "hub-2024.md": ("Orrin hub notes, revised: the T4 hub needs a 2.4 GHz Wi-Fi band.",
+                                {"date": "2024-05-01", "source": "Orrin support"}, "2.4 GHz")}
+    answer, _ = ask(llm_factory, versions, "Which Wi-Fi band does the Orrin T4 hub need?")
+    shown = answer.trace.find(VettingStep).shown
+    assert shown[0] == "hub-2024.md" and shown[-1] == "hub-2022.md"  # one source's: newest in the first place
+
+
+FESTIVAL = {  # c-book-festival-1: one source's pages of several years, asked about one year
+    "review-2020.md": ("Book festival 2020 review: the online festival had 3,100 people attending.",
+                       {"date": "2020-11-02", "source": "Harlow Bay Book Festival"}, "3,100"),
+    "minutes-2024.txt": (("Board minutes: the book festival's attendance of 7,800 people in 2023 was a record; "
+                         "2020 was online."), {"date": "2024-03-14", "source": "Harlow Bay Book Festival"}, "7,800"),
+}
+
+
+def test_a_question_naming_the_year_it_is_about_is_not_answered_newest_first(llm_factory):
+    answer, _ = ask(llm_factory, FESTIVAL, "How many people attended the 2020 book festival?")
+    assert answer.trace.find(VettingStep).shown == ["review-2020.md", "minutes-2024.txt"]  # the search's order
+    answer, _ = ask(llm_factory, FESTIVAL, "How many people attended the book festival?")
+    assert answer.trace.find(VettingStep).shown == ["minutes-2024.txt", "review-2020.md"]  # no year: newest first

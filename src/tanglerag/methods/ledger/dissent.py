@@ -26,10 +26,25 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _AMOUNT = re.compile(r"(?:[$€£¥]|\b(?:EUR|USD|GBP|CHF|CAD|AUD)\s?)?\d[\d,.:]*(?:\s*(?:k|m|bn)\b|%)?(?:\s+[^\s\d]+){0,2}",
                      re.IGNORECASE)
 """A number with what may follow it (a currency before, a unit or counted thing after): the spans read as values."""
+_FORMER = re.compile(r"\b(?:was|were|previously|formerly|instead of|replacing|replaces|no longer|(?:up|down) from|"
+                     r"(?:raised|lowered|increased|reduced|cut|shortened|lengthened|extended|changed|moved) from)"
+                     r"\s*[(:]?\s*$", re.IGNORECASE)
+"""Words before a value that make it the one a change left behind: "100 MB (was 25 MB)", "up from £355"."""
+_FROM_TO = re.compile(r"\bfrom\s*$", re.IGNORECASE)
+_TO = re.compile(r"^\S+(?:\s+[^\s\d]+)?\s+to\b", re.IGNORECASE)
+"""A value, perhaps its unit, then "to": the first value of "from 15 minutes to 3 minutes"."""
 
 
-def stated_values(text: str, question: str) -> list[tuple[Value, str]]:
-    """Each value a sentence of ``text`` about the question states, with the words it was read from."""
+def former(sentence: str, start: int) -> bool:
+    """Whether the value at ``sentence[start:]`` is what held before a change the sentence states ("was 25 MB",
+    "shortened from 15 minutes to 3 minutes"): a passage saying so states the new value, not the old."""
+    before = sentence[:start]
+    return bool(_FORMER.search(before) or (_FROM_TO.search(before) and _TO.search(sentence[start:])))
+
+
+def stated_values(text: str, question: str, skip_former: bool = True) -> list[tuple[Value, str]]:
+    """Each value a sentence of ``text`` about the question states as holding, with the words it was read from; a
+    value a change left behind (``former``; the rule ``former-values``) is not stated."""
     wanted = content_stems(question)
     needed = max(1, len(wanted) // 3)
     out = []
@@ -37,6 +52,8 @@ def stated_values(text: str, question: str) -> list[tuple[Value, str]]:
         if len(wanted & content_stems(sentence)) < needed:
             continue
         for match in _AMOUNT.finditer(sentence):
+            if skip_former and former(sentence, match.start()):
+                continue
             words = match[0].split()
             spans = [" ".join(words[:n]).rstrip(".,;:)") for n in range(len(words), 0, -1)]
             read = [(value, span) for span in spans if (value := read_value(span)) is not None]
@@ -50,10 +67,11 @@ def answer_value(answer: str) -> Value | None:
     return read_value(strip_citations(answer))
 
 
-def dissenting(said: Value, passage: RetrievedPassage, question: str) -> str | None:
+def dissenting(said: Value, passage: RetrievedPassage, question: str, skip_former: bool = True) -> str | None:
     """The value ``passage`` states against the answer's value ``said`` (the first of its kind), or None when it
     states the answer's value or none of its kind."""
-    of_kind = [(v, span) for v, span in stated_values(passage.passage.text, question) if v.dimension == said.dimension]
+    of_kind = [(v, span) for v, span in stated_values(passage.passage.text, question, skip_former)
+               if v.dimension == said.dimension]
     if not of_kind or any(v.same(said) for v, _ in of_kind):
         return None
     return of_kind[0][1]
@@ -96,11 +114,17 @@ def _losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, 
         stating = [metas[c].date for c in cited if kinds.get(c) == winner]
         if kind != winner and stating and (date is None or None in stating or date <= max(d for d in stating if d)):
             return rule  # as the ledger's policy: a 2020 erratum does not correct a 2024 handbook
+    if not vetting.by_date:  # a question about 2020: a 2024 page's value is no newer value of the 2020 one
+        return None
     newest = max((d for c in cited if (d := metas[c].date) is not None and vetting.related(pid, c)), default=None)
     if date is not None and newest is not None and date < newest:
         return f"newest: dated {date.isoformat()}, before {newest.isoformat()}"
     return None  # an undated document does not lose to a dated one: on the tune half an official specification page
     # without a date lost to a dated blog that way (b-orrin-thermostat-1), and reports came on agreeing asks
+
+
+def _former(vetting: Vetting) -> bool:
+    return "former-values" not in vetting.off
 
 
 def overruled(answer: str, cited: list[str], shown: list[RetrievedPassage], question: str, vetting: Vetting,
@@ -115,7 +139,7 @@ def overruled(answer: str, cited: list[str], shown: list[RetrievedPassage], ques
         return out
     for hit in shown:
         rival = hit.passage.id
-        if rival in cited or rival not in vetting.relevant or dissenting(said, hit, question) is None:
+        if rival in cited or rival not in vetting.relevant or dissenting(said, hit, question, _former(vetting)) is None:
             continue
         for pid in cited:
             if pid not in out and (rule := losing_rule(pid, [rival], vetting, metas, kinds)) is not None:
@@ -135,7 +159,8 @@ def dissent(answer: str, cited: list[str], passages: list[RetrievedPassage], que
     reports, lines = [], []
     for hit in passages:
         pid = hit.passage.id
-        if pid in cited or pid not in vetting.relevant or (value := dissenting(said, hit, question)) is None:
+        if pid in cited or pid not in vetting.relevant or \
+                (value := dissenting(said, hit, question, _former(vetting))) is None:
             continue
         why = explained(pid, cited, vetting, metas, kinds)
         if why is None:

@@ -32,7 +32,8 @@ _WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
                              r"(?:\s*[-(]\s*\d{4}-\d{2}-\d{2})?\s*$",
                              re.I | re.M)),
     ("register", re.compile(r"\b(?:official register|register of|registry of|statutory register|"
-                            r"the (?:public|national|official) (?:register|registry))\b", re.I)),
+                            r"the (?:public|national|official) (?:register|registry)|(?:companies|company|land|"
+                            r"charity|charities|business|trade|electoral) regist(?:er|ry))\b", re.I)),
 )
 _ADOPTED = re.compile(r"(?<!not )(?<!not yet )\b(?:adopted|approved|ratified|in force|final version|agreed)\b",
                       re.I)

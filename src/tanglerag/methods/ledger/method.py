@@ -167,9 +167,19 @@ def dated_by_text(passages: list[RetrievedPassage], metas: dict[str, DocumentMet
 
 
 def document_kinds(passages: list[RetrievedPassage]) -> dict[str, DocumentKind]:
-    """What each passage's document says it is, for those that say (most say nothing)."""
+    """What each passage's document says it is, for those that say (most say nothing). What a file's (``path``) or
+    record's (``source_id``) first chunk says it is ("Correction:", "DRAFT") its other chunks are too, as the chunk a
+    question retrieves is often one without the head; a later chunk speaks for itself only (a handbook's section
+    that mentions "the draft of 2021" is no draft)."""
+    def document(hit: RetrievedPassage) -> object:
+        return hit.passage.metadata.get("path") or hit.passage.metadata.get("source_id") or hit.passage.id
+
+    own = {hit.passage.id: document_kind(hit.passage.metadata, hit.passage.title, hit.passage.text)
+           for hit in passages}
+    heads = {document(hit): kind for hit in passages
+             if (kind := own[hit.passage.id]) is not None and hit.passage.metadata.get("chunk", 0) == 0}
     return {hit.passage.id: kind for hit in passages
-            if (kind := document_kind(hit.passage.metadata, hit.passage.title, hit.passage.text)) is not None}
+            if (kind := own[hit.passage.id] or heads.get(document(hit))) is not None}
 
 
 def check_claims(claims: list[Claim], question: str, kinds: dict[str, DocumentKind], texts: dict[str, str],

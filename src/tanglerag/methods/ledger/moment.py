@@ -18,7 +18,7 @@ from tanglerag.dating import DATE as _DATE
 from tanglerag.dating import parsed as _parsed
 from tanglerag.dating import stated_date
 
-__all__ = ["AsOf", "as_of", "stated_date", "timeless"]
+__all__ = ["AsOf", "as_of", "names_a_year", "stated_date", "timeless"]
 
 _CLAUSE = re.compile(r",?\s*\b(?:as of|as at|at the time of)\s+" + _DATE, re.IGNORECASE)
 _LEADING = re.compile(r"^\s*(?:in|during|by)\s+" + _DATE + r"\s*,\s*", re.IGNORECASE)
@@ -64,6 +64,15 @@ def timeless(question: str) -> str:
     for match, _ in reversed(_clauses(question)):
         out = out[:match.start()] + out[match.end():]
     return re.sub(r"^[\s,;:]+", "", out).strip() or question  # "As of 2024, what ...": no leading comma
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+
+
+def names_a_year(question: str) -> bool:
+    """Whether the question, its "as of" clauses aside, names a year it is about ("How many came to the 2020
+    festival?"): then a document's date says nothing of how well it answers."""
+    return bool(_YEAR.search(timeless(question)))
 
 
 def as_of(question: str) -> AsOf | None:

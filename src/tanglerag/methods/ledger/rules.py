@@ -75,6 +75,9 @@ RULES: tuple[Rule, ...] = (
     Rule("overruled", "vetting", "vetted: an answer resting on a passage a rule (trust, releases, corrections, "
          "register, newest) ranks below an on-topic passage stating another value of its kind is asked once more "
          "without it", "a-kestrel-ferry-1"),
+    Rule("former-values", "vetting", "vetted: a value a passage gives as what held before a change ('100 MB (was "
+         "25 MB)', 'shortened from 15 minutes to 3 minutes', 'up from £355') is not what it says holds: it neither "
+         "agrees with an answer naming it nor stands against another", "b-tessera-upload-1"),
 )
 """The table, in the order the ledger applies the rules; the vetting rules are ``vetted``'s, which also applies
 trust, text-dates, document-kinds, drafts and supersede (to versions of one document) before its one call, and

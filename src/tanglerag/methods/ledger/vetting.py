@@ -6,7 +6,10 @@ declarations stand; its share of the question's words) which passages are left o
 ask about, a document dated after the question's "as of" moment, an older version of a document retrieved beside a
 newer one) and ranks the rest, the passage a careful reader would believe first: on topic before off topic, declared
 by a trusted document before one whose declarations were ignored, a correction, release notes or a register before an
-ordinary page and a README last, higher authority, then newer before older and dated before undated. The 1.5B model
+ordinary page and a README last, higher authority, then newer before older among the dated ones, an undated one
+keeping its place in the search's order (an official page without a date is no less believable for it), and no date
+order at all when the question names the year it is about (a 2024 budget's minutes are no better witness of the 2020
+festival than its 2020 review). The 1.5B model
 answers from the first passage that answers far more often than it weighs dates it is told about, so the ranking is
 the rule and the labels (date, kind, "unverified") are there for the reader and the model alike.
 """
@@ -14,6 +17,7 @@ the rule and the labels (date, kind, "unverified") are there for the reader and 
 from __future__ import annotations
 
 import datetime
+import re
 from dataclasses import dataclass, field, replace
 from typing import ClassVar, Literal
 
@@ -35,6 +39,19 @@ _KIND_RANK: dict[DocumentKind | None, int] = {"correction": 0, "changelog": 0, "
 what it says); a draft is left out unless asked about, and last when it is."""
 
 
+Kin = dict[str, tuple[int, str, str]]
+"""passage id -> (its document: near-identical texts share one; its named source; its title, normalised without its
+version words: ``version_free``)"""
+
+
+def related(kin: Kin, a: str, b: str) -> bool:
+    """``Vetting.related``'s test on the passages' ``kin``."""
+    (da, sa, ta), (db, sb, tb) = kin.get(a, (-1, "", "")), kin.get(b, (-2, "", ""))
+    if sa and sb:
+        return sa == sb
+    return da == db or (bool(ta) and ta == tb)
+
+
 @dataclass
 class Vetting:
     """The passages in the order they are shown, the ones left out with why, and each shown one's label."""
@@ -47,17 +64,15 @@ class Vetting:
     unverified: set[str] = field(default_factory=set)
     off: frozenset[str] = frozenset()
     """rules turned off (``ledger.disabled_rules``): what is set aside afterwards skips them too"""
-    kin: dict[str, tuple[int, str, str]] = field(default_factory=dict)
-    """passage id -> (its document: near-identical texts share one; its named source; its title, normalised)"""
+    kin: Kin = field(default_factory=dict)
+    by_date: bool = True
+    """whether a newer passage stands over an older related one: not when the question names the year it is about"""
 
     def related(self, a: str, b: str) -> bool:
         """Two passages may state one thing's value at two dates: one named source's, one document's, or titled
         alike, and not of two named sources. Passages about two branches, products or towns are none of these, and
         the newer does not supersede the older."""
-        (da, sa, ta), (db, sb, tb) = self.kin.get(a, (-1, "", "")), self.kin.get(b, (-2, "", ""))
-        if sa and sb:
-            return sa == sb
-        return da == db or (bool(ta) and ta == tb)
+        return related(self.kin, a, b)
 
     def without(self, reasons: dict[str, str]) -> Vetting:
         """The vetting with the ``reasons``' passages moved from the shown ones to those left out."""
@@ -114,9 +129,10 @@ class Documents:
 
 
 def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, moment: AsOf | None,
-        drafts_asked: bool, off: frozenset[str] = frozenset()) -> Vetting:
+        drafts_asked: bool, off: frozenset[str] = frozenset(), by_date: bool = True) -> Vetting:
     """Leave out what cannot answer the question as asked, rank the rest (the module's docstring). ``off``: rules
-    of ``ledger.rules`` turned off (drafts, as-of, supersede, ranking; trust is taken out with the documents')."""
+    of ``ledger.rules`` turned off (drafts, as-of, supersede, ranking; trust is taken out with the documents').
+    ``by_date``: whether dates order the passages (not when the question names the year it is about)."""
     drafts_asked = drafts_asked or "drafts" in off
     moment = None if "as-of" in off else moment
     relevant = {h.passage.id for h in passages if docs.relevance.get(h.passage.id, 0.0) >= threshold}
@@ -133,15 +149,23 @@ def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, mom
             left_out[pid] = "trust: declares what only the trusted folders may, and a trusted document answers"
     if "supersede" not in off:
         left_out |= _older_versions([h for h in passages if h.passage.id not in left_out], docs)
-    kept = [(i, h) for i, h in enumerate(passages) if h.passage.id not in left_out]
-    if "ranking" not in off:
-        kept.sort(key=lambda item: _standing(item[1], item[0], docs, relevant))
-    ranked = [h for _, h in kept]
-    labels = {h.passage.id: label for h in ranked if (label := _label(h.passage.id, docs))}
     kin = {h.passage.id: (docs.found.document[h.passage.id], docs.metas[h.passage.id].source or "",
-                          normalize_answer(h.passage.title)) for h in passages}
+                          version_free(h.passage.title)) for h in passages}
+    kept = [h for h in passages if h.passage.id not in left_out]
+    ranked = _ranked(kept, docs, relevant, kin if by_date else None) if "ranking" not in off else kept
+    labels = {h.passage.id: label for h in ranked if (label := _label(h.passage.id, docs))}
     return Vetting(shown=ranked, left_out=left_out, labels=labels, relevant=relevant,
-                   unverified=set(docs.unverified), off=off, kin=kin)
+                   unverified=set(docs.unverified), off=off, kin=kin, by_date=by_date)
+
+
+_VERSION_WORDS = re.compile(r"\b(?:updated|update|revised|revision|amended|new|latest|current|final|old|edition|"
+                            r"version|v?\d+(?:\.\d+)*)\b")
+
+
+def version_free(title: str) -> str:
+    """A title without the words that tell one version from another ("Patient policies (updated)", "Borrowing
+    limits - revised 2024", "Handbook v2"): two documents titled alike but for these are versions of one."""
+    return " ".join(_VERSION_WORDS.sub(" ", normalize_answer(title)).split())
 
 
 def _older_versions(passages: list[RetrievedPassage], docs: Documents) -> dict[str, str]:
@@ -159,13 +183,39 @@ def _older_versions(passages: list[RetrievedPassage], docs: Documents) -> dict[s
     return out
 
 
-def _standing(hit: RetrievedPassage, rank: int, docs: Documents, relevant: set[str]) -> tuple[float, ...]:
-    """The sort key of the module's docstring: lower stands higher."""
+def _ranked(kept: list[RetrievedPassage], docs: Documents, relevant: set[str],
+            kin: Kin | None) -> list[RetrievedPassage]:
+    """The module docstring's order: by standing (topic, trust, kind, authority), the search's order within one;
+    then, with ``kin`` (dates order them), the dated passages of one source, document or title newest first in
+    the places they held (``related``): a newer page about another model or by another hand is no better witness."""
+    ranked = sorted(kept, key=lambda hit: _standing(hit, docs, relevant))
+    if kin is None:
+        return ranked
+    out = list(ranked)
+    for family in _families([h.passage.id for h in ranked if docs.metas[h.passage.id].date is not None], kin):
+        places = [i for i, hit in enumerate(ranked) if hit.passage.id in family]
+        newest = sorted((ranked[i] for i in places), key=lambda h: (_standing(h, docs, relevant),
+                                                                    -(docs.metas[h.passage.id].date or
+                                                                      datetime.date.min).toordinal()))
+        for place, hit in zip(places, newest, strict=True):
+            out[place] = hit
+    return out
+
+
+def _families(ids: list[str], kin: Kin) -> list[set[str]]:
+    """The passages grouped by ``related``, joined through one another (a source's two pages and a copy of one)."""
+    families: list[set[str]] = []
+    for pid in ids:
+        joined = [f for f in families if any(related(kin, pid, other) for other in f)]
+        families = [f for f in families if f not in joined] + [set().union({pid}, *joined)]
+    return families
+
+
+def _standing(hit: RetrievedPassage, docs: Documents, relevant: set[str]) -> tuple[float, ...]:
+    """What ranks a passage before dates do: lower stands higher."""
     pid = hit.passage.id
-    meta = docs.metas[pid]
-    date = meta.date.toordinal() if meta.date is not None else datetime.date.min.toordinal()
-    return (pid not in relevant, pid in docs.unverified, _KIND_RANK[docs.kinds.get(pid)], -(meta.authority or 0.0),
-            -date, rank)
+    return (pid not in relevant, pid in docs.unverified, _KIND_RANK[docs.kinds.get(pid)],
+            -(docs.metas[pid].authority or 0.0))
 
 
 def _label(pid: str, docs: Documents) -> str:
