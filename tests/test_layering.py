@@ -24,7 +24,7 @@ LAYERS = {
         "datasets", "stores"},
     2: {"stages", "metrics"},
     3: {"methods"},
-    4: {"pipeline", "outputs", "runtime", "otel"},
+    4: {"pipeline", "outputs", "runtime", "corpus", "otel"},
     5: {"eval", "cli", "service", "testing", "api", "catalog", "__init__"},  # __init__ loads the API on first use
 }
 LAYER = {unit: layer for layer, units in LAYERS.items() for unit in units}

@@ -15,7 +15,7 @@ whichever door it came in by. A search (``asearch(SearchRequest)``) takes the sa
 from __future__ import annotations
 
 import asyncio
-import copy
+import functools
 from functools import cached_property
 from pathlib import Path
 from typing import Annotated
@@ -23,11 +23,12 @@ from typing import Annotated
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from tanglerag.aio import run_sync
+from tanglerag.corpus import Corpus, open_corpus
 from tanglerag.embedding_cache import FILE_NAME as EMBEDDING_CACHE
 from tanglerag.embedding_cache import CachedEmbedder
 from tanglerag.embeddings import Embedder, TextEmbedder
 from tanglerag.errors import IndexStoreError, InputError
-from tanglerag.family import check_structured_modes, retriever_factory
+from tanglerag.family import check_structured_modes
 from tanglerag.index.passage_index import PassageIndex
 from tanglerag.index.user_contexts import UserContextStore
 from tanglerag.llm.client import LLM
@@ -38,22 +39,12 @@ from tanglerag.metrics.registry import Reader
 from tanglerag.pipeline import RAGPipeline
 from tanglerag.settings import Settings
 from tanglerag.stages.followup import Turn, standalone
-from tanglerag.stages.retrieve import IndexRetriever, Retriever
-from tanglerag.stages.store_retrieve import StoreRetriever
+from tanglerag.stages.retrieve import Retriever
 from tanglerag.stores.base import VectorStore
-from tanglerag.stores.factory import open_store
-from tanglerag.stores.registry import capabilities, require
+from tanglerag.stores.registry import require
 from tanglerag.tracking import Tracker, stage, track
 from tanglerag.types import Answer, Question, RetrievedPassage
-from tanglerag.where import authority_tiers, parse_where
-
-
-def refuse_where_with_user(settings: Settings) -> None:
-    """The personal retriever ranks the whole index: a ``retrieval.where`` it would not apply is refused (for the
-    CLI, the API and the service alike), not silently ignored."""
-    if settings.retrieval.where:
-        raise InputError("a where filter does not apply to a question with a user yet (the personal retriever "
-                         "ranks the whole index): ask without one of them")
+from tanglerag.where import parse_where
 
 
 def _readable_where(where: str | None) -> str | None:
@@ -109,14 +100,6 @@ class SearchRequest(BaseModel):
     tracker: Tracker | None = Field(None, description="the tracker charged with the retrieve stage")
 
 
-def _detached(index: PassageIndex) -> PassageIndex:
-    """The index as a read-only question sees it: the same passages and CDIT separations, but no folder, so nothing
-    a method keeps beside it is written where other callers would read it."""
-    view = copy.copy(index)
-    view.folder = None
-    return view
-
-
 def _with_where(settings: Settings, where: str) -> Settings:
     """``settings`` with a request's metadata filter in place of ``retrieval.where``."""
     return settings.model_copy(update={"retrieval": settings.retrieval.model_copy(update={"where": where})})
@@ -128,6 +111,16 @@ def _query(text: str) -> Question:
         return Question(text=text)
     except ValidationError as exc:
         raise InputError(f"invalid query: {exc.errors()[0]['msg']}") from None
+
+
+def _embedder(settings: Settings, given: TextEmbedder | None) -> TextEmbedder:
+    """``given``, or the configured embedder behind the embedding cache (``embedding.cache``)."""
+    if given is not None:
+        return given
+    config = settings.embedding
+    if not config.cache:
+        return Embedder(config)
+    return CachedEmbedder(Embedder(config), settings.cache_dir / EMBEDDING_CACHE, normalize=config.normalize)
 
 
 class Runtime:
@@ -144,59 +137,31 @@ class Runtime:
         self.settings = settings
         self.index_dir = index_dir
         self._llm = llm
-        self._embedder = embedder
-        self._index = index
+        # built on first use; the corpus holds this, not the runtime: a cycle between the two kept a store (a local
+        # Qdrant folder) open after its command had finished, until the garbage collector came by
+        self._embedder = functools.cache(functools.partial(_embedder, settings, embedder))
         self._context_store = context_store
-        self._store = store
-        self._index_given = index is not None
+        self.corpus: Corpus = open_corpus(settings, self._embedder, index_dir, index, store)
         self._methods: dict[tuple[str, bool], Method] | None = {} if keep_methods else None
 
     @cached_property
     def llm(self) -> LLM:
         return self._llm or build_llm(self.settings.llm, self.settings.cache_dir)
 
-    @cached_property
+    @property
     def embedder(self) -> TextEmbedder:
         """The given embedder, or the configured one behind the embedding cache (``embedding.cache``)."""
-        if self._embedder is not None:
-            return self._embedder
-        config = self.settings.embedding
-        if not config.cache:
-            return Embedder(config)
-        return CachedEmbedder(Embedder(config), self.settings.cache_dir / EMBEDDING_CACHE, normalize=config.normalize)
+        return self._embedder()
 
     @property
     def index(self) -> PassageIndex | None:
-        """The index of ``index_dir``, loaded on first use; None without one."""
-        if self._index is None and self.index_dir:
-            self._index = PassageIndex.load(self.index_dir, self.embedder, mmap=self.settings.index.mmap)
-        return self._index
+        """The index a method reads beside its retriever, loaded on first use; None for a store or without one."""
+        return self.corpus.index
 
     @property
     def loaded_index(self) -> PassageIndex | None:
         """The index as loaded so far, without loading it (None: not loaded yet, or none)."""
-        return self._index
-
-    @property
-    def reads_store(self) -> bool:
-        """Whether passages come from a store searched by vector (one without an index folder) rather than an index:
-        an index handed in (an evaluation's pooled passages) is searched even then."""
-        return not capabilities(self.settings).index_folder and not self._index_given
-
-    @property
-    def store(self) -> VectorStore:
-        """The configured store, opened on first use (its collection's dimension checked against the embedder's)."""
-        if self._store is None:
-            self._store = open_store(self.settings, self.embedder)
-        return self._store
-
-    def store_retriever(self, settings: Settings | None = None) -> StoreRetriever:
-        """The store searched under ``settings``' retrieval section (this runtime's by default), its where pushed
-        down."""
-        settings = settings or self.settings
-        if settings.retrieval.mode != "dense":
-            require(settings, "sparse", f"retrieval.mode={settings.retrieval.mode}")
-        return StoreRetriever(self.store, self.embedder, settings.retrieval, authority_tiers(settings))
+        return self.corpus.loaded_index
 
     @property
     def context_store(self) -> UserContextStore:
@@ -205,23 +170,15 @@ class Runtime:
         return self._context_store
 
     def retriever(self, personal: bool = False) -> Retriever | None:
-        """Index search, or the ``personal`` retriever a family offers (PCAS's joint ranking of passages and the
-        user's statements) when questions carry a user; None without an index. With a store, its search."""
+        """The corpus's search, or the ``personal`` retriever a family offers (PCAS's joint ranking of passages and
+        the user's statements) when questions carry a user; None without anything to search."""
         if personal:
             require(self.settings, "personal", "a question with a user")
-        if self.reads_store:
-            return self.store_retriever()
-        if self.index is None:
-            return None
-        if personal:
-            refuse_where_with_user(self.settings)
-            retriever: Retriever = retriever_factory("personal")(self.index, self.context_store, self.settings)
-            return retriever
-        return IndexRetriever(self.index, self.settings.retrieval, authority_tiers(self.settings))
+        return self.corpus.retriever(self.settings, lambda: self.context_store, personal)
 
     def resources(self, personal: bool = False) -> Resources:
         return Resources(settings=self.settings, llm=self.llm, embedder=self.embedder,
-                         retriever=self.retriever(personal), index=None if self.reads_store else self.index)
+                         retriever=self.retriever(personal), index=self.index)
 
     def method(self, name: str, personal: bool = False) -> Method:
         """The method ``name``: with ``keep_methods``, built once and then answering every question of this runtime
@@ -293,40 +250,41 @@ class Runtime:
         settings = request.settings or self.settings
         if request.where is not None:
             settings = _with_where(settings, request.where)
-        runtime = self.with_settings(settings)
-        if request.read_only and not runtime.reads_store and runtime.index is not None:
-            runtime.replace_index(_detached(runtime.index))
-        return runtime
+        return self.with_settings(settings, read_only=request.read_only)
 
     def reader(self) -> Reader:
         """The D-F1 reader: the configured LLM, or a Hugging Face extractive QA model (``eval.reader``)."""
         return build_reader(self.settings.eval.reader, self.llm)
 
-    def with_settings(self, settings: Settings) -> Runtime:
-        """A runtime for other method settings that shares what this one already loaded (LLM, embedder, index).
+    def with_settings(self, settings: Settings, read_only: bool = False) -> Runtime:
+        """A runtime for other method settings that shares what this one already loaded (LLM, embedder, corpus);
+        ``read_only``: its corpus is the view a read-only request reads (``AskRequest.read_only``).
 
         The service uses it for per-request options; the LLM, embedding and index sections stay this one's.
         """
-        return Runtime(settings.model_copy(update={"llm": self.settings.llm, "embedding": self.settings.embedding,
-                                                   "index": self.settings.index, "cache_dir": self.settings.cache_dir,
-                                                   "store": self.settings.store}),
-                       index_dir=self.index_dir, llm=self.llm, embedder=self.embedder,
-                       index=None if self.reads_store else self.index, context_store=self.context_store,
-                       store=self.store if self.reads_store else None)
+        settings = settings.model_copy(update={"llm": self.settings.llm, "embedding": self.settings.embedding,
+                                               "index": self.settings.index, "cache_dir": self.settings.cache_dir,
+                                               "store": self.settings.store})
+        runtime = Runtime(settings, index_dir=self.index_dir, llm=self.llm, embedder=self.embedder,
+                          context_store=self.context_store)
+        runtime.corpus = self.corpus.for_settings(settings, read_only)
+        return runtime
 
     def replace_index(self, index: PassageIndex) -> None:
         """Serve ``index`` from now on (after the service added documents); work in progress keeps the old one, and
         methods are built anew on it."""
-        self._index = index
+        self.corpus.replace_index(index)
         if self._methods is not None:
             self._methods = {}
 
     def for_evaluation(self, index: PassageIndex | None) -> Runtime:
-        """A runtime for these settings whose methods search ``index`` (an evaluation's pooled passages) and answer
-        every question of the run, sharing the models this one loaded."""
-        return Runtime(self.settings, llm=self.llm, embedder=self.embedder, index=index,
-                       context_store=self.context_store, keep_methods=True,
-                       store=self.store if self.reads_store and index is None else None)
+        """A runtime for these settings whose methods search ``index`` (an evaluation's pooled passages), else
+        this runtime's corpus, and answer every question of the run, sharing the models this one loaded."""
+        runtime = Runtime(self.settings, llm=self.llm, embedder=self.embedder, index=index,
+                          context_store=self.context_store, keep_methods=True)
+        if index is None:
+            runtime.corpus = self.corpus.for_settings(self.settings)
+        return runtime
 
     def warm_up(self, index: bool = True) -> None:
         """Load the LLM, the embedding model and (with ``index``) the index now."""
@@ -336,7 +294,5 @@ class Runtime:
             loads()
         else:
             self.embedder.embed(["warm up"])
-        if index and self.reads_store:
-            self.store.count()  # reaches the store now: one that is down says so at start, not at a question
-        elif index:
-            _ = self.index
+        if index:
+            self.corpus.warm_up()

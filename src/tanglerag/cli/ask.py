@@ -28,11 +28,12 @@ from tanglerag.cli.common import (
 )
 from tanglerag.cli.store_options import CollectionOpt, StoreOpt, StorePathOpt, StoreUrlOpt, check_source, store_flags
 from tanglerag.conflicts import ConflictReport, ConflictStep
+from tanglerag.corpus import refuse_where_with_user
 from tanglerag.errors import InputError
 from tanglerag.family import families
 from tanglerag.otel import Answered, span_export
 from tanglerag.outputs import AnswerOutput, PassageOut, conflicts_of, disagreements
-from tanglerag.runtime import DEFAULT_METHOD, AskRequest, Runtime, refuse_where_with_user
+from tanglerag.runtime import DEFAULT_METHOD, AskRequest, Runtime
 from tanglerag.stages.followup import Turn, read_turns
 from tanglerag.tracking import ProgressEvent, Tracker
 from tanglerag.types import Answer, Question, RetrievedPassage

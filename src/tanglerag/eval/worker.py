@@ -12,7 +12,6 @@ import asyncio
 import contextvars
 import functools
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from tanglerag.datasets.base import QAExample
@@ -46,7 +45,8 @@ class QuestionWorker:
         self.metrics = metrics
         self.builder = PassageBuilder(pool, runtime.embedder, runtime.settings.eval, runtime.index,
                                       parse_where(runtime.settings.retrieval.where, authority_tiers(runtime.settings)),
-                                      retrieval=runtime.settings.retrieval, store_search=_store_search(runtime))
+                                      retrieval=runtime.settings.retrieval,
+                                      store_search=runtime.corpus.question_search(runtime.settings))
         # methods that retrieve again (Diva) search what the questions were retrieved from
         self.asking = runtime.for_evaluation(self.builder.shared_index)
         self.methods = methods
@@ -114,14 +114,6 @@ class QuestionWorker:
                           parts=answer.parts, usage=answer.usage.totals(),
                           usage_by_stage={k: v.model_dump() for k, v in answer.usage.stages.items()},
                           trace=answer.trace, tangles=example.tangles, passages=answer.passages)
-
-
-def _store_search(runtime: Runtime) -> Callable[[str, int], list[RetrievedPassage]] | None:
-    """What a question is retrieved with when passages come from a vector store (``store.backend``)."""
-    if not runtime.reads_store:
-        return None
-    retriever = runtime.store_retriever()
-    return lambda text, depth: retriever.retrieve(Question(text=text), depth).passages
 
 
 def _retrieved(future: asyncio.Future[tuple[list[RetrievedPassage], float]]) -> None:

@@ -39,8 +39,8 @@ async def watch(state: ServiceState, every_s: float) -> None:
 async def follow(state: ServiceState) -> bool:
     """Swap in the version the manifest names when it is not the one serving; whether it did."""
     runtime = state.runtime
-    folder = runtime.index_dir
-    if folder is None or runtime.reads_store or not (folder / "manifest.json").exists():
+    folder = runtime.corpus.versions
+    if folder is None or not (folder / "manifest.json").exists():
         return False
     serving = runtime.loaded_index
     named = (await asyncio.to_thread(read_manifest, folder)).data

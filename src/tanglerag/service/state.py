@@ -53,10 +53,7 @@ class ServiceState:
 
     def has_index(self) -> bool:
         """Whether there are passages to answer from: an index folder, or a vector store (``store.backend``)."""
-        if self.runtime.reads_store:
-            return True
-        folder = self.runtime.index_dir
-        return folder is not None and (folder / "manifest.json").exists()
+        return self.runtime.corpus.present()
 
 
 # The dependencies are coroutines: FastAPI runs a plain ``def`` dependency in a worker thread (anyio's pool, 40

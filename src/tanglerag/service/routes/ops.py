@@ -10,12 +10,10 @@ from pathlib import Path
 from fastapi import APIRouter
 from fastapi.responses import FileResponse, Response
 
-from tanglerag.errors import IndexStoreError
 from tanglerag.family import FAMILIES, families
 from tanglerag.service.errors import ServiceError
 from tanglerag.service.schemas import Health, Readiness, error_responses
-from tanglerag.service.state import MetricsDep, ServiceState, State
-from tanglerag.stores.base import StoreError
+from tanglerag.service.state import MetricsDep, State
 
 router = APIRouter(tags=["operations"])
 STATIC = Path(__file__).parent.parent / "static"
@@ -36,33 +34,10 @@ async def ready(state: State) -> Readiness:
     """200 when a question could be answered now: the model is loaded, or the LLM server answers, and the index
     (if any) reads; 503 otherwise."""
     problem = (await asyncio.to_thread(state.runtime.llm.backend.not_ready)
-               or await asyncio.to_thread(_index_problem, state))
+               or await asyncio.to_thread(state.runtime.corpus.problem))
     if problem is not None:
         raise ServiceError(503, f"not ready: {state.redact(problem)}")
     return Readiness(status="ready", index=state.has_index())
-
-
-def _index_problem(state: ServiceState) -> str | None:
-    """Why the served index cannot answer (it fails to load: a damaged or missing file; or a read met a damaged page
-    since), or None: every question would fail on it."""
-    if state.runtime.reads_store:
-        return _store_problem(state)
-    if not state.has_index():
-        return None
-    try:
-        index = state.runtime.index
-    except IndexStoreError as exc:
-        return str(exc)
-    return index.damage if index is not None else None
-
-
-def _store_problem(state: ServiceState) -> str | None:
-    """Why the vector store cannot answer (down, a timeout, a missing collection), or None: it is reached now."""
-    try:
-        state.runtime.store.count()
-    except StoreError as exc:
-        return str(exc)
-    return None
 
 
 def _model_name(model_id: str) -> str:
