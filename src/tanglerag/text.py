@@ -82,6 +82,19 @@ def strip_citations(text: str) -> str:
     return re.sub(r"\s+", " ", _CITATION.sub("", text)).strip()
 
 
+def after_streamed(text: str, streamed: str) -> str | None:
+    """What of an answer's ``text`` follows the tokens already ``streamed`` to a reader (the ledger's ``Set aside:``
+    lines, a chat reply's sources), or None when the method changed what the model wrote (an unknown said in words,
+    a citation dropped) and all of it must be shown. A method that asked twice (``vetted``, when its rules overrule
+    the first answer) streamed two answers, each ending its own line: the answer is the last line streamed. One rule
+    for the terminal and the chat routes, so both show an answer once."""
+    shown = streamed.strip()
+    for printed in (shown, shown.rsplit("\n", 1)[-1]):
+        if printed and text.startswith(printed):
+            return text[len(printed):]
+    return None
+
+
 def first_answer_line(text: str) -> str:
     """The answer part of a reply: first non-empty line, without an 'Answer:' prefix."""
     for line in text.strip().splitlines():

@@ -6,7 +6,10 @@ import json
 
 import openai
 
-from tanglerag.testing import CannedBackend
+from tanglerag.index.passage_index import store_passages
+from tanglerag.settings import Settings
+from tanglerag.testing import CannedBackend, HashEmbedder
+from tanglerag.types import Passage
 from tests.service.conftest import client_for, make_runtime
 
 QUESTION = [{"role": "user", "content": "What is the capital of France?"}]
@@ -55,3 +58,27 @@ def test_ask_streams_the_passages_when_retrieval_ends_then_the_tokens(tmp_path):
     assert {"id", "text", "score", "title"} <= set(passages[0])  # shown as the answer shows a passage
     tokens = "".join(data["data"]["text"] for kind, data in events if kind == "token")
     assert tokens == answer["answer"] == "The capital of France is Paris [1]"
+
+
+RELEASES = [  # b-tessera-upload-1: the model answers from the README first; the release notes changed its value
+    {"id": "readme", "title": "Tessera README", "text": "Tessera limits: the maximum upload size is 25 MB per file."},
+    {"id": "changes", "title": "CHANGELOG", "text": "## 3.2.0 - 2024-09-18\n- Maximum upload size raised to 100 MB "
+                                                    "per file (was 25 MB).", "path": "CHANGELOG.md"},
+]
+
+
+def test_an_answer_asked_again_streams_why_between_the_two_and_its_rest_once(tmp_path):
+    runtime = make_runtime(tmp_path, with_index=False, backend=CannedBackend(responder=lambda messages: (
+        "100 MB [1]" if "25 MB per file" not in messages[-1].content else "25 MB [2]")))
+    passages = [Passage(id=d["id"], title=d["title"], text=d["text"], metadata={"path": d.get("path", d["id"])})
+                for d in RELEASES]
+    store_passages(tmp_path / "index", passages, HashEmbedder(), Settings().index)
+    question = [{"role": "user", "content": "What is the maximum upload size per file?"}]
+    with client_for(runtime) as http:
+        chunks = list(_sdk(http).chat.completions.create(model="tanglerag/vetted", messages=question, stream=True))
+        whole = _sdk(http).chat.completions.create(model="tanglerag/vetted", messages=question)
+    streamed = "".join(c.choices[0].delta.content for c in chunks if c.choices and c.choices[0].delta.content)
+    content = whole.choices[0].message.content
+    assert content.startswith("100 MB [1]\nSet aside: 25 MB: a README beside release notes that change it")
+    assert streamed == ("25 MB [2]\n(asked again without [2]: a README beside release notes that change it)\n"
+                        + content)  # the final answer and its sources once, not the whole reply again

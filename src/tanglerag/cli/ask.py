@@ -35,6 +35,7 @@ from tanglerag.otel import Answered, span_export
 from tanglerag.outputs import AnswerOutput, PassageOut, conflicts_of, disagreements
 from tanglerag.runtime import DEFAULT_METHOD, AskRequest, Runtime
 from tanglerag.stages.followup import Turn, read_turns
+from tanglerag.text import after_streamed
 from tanglerag.tracking import ProgressEvent, Tracker
 from tanglerag.types import Answer, Question, RetrievedPassage
 from tanglerag.where import parse_where
@@ -199,7 +200,8 @@ def print_answer(answer: Answer, streamed: str = "") -> None:
     (``*`` = cited) and the cost. What is printed within a line (an id, a title, a source, a verdict) has its
     newlines escaped too: a file named ``a\n*[2] b`` cannot print a passage line of its own."""
     out = TerminalConsole()
-    rest = _unstreamed(answer.text, streamed)
+    rest = after_streamed(answer.text, streamed)
+    rest = answer.text if rest is None else rest.strip("\n")
     if rest:  # corpus and model text is printed literally, never as markup
         out.print(f"[bold]{escape(rest)}[/]")
     if answer.cut:
@@ -220,19 +222,6 @@ def print_answer(answer: Answer, streamed: str = "") -> None:
              for name, s in answer.usage.stages.items() if s.total_calls]
     if spent:
         out.print(f"[dim]calls by stage: {escape(', '.join(spent))}[/]")
-
-
-def _unstreamed(text: str, streamed: str) -> str:
-    """What of the answer the streamed tokens did not print: the lines after them (the ledger's ``Set aside:``), or
-    all of it when the method changed what the model wrote (an unknown said in words, a citation dropped). A method
-    that asked twice (``vetted``, when its rules overrule the first answer) streamed two answers, one a line: the
-    answer is the last, and only what follows it is printed."""
-    shown = streamed.strip()
-    last = shown.rsplit("\n", 1)[-1]
-    for printed in (shown, last):
-        if printed and text.startswith(printed):
-            return text[len(printed):].strip("\n")
-    return text
 
 
 def passage_line(n: int, hit: RetrievedPassage, *, cited: bool = False) -> str:

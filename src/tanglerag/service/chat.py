@@ -44,6 +44,7 @@ from tanglerag.service.schemas import (
     TextCompletion,
 )
 from tanglerag.service.state import ServiceState
+from tanglerag.text import after_streamed
 from tanglerag.tracking import ProgressEvent
 
 CHAT_PATH = "/v1/chat/completions"
@@ -70,10 +71,12 @@ class Reply:
         return self.shape is None and not self.stop
 
     def rest(self, output: AskResponse, streamed: str) -> str:
-        """The reply's text after the ``streamed`` tokens: its sources and any later line; the whole text after a
-        blank line when the method changed what the model wrote (an unknown said in words, a citation dropped)."""
+        """The reply's text after the ``streamed`` tokens (``after_streamed``): its sources and any later line; the
+        whole text after a blank line when the method changed what the model wrote (an unknown said in words, a
+        citation dropped)."""
         text = self.text(output)
-        return text[len(streamed):] if text.startswith(streamed) else f"\n\n{text}"
+        rest = after_streamed(text, streamed)
+        return f"\n\n{text}" if rest is None else rest
 
     def extra(self, output: AskResponse) -> ChatAnswer:
         """The ``tanglerag`` field: the ``/v1/ask`` body as it is, plus the turns no method reads."""

@@ -28,7 +28,7 @@ from tanglerag.methods.ledger.method import document_kinds, provenance, read_pas
 from tanglerag.methods.ledger.moment import as_of, names_a_year, timeless
 from tanglerag.methods.ledger.vetting import Documents, Vetting, vet
 from tanglerag.stages.generate import answer_params, cited_answer_decision, cited_answer_messages, read_cited_answer
-from tanglerag.tracking import record_step, stage, streamed_answer
+from tanglerag.tracking import record_step, stage, streamed_answer, token_sink
 from tanglerag.trust import entry_for
 from tanglerag.types import Question, RetrievedPassage
 
@@ -46,6 +46,16 @@ def labelled(vetting: Vetting) -> list[RetrievedPassage]:
         title = f"({label}) {hit.passage.title}".strip() if label else hit.passage.title
         out.append(hit.model_copy(update={"passage": hit.passage.model_copy(update={"title": title})}))
     return out
+
+
+def _say_asked_again(vetting: Vetting, losers: dict[str, str]) -> None:
+    """Tell a reader watching the first answer come why a second follows (its line, between the two): a streamed
+    answer cannot be taken back, and two answers one after the other with nothing between read as a stutter."""
+    with streamed_answer():
+        say = token_sink()
+    if say is not None:
+        marks = ", ".join(f"[{n}]" for n, h in enumerate(vetting.shown, 1) if h.passage.id in losers)
+        say(f"(asked again without {marks}: {'; '.join(why.split(': ', 1)[-1] for why in losers.values())})")
 
 
 class VettedMethod(Method):
@@ -105,6 +115,7 @@ class VettedMethod(Method):
         if not losers:
             return vetting, first
         again = vetting.without(losers)
+        _say_asked_again(vetting, losers)
         second = await self._answer(asked, again, question)
         return (vetting, first) if second[2] else (again, second)
 
