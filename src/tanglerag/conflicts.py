@@ -239,6 +239,9 @@ class ConflictStep(TraceStep):
     copies: list[list[str]] = Field(default_factory=list, description=(
         "passages that are copies or versions of one document (one witness), oldest first where dated"))
     unread: list[str] = Field(default_factory=list, description="passages whose claim could not be read")
+    off_topic: list[str] = Field(default_factory=list, description=(
+        "passages holding too few of the question's words (ledger.relevance): no claim is read from them, as none "
+        "of theirs would compete"))
     withheld: list[str] = Field(default_factory=list, description="disputed answers left out of the answer text")
     kinds: dict[str, str] = Field(default_factory=dict, description=(
         "passage id -> what its document is (changelog, readme, correction, draft, register), where it says"))
@@ -255,6 +258,7 @@ class ConflictStep(TraceStep):
         policies = ", ".join(self.policies) or "none"
         out = [f"conflicts: {self.overall} ({len(self.claims)} claim(s), {supported} quoted; policies {policies})"]
         out += [f"  {c.passage_id}: {c.answer} ({c.about or '?'})" + _support_mark(c) for c in self.claims]
+        out += [f"  {pid}: not read (about another question)" for pid in self.off_topic]
         out += [f"  document {pid}: {kind}" for pid, kind in self.kinds.items()]
         out += [f"  trust: {line}" for line in self.trust]
         for report in self.reports:

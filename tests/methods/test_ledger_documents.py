@@ -114,10 +114,10 @@ def test_one_duration_written_three_ways_is_one_answer_and_no_dispute(llm_factor
     assert off.overall != "none"  # the ablation: without the rule, the spellings are sides
 
 
-MIXER = {  # d-stand-mixer-1: the capacity asked, a weight beside it
+MIXER = {  # d-stand-mixer-1: the capacity asked, a weight beside it (on the question's topic: its claim is read)
     "km5-specs.html": ("KM5 stand mixer. Bowl: brushed stainless steel, 4.8 litres. Weight: 6.2 kg.", {},
                        ("Bowl: brushed stainless steel, 4.8 litres", "4.8 litres", "the KM5 bowl")),
-    "review.md": ("Our KM5 review unit weighs 6.2 kg, which keeps it steady when kneading.", {},
+    "review.md": ("Our KM5 stand mixer review: the unit with its bowl weighs 6.2 kg, which keeps it steady.", {},
                   ("weighs 6.2 kg", "6.2 kg", "the KM5 mixer")),
 }
 

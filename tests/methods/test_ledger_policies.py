@@ -113,7 +113,7 @@ def test_a_year_in_the_question_is_content_so_a_newer_almanac_that_answers_it_is
     assert [p.answer for p in answer.parts] == ["France"]
 
 
-def test_a_claim_from_a_passage_about_another_question_competes_for_nothing(llm_factory):
+def test_a_passage_about_another_question_is_not_read_and_its_claim_would_compete_for_nothing(llm_factory):
     folder = {
         "game": ("Jurassic World Evolution, the Jurassic World game, is set for release on June 12, 2018.",
                  {"date": "2018-01-10"}, ("set for release on June 12, 2018", "June 12, 2018", "the game")),
@@ -122,11 +122,13 @@ def test_a_claim_from_a_passage_about_another_question_competes_for_nothing(llm_
     }
     answer, step = ask(llm_factory, folder, Question(text="When is the new Jurassic World game coming out?"))
     assert [p.answer for p in answer.parts] == ["June 12, 2018"] and "May 31" not in answer.text
-    album = next(c for c in step.claims if c.passage_id == "album")
-    assert not album.relevant and album.relevance == 0.0 and step.reports == []
-    assert "[about another question: relevance 0.00]" in "\n".join(step.lines())
-    every, _ = ask(llm_factory, folder, Question(text="When is the new Jurassic World game coming out?"),
-                   "ledger.relevance=0", "ledger.disabled_rules=[asked-names,scope]")
+    assert [c.passage_id for c in step.claims] == ["game"] and step.off_topic == ["album"] and step.reports == []
+    assert "album: not read (about another question)" in "\n".join(step.lines())
+    assert answer.usage.total.total_calls == 1  # the game's claim only: the album's would compete for nothing
+    every, every_step = ask(llm_factory, folder, Question(text="When is the new Jurassic World game coming out?"),
+                            "ledger.relevance=0", "ledger.disabled_rules=[asked-names,scope]")
+    album = next(c for c in every_step.claims if c.passage_id == "album")
+    assert album.relevant and album.relevance == 0.0  # read when every passage may compete
     assert [p.answer for p in every.parts] == ["May 31, 2019"]  # the newer date of another topic wins: the old bug
     named, named_step = ask(llm_factory, folder, Question(text="When is the new Jurassic World game coming out?"),
                             "ledger.relevance=0", "ledger.disabled_rules=[]")  # the album's page does not name it

@@ -218,7 +218,8 @@ class LedgerMethod(Method):
     description: ClassVar[str] = ("a claim with its quote from each passage, claims about other questions left out; "
                                   "copies count once; conflicts settled by supersession, dates, authority, witnesses "
                                   "and provenance (optionally the model's prior); what is set aside is named and why")
-    calls: ClassVar[str] = "one per passage, batched (+1 when the prior policy is reached)"
+    calls: ClassVar[str] = ("one per passage on the question's topic (ledger.relevance), batched (+1 when the prior "
+                            "policy is reached)")
     default_metrics: ClassVar[tuple[str, ...]] = CONFLICT_METRICS
 
     async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
@@ -230,8 +231,10 @@ class LedgerMethod(Method):
                                     self.settings.trust if "trust" not in off else None, "text-dates" not in off)
         kinds = document_kinds(passages) if "document-kinds" not in off else {}
         asked = timeless(question.text)
-        claims, unread = await self._claims(question.model_copy(update={"text": asked}), passages, config)
         scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)
+        off_topic = [h.passage.id for h in passages if scores[h.passage.id] < config.relevance]
+        claims, unread = await self._claims(question.model_copy(update={"text": asked}),
+                                            [h for h in passages if h.passage.id not in off_topic], config)
         mark_relevance(claims, scores, config.relevance)
         texts = {hit.passage.id: described(hit) for hit in passages}
         check_claims(claims, asked, kinds, texts, off)
@@ -255,12 +258,13 @@ class LedgerMethod(Method):
         held = withheld(reports, found, config.show_disputed, evidence)
         step = ConflictStep(claims=claims, reports=reports, policies=list(config.policies),
                             documents={pid: meta for pid, meta in metas.items() if not meta.is_empty()},
-                            copies=found.copies(dates), unread=unread, withheld=[s.answer for s in held],
+                            copies=found.copies(dates), unread=unread, off_topic=off_topic,
+                            withheld=[s.answer for s in held],
                             kinds=dict(kinds), trust=trusted)
         if config.answer_from == "passages":
             aside, aside_ids = set_aside_lines(sides, held, passages, evidence)
-            out = await read_answer(self.llm, self.settings, question, kept_passages(passages, claims, sides, held),
-                                    aside, aside_ids)
+            kept = kept_passages([h for h in passages if h.passage.id not in off_topic], claims, sides, held)
+            out = await read_answer(self.llm, self.settings, question, kept, aside, aside_ids)
             mark_off_answer(reports, out.text)
         else:
             text, citations, parts = answer_text(sides, held, passages, evidence)
