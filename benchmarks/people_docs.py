@@ -317,7 +317,14 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
             "the ledger of commit 82c385f (before truth round 3) replayed on the same claims; `ledger`, today's; "
             "`ledger-passages`, today's with `ledger.answer_from=passages`; `ledger-asked-names-on`, today's with the "
             "asked-names rule on; `vetted`, the ledger's document rules without its claims, then one call (built on "
-            "2026-12-06, after truth round 3's rules, as the issue's design alternative). Every model call is the "
+            "2026-12-06, after truth round 3's rules, as the issue's design alternative); `vetted-135c729`, the same "
+            "as of commit 135c729 (2026-12-06), before 2026-12-07's changes: dates read from more of the ways "
+            "documents state them, a document's kind shared by its chunks, the `former-values` rule, and dates "
+            "ordering only passages of one source, document or title (none when the question names its year). "
+            "`vetted` and `vetted-without-former-values` were run after those changes; every other run, the ledger's "
+            "and the other ablations included, is of commit 135c729 or before (the ledger's claims under the new "
+            "dates would be about two hours of model time here). The new date phrasings were found reading folders "
+            "of both halves, so for dating the check half is no longer unseen. Every model call is the "
             "embedded 1.5B model's, through the disk cache (a ledger run "
             "after the first replays its claims); a cell `of N` under its half's size is a run that was still going "
             "when the report was written."), "",
@@ -359,7 +366,7 @@ turned off (``--set ledger.disabled_rules=[RULE]``; the ledger's replayed on the
 def ablation(runs: dict[str, list[Outcome]]) -> list[str]:
     """For each method with ablation runs, a row for each rule turned off: right / fully right on each half, and
     the change against the whole method."""
-    return [line for method in ("ledger", "vetted") for line in _ablation(runs, method)]
+    return [line for method in ("ledger", "vetted-135c729", "vetted") for line in _ablation(runs, method)]
 
 
 def _ablation(runs: dict[str, list[Outcome]], method: str) -> list[str]:
@@ -367,7 +374,8 @@ def _ablation(runs: dict[str, list[Outcome]], method: str) -> list[str]:
     rows = sorted(label for label in runs if label.startswith(method + ABLATION))
     if full is None or not rows:
         return []
-    how = "replayed on the same claims" if method == "ledger" else "its one call made again where its prompt changed"
+    how = "replayed on the same claims" if method.startswith("ledger") else \
+        "its one call made again where its prompt changed"
     out = ["", f"## What each rule earns: {method} with one rule off ({how})", "",
            f"Change: the whole {method}'s right / fully right minus the run's, per half (positive: the rule helps).",
            "", "| rule off | tune | check | change tune | change check |", "|---|---|---|---|---|"]
@@ -409,7 +417,8 @@ def main(argv: list[str] | None = None) -> int:
         methods = [m.strip() for m in args.methods.split(",") if m.strip()]
         run(asks, methods, args.overrides, args.label, args.runs, args.fresh, args.cache, args.inject)
     else:
-        order = ("rule", "concat", "corg", "separate", "ledger-main", "ledger", "ledger-passages", "vetted")
+        order = ("rule", "concat", "corg", "separate", "ledger-main", "ledger", "ledger-passages", "vetted-135c729",
+                 "vetted")
         args.out.write_text(report(asks, load_runs(args.runs), order) + "\n")
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
