@@ -306,3 +306,19 @@ def test_a_question_naming_the_year_it_is_about_is_not_answered_newest_first(llm
     assert answer.trace.find(VettingStep).shown == ["review-2020.md", "minutes-2024.txt"]  # the search's order
     answer, _ = ask(llm_factory, FESTIVAL, "How many people attended the book festival?")
     assert answer.trace.find(VettingStep).shown == ["minutes-2024.txt", "review-2020.md"]  # no year: newest first
+
+
+def test_a_list_answer_whose_parts_different_documents_state_is_complementary_not_a_dispute():
+    from tanglerag.methods.ledger.dissent import complementary
+    from tanglerag.methods.ledger.vetting import Vetting
+
+    offices = as_retrieved([Passage(id="tallinn", text="Orbin opened its Tallinn office in 2019."),
+                            Passage(id="leeds", text="Our Leeds office sits by the station."),
+                            Passage(id="leeds#2", text="Leeds staff moved floors in 2023.")])
+    vetting = Vetting(shown=offices, kin={"tallinn": (0, "", ""), "leeds": (1, "", ""), "leeds#2": (1, "", "")})
+    report = complementary("Tallinn and Leeds [1, 2]", ["tallinn", "leeds"], offices, vetting)
+    assert report.kind == "complementary" and [(s.answer, s.passages) for s in report.sides] == [
+        ("Tallinn", ["tallinn"]), ("Leeds", ["leeds"])]
+    assert complementary("Leeds and Leeds staff [2, 3]", ["leeds", "leeds#2"], offices, vetting) is None  # one document
+    assert complementary("Tallinn and Riga [1, 2]", ["tallinn", "leeds"], offices, vetting) is None  # Riga: no passage
+    assert complementary("Tallinn [1, 2]", ["tallinn", "leeds"], offices, vetting) is None  # one item

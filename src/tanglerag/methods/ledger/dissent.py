@@ -19,7 +19,7 @@ from tanglerag.methods.ledger.policies import KIND_WHEN_DECIDED_BY
 from tanglerag.methods.ledger.relevance import content_stems
 from tanglerag.methods.ledger.values import Value, read_value
 from tanglerag.methods.ledger.vetting import Vetting
-from tanglerag.text import SET_ASIDE, strip_citations
+from tanglerag.text import SET_ASIDE, normalize_answer, strip_citations
 from tanglerag.types import RetrievedPassage
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -123,6 +123,33 @@ def _losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, 
     # without a date lost to a dated blog that way (b-orrin-thermostat-1), and reports came on agreeing asks
 
 
+_ITEMS = re.compile(r",\s*(?:and\s+)?|;\s*|\s+and\s+")
+"""Where a list answer's items part ("Tallinn, Leeds and Porto")."""
+
+
+def complementary(answer: str, cited: list[str], passages: list[RetrievedPassage],
+                  vetting: Vetting) -> ConflictReport | None:
+    """A list answer whose items are stated by different cited documents ("Tallinn, Leeds, Porto [1, 2, 4]": one
+    office a page) as a complementary report, a side for each item with the passages stating it; None for one item,
+    one document, or an item no cited passage states (then it is no list of parts read from them)."""
+    items = [i.strip(" .") for i in _ITEMS.split(strip_citations(answer.split("\n", 1)[0])) if i.strip(" .")]
+    if len(items) < 2 or len(cited) < 2:
+        return None
+    texts = {h.passage.id: f" {normalize_answer(h.passage.text)} " for h in passages if h.passage.id in cited}
+    sides = []
+    for item in items:
+        words = normalize_answer(item)
+        holding = [pid for pid in cited if words and pid in texts and f" {words} " in texts[pid]]
+        if not holding:
+            return None
+        sides.append(Side(answer=item, passages=holding, witnesses=len(holding), verdict="kept"))
+    documents = {vetting.kin.get(s.passages[0], (s.passages[0],))[0] for s in sides}
+    if len(documents) < 2:
+        return None
+    return ConflictReport(kind="complementary", sides=sides,
+                          rule="complementary: the answer's parts are stated by different documents")
+
+
 def _former(vetting: Vetting) -> bool:
     return "former-values" not in vetting.off
 
@@ -152,8 +179,11 @@ def dissent(answer: str, cited: list[str], passages: list[RetrievedPassage], que
     """The reports of the passages on topic that disagree with the answer for a reason a rule gives, and their
     ``Set aside:`` lines (numbered as ``passages``, the order the answer's marks refer to)."""
     said = answer_value(answer)
-    if not cited or said is None:
+    if not cited:
         return [], []
+    if said is None:  # a name, a place, or a list: no value to dispute, perhaps parts from several documents
+        parts = None if "complementary" in vetting.off else complementary(answer, cited, passages, vetting)
+        return ([parts] if parts is not None else []), []
     position = {h.passage.id: i for i, h in enumerate(passages, 1)}
     kept = Side(answer=strip_citations(answer), passages=cited, witnesses=len(cited))
     reports, lines = [], []
