@@ -14,7 +14,16 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from tanglerag.errors import ConfigError, InputError
 from tanglerag.where import parse_where
@@ -300,10 +309,28 @@ class ServiceConfig(Section):
         "shaped as one: opt in only for callers you trust); refuse answers 400 at once"))
     background_task_tokens: int = Field(200, strict=True, ge=16, le=2048, description=(
         "longest model reply to a background task, in tokens"))
+    engine: Literal["local", "ray"] = Field("local", description=(
+        "local: this process serves (uvicorn); ray: Ray Serve replicas of the service behind Serve's HTTP proxy, "
+        "each its own process with its own runtime (docs/scale.md)"))
+    replicas: int = Field(1, strict=True, ge=1, le=1024, description=(
+        "engine=ray: replicas started (the lower bound when service.max_replicas is set)"))
+    max_replicas: int | None = Field(None, strict=True, ge=1, le=1024, description=(
+        "engine=ray: scale between service.replicas and this by ongoing requests (default: a fixed count)"))
+    target_ongoing_requests: float = Field(4.0, gt=0, le=1024, description=(
+        "engine=ray with max_replicas: the requests in progress per replica Serve's autoscaler aims for"))
+    ray_address: str | None = Field(None, description=(
+        "engine=ray: a Ray cluster to join (default: start a local instance)"))
     chat_progress: Literal["reasoning", "preamble", "comments"] = Field("reasoning", description=(
         "a streamed chat answer's progress (stages, model calls, method steps): reasoning_content deltas, which chat "
         "UIs show as a collapsible thinking block; lines in the content before the answer (preamble; not with a JSON "
         "response_format); or SSE comments only, which chat UIs drop"))
+
+    @model_validator(mode="after")
+    def _replica_bounds(self) -> ServiceConfig:
+        if self.max_replicas is not None and self.max_replicas < self.replicas:
+            raise ValueError(f"service.max_replicas ({self.max_replicas}) is below service.replicas "
+                             f"({self.replicas}): give an upper bound at or above the replicas started")
+        return self
 
 
 class ConflictsConfig(Section):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 from typing import Annotated
@@ -25,6 +26,12 @@ def serve(
     runs: Annotated[Path | None, typer.Option("--runs", help="a folder of eval outputs (eval --out) to browse at "
                                                          "/runs: scores per question and method, traces side by "
                                                          "side")] = None,
+    engine: Annotated[str | None, typer.Option("--engine", help=(
+        "local: this process serves; ray: Ray Serve replicas behind Serve's proxy (service.engine)"))] = None,
+    replicas: Annotated[int | None, typer.Option("--replicas", help=(
+        "with --engine ray: replicas to start (service.replicas; service.max_replicas scales above it)"))] = None,
+    ray_address: Annotated[str | None, typer.Option("--ray-address", help=(
+        "with --engine ray: a Ray cluster to join (default: start a local instance)"))] = None,
     store: StoreOpt = None, store_url: StoreUrlOpt = None, store_path: StorePathOpt = None,
     collection: CollectionOpt = None,
     config: ConfigOpt = None, set_: SetOpt = None, verbose: VerboseOpt = False,
@@ -35,7 +42,8 @@ def serve(
     from tanglerag.service.app import create_app
     from tanglerag.service.auth import ApiKeys, is_loopback
 
-    settings = load_settings(config, set_, verbose, service__host=host, service__port=port,
+    settings = load_settings(config, set_, verbose, service__host=host, service__port=port, service__engine=engine,
+                             service__replicas=replicas, service__ray_address=ray_address,
                              **store_flags(store, store_url, store_path, collection))
     check_source(settings, index_dir)
     logging.getLogger("tanglerag").setLevel(logging.INFO)
@@ -48,11 +56,17 @@ def serve(
         raise IndexStoreError(f"{index_dir} exists and is not a tanglerag index")
     if runs is not None and not runs.is_dir():
         raise InputError(f"--runs {runs} is not a folder; give the folder eval --out wrote (or one above several)")
-    runtime = Runtime(settings, index_dir=index_dir)
     if not keys.enabled:
         console.print(f"no API keys configured: serving on {cfg.host} (loopback) only, every caller is admin")
     console.print(f"tanglerag inspector: http://{cfg.host}:{cfg.port}/")
     if runs is not None:
         console.print(f"eval runs under {runs}: http://{cfg.host}:{cfg.port}/runs")
+    if cfg.engine == "ray":
+        from tanglerag.service import ray_serve
+
+        console.print(f"Ray Serve: {ray_serve.scaling(cfg)} replicas of the service")
+        ray_serve.start(functools.partial(Runtime, settings, index_dir=index_dir), cfg, runs, blocking=True)
+        return
     # info: one line per request (method, path, status), as a person watching a server expects
-    uvicorn.run(create_app(runtime, keys, runs_dir=runs), host=cfg.host, port=cfg.port, log_level="info")
+    uvicorn.run(create_app(Runtime(settings, index_dir=index_dir), keys, runs_dir=runs), host=cfg.host,
+                port=cfg.port, log_level="info")

@@ -1,0 +1,135 @@
+"""Issue 70: the service as Ray Serve replicas (``serve --engine ray``), 1 against 2, and a replica killed under load.
+
+Each configuration runs on a local Ray instance on this machine: the service's replicas over one index folder of the
+bundled sample (the hashing embedder, so a replica loads no embedding model), calling a fake OpenAI-compatible
+server in a process of its own that answers after 200 ms. A load of ``--clients`` concurrent chat requests
+(non-streamed ``/v1/chat/completions``, ``concat``, httpx, no retries) is sent through Serve's proxy for ``--requests``
+requests, after a warm-up; requests/s, p50 and p99 per configuration, in one run. Then, with 2 replicas and the same
+load, one replica is killed a second in: the requests that failed (no client retries) are counted.
+
+Writes the "serve-replicas" section of docs/benchmarks.md.
+Run: .venv/bin/python benchmarks/serve_replicas.py [--clients 32] [--requests 400] [--out docs/benchmarks.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import json
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import ray
+from ray import serve
+from run_io import write_section
+from throughput import DELAY_S, server_process
+
+from tanglerag.index.passage_index import store_passages
+from tanglerag.ingest import read_jsonl_passages
+from tanglerag.runtime import Runtime
+from tanglerag.service import ray_serve
+from tanglerag.settings import Settings
+from tanglerag.testing import HashEmbedder
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "src/tanglerag/sample_data/sample_corpus.jsonl"
+QUESTION = {"model": "tanglerag/concat", "messages": [{"role": "user", "content": "When did Brahms write his symphonies?"}]}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def load(base: str, clients: int, requests: int) -> tuple[float, list[float], int]:
+    """``requests`` chat requests, ``clients`` at a time: the seconds, each request's latency, and how many failed."""
+    latencies: list[float] = []
+    failed = 0
+    slots = asyncio.Semaphore(clients)
+    async with httpx.AsyncClient(base_url=base, timeout=60, limits=httpx.Limits(max_connections=clients)) as http:
+        async def one() -> None:
+            nonlocal failed
+            async with slots:
+                start = time.perf_counter()
+                try:
+                    reply = await http.post("/v1/chat/completions", json=QUESTION)
+                    ok = reply.status_code == 200
+                except httpx.HTTPError:
+                    ok = False
+                latencies.append(time.perf_counter() - start)
+                failed += not ok
+        start = time.perf_counter()
+        await asyncio.gather(*(one() for _ in range(requests)))
+    return time.perf_counter() - start, latencies, failed
+
+
+def _replicas() -> list[str]:
+    return [a["name"] for a in ray.util.list_named_actors(all_namespaces=True)
+            if a["name"].startswith(f"SERVE_REPLICA::{ray_serve.APP_NAME}")]
+
+
+def measure(index: Path, model_url: str, replicas: int, clients: int, requests: int, kill: bool) -> dict:
+    settings = Settings.load(overrides=[
+        "llm.backend=openai", f"llm.base_url={model_url}", "llm.cache=false", "llm.concurrency=64",
+        "service.max_running=64", "service.max_waiting=64", f"service.replicas={replicas}",
+        f"service.port={_free_port()}", "service.index_poll_s=0"])
+    base = f"http://127.0.0.1:{settings.service.port}"
+    ray.init(num_cpus=replicas + 1, include_dashboard=False, log_to_driver=False)
+    try:
+        ray_serve.start(functools.partial(Runtime, settings, index_dir=index, embedder=HashEmbedder()),
+                        settings.service)
+        asyncio.run(load(base, clients, clients * 2))  # warm-up: each replica's first requests build its methods
+        killer = threading.Timer(1.0, lambda: ray.kill(ray.get_actor(_replicas()[0], namespace="serve"),
+                                                       no_restart=True)) if kill else None
+        if killer is not None:
+            killer.start()
+        seconds, latencies, failed = asyncio.run(load(base, clients, requests))
+    finally:
+        serve.shutdown()
+        ray.shutdown()
+    ordered = sorted(latencies)
+    return {"replicas": replicas, "killed": kill, "seconds": seconds, "per_s": requests / seconds,
+            "p50_ms": statistics.median(ordered) * 1000, "p99_ms": ordered[int(0.99 * (len(ordered) - 1))] * 1000,
+            "failed": failed, "requests": requests}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--requests", type=int, default=400)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs/benchmarks.md")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp, server_process(DELAY_S) as model_url:
+        index = Path(tmp) / "index"
+        store_passages(index, list(read_jsonl_passages(SAMPLE)), HashEmbedder(), Settings().index)
+        rows = [measure(index, model_url, n, args.clients, args.requests, kill) for n, kill in
+                ((1, False), (2, False), (2, True))]
+    print(json.dumps(rows, indent=1))
+    one, two, killed = rows
+    table = ["| replicas | replica killed after 1 s | requests | seconds | requests/s | p50 ms | p99 ms | failed |",
+             "|---|---|---|---|---|---|---|---|"]
+    table += [f"| {r['replicas']} | {'yes' if r['killed'] else 'no'} | {r['requests']} | {r['seconds']:.1f} | "
+              f"{r['per_s']:.1f} | {r['p50_ms']:.0f} | {r['p99_ms']:.0f} | {r['failed']} |" for r in rows]
+    text = (f"## Serving on Ray Serve replicas (`benchmarks/serve_replicas.py`, one run)\n\n"
+            f"The service as Ray Serve replicas on a local Ray instance on this machine, over one index folder (the "
+            f"bundled sample, hashing embedder), calling a fake OpenAI-compatible server in its own process that "
+            f"answers after {DELAY_S * 1000:.0f} ms; {args.clients} concurrent clients sending non-streamed chat "
+            f"requests (`concat`) through Serve's proxy, no retries, after a warm-up.\n\n" + "\n".join(table) +
+            f"\n\n2 replicas over 1: **{two['per_s'] / one['per_s']:.2f}x** the requests a second (p50 "
+            f"{one['p50_ms']:.0f} -> {two['p50_ms']:.0f} ms). With one of the 2 killed a second into the load: "
+            f"{killed['failed']} of {killed['requests']} requests failed (no client retries).")
+    write_section(args.out, "serve-replicas", text)
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

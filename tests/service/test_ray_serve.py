@@ -1,0 +1,79 @@
+"""``serve --engine ray`` (issue 70): the service as two Ray Serve replicas on a local Ray instance, each its own
+process with its own runtime over one index folder, answering through Serve's proxy as one process does; a replica
+killed while requests go on is replaced, and the other answers meanwhile. The model is a fake OpenAI-compatible server
+on 127.0.0.1 every replica calls, the embedder the hashing one (no model to load in each replica)."""
+
+import functools
+import socket
+import time
+
+import httpx
+import openai
+import pytest
+
+from tanglerag.index.passage_index import store_passages
+from tanglerag.runtime import Runtime
+from tanglerag.settings import Settings
+from tanglerag.testing import HashEmbedder, fake_openai_server
+from tests.service.conftest import CORPUS
+
+ray = pytest.importorskip("ray")
+serve = pytest.importorskip("ray.serve")
+ray_serve = pytest.importorskip("tanglerag.service.ray_serve")
+pytestmark = pytest.mark.xdist_group("ray")  # one Ray instance at a time on this machine
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _replicas() -> list[str]:
+    return [a["name"] for a in ray.util.list_named_actors(all_namespaces=True)
+            if a["name"].startswith(f"SERVE_REPLICA::{ray_serve.APP_NAME}")]
+
+
+def _wait(check, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.5)
+
+
+@pytest.fixture
+def served(tmp_path):
+    """Two replicas of the service on a local Ray instance, their proxy's base URL yielded."""
+    with fake_openai_server(lambda body: "Paris [1]") as model:
+        settings = Settings.load(overrides=["llm.backend=openai", f"llm.base_url={model['base_url']}",
+                                            "llm.cache=false", "retrieval.top_k=3", "service.replicas=2",
+                                            f"service.port={_free_port()}", "service.index_poll_s=0"])
+        store_passages(tmp_path / "index", CORPUS, HashEmbedder(), settings.index)
+        ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
+        try:
+            make = functools.partial(Runtime, settings, index_dir=tmp_path / "index", embedder=HashEmbedder())
+            ray_serve.start(make, settings.service)
+            yield f"http://127.0.0.1:{settings.service.port}"
+        finally:
+            serve.shutdown()
+            ray.shutdown()
+
+
+def _ask(base: str) -> str:
+    client = openai.OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0, timeout=30)
+    reply = client.chat.completions.create(model="tanglerag/concat",
+                                           messages=[{"role": "user", "content": "What is the capital of France?"}])
+    return reply.choices[0].message.content
+
+
+def test_two_replicas_answer_as_one_process_and_a_killed_one_is_replaced(served):
+    assert len(_replicas()) == 2
+    health = httpx.get(f"{served}/healthz", timeout=30).json()
+    assert health["status"] == "ok" and health["index"] and health["index_version"]  # each replica's own index
+    assert all(_ask(served).startswith("Paris [1]") for _ in range(6))
+    victim = _replicas()[0]
+    ray.kill(ray.get_actor(victim, namespace="serve"), no_restart=True)
+    answered = [_ask(served) for _ in range(6)]  # the other replica answers while the dead one is replaced
+    assert all(a.startswith("Paris [1]") for a in answered)
+    _wait(lambda: len(_replicas()) == 2 and victim not in _replicas())
+    assert _ask(served).startswith("Paris [1]")
