@@ -77,3 +77,16 @@ def test_two_replicas_answer_as_one_process_and_a_killed_one_is_replaced(served)
     assert all(a.startswith("Paris [1]") for a in answered)
     _wait(lambda: len(_replicas()) == 2 and victim not in _replicas())
     assert _ask(served).startswith("Paris [1]")
+
+
+def test_a_fixed_count_or_autoscaling_bounds_and_bounds_that_cannot_hold_are_refused():
+    from tanglerag.errors import ConfigError
+
+    fixed = Settings.load(overrides=["service.replicas=3"]).service
+    assert ray_serve.scaling(fixed) == {"num_replicas": 3}
+    scaled = Settings.load(overrides=["service.replicas=2", "service.max_replicas=6",
+                                      "service.target_ongoing_requests=8"]).service
+    assert ray_serve.scaling(scaled) == {"autoscaling_config": {"min_replicas": 2, "max_replicas": 6,
+                                                                "target_ongoing_requests": 8.0}}
+    with pytest.raises(ConfigError, match=r"service.max_replicas \(1\) is below service.replicas \(2\)"):
+        Settings.load(overrides=["service.replicas=2", "service.max_replicas=1"])
