@@ -279,16 +279,20 @@ SPECS = {  # b-orrin-thermostat-2: the maker's undated page first in the search,
 }
 
 
-def test_dates_order_only_passages_of_one_source_and_others_keep_the_searchs_order(llm_factory):
+def test_an_undated_page_keeps_its_place_and_dates_order_the_dated_ones_around_it(llm_factory):
     answer, _ = ask(llm_factory, SPECS, "Which Wi-Fi band does the Orrin T4 hub need?")
-    assert answer.trace.find(VettingStep).shown == ["specs.html", "review.md", "forum.txt"]  # a newer page of
-    assert asserted_text(answer.text) == "2.4 GHz [1]"  # another hand about another model does not jump ahead
+    assert answer.trace.find(VettingStep).shown == ["specs.html", "forum.txt", "review.md"]
+    assert asserted_text(answer.text) == "2.4 GHz [1]"  # the maker's undated page is not ranked below dated ones
+    answer, _ = ask(llm_factory, SPECS, "Which Wi-Fi band does the Orrin T4 hub need?", None,
+                    "ledger.disabled_rules=[asked-names, dates-across]")
+    assert answer.trace.find(VettingStep).shown == ["specs.html", "review.md", "forum.txt"]  # only one source's
     versions = {"hub-2022.md": ("Orrin hub notes: the T4 hub Wi-Fi band is 5 GHz for now.",
                                 {"date": "2022-01-10", "source": "Orrin support"}, "5 GHz"),
                 **SPECS,
                 "hub-2024.md": ("Orrin hub notes, revised: the T4 hub needs a 2.4 GHz Wi-Fi band.",
                                 {"date": "2024-05-01", "source": "Orrin support"}, "2.4 GHz")}
-    answer, _ = ask(llm_factory, versions, "Which Wi-Fi band does the Orrin T4 hub need?")
+    answer, _ = ask(llm_factory, versions, "Which Wi-Fi band does the Orrin T4 hub need?", None,
+                    "ledger.disabled_rules=[asked-names, dates-across]")
     shown = answer.trace.find(VettingStep).shown
     assert shown[0] == "hub-2024.md" and shown[-1] == "hub-2022.md"  # one source's: newest in the first place
 

@@ -78,6 +78,9 @@ RULES: tuple[Rule, ...] = (
     Rule("former-values", "vetting", "vetted: a value a passage gives as what held before a change ('100 MB (was "
          "25 MB)', 'shortened from 15 minutes to 3 minutes', 'up from £355') is not what it says holds: it neither "
          "agrees with an answer naming it nor stands against another", "b-tessera-upload-1"),
+    Rule("dates-across", "vetting", "vetted: dates order dated passages of different sources too, newest first "
+         "(off: only one source's, document's or title's); an undated passage keeps its place either way",
+         "a-kestrel-ferry-1"),
     Rule("complementary", "vetting", "vetted: a list answer whose items different documents state (one office a page) "
          "is reported as complementary, each item a side with its passages, not as a dispute", "c-orbin-offices-1"),
 )

@@ -152,7 +152,8 @@ def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, mom
     kin = {h.passage.id: (docs.found.document[h.passage.id], docs.metas[h.passage.id].source or "",
                           version_free(h.passage.title)) for h in passages}
     kept = [h for h in passages if h.passage.id not in left_out]
-    ranked = _ranked(kept, docs, relevant, kin if by_date else None) if "ranking" not in off else kept
+    ranked = _ranked(kept, docs, relevant, kin if by_date else None, "dates-across" not in off) \
+        if "ranking" not in off else kept
     labels = {h.passage.id: label for h in ranked if (label := _label(h.passage.id, docs))}
     return Vetting(shown=ranked, left_out=left_out, labels=labels, relevant=relevant,
                    unverified=set(docs.unverified), off=off, kin=kin, by_date=by_date)
@@ -183,16 +184,21 @@ def _older_versions(passages: list[RetrievedPassage], docs: Documents) -> dict[s
     return out
 
 
-def _ranked(kept: list[RetrievedPassage], docs: Documents, relevant: set[str],
-            kin: Kin | None) -> list[RetrievedPassage]:
+def _ranked(kept: list[RetrievedPassage], docs: Documents, relevant: set[str], kin: Kin | None,
+            across: bool) -> list[RetrievedPassage]:
     """The module docstring's order: by standing (topic, trust, kind, authority), the search's order within one;
-    then, with ``kin`` (dates order them), the dated passages of one source, document or title newest first in
-    the places they held (``related``): a newer page about another model or by another hand is no better witness."""
+    then, with ``kin`` (dates order them), the dated passages newest first in the places dated ones held, an
+    undated one where it was. ``across``: dates order passages of different sources too (rule ``dates-across``);
+    without it only those of one source, document or title (``related``). Across sources, a newer page of another
+    hand wins where the 1.5B model should answer the value now (freshness v2's plain questions) and loses where
+    an older official page should (a newer blog against a guidance note): chosen on the tune halves of both sets
+    (docs/conflicts.md)."""
     ranked = sorted(kept, key=lambda hit: _standing(hit, docs, relevant))
     if kin is None:
         return ranked
     out = list(ranked)
-    for family in _families([h.passage.id for h in ranked if docs.metas[h.passage.id].date is not None], kin):
+    dated = [h.passage.id for h in ranked if docs.metas[h.passage.id].date is not None]
+    for family in [set(dated)] if across else _families(dated, kin):
         places = [i for i, hit in enumerate(ranked) if hit.passage.id in family]
         newest = sorted((ranked[i] for i in places), key=lambda h: (_standing(h, docs, relevant),
                                                                     -(docs.metas[h.passage.id].date or
