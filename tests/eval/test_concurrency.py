@@ -87,7 +87,8 @@ def test_methods_that_remember_earlier_questions_run_one_at_a_time(caplog):
 def _recording_run(monkeypatch, concurrency: int, wait_for_build_of: int | None = None):
     """Events in the order they happened: ("build", i) as question i's passages are built, ("answered", i) as the
     model answers it. With ``wait_for_build_of``, the model holds every question before that one until that one's
-    passages are built (10 s at most), and says whether they were."""
+    passages are built (60 s at most: in the test command's fresh clone a Ray instance starting on the other worker
+    starved this one past 10 s), and says whether they were."""
     from tanglerag.eval.passages import PassageBuilder
 
     _, examples = load_dataset("ramdocs-sample", limit=6)
@@ -106,7 +107,7 @@ def _recording_run(monkeypatch, concurrency: int, wait_for_build_of: int | None 
         i = next(i for i, ex in enumerate(examples) if ex.question in messages[-1].content)
         if wait_for_build_of is not None and i < wait_for_build_of:
             with lock:
-                events.append(("waited", i, built.wait(10)))
+                events.append(("waited", i, built.wait(60)))
         with lock:
             events.append(("answered", i))
         return "3,559 people [1]"
