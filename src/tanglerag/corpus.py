@@ -3,7 +3,7 @@ embedded index, or an index handed in such as an evaluation's pooled passages) o
 (``store.backend``).
 
 Why one object: the runtime, the service and the evaluation each asked "is this a store?" before every use (twelve
-branches in six files), and each new thing a corpus does meant a new branch in each. Here each kind answers for
+branches in five files), and each new thing a corpus does meant a new branch in each. Here each kind answers for
 itself: the retriever a question gets, what a read-only request sees, whether it is ready and why not, which folder
 announces its versions. ``open_corpus`` is the one place the two are told apart, by the store's capability
 (``index_folder``), never by a backend's name.
