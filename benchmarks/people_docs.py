@@ -322,10 +322,10 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
             "documents state them, a document's kind shared by its chunks, the `former-values` and `complementary` "
             "rules, an undated passage keeping its place among dated ones, and no date order when the question "
             "names its year. `vetted` and its ablations `without-former-values` and `without-dates-across` (dates "
-            "ordering only one source's, document's or title's passages) were run after those changes; every other "
-            "run, the ledger's "
-            "and the other ablations included, is of commit 135c729 or before (the ledger's claims under the new "
-            "dates would be about two hours of model time here). The new date phrasings were found reading folders "
+            "ordering only one source's, document's or title's passages) were run after those changes, and so was "
+            "`ledger` (which since then reads no claim from a passage about another question; `ledger-135c729` is "
+            "it before, with its ablations); every other run, `ledger-passages` included, is of commit 135c729 or "
+            "before. The new date phrasings were found reading folders "
             "of both halves, so for dating the check half is no longer unseen. Every model call is the "
             "embedded 1.5B model's, through the disk cache (a ledger run "
             "after the first replays its claims); a cell `of N` under its half's size is a run that was still going "
@@ -368,7 +368,8 @@ turned off (``--set ledger.disabled_rules=[RULE]``; the ledger's replayed on the
 def ablation(runs: dict[str, list[Outcome]]) -> list[str]:
     """For each method with ablation runs, a row for each rule turned off: right / fully right on each half, and
     the change against the whole method."""
-    return [line for method in ("ledger", "vetted-135c729", "vetted") for line in _ablation(runs, method)]
+    return [line for method in ("ledger-135c729", "ledger", "vetted-135c729", "vetted")
+            for line in _ablation(runs, method)]
 
 
 def _ablation(runs: dict[str, list[Outcome]], method: str) -> list[str]:
@@ -419,8 +420,8 @@ def main(argv: list[str] | None = None) -> int:
         methods = [m.strip() for m in args.methods.split(",") if m.strip()]
         run(asks, methods, args.overrides, args.label, args.runs, args.fresh, args.cache, args.inject)
     else:
-        order = ("rule", "concat", "corg", "separate", "ledger-main", "ledger", "ledger-passages", "vetted-135c729",
-                 "vetted")
+        order = ("rule", "concat", "corg", "separate", "ledger-main", "ledger-135c729", "ledger", "ledger-passages",
+                 "vetted-135c729", "vetted")
         args.out.write_text(report(asks, load_runs(args.runs), order) + "\n")
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
