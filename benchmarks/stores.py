@@ -361,7 +361,7 @@ def _ranked(backend: str, folder: Path, documents: list, examples: list, setting
                      **({"url": server.url} if server else {"path": str(folder)})}
             settings = settings.model_copy(update={"store": settings.store.model_validate(store)})
             runtime = Runtime(settings, embedder=embedder)
-            write_documents(runtime.store, documents, embedder, COLLECTION)
+            write_documents(runtime.corpus.store, documents, embedder, COLLECTION)  # a StoreCorpus
         retriever = runtime.retriever()
         return [[hit.passage.id for hit in retriever.retrieve(Question(text=ex.question), RETRIEVAL_K).passages]
                 for ex in examples]

@@ -97,3 +97,15 @@ def test_a_finished_runtime_lets_go_of_its_corpus_at_once(folder):
         assert corpus() is None
     finally:
         gc.enable()
+
+
+def test_the_python_api_refuses_to_write_an_index_folder_a_store_would_not_answer_from(tmp_path):
+    from tanglerag import Tanglerag
+
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"id": "a", "text": "Leave is five days."}\n')
+    rag = Tanglerag(tmp_path / "idx", Settings.load(overrides=["store.backend=qdrant", "store.url=http://127.0.0.1:9"]),
+                    embedder=HashEmbedder())
+    with pytest.raises(InputError, match="store.backend=qdrant answers from its collection"):
+        rag.build(corpus)
+    assert not (tmp_path / "idx").exists()  # refused before anything was written

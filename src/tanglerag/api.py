@@ -207,6 +207,9 @@ class Tanglerag:
         return report
 
     def _folder(self) -> Path:
+        """The index folder a build, an add or a removal writes (refused before anything is written when the
+        settings name a store, which this folder would not feed)."""
+        self.runtime.corpus.refuse_folder_writes()
         if self.index_dir is None:
             raise InputError("this Tanglerag has no index folder: give one, Tanglerag(index_dir)")
         return self.index_dir

@@ -71,6 +71,9 @@ class Corpus(Protocol):
     def replace_index(self, index: PassageIndex) -> None:
         """Serve ``index`` from now on (a store has no index to replace: InputError)."""
 
+    def refuse_folder_writes(self) -> None:
+        """InputError when an index folder written now would not be what answers (a store answers)."""
+
     def present(self) -> bool:
         """Whether there is anything to answer from (the service's readiness says so)."""
 
@@ -126,6 +129,9 @@ class FolderCorpus:
     def replace_index(self, index: PassageIndex) -> None:
         self._index = index
 
+    def refuse_folder_writes(self) -> None:
+        return None
+
     def present(self) -> bool:
         return self._index is not None if self._given else \
             self.folder is not None and (self.folder / "manifest.json").exists()
@@ -179,6 +185,12 @@ class StoreCorpus:
 
     def replace_index(self, index: PassageIndex) -> None:
         raise InputError(f"store.backend={self._settings.store.backend} holds no index folder to replace")
+
+    def refuse_folder_writes(self) -> None:
+        backend = self._settings.store.backend
+        raise InputError(f"store.backend={backend} answers from its collection, not an index folder: write into "
+                         f"it with `tanglerag index CORPUS --store {backend} ...` (or stores.documents."
+                         "write_documents)")
 
     def present(self) -> bool:
         return True

@@ -33,11 +33,12 @@ _DATING = re.compile(r"\b(?:(?:as of|as at|updated|revised|reviewed|edited|dated
 "extracted from the register on 3 October 2024". A verb of adoption or publication may stand up to six
 words from its date ("adopted by the governors on"); "as of" and the like must be followed by it ("as of the census
 of 2010" is what a figure counts, not when the page was written)."""
-_HEADING_DATE = re.compile(r"^(?:#{1,6}[^\n]*?\b|\W{0,2}v?)\d+\.\d+(?:\.\d+)?\b[^\n]{0,40}?\b(\d{4}-\d{2}-\d{2})\b",
+_HEADING_DATE = re.compile(r"^(?:#{1,6}[^\n]*?\bv?\d+\.\d+(?:\.\d+)?\b[^\n]*?\b(\d{4}-\d{2}-\d{2})\b|"
+                           r"\W{0,2}v?\d+\.\d+(?:\.\d+)?\s*[-(\[\u2013]\s*(\d{4}-\d{2}-\d{2})\s*[)\]]?\s*$)",
                            re.MULTILINE)
 """A changelog's version heading with its date ("## 2.4.0 - 2024-06-11", "### [3.1] (2023-02-01)", a plain text
-release history's "1.6.0 (2024-04-02)" line): the newest such heading dates the passage, as the release notes it
-holds are that release's."""
+release history's "1.6.0 (2024-04-02)" line, a version and its date alone: a price table's "| 12.50 | 2023-05-01 |"
+is none): the newest such heading dates the passage, as the release notes it holds are that release's."""
 _DATE_LINE = re.compile(r"^[^\w\n]{0,3}(?:(?:issue|edition|newsletter)\b[^\n]{0,20}?[,:\u2013\u2014-]\s*)?" + DATE
                         + r"[^\w\n]{0,3}$", re.IGNORECASE | re.MULTILINE)
 """A line of a document's head that is a date and nothing else, as a newsletter, a letter or minutes give theirs
@@ -80,28 +81,39 @@ _EARLIEST = 1900
 """The earliest year a document stamp is read as: "updated 1200 records" names a count, not the year 1200."""
 
 
-def stated_date(text: str) -> tuple[datetime.date, str] | None:
+def stated_date(text: str, document_head: bool = True) -> tuple[datetime.date, str] | None:
     """The date a passage gives itself in its words, as a document date and its precision ("year", "month",
     "day"): a chat export's first message time; else the newest of a changelog's dated version headings; else a cue
     ("as of", "updated", "published", "approved", "in force from", "effective"...) followed by a date near its
-    start or its end (``_STAMP_CHARS``), the first date it takes effect, else the first such. None when it states none, or a date after next year (a
-    number after a cue word that is no date: "updated 2500 records"), or before 1900 ("updated 1200 records"). For
-    documents whose date is in their text only."""
+    start or its end (``_STAMP_CHARS``), the first date it takes effect, else the first such; else, when ``text``
+    begins a document (``document_head``: not a later chunk of one, whose first lines may be a table's cells), a
+    title saying from when it holds or a line of its first three that is a date alone (a day or a named month). None
+    when it states none, or a date after next year (a number after a cue word that is no date: "updated 2500
+    records"), or before 1900 ("updated 1200 records"). For documents whose date is in their text only."""
     latest = datetime.date.today().year + 1
     if (chat := _CHAT_STAMP.match(text)) is not None and (day := _iso(chat[1])) is not None:
         return day, "day"
-    headings = [d for d in (_iso(m[1]) for m in _HEADING_DATE.finditer(text)) if d is not None and d.year <= latest]
+    headings = [d for d in (_iso(m[1] or m[2]) for m in _HEADING_DATE.finditer(text))
+                if d is not None and d.year <= latest]
     if headings:
         return max(headings), "day"
     edges = text if len(text) <= 2 * _STAMP_CHARS else f"{text[:_STAMP_CHARS]}\n{text[-_STAMP_CHARS:]}"
-    head = "\n".join(_heading_words(text[:_STAMP_CHARS]).split("\n")[:_HEAD_LINES])
-    cues = [*_EFFECTIVE.finditer(edges), *_DATING.finditer(edges), *_TITLE_FROM.finditer(head),
-            *(m for m in _DATE_LINE.finditer(head) if not m["year"])]
+    head = "\n".join(_heading_words(text[:_STAMP_CHARS]).split("\n")[:_HEAD_LINES]) if document_head else ""
+    cues = [*_EFFECTIVE.finditer(edges), *(m for m in _DATING.finditer(edges) if _dating(m, edges)),
+            *(m for m in [*_TITLE_FROM.finditer(head), *_DATE_LINE.finditer(head)] if not (m["year"] or m["ym"]))]
     for match in cues:
         found = parsed(match)
         if found is not None and _EARLIEST <= found[0].year <= latest:
             return found
     return None
+
+
+def _dating(match: re.Match[str], text: str) -> bool:
+    """Whether a cue's match dates the document: not a bare year after a comma ("published 3 reports, 2000 copies")
+    nor the next meeting's date in minutes ("Next meeting, 21 January 2025")."""
+    if match["year"] and "," in match[0]:
+        return False
+    return not re.search(r"\bnext\s*$", text[max(0, match.start() - 12):match.start()], re.IGNORECASE)
 
 
 def _heading_words(head: str) -> str:

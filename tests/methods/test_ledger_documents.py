@@ -227,7 +227,8 @@ def test_a_correction_does_not_set_aside_what_was_written_after_it(llm_factory):
     ("c.md", "Handbook", "Adopted by the board. This replaces the draft of 2021.", None),
     ("d.md", "Town news", "The mayor opened the bridge on Friday.", None),
     ("e.html", "RAVENSMOOR TILE WORKS LIMITED - Company overview - Northern Companies Registry", "Company number",
-     "register")])
+     "register"),
+    ("f.md", "Our house move", "We checked the land registry before we made an offer.", None)])
 def test_a_documents_kind_is_read_from_its_name_title_and_opening_words(path, title, text, kind):
     assert document_kind({"path": path}, title, text) == kind
 
@@ -333,6 +334,10 @@ def test_a_date_alone_on_a_line_below_a_documents_head_is_a_cell_not_its_date():
     register = "RAVENSMOOR TILE WORKS LIMITED\n\nCompany number\n\n06984417\n\nIncorporated on\n\n14 August 2009"
     assert stated_date(register) is None
     assert stated_date("# Results\n\n2023\n\nThe race was won in 2:14.") is None  # a bare year is a heading
+    assert stated_date("Incorporated on\n14 August 2009\n\nOfficers", document_head=False) is None  # a later chunk
+    for text in ("Visitor numbers from 2015 to 2023\nby year", "| 12.50 | 2023-05-01 |\n| 13.00 | 2024-05-01 |",
+                 "1.2 Applications close 2024-03-15", "Published 3 reports, 2000 copies each", "2011-12\nBudget"):
+        assert stated_date(text) is None, text  # a range, a table, a deadline, a count, a fiscal year
 
 
 def test_impossible_or_ancient_stamps_date_nothing():

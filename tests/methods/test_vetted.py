@@ -236,6 +236,11 @@ def test_a_value_a_change_left_behind_is_not_what_the_passage_says_holds():
         == ["100 MB"]
     assert "25 MB" in [s for _, s in stated_values("Uploads from phones: the maximum size per file is 25 MB.",
                                                     question)]  # "from" without "to": no change stated
+    hours = "What are the opening hours of the library on weekdays?"
+    assert [s for _, s in stated_values("The library is open on weekdays from 9:00 to 17:00.", hours)][-1] == "17:00"
+    assert len(stated_values("The library is open on weekdays from 9:00 to 17:00.", hours)) == 2  # a range: no change
+    fee = "What was the library membership fee in 2020?"
+    assert "£30" in [s for _, s in stated_values("Library membership fee was £30 in 2020.", fee)]  # past, not former
     kept = [s for _, s in stated_values("Maximum upload size per file raised to 100 MB (was 25 MB).", question,
                                         skip_former=False)]
     assert kept == ["100 MB", "25 MB"]  # the rule off (former-values): both count
@@ -257,6 +262,8 @@ def test_two_versions_of_one_page_titled_but_for_updated_are_one_documents_dates
                                                                                          "Tidewell Dental")
     assert version_free("Borrowing limits — revised 2024") == "borrowing limits"
     assert version_free("Opening hours – Harbour branch") != version_free("Opening hours – Hill branch")
+    assert version_free("Route 12 timetable") != version_free("Route 7 timetable")  # numbers name other things
+    assert version_free("New York office") != version_free("York office")
 
 
 def test_an_older_version_of_a_retitled_page_is_set_aside_as_outdated(llm_factory):
@@ -326,3 +333,8 @@ def test_a_list_answer_whose_parts_different_documents_state_is_complementary_no
     assert complementary("Leeds and Leeds staff [2, 3]", ["leeds", "leeds#2"], offices, vetting) is None  # one document
     assert complementary("Tallinn and Riga [1, 2]", ["tallinn", "leeds"], offices, vetting) is None  # Riga: no passage
     assert complementary("Tallinn [1, 2]", ["tallinn", "leeds"], offices, vetting) is None  # one item
+    both = as_retrieved([Passage(id="list", text="Offices: Tallinn and Leeds."),
+                         Passage(id="news", text="News from our Tallinn office.")])
+    listed = Vetting(shown=both, kin={"list": (0, "", ""), "news": (1, "", "")})
+    for cited in (["list", "news"], ["news", "list"]):  # one document states every item, whichever is cited first
+        assert complementary("Tallinn and Leeds [1, 2]", cited, both, listed) is None

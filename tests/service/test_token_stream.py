@@ -80,5 +80,6 @@ def test_an_answer_asked_again_streams_why_between_the_two_and_its_rest_once(tmp
     streamed = "".join(c.choices[0].delta.content for c in chunks if c.choices and c.choices[0].delta.content)
     content = whole.choices[0].message.content
     assert content.startswith("100 MB [1]\nSet aside: 25 MB: a README beside release notes that change it")
-    assert streamed == ("25 MB [2]\n(asked again without [2]: a README beside release notes that change it)\n"
+    assert streamed == ("25 MB [2]\n(asked again without Tessera README: a README beside release notes that change "
+                        "it)\n"
                         + content)  # the final answer and its sources once, not the whole reply again

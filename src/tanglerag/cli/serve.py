@@ -64,8 +64,9 @@ def serve(
     if cfg.engine == "ray":
         from tanglerag.service import ray_serve
 
-        console.print(f"Ray Serve: {ray_serve.scaling(cfg)} replicas of the service")
-        ray_serve.start(functools.partial(Runtime, settings, index_dir=index_dir), cfg, runs, blocking=True)
+        bounds = f"{cfg.replicas} to {cfg.max_replicas}" if cfg.max_replicas else f"{cfg.replicas}"
+        console.print(f"Ray Serve: {bounds} replicas of the service")
+        ray_serve.start(functools.partial(Runtime, settings, index_dir=index_dir), cfg, keys, runs, blocking=True)
         return
     # info: one line per request (method, path, status), as a person watching a server expects
     uvicorn.run(create_app(Runtime(settings, index_dir=index_dir), keys, runs_dir=runs), host=cfg.host,

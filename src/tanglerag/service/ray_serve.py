@@ -19,6 +19,7 @@ from typing import Any
 from tanglerag.config import ServiceConfig
 from tanglerag.errors import ConfigError
 from tanglerag.runtime import Runtime
+from tanglerag.service.auth import ApiKeys
 
 APP_NAME = "tanglerag"
 """The Serve application (and its deployment's) name: ``serve status`` and the replicas' actor names show it."""
@@ -42,15 +43,13 @@ def replica_class() -> type:
 
     @serve.ingress()
     class ServiceReplica:
-        def __init__(self, make_runtime: Callable[[], Runtime], keys_file: Path | None,
-                     runs_dir: Path | None) -> None:
-            self._make_runtime, self._keys_file, self._runs_dir = make_runtime, keys_file, runs_dir
+        def __init__(self, make_runtime: Callable[[], Runtime], keys: ApiKeys, runs_dir: Path | None) -> None:
+            self._make_runtime, self._keys, self._runs_dir = make_runtime, keys, runs_dir
 
         def __serve_build_asgi_app__(self) -> Any:
             from tanglerag.service.app import create_app
-            from tanglerag.service.auth import ApiKeys
 
-            return create_app(self._make_runtime(), ApiKeys.load(self._keys_file), runs_dir=self._runs_dir)
+            return create_app(self._make_runtime(), self._keys, runs_dir=self._runs_dir)
 
     return ServiceReplica
 
@@ -64,8 +63,11 @@ def scaling(config: ServiceConfig) -> dict[str, Any]:
                                    "target_ongoing_requests": config.target_ongoing_requests}}
 
 
-def application(make_runtime: Callable[[], Runtime], config: ServiceConfig, runs_dir: Path | None = None) -> Any:
-    """The Serve application of the service: its deployment bound to the recipe of a replica's runtime. A replica
+def application(make_runtime: Callable[[], Runtime], config: ServiceConfig, keys: ApiKeys,
+                runs_dir: Path | None = None) -> Any:
+    """The Serve application of the service: its deployment bound to the recipe of a replica's runtime and the API
+    keys the driver loaded (checked there against the host; a replica on another node reading its own environment
+    or key file could come up with none, every caller then admin). A replica
     is handed at most what one process admits before its own 429s (``max_running + max_waiting``; with
     ``max_running`` unset, what the model backend serves at once is known only once it is built in the replica, so
     ``UNSET_RUNNING``): more wait in Serve's proxy for a replica with room."""
@@ -74,11 +76,11 @@ def application(make_runtime: Callable[[], Runtime], config: ServiceConfig, runs
     deployment = serve.deployment(replica_class(), name=APP_NAME, max_ongoing_requests=limit,
                                   health_check_period_s=2, graceful_shutdown_timeout_s=config.answer_timeout_s,
                                   **scaling(config))
-    return deployment.bind(make_runtime, config.api_keys_file, runs_dir)
+    return deployment.bind(make_runtime, keys, runs_dir)
 
 
-def start(make_runtime: Callable[[], Runtime], config: ServiceConfig, runs_dir: Path | None = None,
-          blocking: bool = False) -> None:
+def start(make_runtime: Callable[[], Runtime], config: ServiceConfig, keys: ApiKeys | None = None,
+          runs_dir: Path | None = None, blocking: bool = False) -> None:
     """Join (``service.ray_address``) or start Ray, start Serve's proxy on ``service.host:port`` and run the
     application; ``blocking``: until interrupted, then shut Serve down (its replicas finish their requests first)."""
     ray, serve = _ray()
@@ -86,6 +88,7 @@ def start(make_runtime: Callable[[], Runtime], config: ServiceConfig, runs_dir: 
         ray.init(address=config.ray_address, include_dashboard=False, log_to_driver=False)
     serve.start(http_options={"host": config.host, "port": config.port})
     try:
-        serve.run(application(make_runtime, config, runs_dir), name=APP_NAME, route_prefix="/", blocking=blocking)
+        serve.run(application(make_runtime, config, keys if keys is not None else ApiKeys({}), runs_dir),
+                  name=APP_NAME, route_prefix="/", blocking=blocking)
     except KeyboardInterrupt:
         serve.shutdown()

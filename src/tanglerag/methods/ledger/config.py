@@ -60,9 +60,9 @@ class LedgerConfig(Section):
         "similarity of two claims' 'about' (rapidfuzz token set ratio) from which they are about the same thing; "
         "below it their different answers are complementary"))
     relevance: float = Field(0.5, ge=0, le=1, description=(
-        "share of the question's content words a passage must hold for its claim to compete (and every year the "
-        "question names); claims of passages about other questions are kept in the trace, marked, and decide "
-        "nothing (0 lets every claim compete)"))
+        "share of the question's content words a passage must hold for its claim to be read and compete (and every "
+        "year the question names); a passage about another question is not read, and the trace lists it "
+        "(0 reads every passage)"))
     provenance_weights: ProvenanceWeights = Field(default_factory=lambda: ProvenanceWeights(), description=(
         "what the provenance policy weighs: a named source and a date on the side's best document"))
     description_overlap: float = Field(0.4, ge=0, le=1, description=(

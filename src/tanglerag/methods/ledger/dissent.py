@@ -26,20 +26,26 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _AMOUNT = re.compile(r"(?:[$€£¥]|\b(?:EUR|USD|GBP|CHF|CAD|AUD)\s?)?\d[\d,.:]*(?:\s*(?:k|m|bn)\b|%)?(?:\s+[^\s\d]+){0,2}",
                      re.IGNORECASE)
 """A number with what may follow it (a currency before, a unit or counted thing after): the spans read as values."""
-_FORMER = re.compile(r"\b(?:was|were|previously|formerly|instead of|replacing|replaces|no longer|(?:up|down) from|"
-                     r"(?:raised|lowered|increased|reduced|cut|shortened|lengthened|extended|changed|moved) from)"
-                     r"\s*[(:]?\s*$", re.IGNORECASE)
-"""Words before a value that make it the one a change left behind: "100 MB (was 25 MB)", "up from £355"."""
+_CHANGED = (r"(?:raised|lowered|increased|decreased|reduced|cut|shortened|lengthened|extended|changed|moved|went|"
+            r"rose|fell|dropped|grew|jumped|climbed)")
+_FORMER = re.compile(r"(?:\((?:was|previously|formerly)|\b(?:previously|formerly|instead of|replacing|replaces|no longer|"
+                     r"(?:up|down) from|" + _CHANGED + r" from))\s*:?\s*$", re.IGNORECASE)
+"""Words before a value that make it the one a change left behind: "100 MB (was 25 MB)", "up from £355", "shortened
+from 15 minutes". A plain "was" is no change ("the fee was £30 in 2020" states 2020's fee), nor is a range's
+"from 9:00 to 17:00"."""
+_CHANGE = re.compile(r"\b" + _CHANGED + r"\b", re.IGNORECASE)
 _FROM_TO = re.compile(r"\bfrom\s*$", re.IGNORECASE)
 _TO = re.compile(r"^\S+(?:\s+[^\s\d]+)?\s+to\b", re.IGNORECASE)
-"""A value, perhaps its unit, then "to": the first value of "from 15 minutes to 3 minutes"."""
+"""A value, perhaps its unit, then "to": the first value of "went from 25 MB to 100 MB"."""
 
 
 def former(sentence: str, start: int) -> bool:
-    """Whether the value at ``sentence[start:]`` is what held before a change the sentence states ("was 25 MB",
-    "shortened from 15 minutes to 3 minutes"): a passage saying so states the new value, not the old."""
+    """Whether the value at ``sentence[start:]`` is what held before a change the sentence states ("(was 25 MB)",
+    "shortened from 15 minutes to 3 minutes", "went from 25 MB to 100 MB"): a passage saying so states the new value,
+    not the old. A range ("open from 9:00 to 17:00") names no change: both ends stand."""
     before = sentence[:start]
-    return bool(_FORMER.search(before) or (_FROM_TO.search(before) and _TO.search(sentence[start:])))
+    return bool(_FORMER.search(before) or (_FROM_TO.search(before) and _CHANGE.search(before)
+                                           and _TO.search(sentence[start:])))
 
 
 def stated_values(text: str, question: str, skip_former: bool = True) -> list[tuple[Value, str]]:
@@ -143,8 +149,11 @@ def complementary(answer: str, cited: list[str], passages: list[RetrievedPassage
         if not holding:
             return None
         sides.append(Side(answer=item, passages=holding, witnesses=len(holding), verdict="kept"))
-    documents = {vetting.kin.get(s.passages[0], (s.passages[0],))[0] for s in sides}
-    if len(documents) < 2:
+    def document(pid: str) -> object:
+        return vetting.kin.get(pid, (pid,))[0]
+
+    holding_all = set.intersection(*({document(pid) for pid in side.passages} for side in sides))
+    if holding_all:  # one document states every item: a list read from it, not parts from several
         return None
     return ConflictReport(kind="complementary", sides=sides,
                           rule="complementary: the answer's parts are stated by different documents")

@@ -32,9 +32,11 @@ _WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
                              r"(?:\s*[-(]\s*\d{4}-\d{2}-\d{2})?\s*$",
                              re.I | re.M)),
     ("register", re.compile(r"\b(?:official register|register of|registry of|statutory register|"
-                            r"the (?:public|national|official) (?:register|registry)|(?:companies|company|land|"
-                            r"charity|charities|business|trade|electoral) regist(?:er|ry))\b", re.I)),
+                            r"the (?:public|national|official) (?:register|registry))\b", re.I)),
 )
+_TITLED_REGISTER = re.compile(r"\b(?:companies|company|land|charity|charities|business|trade) regist(?:er|ry)\b", re.I)
+"""A register named so in its title ("... - Northern Companies Registry"); in a page's words the same names are
+what it is about ("we checked the land registry before we made an offer"), not what it is."""
 _ADOPTED = re.compile(r"(?<!not )(?<!not yet )\b(?:adopted|approved|ratified|in force|final version|agreed)\b",
                       re.I)
 _DRAFTING = re.compile(r"\b(?:draft|proposal|not (?:yet )?(?:approved|adopted))\b", re.I)
@@ -53,7 +55,7 @@ def document_kind(metadata: Mapping[str, Any], title: str, text: str) -> Documen
             if kind == "draft" and _ADOPTED.search(head) and not _DRAFTING.search(title):
                 continue
             return kind
-    return None
+    return "register" if _TITLED_REGISTER.search(title) else None
 
 
 def asks_about_drafts(question: str) -> bool:

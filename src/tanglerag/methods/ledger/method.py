@@ -104,8 +104,8 @@ def read_passages(passages: list[RetrievedPassage], asked: str, metas: dict[str,
 
 
 def mark_relevance(claims: list[Claim], scores: dict[str, float], threshold: float) -> None:
-    """Claims of passages about another question (below ``ledger.relevance``) stay in the trace, marked, but
-    compete for nothing."""
+    """Each claim's share of the question's words, and whether it reaches ``ledger.relevance``: the ledger reads
+    claims from passages that reach it only, so its own are all relevant; the mark stays for claims handed in."""
     for claim in claims:
         claim.relevance = scores[claim.passage_id]
         claim.relevant = claim.relevance >= threshold
@@ -156,7 +156,8 @@ def dated_by_text(passages: list[RetrievedPassage], metas: dict[str, DocumentMet
     for hit in passages:
         if hit.passage.id in undatable:  # the trust setting does not let its document declare a date
             continue
-        if metas[hit.passage.id].date is None and (stated := stated_date(hit.passage.text)) is not None:
+        head = hit.passage.metadata.get("chunk", 0) == 0  # a later chunk's first lines are no document's head
+        if metas[hit.passage.id].date is None and (stated := stated_date(hit.passage.text, head)) is not None:
             stamps.setdefault(document[hit.passage.id], stated)
     for pid, meta in metas.items():
         stated = stamps.get(document[pid]) if meta.date is None and pid not in undatable else None
@@ -274,7 +275,10 @@ class LedgerMethod(Method):
 
     async def _claims(self, asked: Question, passages: list[RetrievedPassage],
                       config: LedgerConfig) -> tuple[list[Claim], list[str]]:
-        """Each passage's claim, by the ledger's own call or from another method's answers."""
+        """Each passage's claim, by the ledger's own call or from another method's answers (none, and no call,
+        when every passage is about another question)."""
+        if not passages:
+            return [], []
         if config.claims_from == "quotes":
             return await read_claims(self.llm, asked.text, passages, self.settings.methods.passage_words,
                                      config.claim_tokens)

@@ -34,8 +34,9 @@ RULES: tuple[Rule, ...] = (
          "its file name, title and opening words", "b-pondlog-cli-1", {"head_chars": "300 (kinds._HEAD_CHARS)"}),
     Rule("grounding", "claim", "a claim whose passage holds neither its quote nor its answer's words decides nothing",
          "amendment-travel-allowance"),
-    Rule("relevance", "claim", "a claim competes only when its passage holds enough of the question's content words "
-         "and every year it names", "relevance-game-release", {"threshold": "ledger.relevance (0.5)"}),
+    Rule("relevance", "claim", "a passage is read (its claim competes) only when it holds enough of the question's "
+         "content words and every year it names; the others are listed as not read", "relevance-game-release",
+         {"threshold": "ledger.relevance (0.5)"}),
     Rule("asked-names", "claim", "a claim competes only when its passage (with its title, source and path) names "
          "at least half of the names the question asks about: a page about another library, couple or plan "
          "answers nothing for this one (off by default: ledger.disabled_rules)", "d-library-hours-2"),

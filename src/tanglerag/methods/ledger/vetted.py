@@ -50,12 +50,13 @@ def labelled(vetting: Vetting) -> list[RetrievedPassage]:
 
 def _say_asked_again(vetting: Vetting, losers: dict[str, str]) -> None:
     """Tell a reader watching the first answer come why a second follows (its line, between the two): a streamed
-    answer cannot be taken back, and two answers one after the other with nothing between read as a stutter."""
+    answer cannot be taken back, and two answers one after the other with nothing between read as a stutter. The
+    passages are named by title, not by number: the second answer numbers them anew."""
     with streamed_answer():
         say = token_sink()
     if say is not None:
-        marks = ", ".join(f"[{n}]" for n, h in enumerate(vetting.shown, 1) if h.passage.id in losers)
-        say(f"(asked again without {marks}: {'; '.join(why.split(': ', 1)[-1] for why in losers.values())})")
+        names = ", ".join(h.passage.title or h.passage.id for h in vetting.shown if h.passage.id in losers)
+        say(f"(asked again without {names}: {'; '.join(why.split(': ', 1)[-1] for why in losers.values())})")
 
 
 class VettedMethod(Method):

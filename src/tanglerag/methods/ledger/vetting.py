@@ -147,7 +147,7 @@ def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, mom
             left_out[pid] = f"as-of: dated {date.isoformat()}, after {moment.text}"
         elif pid in docs.unverified and vouched:
             left_out[pid] = "trust: declares what only the trusted folders may, and a trusted document answers"
-    if "supersede" not in off:
+    if "supersede" not in off and by_date:  # asked about a year, an older version may be the one that answers
         left_out |= _older_versions([h for h in passages if h.passage.id not in left_out], docs)
     kin = {h.passage.id: (docs.found.document[h.passage.id], docs.metas[h.passage.id].source or "",
                           version_free(h.passage.title)) for h in passages}
@@ -159,8 +159,10 @@ def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, mom
                    unverified=set(docs.unverified), off=off, kin=kin, by_date=by_date)
 
 
-_VERSION_WORDS = re.compile(r"\b(?:updated|update|revised|revision|amended|new|latest|current|final|old|edition|"
-                            r"version|v?\d+(?:\.\d+)*)\b")
+_VERSION_WORDS = re.compile(r"\b(?:updated|update|revised|revision|amended|edition|version|v\d+(?:\.\d+)*|"
+                            r"(?:19|20)\d{2})\b")
+"""What tells one version of a page from another in its title: a mark of revision, a version number, a year. Not a
+plain number ("Route 12", "iPhone 15" name other things) nor "new" ("New York")."""
 
 
 def version_free(title: str) -> str:
