@@ -159,10 +159,10 @@ def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, mom
                    unverified=set(docs.unverified), off=off, kin=kin, by_date=by_date)
 
 
-_VERSION_WORDS = re.compile(r"\b(?:updated|update|revised|revision|amended|edition|version|v\d+(?:\.\d+)*|"
-                            r"(?:19|20)\d{2})\b")
-"""What tells one version of a page from another in its title: a mark of revision, a version number, a year. Not a
-plain number ("Route 12", "iPhone 15" name other things) nor "new" ("New York")."""
+_VERSION_WORDS = re.compile(r"\b(?:(?:version|edition|revision|rev|v)\s*\d+(?:\.\d+)*|updated|update|revised|"
+                            r"revision|amended|edition|version|(?:19|20)\d{2})\b")
+"""What tells one version of a page from another in its title: a mark of revision, a version number ("Version 2",
+"v2.1"), a year. Not a plain number ("Route 12", "iPhone 15" name other things) nor "new" ("New York")."""
 
 
 def version_free(title: str) -> str:
