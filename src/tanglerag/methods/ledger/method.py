@@ -144,20 +144,29 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _document(hit: RetrievedPassage) -> object:
+    """The document a passage is a chunk of: its file (``path``), its record (``source_id``), else itself."""
+    return hit.passage.metadata.get("path") or hit.passage.metadata.get("source_id") or hit.passage.id
+
+
+def _opens_document(hit: RetrievedPassage) -> bool:
+    """Whether a passage is its document's first chunk, whose first lines are the document's head."""
+    return bool(hit.passage.metadata.get("chunk", 0) == 0)
+
+
 def dated_by_text(passages: list[RetrievedPassage], metas: dict[str, DocumentMeta],
                   undatable: Collection[str] = ()) -> dict[str, DocumentMeta]:
     """Passages whose metadata gives no date, dated by the date their document's words give it ("As of June 12,
     2018, ...", "updated in 2019:"), as many documents carry theirs in the text only: a stamp in one chunk dates
     every retrieved chunk of its file (``path``) or record (``source_id``). Marked in ``meta`` as ``date_from:
     text``, so a reader can tell it from a date the metadata gave."""
-    document = {h.passage.id: h.passage.metadata.get("path") or h.passage.metadata.get("source_id") or h.passage.id
-                for h in passages}
+    document = {h.passage.id: _document(h) for h in passages}
     stamps: dict[object, tuple[datetime.date, str]] = {}
     for hit in passages:
         if hit.passage.id in undatable:  # the trust setting does not let its document declare a date
             continue
-        head = hit.passage.metadata.get("chunk", 0) == 0  # a later chunk's first lines are no document's head
-        if metas[hit.passage.id].date is None and (stated := stated_date(hit.passage.text, head)) is not None:
+        if metas[hit.passage.id].date is None and \
+                (stated := stated_date(hit.passage.text, _opens_document(hit))) is not None:
             stamps.setdefault(document[hit.passage.id], stated)
     for pid, meta in metas.items():
         stated = stamps.get(document[pid]) if meta.date is None and pid not in undatable else None
@@ -172,15 +181,12 @@ def document_kinds(passages: list[RetrievedPassage]) -> dict[str, DocumentKind]:
     record's (``source_id``) first chunk says it is ("Correction:", "DRAFT") its other chunks are too, as the chunk a
     question retrieves is often one without the head; a later chunk speaks for itself only (a handbook's section
     that mentions "the draft of 2021" is no draft)."""
-    def document(hit: RetrievedPassage) -> object:
-        return hit.passage.metadata.get("path") or hit.passage.metadata.get("source_id") or hit.passage.id
-
     own = {hit.passage.id: document_kind(hit.passage.metadata, hit.passage.title, hit.passage.text)
            for hit in passages}
-    heads = {document(hit): kind for hit in passages
-             if (kind := own[hit.passage.id]) is not None and hit.passage.metadata.get("chunk", 0) == 0}
+    heads = {_document(hit): kind for hit in passages if (kind := own[hit.passage.id]) is not None
+             and _opens_document(hit)}
     return {hit.passage.id: kind for hit in passages
-            if (kind := own[hit.passage.id] or heads.get(document(hit))) is not None}
+            if (kind := own[hit.passage.id] or heads.get(_document(hit))) is not None}
 
 
 def check_claims(claims: list[Claim], question: str, kinds: dict[str, DocumentKind], texts: dict[str, str],
@@ -233,9 +239,9 @@ class LedgerMethod(Method):
         kinds = document_kinds(passages) if "document-kinds" not in off else {}
         asked = timeless(question.text)
         scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)
+        on_topic = [h for h in passages if scores[h.passage.id] >= config.relevance]
         off_topic = [h.passage.id for h in passages if scores[h.passage.id] < config.relevance]
-        claims, unread = await self._claims(question.model_copy(update={"text": asked}),
-                                            [h for h in passages if h.passage.id not in off_topic], config)
+        claims, unread = await self._claims(question.model_copy(update={"text": asked}), on_topic, config)
         mark_relevance(claims, scores, config.relevance)
         texts = {hit.passage.id: described(hit) for hit in passages}
         check_claims(claims, asked, kinds, texts, off)
@@ -264,7 +270,7 @@ class LedgerMethod(Method):
                             kinds=dict(kinds), trust=trusted)
         if config.answer_from == "passages":
             aside, aside_ids = set_aside_lines(sides, held, passages, evidence)
-            kept = kept_passages([h for h in passages if h.passage.id not in off_topic], claims, sides, held)
+            kept = kept_passages(on_topic, claims, sides, held)
             out = await read_answer(self.llm, self.settings, question, kept, aside, aside_ids)
             mark_off_answer(reports, out.text)
         else:
