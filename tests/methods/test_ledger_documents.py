@@ -71,6 +71,14 @@ def test_different_values_or_no_values_are_not_the_same_value(a, b):
     assert not same_value(a, b)  # two names are compared as text, not here
 
 
+def test_a_value_cut_from_a_sentence_reads_without_the_words_that_follow_it():
+    """b-pellbridge-corn-exchange-1, b-brenmoor-fishing-2: "Built 1847 to designs by ...", "from 1 April to 30
+    September inclusive" were read as counts of "to" and of Aprils."""
+    assert read_value("1847 to") == read_value("1847") and read_value("1847").kind == "date"
+    assert read_value("1 April to") == read_value("1 April to 30 September inclusive") == read_value("1 April")
+    assert read_value("1 April").kind == "date" and read_value("30 September inclusive") == read_value("30 September")
+
+
 def test_words_pints_parser_cannot_tokenize_leave_a_count():
     """a-greyford-town-1: "45 (Greyford" reached pint, whose parser reads words as Python and raised on the "("."""
     assert read_value("45 (Greyford") == read_value("45")
@@ -228,7 +236,13 @@ def test_a_correction_does_not_set_aside_what_was_written_after_it(llm_factory):
     ("d.md", "Town news", "The mayor opened the bridge on Friday.", None),
     ("e.html", "RAVENSMOOR TILE WORKS LIMITED - Company overview - Northern Companies Registry", "Company number",
      "register"),
-    ("f.md", "Our house move", "We checked the land registry before we made an offer.", None)])
+    ("f.md", "Our house move", "We checked the land registry before we made an offer.", None),
+    ("notes/weekend-diy-blog.md", "Tiling in a weekend", "12 hours is plenty.", "informal"),
+    ("chat/ops-channel-export.txt", "", "[09:14] dana: deploy is done", "informal"),
+    ("anglers.txt", "", "BrenmoorAnglers.net forum > General chat\nflyline_jim: season opens in March", "informal"),
+    ("g.txt", "", "Posted by Gary at FixItFriday", "informal"),
+    ("festival-2020-review.md", "Festival 2020 review", "The online festival drew 3,100 people.", None),
+    ("email-from-letting-agent.txt", "", "Your deposit is six weeks' rent.", None)])
 def test_a_documents_kind_is_read_from_its_name_title_and_opening_words(path, title, text, kind):
     assert document_kind({"path": path}, title, text) == kind
 

@@ -127,6 +127,20 @@ def test_another_value_no_rule_explains_is_no_conflict(llm_factory):
     assert answer.text == "2,340 [1]" and answer.trace.find(ConflictStep).overall == "none"
 
 
+def test_a_sentence_about_the_question_may_lean_on_its_passages_title_and_no_number_inside_a_word_is_read():
+    question = "In what year was the Old Corn Exchange on Market Square in Pellbridge built?"
+    built = "Corn exchange, now market hall. Built 1847 to designs by Josiah Wenlow of Derby."
+    assert stated_values(built, question) == []  # "built" alone: a third of the question's 7 words is two
+    assert [span for _, span in stated_values(built, question, title="Old Corn Exchange, Pellbridge")] == ["1847"]
+    assert stated_values("The café opened in 1990.", question,
+                         title="Old Corn Exchange, Pellbridge") == []  # no word of its own: the title is not enough
+    register = "Register of Ships: MARISOL BRAE\n\nGross tonnage\n\n1,240\n\nYear of build\n\n2006"
+    assert [span for _, span in stated_values(register, "What is the gross tonnage of the Marisol Brae?")] == [
+        "1,240"]  # b-marisol-brae-vessel-1: a table's cell is read with its label, the next row's is not
+    zones = "This is where the T4 shines: one hub handles up to 10 zones."
+    assert [span for _, span in stated_values(zones, "How many zones can one Orrin T4 hub control?")] == ["10 zones"]
+
+
 def test_a_passage_states_the_answer_in_other_words_or_no_value_of_its_kind_is_no_dissent():
     said, other, unrelated = as_retrieved([
         Passage(id="a", text="The call-back window is half an hour after the page."),
@@ -220,6 +234,20 @@ def test_an_erratum_older_than_a_page_does_not_correct_it():
     assert losing_rule("old", ["erratum"], vetting, metas, kinds) == "corrections: what a correction corrects"
 
 
+def test_an_erratum_corrects_the_figure_it_names_not_another_studys():
+    """b-meadowfield-study-2: the erratum names 37% as wrong; a second study's 22% it never mentions stands."""
+    from tanglerag.methods.ledger.dissent import losing_rule
+    from tanglerag.methods.ledger.values import read_value
+    from tanglerag.methods.ledger.vetting import Vetting
+
+    metas = {pid: DocumentMeta() for pid in ("erratum", "article", "other-study")}
+    vetting = Vetting(shown=[], texts={"erratum": "The reduction was given as 37%. The\n   correct figure is 31%."})
+    kinds = {"erratum": "correction"}
+    assert losing_rule("article", ["erratum"], vetting, metas, kinds, read_value("37%")) == \
+        "corrections: what a correction corrects"
+    assert losing_rule("other-study", ["erratum"], vetting, metas, kinds, read_value("22%")) is None
+
+
 def test_nothing_on_the_questions_topic_is_unknown_without_a_model_call(llm_factory):
     answer, prompts = ask(llm_factory, TOWNS, "Which bakery sells the best rye bread?")
     assert answer.is_unknown and prompts == [] and answer.trace.find(VettingStep).shown == ["vermont.md", "oregon.md"]
@@ -282,18 +310,18 @@ SPECS = {  # b-orrin-thermostat-2: the maker's undated page first in the search,
     "specs.html": ("Orrin T4 hub Wi-Fi: the hub needs a 2.4 GHz network; 5 GHz is not supported.", {}, "2.4 GHz"),
     "review.md": ("Orrin T4 review: the hub joined my 5 GHz Wi-Fi network without trouble.", {"date": "2024-03-09"},
                   "5 GHz"),
-    "forum.txt": ("Orrin T6 Pro thread: which Wi-Fi band does the T6 hub need? Ours sits on 5 GHz.",
-                  {"date": "2024-04-02"}, "5 GHz"),
+    "installer.txt": ("Orrin T6 Pro installer notes: which Wi-Fi band does the T6 hub need? Ours sits on 5 GHz.",
+                      {"date": "2024-04-02"}, "5 GHz"),
 }
 
 
 def test_an_undated_page_keeps_its_place_and_dates_order_the_dated_ones_around_it(llm_factory):
     answer, _ = ask(llm_factory, SPECS, "Which Wi-Fi band does the Orrin T4 hub need?")
-    assert answer.trace.find(VettingStep).shown == ["specs.html", "forum.txt", "review.md"]
+    assert answer.trace.find(VettingStep).shown == ["specs.html", "installer.txt", "review.md"]
     assert asserted_text(answer.text) == "2.4 GHz [1]"  # the maker's undated page is not ranked below dated ones
     answer, _ = ask(llm_factory, SPECS, "Which Wi-Fi band does the Orrin T4 hub need?", None,
                     "ledger.disabled_rules=[asked-names, dates-across]")
-    assert answer.trace.find(VettingStep).shown == ["specs.html", "review.md", "forum.txt"]  # only one source's
+    assert answer.trace.find(VettingStep).shown == ["specs.html", "review.md", "installer.txt"]  # only one source's
     versions = {"hub-2022.md": ("Orrin hub notes: the T4 hub Wi-Fi band is 5 GHz for now.",
                                 {"date": "2022-01-10", "source": "Orrin support"}, "5 GHz"),
                 **SPECS,
@@ -303,6 +331,52 @@ def test_an_undated_page_keeps_its_place_and_dates_order_the_dated_ones_around_i
                     "ledger.disabled_rules=[asked-names, dates-across]")
     shown = answer.trace.find(VettingStep).shown
     assert shown[0] == "hub-2024.md" and shown[-1] == "hub-2022.md"  # one source's: newest in the first place
+
+
+GROUTING = {  # b-tile-grouting-guidance-1: a newer blog against an older guidance note
+    "weekend-diy-blog.md": ("With normal tile adhesive, 12 hours is plenty before grouting wall tiles.",
+                            {"date": "2023-05-01"}, "12 hours"),
+    "guidance-note.txt": ("Grouting wall tiles fixed with normal adhesive: wait at least 24 hours.",
+                          {"date": "2022-10-18"}, "24 hours"),
+}
+
+
+def test_a_blog_forum_or_chat_post_speaks_after_the_pages_whatever_its_date(llm_factory):
+    question = "How long should I wait before grouting wall tiles fixed with normal adhesive?"
+    answer, _ = ask(llm_factory, GROUTING, question)
+    vetting = answer.trace.find(VettingStep)
+    assert vetting.shown == ["guidance-note.txt", "weekend-diy-blog.md"]
+    assert vetting.labels["weekend-diy-blog.md"] == "2023-05-01; informal post"
+    assert answer.text.splitlines() == ["24 hours [1]",
+                                        "Set aside: 12 hours: a blog, forum or chat post against a page that is none [2]"]
+    assert answer.trace.find(ConflictStep).overall == "misinformation"
+    answer, _ = ask(llm_factory, GROUTING, question, None, "ledger.disabled_rules=[asked-names, informal]")
+    assert answer.trace.find(VettingStep).shown == ["weekend-diy-blog.md", "guidance-note.txt"]  # newest first
+
+
+def test_an_answer_whose_value_only_a_post_below_the_cited_page_states_is_asked_again_without_it(llm_factory):
+    """b-brenmoor-fishing-2: the model cited the byelaws for the forum's date; asked again without the forum."""
+    folder = {"byelaws.html": ("The river trout season runs from 1 April to 30 September inclusive.", {},
+                               "1 April to 30 September inclusive"),
+              "anglers-forum-thread.txt": ("flyline_jim: the river trout season opens 15 March, same as ever.", {},
+                                           "15 March")}
+    prompts: list[str] = []
+    honest = first_shown(folder, prompts)
+
+    def respond(messages):
+        if not prompts:  # the first answer: the forum's date, citing the byelaws
+            prompts.append(messages[-1].content)
+            return json.dumps({"answer": "15 March", "passages": [1]})
+        return honest.responder(messages)
+
+    llm = llm_factory(CannedBackend(responder=respond, structured=True), persistent=False)
+    llm.structured = "on"
+    passages = [Passage(id=path, text=text, metadata={"path": path}) for path, (text, _, _) in folder.items()]
+    method = make_method("vetted", resources(llm, Settings.load(overrides=["ledger.disabled_rules=[asked-names]"])))
+    answer = method.answer(Question(text="When does the river trout season open?"), as_retrieved(passages))
+    assert len(prompts) == 2 and "15 March" not in prompts[1]
+    assert answer.text.splitlines() == ["1 April to 30 September inclusive [1]",
+                                        "Set aside: 15 March: a blog, forum or chat post against a page that is none [2]"]
 
 
 FESTIVAL = {  # c-book-festival-1: one source's pages of several years, asked about one year

@@ -23,16 +23,21 @@ from tanglerag.text import SET_ASIDE, normalize_answer, strip_citations
 from tanglerag.types import RetrievedPassage
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-_AMOUNT = re.compile(r"(?:[$€£¥]|\b(?:EUR|USD|GBP|CHF|CAD|AUD)\s?)?\d[\d,.:]*(?:\s*(?:k|m|bn)\b|%)?(?:\s+[^\s\d]+){0,2}",
-                     re.IGNORECASE)
-"""A number with what may follow it (a currency before, a unit or counted thing after): the spans read as values."""
+_WRAPPED = re.compile(r"(?<![.!?;:\n])\n[ \t]*(?=[a-z])")
+"""A line break inside a sentence of hard-wrapped text ("... given as 37%. The\ncorrect figure is 31%."): read as a
+space, or the sentence's halves are read apart."""
+_AMOUNT = re.compile(r"(?<!\w)(?:[$€£¥]|\b(?:EUR|USD|GBP|CHF|CAD|AUD)\s?)?\d[\d,.:]*(?:\s*(?:k|m|bn)\b|%)?"
+                     r"(?:\s+[^\s\d]+){0,2}", re.IGNORECASE)
+"""A number with what may follow it (a currency before, a unit or counted thing after): the spans read as values.
+Not a digit inside a word: "the T4 shines" names a model, no count of four."""
 _CHANGED = (r"(?:raised|lowered|increased|decreased|reduced|cut|shortened|lengthened|extended|changed|moved|went|"
             r"rose|fell|dropped|grew|jumped|climbed)")
-_FORMER = re.compile(r"(?:\((?:was|previously|formerly)|\b(?:previously|formerly|instead of|replacing|replaces|no longer|"
-                     r"(?:up|down) from|" + _CHANGED + r" from))\s*:?\s*$", re.IGNORECASE)
-"""Words before a value that make it the one a change left behind: "100 MB (was 25 MB)", "up from £355", "shortened
-from 15 minutes". A plain "was" is no change ("the fee was £30 in 2020" states 2020's fee), nor is a range's
-"from 9:00 to 17:00"."""
+_FORMER = re.compile(r"(?:\((?:was|previously|formerly)|\b(?:previously|formerly|instead of|rather than|replacing|replaces|"
+                     r"no longer|not|(?:up|down) from|" + _CHANGED + r" from|(?:given|reported|stated|printed|listed|"
+                     r"shown|published|quoted) (?:as|at)))\s*:?\s*$", re.IGNORECASE)
+"""Words before a value that make it the one a change or a correction left behind: "100 MB (was 25 MB)", "up from
+£355", "shortened from 15 minutes", "the number of participants was given as 412", "EUR 2, not EUR 3". A plain
+"was" is no change ("the fee was £30 in 2020" states 2020's fee), nor is a range's "from 9:00 to 17:00"."""
 _CHANGE = re.compile(r"\b" + _CHANGED + r"\b", re.IGNORECASE)
 _FROM_TO = re.compile(r"\bfrom\s*$", re.IGNORECASE)
 _TO = re.compile(r"^\S+(?:\s+[^\s\d]+)?\s+to\b", re.IGNORECASE)
@@ -48,24 +53,62 @@ def former(sentence: str, start: int) -> bool:
                                            and _TO.search(sentence[start:])))
 
 
-def stated_values(text: str, question: str, skip_former: bool = True) -> list[tuple[Value, str]]:
+def stated_values(text: str, question: str, skip_former: bool = True, title: str = "") -> list[tuple[Value, str]]:
     """Each value a sentence of ``text`` about the question states as holding, with the words it was read from; a
-    value a change left behind (``former``; the rule ``former-values``) is not stated."""
+    value a change left behind (``former``; the rule ``former-values``) is not stated. The values of the sentences
+    sharing the question's rarer words come first, the names it asks about counting half (they say which thing, the
+    others what of it): "Gross tonnage: 2,140" before "MARISOL BRAE (IMO 9412876)" (``_about``)."""
+    sentences = [s for s in _SENTENCE.split(_WRAPPED.sub(" ", text)) if s.strip()]
+    shares = _about(sentences, question, title)
+    named = content_stems(" ".join(re.findall(r"(?<=\s)[A-Z]\w+", question)))
+    seen: dict[str, int] = {}
+    for stems in shares:
+        for stem in stems:
+            seen[stem] = seen.get(stem, 0) + 1
+    out = [(sum((0.5 if s in named else 1) / seen[s] for s in stems), value, span)
+           for sentence, stems in zip(sentences, shares, strict=True)
+           if stems for value, span in _sentence_values(sentence, skip_former)]
+    return [(value, span) for _, value, span in sorted(out, key=lambda t: -t[0])]
+
+
+def _about(sentences: list[str], question: str, title: str) -> list[set[str]]:
+    """The question's content words each sentence is about, empty for one not about the question (sharing under a
+    third of them). Its own words count, and with them its passage's ``title`` (a list entry titled "Old Corn
+    Exchange, Pellbridge" is about it in "Built 1847 to designs by ..."), the short line without a number before it
+    (a table's "Gross tonnage" cell, then "1,240"), or, sharing none itself, the prose sentence before it ("... was
+    given as 37%. The correct figure is 31%."; a table's next line is no continuation)."""
     wanted = content_stems(question)
     needed = max(1, len(wanted) // 3)
-    out = []
-    for sentence in _SENTENCE.split(text):
-        if len(wanted & content_stems(sentence)) < needed:
-            continue
-        for match in _AMOUNT.finditer(sentence):
-            if skip_former and former(sentence, match.start()):
-                continue
-            words = match[0].split()
-            spans = [" ".join(words[:n]).rstrip(".,;:)") for n in range(len(words), 0, -1)]
-            read = [(value, span) for span in spans if (value := read_value(span)) is not None]
-            if read:  # the longest span that reads ("30 minutes", not "30"), cut to the words that say it
-                out.append(next((v, span) for v, span in reversed(read) if v == read[0][0]))
+    titled = wanted & content_stems(title)
+    out: list[set[str]] = []
+    for n, sentence in enumerate(sentences):
+        before = sentences[n - 1] if n else ""
+        label = before if len(before.split()) <= 6 and not re.search(r"\d|[.!?;]\s*$", before) else ""
+        own = wanted & content_stems(f"{label} {sentence}") or (out[-1] if re.search(r"[.!?;]\s*$", before) else set())
+        out.append(own if own and len(own | titled) >= needed else set())
     return out
+
+
+def _sentence_values(sentence: str, skip_former: bool) -> list[tuple[Value, str]]:
+    """Each value in one sentence: the longest span that reads as more than a count ("30 minutes", not "30"; "1
+    April", not "1 April to"'s count of Aprils), else the longest, cut to the words that say it."""
+    found = []
+    for match in _AMOUNT.finditer(sentence):
+        if skip_former and former(sentence, match.start()):
+            continue
+        words = match[0].split()
+        spans = [" ".join(words[:n]).rstrip(".,;:)") for n in range(len(words), 0, -1)]
+        read = [(value, span) for span in spans if (value := read_value(span)) is not None]
+        if read:
+            best = next((v for v, _ in read if v.kind != "count"), read[0][0])
+            found.append(next((v, span) for v, span in reversed(read) if v == best))
+    return found
+
+
+def names(text: str, value: Value) -> bool:
+    """Whether ``text`` names ``value`` anywhere, as holding or as a value a correction replaces: an erratum corrects
+    the pages stating the figure it names ("was given as 412"), not a second study's figure it never mentions."""
+    return any(v.same(value) for v, _ in _sentence_values(_WRAPPED.sub(" ", text), skip_former=False))
 
 
 def answer_value(answer: str) -> Value | None:
@@ -73,51 +116,64 @@ def answer_value(answer: str) -> Value | None:
     return read_value(strip_citations(answer))
 
 
+def _of_kind(said: Value, passage: RetrievedPassage, question: str, skip_former: bool) -> list[tuple[Value, str]]:
+    return [(v, span) for v, span in stated_values(passage.passage.text, question, skip_former, passage.passage.title)
+            if v.dimension == said.dimension]
+
+
 def dissenting(said: Value, passage: RetrievedPassage, question: str, skip_former: bool = True) -> str | None:
     """The value ``passage`` states against the answer's value ``said`` (the first of its kind), or None when it
     states the answer's value or none of its kind."""
-    of_kind = [(v, span) for v, span in stated_values(passage.passage.text, question, skip_former)
-               if v.dimension == said.dimension]
+    of_kind = _of_kind(said, passage, question, skip_former)
     if not of_kind or any(v.same(said) for v, _ in of_kind):
         return None
     return of_kind[0][1]
 
 
+def stating(said: Value, passage: RetrievedPassage, question: str, skip_former: bool = True) -> bool:
+    """Whether ``passage`` states the answer's value ``said`` in a sentence about the question."""
+    return any(v.same(said) for v, _ in _of_kind(said, passage, question, skip_former))
+
+
 RULE_KINDS: dict[str, ConflictKind | None] = {**KIND_WHEN_DECIDED_BY, "drafts": None, "as-of": "outdated",
-                                              "trust": "misinformation"}
+                                              "trust": "misinformation", "informal": "misinformation"}
 """The report a rule's verdict makes, as the ledger's policies make it; a draft's value is no conflict (it was never
-in force), a value dated after the asked moment is outdated then, a refused declaration is misinformation."""
+in force), a value dated after the asked moment is outdated then, a refused declaration is misinformation, and so is
+a post's value against the page of the body it speaks of (as the ledger's ``authority`` reports it)."""
 
 
 def explained(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, DocumentMeta],
-              kinds: Mapping[str, str]) -> tuple[ConflictKind, str] | None:
+              kinds: Mapping[str, str], value: Value | None = None) -> tuple[ConflictKind, str] | None:
     """Why a disagreeing passage loses to the cited ones, as (report kind, rule and words), or None when no rule
     says (two branches, two products, two people: different things, not a conflict)."""
-    rule = vetting.left_out.get(pid) or losing_rule(pid, cited, vetting, metas, kinds)
+    rule = vetting.left_out.get(pid) or losing_rule(pid, cited, vetting, metas, kinds, value)
     kind = RULE_KINDS.get(rule.split(":", 1)[0]) if rule else None
     return (kind, rule) if kind is not None and rule is not None else None
 
 
 def losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, DocumentMeta],
-                kinds: Mapping[str, str]) -> str | None:
+                kinds: Mapping[str, str], value: Value | None = None) -> str | None:
     """The rule by which ``pid``'s document loses to the ``cited`` ones ("rule: why"), if one does (and is not
     turned off)."""
-    rule = _losing_rule(pid, cited, vetting, metas, kinds)
+    rule = _losing_rule(pid, cited, vetting, metas, kinds, value)
     return rule if rule is not None and rule.split(":", 1)[0] not in vetting.off else None
 
 
 def _losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, DocumentMeta],
-                 kinds: Mapping[str, str]) -> str | None:
+                 kinds: Mapping[str, str], value: Value | None) -> str | None:
     if pid in vetting.unverified and not any(c in vetting.unverified for c in cited):
         return "trust: its declarations were ignored (outside the trusted paths)"
     kind = kinds.get(pid)
     cited_kinds = {kinds.get(c) for c in cited}
     if kind == "readme" and "changelog" in cited_kinds:
         return "releases: a README beside release notes that change it"
+    if kind == "informal" and any(kinds.get(c) != "informal" for c in cited):
+        return "informal: a blog, forum or chat post against a page that is none"
     date = metas[pid].date
     for winner, rule in (("correction", "corrections: what a correction corrects"),
                          ("register", "register: a page repeating another value than the official register")):
-        stating = [metas[c].date for c in cited if kinds.get(c) == winner]
+        stating = [metas[c].date for c in cited if kinds.get(c) == winner
+                   and (winner != "correction" or value is None or names(vetting.texts.get(c, ""), value))]
         if kind != winner and stating and (date is None or None in stating or date <= max(d for d in stating if d)):
             return rule  # as the ledger's policy: a 2020 erratum does not correct a 2024 handbook
     if not vetting.by_date:  # a question about 2020: a 2024 page's value is no newer value of the 2020 one
@@ -164,20 +220,24 @@ def _former(vetting: Vetting) -> bool:
 
 def overruled(answer: str, cited: list[str], shown: list[RetrievedPassage], question: str, vetting: Vetting,
               metas: dict[str, DocumentMeta], kinds: Mapping[str, str]) -> dict[str, str]:
-    """The cited passages a rule ranks below an uncited one on topic that states another value of the answer's
-    kind, each with the rule: the model answered from a passage the rules would not have it believe (the 1.5B
-    model answers an older page's value over a newer one's, a README's over the release notes'), so it is asked
-    again without them, once: the second answer stands."""
+    """The passages behind the answer (those it cites, and those stating its value: the 1.5B model cites an
+    official page for the value it read in a forum post below it) that a rule ranks below an uncited one on topic
+    stating another value of the answer's kind, each with the rule: the model answered from a passage the rules
+    would not have it believe (an older page's value over a newer one's, a README's over the release notes'), so it
+    is asked again without them, once: the second answer stands."""
     out: dict[str, str] = {}
     said = answer_value(answer)
     if said is None:
         return out
+    behind = list(dict.fromkeys([*cited, *(h.passage.id for h in shown if h.passage.id in vetting.relevant
+                                           and stating(said, h, question, _former(vetting)))]))
     for hit in shown:
         rival = hit.passage.id
-        if rival in cited or rival not in vetting.relevant or dissenting(said, hit, question, _former(vetting)) is None:
+        if rival not in vetting.relevant or dissenting(said, hit, question, _former(vetting)) is None:
             continue
-        for pid in cited:
-            if pid not in out and (rule := losing_rule(pid, [rival], vetting, metas, kinds)) is not None:
+        for pid in behind:
+            if pid not in out and pid != rival and \
+                    (rule := losing_rule(pid, [rival], vetting, metas, kinds, said)) is not None:
                 out[pid] = rule
     return out
 
@@ -200,7 +260,7 @@ def dissent(answer: str, cited: list[str], passages: list[RetrievedPassage], que
         if pid in cited or pid not in vetting.relevant or \
                 (value := dissenting(said, hit, question, _former(vetting))) is None:
             continue
-        why = explained(pid, cited, vetting, metas, kinds)
+        why = explained(pid, cited, vetting, metas, kinds, read_value(value))
         if why is None:
             continue
         kind, rule = why

@@ -1,8 +1,10 @@
 """What a document is, read from its file name, title, headings and first words: release notes or a changelog, a
-README, a correction or erratum, a draft or proposal, an official register. People's folders say so in these
-places ("CHANGELOG.md", "## 2.4.0 - 2024-06-11", "Correction:", "DRAFT - for discussion", "Register of ..."), and
-the kind decides what a date alone cannot: release notes change what a README says, a correction replaces what it
-corrects, a draft is not yet in force, a register outranks the pages that copy it.
+README, a correction or erratum, a draft or proposal, an official register, an informal post (a blog, a forum
+thread, a chat export). People's folders say so in these places ("CHANGELOG.md", "## 2.4.0 - 2024-06-11",
+"Correction:", "DRAFT - for discussion", "Register of ...", "anglers-forum-thread.txt", "Posted by Gary"), and the
+kind decides what a date alone cannot: release notes change what a README says, a correction replaces what it
+corrects, a draft is not yet in force, a register outranks the pages that copy it, and one person's post speaks
+after the page of the body whose rule or product it describes.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-DocumentKind = Literal["changelog", "readme", "correction", "draft", "register"]
+DocumentKind = Literal["changelog", "readme", "correction", "draft", "register", "informal"]
 
 _HEAD_CHARS = 300
 """How much of a passage's start (with its title and headings) is read for what the document says it is: a word
@@ -20,7 +22,11 @@ deep in an article ("the draft of the novel") says what it is about, not what it
 _NAMES: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
     ("changelog", re.compile(r"(?:^|/)(?:changelog|changes|release[-_ ]?notes?|releases)(?:\.[^/]*)?$", re.I)),
     ("readme", re.compile(r"(?:^|/)readme(?:\.[^/]*)?$", re.I)),
+    ("informal", re.compile(r"(?:^|[/_.-])(?:blogs?|forums?|thread|chats?|whatsapp|slack|facebook|twitter|reddit|"
+                            r"discord|comments?)(?:[/_.-]|$)", re.I)),
 )
+"""File names and folders that say what a document is. Not "review" (an annual review is a report) nor "post"
+(a post office, a job post), nor "email" (an e-mail from the letting agent is the agent's word)."""
 _WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
     ("correction", re.compile(r"(?:^|\n)\W*(?:correction|corrigendum|erratum|errata)\b|\ban earlier version of this|"
                               r"\bthis (?:article|story|page|post) (?:has been|was) (?:corrected|updated to correct)",
@@ -33,6 +39,8 @@ _WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
                              re.I | re.M)),
     ("register", re.compile(r"\b(?:official register|register of|registry of|statutory register|"
                             r"the (?:public|national|official) (?:register|registry))\b", re.I)),
+    ("informal", re.compile(r"^\W*(?:posted by\b|thread:|re:\s)|\b(?:forum|group chat|chat export|shared post)\b",
+                            re.I | re.M)),
 )
 _TITLED_REGISTER = re.compile(r"\b(?:companies|company|land|charity|charities|business|trade) regist(?:er|ry)\b", re.I)
 """A register named so in its title ("... - Northern Companies Registry"); in a page's words the same names are

@@ -176,17 +176,19 @@ def dated_by_text(passages: list[RetrievedPassage], metas: dict[str, DocumentMet
     return metas
 
 
-def document_kinds(passages: list[RetrievedPassage]) -> dict[str, DocumentKind]:
+def document_kinds(passages: list[RetrievedPassage], off: Collection[str] = ()) -> dict[str, DocumentKind]:
     """What each passage's document says it is, for those that say (most say nothing). What a file's (``path``) or
     record's (``source_id``) first chunk says it is ("Correction:", "DRAFT") its other chunks are too, as the chunk a
     question retrieves is often one without the head; a later chunk speaks for itself only (a handbook's section
-    that mentions "the draft of 2021" is no draft)."""
-    own = {hit.passage.id: document_kind(hit.passage.metadata, hit.passage.title, hit.passage.text)
-           for hit in passages}
-    heads = {_document(hit): kind for hit in passages if (kind := own[hit.passage.id]) is not None
+    that mentions "the draft of 2021" is no draft). ``off``: the rules turned off; without ``informal`` a blog, forum
+    or chat post is an ordinary document."""
+    own = {hit.passage.id: kind for hit in passages
+           if (kind := document_kind(hit.passage.metadata, hit.passage.title, hit.passage.text)) != "informal"
+           or "informal" not in off}
+    heads = {_document(hit): kind for hit in passages if (kind := own.get(hit.passage.id)) is not None
              and _opens_document(hit)}
     return {hit.passage.id: kind for hit in passages
-            if (kind := own[hit.passage.id] or heads.get(_document(hit))) is not None}
+            if (kind := own.get(hit.passage.id) or heads.get(_document(hit))) is not None}
 
 
 def check_claims(claims: list[Claim], question: str, kinds: dict[str, DocumentKind], texts: dict[str, str],
@@ -236,7 +238,7 @@ class LedgerMethod(Method):
         off = set(config.disabled_rules)
         metas, trusted, untrusted = provenance(passages, config.authority_tiers,
                                     self.settings.trust if "trust" not in off else None, "text-dates" not in off)
-        kinds = document_kinds(passages) if "document-kinds" not in off else {}
+        kinds = document_kinds(passages, off) if "document-kinds" not in off else {}
         asked = timeless(question.text)
         scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)
         on_topic = [h for h in passages if scores[h.passage.id] >= config.relevance]

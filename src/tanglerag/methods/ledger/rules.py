@@ -30,7 +30,8 @@ RULES: tuple[Rule, ...] = (
     Rule("text-dates", "provenance", "a document with no date in its metadata is dated by its words: a cue and a "
          "date near its start or end, a changelog's dated version heading, a chat's first timestamp",
          "a-lantern-hill-coop-1", {"edge_chars": "300 (dating._STAMP_CHARS)"}),
-    Rule("document-kinds", "provenance", "what a document is (changelog, readme, correction, draft, register), from "
+    Rule("document-kinds", "provenance", "what a document is (changelog, readme, correction, draft, register, informal "
+         "post), from "
          "its file name, title and opening words", "b-pondlog-cli-1", {"head_chars": "300 (kinds._HEAD_CHARS)"}),
     Rule("grounding", "claim", "a claim whose passage holds neither its quote nor its answer's words decides nothing",
          "amendment-travel-allowance"),
@@ -82,6 +83,9 @@ RULES: tuple[Rule, ...] = (
     Rule("dates-across", "vetting", "vetted: dates order dated passages of different sources too, newest first "
          "(off: only one source's, document's or title's); an undated passage keeps its place either way",
          "a-kestrel-ferry-1"),
+    Rule("informal", "vetting", "vetted: a blog, forum or chat post (read from its file name or opening words) is "
+         "ranked with a README, after the ordinary pages, whatever its date, and its value is set aside against one "
+         "of theirs", "b-tile-grouting-guidance-1"),
     Rule("complementary", "vetting", "vetted: a list answer whose items different documents state (one office a page) "
          "is reported as complementary, each item a side with its passages, not as a dispute", "c-orbin-offices-1"),
 )

@@ -101,15 +101,22 @@ def _money(text: str) -> Value | None:
 
 
 def _date(text: str) -> Value | None:
+    """A date the text starts with: all of it ("14 August 2009"), else its longest first words that read as one
+    ("1 April to 30 September inclusive": 1 April, where a season starts)."""
     if not _MONTH.search(text):
         return None
     from dateutil import parser
 
-    try:
-        day = parser.parse(text, fuzzy=False, default=parser.parse("2000-01-01"))
-    except (ValueError, OverflowError):
-        return None
-    return Value("date", float(day.date().toordinal()), "day")
+    words = text.split()
+    for size in range(len(words), 0, -1):
+        if not _MONTH.search(head := " ".join(words[:size]).rstrip(".,;:")):
+            break
+        try:
+            day = parser.parse(head, fuzzy=False, default=parser.parse("2000-01-01"))
+        except (ValueError, OverflowError):
+            continue
+        return Value("date", float(day.date().toordinal()), "day")
+    return None
 
 
 _DATA_SIZES = {"kb": "kilobyte", "mb": "megabyte", "gb": "gigabyte", "tb": "terabyte", "kib": "kibibyte",
@@ -139,6 +146,8 @@ def _quantity(number: float, rest: str) -> Value:
 
     import pint
 
+    if re.match(r"(?:%|per ?cent\b)", rest, re.IGNORECASE):  # pint makes it a dimensionless 0.31, a count's kin
+        return Value("quantity", number, "percent")
     words = [_DATA_SIZES.get(w.lower(), w) for w in rest.split()]
     for size in (2, 1):
         if len(words) < size:
@@ -162,10 +171,15 @@ _NOT_UNITS = frozenset({"to", "and", "or", "of", "in", "at", "a", "an", "the", "
 """Words after a number that name no thing counted ("5 to 7", "3 in total")."""
 
 
+_TRAILING = re.compile(r"(?:\s+(?:" + "|".join(sorted(_NOT_UNITS)) + r"))+\s*$", re.IGNORECASE)
+"""Connecting words a span cut from a sentence may end on ("built 1847 to designs", "from 1 April to"): no part of
+the value, and dateutil refuses a date that keeps them."""
+
+
 def read_value(answer: str) -> Value | None:
     """The value an answer names, or None when it names none (a name, a place, an adjective). Only an answer that
     starts with its value counts ("2,300 members", "about 40 euros"); a sentence with a number inside is not one."""
-    text = _HEDGES.sub("", answer.strip())
+    text = _TRAILING.sub("", _HEDGES.sub("", answer.strip()))
     if not text or len(text) > 60:
         return None
     if (date := _date(text)) is not None:

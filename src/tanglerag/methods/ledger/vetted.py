@@ -96,7 +96,7 @@ class VettedMethod(Method):
         config = self.settings.section(LedgerConfig)
         trust = self.settings.trust if "trust" not in off else None
         metas, notes, unverified = provenance(passages, config.authority_tiers, trust, "text-dates" not in off)
-        kinds = document_kinds(passages) if "document-kinds" not in off else {}
+        kinds = document_kinds(passages, off) if "document-kinds" not in off else {}
         scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)
         vouched = {h.passage.id for h in passages
                    if trust is not None and entry_for(h.passage.metadata, trust, h.passage.id) is not None}

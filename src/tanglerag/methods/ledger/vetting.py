@@ -32,11 +32,14 @@ from tanglerag.trace import TraceStep
 from tanglerag.types import RetrievedPassage
 
 KIND_LABELS: dict[DocumentKind, str] = {"changelog": "release notes", "correction": "correction",
-                                        "register": "official register", "readme": "README", "draft": "draft"}
+                                        "register": "official register", "readme": "README", "draft": "draft",
+                                        "informal": "informal post"}
 _KIND_RANK: dict[DocumentKind | None, int] = {"correction": 0, "changelog": 0, "register": 0, None: 1, "readme": 2,
-                                              "draft": 3}
+                                              "informal": 2, "draft": 3}
 """A correction, release notes and a register speak before an ordinary page, a README after it (release notes change
-what it says); a draft is left out unless asked about, and last when it is."""
+what it says), and so does a blog, forum or chat post (rule ``informal``: a newer blog's "12 hours is plenty" ranked
+first had the 1.5B model answer it over a guidance note's 24 hours, b-tile-grouting-guidance-1); a draft is left out
+unless asked about, and last when it is."""
 
 
 Kin = dict[str, tuple[int, str, str]]
@@ -67,6 +70,8 @@ class Vetting:
     kin: Kin = field(default_factory=dict)
     by_date: bool = True
     """whether a newer passage stands over an older related one: not when the question names the year it is about"""
+    texts: dict[str, str] = field(default_factory=dict)
+    """passage id -> its words, for the rules that read what a document names (an erratum, the value it corrects)"""
 
     def related(self, a: str, b: str) -> bool:
         """Two passages may state one thing's value at two dates: one named source's, one document's, or titled
@@ -156,7 +161,8 @@ def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, mom
         if "ranking" not in off else kept
     labels = {h.passage.id: label for h in ranked if (label := _label(h.passage.id, docs))}
     return Vetting(shown=ranked, left_out=left_out, labels=labels, relevant=relevant,
-                   unverified=set(docs.unverified), off=off, kin=kin, by_date=by_date)
+                   unverified=set(docs.unverified), off=off, kin=kin, by_date=by_date,
+                   texts={h.passage.id: h.passage.text for h in passages})
 
 
 _VERSION_WORDS = re.compile(r"\b(?:(?:version|edition|revision|rev|v)\s*\d+(?:\.\d+)*|updated|update|revised|"
