@@ -79,6 +79,15 @@ def test_a_value_cut_from_a_sentence_reads_without_the_words_that_follow_it():
     assert read_value("1 April").kind == "date" and read_value("30 September inclusive") == read_value("30 September")
 
 
+def test_a_unit_is_read_after_a_describing_word_and_in_the_case_it_is_written():
+    """a-ferncliff-handbook-1's "3 remote days", b-marisol-brae-vessel's "2,140 gross tonnes", b-orrin-thermostat's
+    "2.4 GHz" (pint knows "GHz", not "ghz"), "5 Minutes"; a percentage is its own kind, not a count."""
+    assert same_value("3 remote days", "72 hours") and same_value("2,140 gross tonnes", "2140 t")
+    assert read_value("2.4 GHz").dimension == "1 / [time]" and same_value("5 Minutes", "300 seconds")
+    assert read_value("5 large eggs") == read_value("5 large") and read_value("1,240 gross tonnage").unit == "gross"
+    assert read_value("31%").dimension == "percent" and not same_value("31%", "31")
+
+
 def test_words_pints_parser_cannot_tokenize_leave_a_count():
     """a-greyford-town-1: "45 (Greyford" reached pint, whose parser reads words as Python and raised on the "("."""
     assert read_value("45 (Greyford") == read_value("45")

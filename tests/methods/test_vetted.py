@@ -234,6 +234,18 @@ def test_an_erratum_older_than_a_page_does_not_correct_it():
     assert losing_rule("old", ["erratum"], vetting, metas, kinds) == "corrections: what a correction corrects"
 
 
+def test_a_bare_number_is_given_the_unit_its_cited_passage_states_it_with():
+    from tanglerag.methods.ledger.dissent import with_stated_unit
+
+    passages = as_retrieved([Passage(id="policy", text="Staff may work up to 3 remote days per week."),
+                             Passage(id="rates", text="Meal allowance: €50 a day for domestic trips.")])
+    question = "How many remote days per week can staff work?"
+    assert with_stated_unit("3 [1]\nSet aside: x", ["policy"], passages, question) == "3 remote days [1]\nSet aside: x"
+    assert with_stated_unit("50 [2]", ["rates"], passages, "What is the daily meal allowance?") == "€50 [2]"
+    assert with_stated_unit("30 [1]", ["policy"], passages, question) == "30 [1]"  # not 3's unit for 30
+    assert with_stated_unit("2019 [1]", ["policy"], passages, question) == "2019 [1]"  # a year has none
+
+
 def test_an_erratum_corrects_the_figure_it_names_not_another_studys():
     """b-meadowfield-study-2: the erratum names 37% as wrong; a second study's 22% it never mentions stands."""
     from tanglerag.methods.ledger.dissent import losing_rule

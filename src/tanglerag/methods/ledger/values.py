@@ -141,29 +141,39 @@ def _clock(text: str) -> Value | None:
 
 
 def _quantity(number: float, rest: str) -> Value:
-    """A number and the words after it: a unit pint knows (its first one or two words), else a count of things."""
+    """A number and the words after it: a unit pint knows (its first one or two words, or the second after a word
+    like "remote" or "gross": "3 remote days", "2,140 gross tonnes"), as written ("GHz") or in small letters
+    ("Minutes"), else a count of things."""
+    if re.match(r"(?:%|per ?cent\b)", rest, re.IGNORECASE):  # pint makes it a dimensionless 0.31, a count's kin
+        return Value("quantity", number, "percent")
+    words = [_DATA_SIZES.get(w.lower(), w) for w in rest.split()]
+    lower = [w.lower() for w in words]
+    for unit in dict.fromkeys(" ".join(u).strip(".,;:") for ws in (words, lower) for u in (ws[:2], ws[:1], ws[1:2])
+                              if u):
+        if (value := _unit_value(number, unit)) is not None:
+            return value
+    thing = re.match(r"[a-z]+", lower[0]) if words else None
+    if thing is None or thing[0] in _NOT_UNITS:
+        return Value("count", number, "")
+    return Value("count", number, thing[0] if thing[0].endswith("ss") else thing[0].removesuffix("s"))  # one thing
+
+
+def _unit_value(number: float, unit: str) -> Value | None:
+    """``number`` of ``unit`` in base units, if pint knows the unit and it has a dimension (or a unit of its own)."""
     import tokenize
 
     import pint
 
-    if re.match(r"(?:%|per ?cent\b)", rest, re.IGNORECASE):  # pint makes it a dimensionless 0.31, a count's kin
-        return Value("quantity", number, "percent")
-    words = [_DATA_SIZES.get(w.lower(), w) for w in rest.split()]
-    for size in (2, 1):
-        if len(words) < size:
-            continue
-        try:
-            quantity = _units().Quantity(number, " ".join(words[:size]).strip(".,;:"))
-            base = quantity.to_base_units()
-        except (pint.errors.PintError, AttributeError, TypeError, ValueError, AssertionError, tokenize.TokenError):
-            continue  # pint's parser tokenizes the words as Python: an unclosed "(" is a TokenError
-        dimension = str(base.dimensionality)
-        if dimension != "dimensionless":
-            return Value("quantity", float(base.magnitude), dimension)
-        if str(base.units) != "dimensionless":  # bytes and the like: pint counts them without a dimension
-            return Value("quantity", float(base.magnitude), str(base.units))
-    thing = re.match(r"[a-z]+", words[0].lower()) if words else None
-    return Value("count", number, thing[0].rstrip("s") if thing and thing[0] not in _NOT_UNITS else "")
+    try:
+        base = _units().Quantity(number, unit).to_base_units()
+    except (pint.errors.PintError, AttributeError, TypeError, ValueError, AssertionError, tokenize.TokenError):
+        return None  # pint's parser tokenizes the words as Python: an unclosed "(" is a TokenError
+    dimension = str(base.dimensionality)
+    if dimension != "dimensionless":
+        return Value("quantity", float(base.magnitude), dimension)
+    if str(base.units) != "dimensionless":  # bytes and the like: pint counts them without a dimension
+        return Value("quantity", float(base.magnitude), str(base.units))
+    return None
 
 
 _NOT_UNITS = frozenset({"to", "and", "or", "of", "in", "at", "a", "an", "the", "per", "each", "for", "from", "by",
@@ -197,7 +207,8 @@ def read_value(answer: str) -> Value | None:
     number = float(found[1].replace(",", "")) * _SCALE.get((found[2] or "").lower(), 1.0)
     if found[2] is None and re.fullmatch(r"1[5-9]\d\d|20\d\d", found[1]) and not found[3]:
         return Value("date", float(int(found[1])), "year")
-    return _quantity(number, found[3])
+    as_written = _NUMBER.match(text)  # pint's units keep their case: "GHz", not "ghz"
+    return _quantity(number, as_written[3] if as_written and as_written[1] == found[1] else found[3])
 
 
 def same_value(a: str, b: str) -> bool:

@@ -22,7 +22,7 @@ from typing import ClassVar
 from tanglerag.conflicts import ConflictStep
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
 from tanglerag.methods.ledger.config import LedgerConfig
-from tanglerag.methods.ledger.dissent import dissent, overruled
+from tanglerag.methods.ledger.dissent import dissent, overruled, with_stated_unit
 from tanglerag.methods.ledger.kinds import asks_about_drafts
 from tanglerag.methods.ledger.method import document_kinds, provenance, read_passages
 from tanglerag.methods.ledger.moment import as_of, names_a_year, timeless
@@ -79,6 +79,7 @@ class VettedMethod(Method):
             record_step(vetting.step())  # nothing left, or nothing on the question's topic: the documents do not say
             return MethodOutput.abstain(vetting.order(passages))
         vetting, (text, citations, unknown) = await self._answered(question, asked, vetting, read)
+        text = text if unknown else with_stated_unit(text, citations, vetting.shown, asked)
         record_step(vetting.step())
         order = vetting.order(passages)
         reports, aside = ([], []) if unknown else dissent(text, citations, order, asked, vetting, read.metas,
