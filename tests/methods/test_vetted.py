@@ -246,6 +246,24 @@ def test_a_bare_number_is_given_the_unit_its_cited_passage_states_it_with():
     assert with_stated_unit("2019 [1]", ["policy"], passages, question) == "2019 [1]"  # a year has none
 
 
+def test_a_cited_older_version_stating_another_value_is_set_aside_and_its_mark_taken_off():
+    """a-lantern-hill-coop-1: the model cited the 2021 rule (3 nights) beside the 2023 amendment it answered from."""
+    from tanglerag.methods.ledger.dissent import dissent
+    from tanglerag.methods.ledger.vetting import Vetting
+
+    passages = as_retrieved([
+        Passage(id="amended", text="Section 7.3: a guest vehicle may stay for a maximum of **5 consecutive nights**."),
+        Passage(id="rule", text="Section 7.3: a guest vehicle may stay for a maximum of **3 consecutive nights**.")])
+    metas = {"amended": DocumentMeta(date=datetime.date(2023, 10, 1)), "rule": DocumentMeta(date=datetime.date(2021, 3, 9))}
+    vetting = Vetting(shown=passages, relevant={"amended", "rule"}, kin={"amended": (0, "", "t"), "rule": (1, "", "t")})
+    question = "How many nights in a row can a guest vehicle stay?"
+    text, reports, lines = dissent("5 nights in a row [1, 2]", ["amended", "rule"], passages, question, vetting,
+                                   metas, {})
+    assert text == "5 nights in a row [1]"  # neither "7.3" (a section's name) nor the cited old rule backs it
+    assert lines == ["Set aside: 3 consecutive nights: dated 2021-03-09, before 2023-10-01 [2]"]
+    assert [r.kind for r in reports] == ["outdated"] and reports[0].sides[0].passages == ["amended"]
+
+
 def test_an_erratum_corrects_the_figure_it_names_not_another_studys():
     """b-meadowfield-study-2: the erratum names 37% as wrong; a second study's 22% it never mentions stands."""
     from tanglerag.methods.ledger.dissent import losing_rule

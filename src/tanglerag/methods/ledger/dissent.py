@@ -23,6 +23,9 @@ from tanglerag.text import SET_ASIDE, normalize_answer, strip_citations
 from tanglerag.types import RetrievedPassage
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_LABEL = re.compile(r"\b(?:section|sections|chapter|clause|article|part|version|no\.?|number|issue|vol\.?|"
+                    r"volume|page|room|route|line)\s*$|[§#]\s*$", re.IGNORECASE)
+"""Words before a number that make it a name, no amount: "Section 7.3", "Issue 3", "Route 12", "#4"."""
 _WRAPPED = re.compile(r"(?<![.!?;:\n])\n[ \t]*(?=[a-z])")
 """A line break inside a sentence of hard-wrapped text ("... given as 37%. The\ncorrect figure is 31%."): read as a
 space, or the sentence's halves are read apart."""
@@ -94,10 +97,10 @@ def _sentence_values(sentence: str, skip_former: bool) -> list[tuple[Value, str]
     April", not "1 April to"'s count of Aprils), else the longest, cut to the words that say it."""
     found = []
     for match in _AMOUNT.finditer(sentence):
-        if skip_former and former(sentence, match.start()):
+        if (skip_former and former(sentence, match.start())) or _LABEL.search(sentence[:match.start()]):
             continue
         words = match[0].split()
-        spans = [" ".join(words[:n]).rstrip(".,;:)") for n in range(len(words), 0, -1)]
+        spans = [" ".join(words[:n]).rstrip(".,;:)*_") for n in range(len(words), 0, -1)]
         read = [(value, span) for span in spans if (value := read_value(span)) is not None]
         if read:
             best = next((v for v, _ in read if v.kind != "count"), read[0][0])
@@ -137,8 +140,11 @@ def answer_value(answer: str) -> Value | None:
 
 
 def _of_kind(said: Value, passage: RetrievedPassage, question: str, skip_former: bool) -> list[tuple[Value, str]]:
+    """The values ``passage`` states of the answer's kind: its dimension, and for a count the same thing counted
+    when both name one (nights are not guests)."""
     return [(v, span) for v, span in stated_values(passage.passage.text, question, skip_former, passage.passage.title)
-            if v.dimension == said.dimension]
+            if v.dimension == said.dimension and (v.kind != "count" or not (v.unit and said.unit)
+                                                  or v.unit == said.unit)]
 
 
 def dissenting(said: Value, passage: RetrievedPassage, question: str, skip_former: bool = True) -> str | None:
@@ -263,28 +269,43 @@ def overruled(answer: str, cited: list[str], shown: list[RetrievedPassage], ques
 
 
 def dissent(answer: str, cited: list[str], passages: list[RetrievedPassage], question: str, vetting: Vetting,
-            metas: dict[str, DocumentMeta], kinds: Mapping[str, str]) -> tuple[list[ConflictReport], list[str]]:
-    """The reports of the passages on topic that disagree with the answer for a reason a rule gives, and their
-    ``Set aside:`` lines (numbered as ``passages``, the order the answer's marks refer to)."""
+            metas: dict[str, DocumentMeta], kinds: Mapping[str, str]) -> tuple[str, list[ConflictReport], list[str]]:
+    """The answer, the reports of the passages on topic that disagree with it for a reason a rule gives, and their
+    ``Set aside:`` lines (numbered as ``passages``, the order the answer's marks refer to). A cited passage stating
+    another value is one of them (the 1.5B model cites the 2021 rule beside the 2023 amendment it answers from),
+    its mark taken off the answer."""
     said = answer_value(answer)
     if not cited:
-        return [], []
+        return answer, [], []
     if said is None:  # a name, a place, or a list: no value to dispute, perhaps parts from several documents
         parts = None if "complementary" in vetting.off else complementary(answer, cited, passages, vetting)
-        return ([parts] if parts is not None else []), []
+        return answer, ([parts] if parts is not None else []), []
     position = {h.passage.id: i for i, h in enumerate(passages, 1)}
-    kept = Side(answer=strip_citations(answer), passages=cited, witnesses=len(cited))
+    against = {h.passage.id: value for h in passages if h.passage.id in vetting.relevant
+               and (value := dissenting(said, h, question, _former(vetting))) is not None}
+    backing = [c for c in cited if c not in against] or cited
+    kept = Side(answer=strip_citations(answer), passages=backing, witnesses=len(backing))
     reports, lines = [], []
-    for hit in passages:
-        pid = hit.passage.id
-        if pid in cited or pid not in vetting.relevant or \
-                (value := dissenting(said, hit, question, _former(vetting))) is None:
-            continue
-        why = explained(pid, cited, vetting, metas, kinds, read_value(value))
+    for pid, value in against.items():
+        why = None if pid in backing else explained(pid, backing, vetting, metas, kinds, read_value(value))
         if why is None:
             continue
         kind, rule = why
         side = Side(answer=value, passages=[pid], witnesses=1, verdict="rejected", note=rule.split(": ", 1)[1])
         reports.append(ConflictReport(kind=kind, sides=[kept, side], rule=rule))
         lines.append(f"{SET_ASIDE} {value}: {side.note} [{position[pid]}]")
-    return reports, lines
+    dropped = {position[pid] for pid in cited if pid not in backing and any(pid in r.sides[1].passages for r in reports)}
+    return without_marks(answer, dropped), reports, lines
+
+
+def without_marks(answer: str, dropped: set[int]) -> str:
+    """The answer's first line without the citation marks of ``dropped`` passages ("[1, 2]" -> "[1]")."""
+    if not dropped:
+        return answer
+    first, newline, rest = answer.partition("\n")
+
+    def keep(mark: re.Match[str]) -> str:
+        numbers = [n.strip() for n in mark[1].split(",") if n.strip() and int(n) not in dropped]
+        return f"[{', '.join(numbers)}]" if numbers else ""
+
+    return re.sub(r"\[([\d, ]+)\]", keep, first).rstrip() + newline + rest

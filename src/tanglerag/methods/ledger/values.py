@@ -146,16 +146,26 @@ def _quantity(number: float, rest: str) -> Value:
     ("Minutes"), else a count of things."""
     if re.match(r"(?:%|per ?cent\b)", rest, re.IGNORECASE):  # pint makes it a dimensionless 0.31, a count's kin
         return Value("quantity", number, "percent")
-    words = [_DATA_SIZES.get(w.lower(), w) for w in rest.split()]
+    words = [_DATA_SIZES.get(w.lower(), w).strip(".,;:*_") for w in rest.split()]
+    if words and words[0].lower() in _NOT_UNITS:
+        words = []  # "5 to 7", "3 in total": "in" is no inch
+    elif len(words) > 1 and words[1].lower() in _NOT_UNITS:
+        words = words[:1]  # "5 nights in a row"
     lower = [w.lower() for w in words]
-    for unit in dict.fromkeys(" ".join(u).strip(".,;:") for ws in (words, lower) for u in (ws[:2], ws[:1], ws[1:2])
-                              if u):
+    for unit in dict.fromkeys(" ".join(u) for ws in (words, lower) for u in (ws[:2], ws[:1], ws[1:2]) if u):
         if (value := _unit_value(number, unit)) is not None:
             return value
-    thing = re.match(r"[a-z]+", lower[0]) if words else None
-    if thing is None or thing[0] in _NOT_UNITS:
-        return Value("count", number, "")
-    return Value("count", number, thing[0] if thing[0].endswith("ss") else thing[0].removesuffix("s"))  # one thing
+    return Value("count", number, _thing(lower))
+
+
+def _thing(words: list[str]) -> str:
+    """What a count counts, singular: the first of its two words that is a plural ("5 consecutive nights": night,
+    "2,300 members": member), else its first word; nothing for no word."""
+    named = [m[0] for w in words[:2] if (m := re.match(r"[a-z]+", w))]
+    if not named:
+        return ""
+    plural = next((w for w in named if w.endswith("s") and not w.endswith("ss")), None)
+    return plural.removesuffix("s") if plural else named[0]
 
 
 def _unit_value(number: float, unit: str) -> Value | None:

@@ -82,13 +82,15 @@ class VettedMethod(Method):
         text = text if unknown else with_stated_unit(text, citations, vetting.shown, asked)
         record_step(vetting.step())
         order = vetting.order(passages)
-        reports, aside = ([], []) if unknown else dissent(text, citations, order, asked, vetting, read.metas,
-                                                          read.kinds)
+        text, reports, aside = (text, [], []) if unknown else dissent(text, citations, order, asked, vetting,
+                                                                      read.metas, read.kinds)
         if not self.settings.conflicts.report:  # asked for, the ledger's report on the claims is recorded instead
             record_step(ConflictStep(claims=[], reports=reports, policies=["vetted"],
                                      documents={pid: m for pid, m in read.metas.items() if not m.is_empty()},
                                      kinds=dict(read.kinds), trust=read.notes))
-        cited = citations + [p for r in reports for s in r.sides[1:] for p in s.passages]
+        aside_ids = {p for r in reports for s in r.sides[1:] if s.verdict == "rejected" for p in s.passages}
+        cited = [c for c in citations if c not in aside_ids] + [p for r in reports for s in r.sides[1:]
+                                                                 for p in s.passages]
         return MethodOutput("\n".join([text, *aside]), list(dict.fromkeys(cited)), unknown=unknown, passages=order)
 
     async def _vet(self, question: Question, asked: str, passages: list[RetrievedPassage],
