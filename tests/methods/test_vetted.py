@@ -137,6 +137,9 @@ def test_a_sentence_about_the_question_may_lean_on_its_passages_title_and_no_num
     register = "Register of Ships: MARISOL BRAE\n\nGross tonnage\n\n1,240\n\nYear of build\n\n2006"
     assert [span for _, span in stated_values(register, "What is the gross tonnage of the Marisol Brae?")] == [
         "1,240"]  # b-marisol-brae-vessel-1: a table's cell is read with its label, the next row's is not
+    chat = "[14/09/2024, 19:02] Ros: what time does the wedding ceremony start? 2:30 pm I think"
+    assert [span for _, span in stated_values(chat, "What time does the wedding ceremony start?")] == [
+        "2:30 pm"]  # d-wedding-plans-1: the message's timestamp is when it was written
     zones = "This is where the T4 shines: one hub handles up to 10 zones."
     assert [span for _, span in stated_values(zones, "How many zones can one Orrin T4 hub control?")] == ["10 zones"]
 

@@ -26,6 +26,10 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _LABEL = re.compile(r"\b(?:section|sections|chapter|clause|article|part|version|no\.?|number|issue|vol\.?|"
                     r"volume|page|room|route|line)\s*$|[§#]\s*$", re.IGNORECASE)
 """Words before a number that make it a name, no amount: "Section 7.3", "Issue 3", "Route 12", "#4"."""
+_STAMP = re.compile(r"^\W*\[?\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]m)?\]?\s*-?|"
+                    r"\[\d{1,2}:\d{2}(?::\d{2})?\]", re.IGNORECASE)
+"""A chat message's timestamp ("[14/09/2024, 19:02] Ros:", "14/09/2024, 19:02 - Ros:", "[09:14] dana:"): when it
+was written, not a time it states."""
 _WRAPPED = re.compile(r"(?<![.!?;:\n])\n[ \t]*(?=[a-z])")
 """A line break inside a sentence of hard-wrapped text ("... given as 37%. The\ncorrect figure is 31%."): read as a
 space, or the sentence's halves are read apart."""
@@ -96,6 +100,7 @@ def _sentence_values(sentence: str, skip_former: bool) -> list[tuple[Value, str]
     """Each value in one sentence: the longest span that reads as more than a count ("30 minutes", not "30"; "1
     April", not "1 April to"'s count of Aprils), else the longest, cut to the words that say it."""
     found = []
+    sentence = _STAMP.sub(" ", sentence)
     for match in _AMOUNT.finditer(sentence):
         if (skip_former and former(sentence, match.start())) or _LABEL.search(sentence[:match.start()]):
             continue
