@@ -124,7 +124,8 @@ _DATA_SIZES = {"kb": "kilobyte", "mb": "megabyte", "gb": "gigabyte", "tb": "tera
 """What a person means by "25 MB" (pint reads it as millibarns, an area)."""
 
 
-_CLOCK = re.compile(r"^(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?|o'clock)?$", re.IGNORECASE)
+_CLOCK = re.compile(r"^(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?|o'clock)?(?=$|\s|[,;)])", re.IGNORECASE)
+"""A time of day the text starts with ("2:30 pm I think" is 2:30 pm, not 2 picometres)."""
 
 
 def _clock(text: str) -> Value | None:
