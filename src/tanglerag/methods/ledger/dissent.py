@@ -125,7 +125,8 @@ _BARE = re.compile(r"(\d[\d,.]*)(\s*(?:\[[\d, ]+\]\s*)*)")
 def with_stated_unit(answer: str, cited: list[str], passages: list[RetrievedPassage], question: str) -> str:
     """A bare number ("3 [3, 4]") given the words its cited passages state it with in a sentence about the
     question ("3 days [3, 4]", "€50 [1]"): the 1.5B model drops the unit a person needs to read the number, as
-    ``sides.with_unit`` mends for the ledger. A year, or a number no cited passage states with a unit, is left."""
+    ``sides.with_unit`` mends for the ledger. A year, or a number no cited passage states with a unit or as a count
+    of things ("6 zones"; not "412 local" of "412 local people"), is left."""
     first, _, rest = answer.partition("\n")
     bare = _BARE.fullmatch(first.strip())
     if bare is None or (value := read_value(bare[1])) is None or value.kind != "count":
@@ -133,7 +134,7 @@ def with_stated_unit(answer: str, cited: list[str], passages: list[RetrievedPass
     texts = {h.passage.id: h.passage for h in passages}
     for pid in (c for c in cited if c in texts):
         for stated, span in stated_values(texts[pid].text, question, title=texts[pid].title):
-            if (stated.kind != "count" or stated.unit) and \
+            if (stated.kind != "count" or re.search(r"[a-z]s$", span)) and \
                     re.match(rf"\D{{0,4}}{re.escape(bare[1])}(?![\d]|[.,]\d)", span):
                 return f"{span}{bare[2]}" + (f"\n{rest}" if rest else "")
     return answer

@@ -11,6 +11,7 @@ currency names ("euros").
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ class Value:
     def same(self, other: Value) -> bool:
         """One value: of one kind, in one unit (a count of one thing, or of things one side leaves unnamed: "2,300"
         and "2,300 members"; "40 CAD" and "40 AUD" are two), equal magnitudes."""
+        if self.kind == other.kind == "date" and {self.unit, other.unit} == {"day", "monthday"}:
+            return _month_day(self.magnitude) == _month_day(other.magnitude)  # "18 June" is 18 June 2024's day
         units = self.unit == other.unit or (self.kind == "count" and not (self.unit and other.unit))
         return self.kind == other.kind and units and math.isclose(self.magnitude, other.magnitude, rel_tol=1e-6)
 
@@ -41,6 +44,11 @@ class Value:
         if self.kind == "quantity":
             return _DIMENSIONS.get(self.unit, self.unit)
         return self.kind
+
+
+def _month_day(ordinal: float) -> tuple[int, int]:
+    day = datetime.date.fromordinal(int(ordinal))
+    return day.month, day.day
 
 
 _DIMENSIONS = {"[time]": "time", "[mass]": "mass", "[length]": "length", "[length] ** 2": "area",
@@ -102,7 +110,8 @@ def _money(text: str) -> Value | None:
 
 def _date(text: str) -> Value | None:
     """A date the text starts with: all of it ("14 August 2009"), else its longest first words that read as one
-    ("1 April to 30 September inclusive": 1 April, where a season starts)."""
+    ("1 April to 30 September inclusive": 1 April, where a season starts); without a year, a day of any year
+    ("monthday")."""
     if not _MONTH.search(text):
         return None
     from dateutil import parser
@@ -115,8 +124,11 @@ def _date(text: str) -> Value | None:
             day = parser.parse(head, fuzzy=False, default=parser.parse("2000-01-01"))
         except (ValueError, OverflowError):
             continue
-        return Value("date", float(day.date().toordinal()), "day")
+        return Value("date", float(day.date().toordinal()), "day" if _YEAR.search(head) else "monthday")
     return None
+
+
+_YEAR = re.compile(r"\b\d{4}\b")
 
 
 _DATA_SIZES = {"kb": "kilobyte", "mb": "megabyte", "gb": "gigabyte", "tb": "terabyte", "kib": "kibibyte",
