@@ -267,6 +267,24 @@ def test_a_cited_older_version_stating_another_value_is_set_aside_and_its_mark_t
     assert [r.kind for r in reports] == ["outdated"] and reports[0].sides[0].passages == ["amended"]
 
 
+def test_a_question_asking_for_the_value_now_sets_aside_an_older_page_of_another_source():
+    """a-greyford-town-1: "What is Greyford's population now?" - the council's 2022 newsletter is outdated beside the
+    2024 census report, though neither is a version of the other; asked without "now", it is not."""
+    from tanglerag.methods.ledger.dissent import losing_rule
+    from tanglerag.methods.ledger.moment import asks_now
+    from tanglerag.methods.ledger.vetting import Vetting
+
+    assert [asks_now(q) for q in ("What is Greyford's population now?", "the latest stable version?",
+                                  "What is the current allowance?", "When was the bridge built?")] == [
+        True, True, True, False]
+    metas = {"census": DocumentMeta(date=datetime.date(2024, 6, 12), source="Valley Courier"),
+             "newsletter": DocumentMeta(date=datetime.date(2022, 10, 5), source="Town Council")}
+    kin = {"census": (0, "Valley Courier", "census"), "newsletter": (1, "Town Council", "newsletter")}
+    assert losing_rule("newsletter", ["census"], Vetting(shown=[], kin=kin), metas, {}) is None
+    assert losing_rule("newsletter", ["census"], Vetting(shown=[], kin=kin, now=True), metas, {}) == \
+        "newest: dated 2022-10-05, before 2024-06-12"
+
+
 def test_an_erratum_corrects_the_figure_it_names_not_another_studys():
     """b-meadowfield-study-2: the erratum names 37% as wrong; a second study's 22% it never mentions stands."""
     from tanglerag.methods.ledger.dissent import losing_rule

@@ -210,7 +210,8 @@ def _losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, 
             return rule  # as the ledger's policy: a 2020 erratum does not correct a 2024 handbook
     if not vetting.by_date:  # a question about 2020: a 2024 page's value is no newer value of the 2020 one
         return None
-    newest = max((d for c in cited if (d := metas[c].date) is not None and vetting.related(pid, c)), default=None)
+    newest = max((d for c in cited if (d := metas[c].date) is not None
+                  and (vetting.now or vetting.related(pid, c))), default=None)
     if date is not None and newest is not None and date < newest:
         return f"newest: dated {date.isoformat()}, before {newest.isoformat()}"
     return None  # an undated document does not lose to a dated one: on the tune half an official specification page

@@ -18,7 +18,7 @@ from tanglerag.dating import DATE as _DATE
 from tanglerag.dating import parsed as _parsed
 from tanglerag.dating import stated_date
 
-__all__ = ["AsOf", "as_of", "names_a_year", "stated_date", "timeless"]
+__all__ = ["AsOf", "as_of", "asks_now", "names_a_year", "stated_date", "timeless"]
 
 _CLAUSE = re.compile(r",?\s*\b(?:as of|as at|at the time of)\s+" + _DATE, re.IGNORECASE)
 _LEADING = re.compile(r"^\s*(?:in|during|by)\s+" + _DATE + r"\s*,\s*", re.IGNORECASE)
@@ -73,6 +73,17 @@ def names_a_year(question: str) -> bool:
     """Whether the question, its "as of" clauses aside, names a year it is about ("How many came to the 2020
     festival?"): then a document's date says nothing of how well it answers."""
     return bool(_YEAR.search(timeless(question)))
+
+
+_NOW = re.compile(r"\b(?:now|nowadays|current|currently|latest|today|these days|at the moment|at present|presently|"
+                  r"most recent|newest|up to date|still)\b", re.IGNORECASE)
+
+
+def asks_now(question: str) -> bool:
+    """Whether the question asks for the value that holds now ("What is Greyford's population now?", "the latest
+    stable version", "the current daily allowance"): then any older dated page's other value is outdated, whoever
+    wrote it. A question without these words may be about a value that never changes, or one of many versions."""
+    return bool(_NOW.search(question))
 
 
 def as_of(question: str) -> AsOf | None:

@@ -86,6 +86,9 @@ RULES: tuple[Rule, ...] = (
     Rule("informal", "vetting", "vetted: a blog, forum or chat post (read from its file name or opening words) is "
          "ranked with a README, after the ordinary pages, whatever its date, and its value is set aside against one "
          "of theirs", "b-tile-grouting-guidance-1"),
+    Rule("now", "vetting", "vetted: a question asking for the value now ('now', 'current', 'latest') sets aside an "
+         "older dated passage's other value, whoever wrote it (without it, only one source's, document's or title's "
+         "older version)", "a-greyford-town-1"),
     Rule("complementary", "vetting", "vetted: a list answer whose items different documents state (one office a page) "
          "is reported as complementary, each item a side with its passages, not as a dispute", "c-orbin-offices-1"),
 )

@@ -25,7 +25,7 @@ from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.dissent import dissent, overruled, with_stated_unit
 from tanglerag.methods.ledger.kinds import asks_about_drafts
 from tanglerag.methods.ledger.method import document_kinds, provenance, read_passages
-from tanglerag.methods.ledger.moment import as_of, names_a_year, timeless
+from tanglerag.methods.ledger.moment import as_of, asks_now, names_a_year, timeless
 from tanglerag.methods.ledger.vetting import Documents, Vetting, vet
 from tanglerag.stages.generate import answer_params, cited_answer_decision, cited_answer_messages, read_cited_answer
 from tanglerag.tracking import record_step, stage, streamed_answer, token_sink
@@ -105,7 +105,7 @@ class VettedMethod(Method):
                    if trust is not None and entry_for(h.passage.metadata, trust, h.passage.id) is not None}
         read = Documents(metas, kinds, scores, found, unverified, vouched, notes)
         vetting = vet(passages, read, config.relevance, as_of(question.text), asks_about_drafts(asked), off,
-                      by_date=not names_a_year(asked))
+                      by_date=not names_a_year(asked), now=asks_now(asked))
         return vetting, read
 
     async def _answered(self, question: Question, asked: str, vetting: Vetting,

@@ -70,6 +70,9 @@ class Vetting:
     kin: Kin = field(default_factory=dict)
     by_date: bool = True
     """whether a newer passage stands over an older related one: not when the question names the year it is about"""
+    now: bool = False
+    """whether the question asks for the value now ("now", "current", "latest": ``moment.asks_now``): then a newer
+    dated passage of any source stands over an older one (rule ``now``), not only one source's newer version"""
     texts: dict[str, str] = field(default_factory=dict)
     """passage id -> its words, for the rules that read what a document names (an erratum, the value it corrects)"""
 
@@ -134,10 +137,11 @@ class Documents:
 
 
 def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, moment: AsOf | None,
-        drafts_asked: bool, off: frozenset[str] = frozenset(), by_date: bool = True) -> Vetting:
+        drafts_asked: bool, off: frozenset[str] = frozenset(), by_date: bool = True, now: bool = False) -> Vetting:
     """Leave out what cannot answer the question as asked, rank the rest (the module's docstring). ``off``: rules
     of ``ledger.rules`` turned off (drafts, as-of, supersede, ranking; trust is taken out with the documents').
-    ``by_date``: whether dates order the passages (not when the question names the year it is about)."""
+    ``by_date``: whether dates order the passages (not when the question names the year it is about); ``now``:
+    whether the question asks for the value now (``Vetting.now``)."""
     drafts_asked = drafts_asked or "drafts" in off
     moment = None if "as-of" in off else moment
     relevant = {h.passage.id for h in passages if docs.relevance.get(h.passage.id, 0.0) >= threshold}
@@ -162,6 +166,7 @@ def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, mom
     labels = {h.passage.id: label for h in ranked if (label := _label(h.passage.id, docs))}
     return Vetting(shown=ranked, left_out=left_out, labels=labels, relevant=relevant,
                    unverified=set(docs.unverified), off=off, kin=kin, by_date=by_date,
+                   now=now and by_date and "now" not in off,
                    texts={h.passage.id: h.passage.text for h in passages})
 
 
