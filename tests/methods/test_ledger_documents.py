@@ -254,9 +254,18 @@ def test_a_correction_does_not_set_aside_what_was_written_after_it(llm_factory):
     ("anglers.txt", "", "BrenmoorAnglers.net forum > General chat\nflyline_jim: season opens in March", "informal"),
     ("g.txt", "", "Posted by Gary at FixItFriday", "informal"),
     ("festival-2020-review.md", "Festival 2020 review", "The online festival drew 3,100 people.", None),
-    ("email-from-letting-agent.txt", "", "Your deposit is six weeks' rent.", None)])
+    ("email-from-letting-agent.txt", "", "Your deposit is six weeks' rent.", None),
+    ("roadmap.md", "Tessel public roadmap", "This page is a wish list, not a promise.", "draft")])
 def test_a_documents_kind_is_read_from_its_name_title_and_opening_words(path, title, text, kind):
     assert document_kind({"path": path}, title, text) == kind
+
+
+def test_a_question_about_plans_is_answered_by_drafts_and_roadmaps_too():
+    from tanglerag.methods.ledger.kinds import asks_about_drafts
+
+    assert [asks_about_drafts(q) for q in ("What export formats are planned for the next release?",
+                                           "What does the proposal change?", "When will the bridge reopen?",
+                                           "What is the excess on the Gold plan?")] == [True, True, False, False]
 
 
 @pytest.mark.parametrize(("text", "day"), [

@@ -1,5 +1,5 @@
 """What a document is, read from its file name, title, headings and first words: release notes or a changelog, a
-README, a correction or erratum, a draft or proposal, an official register, an informal post (a blog, a forum
+README, a correction or erratum, a draft, proposal or roadmap, an official register, an informal post (a blog, a forum
 thread, a chat export). People's folders say so in these places ("CHANGELOG.md", "## 2.4.0 - 2024-06-11",
 "Correction:", "DRAFT - for discussion", "Register of ...", "anglers-forum-thread.txt", "Posted by Gary"), and the
 kind decides what a date alone cannot: release notes change what a README says, a correction replaces what it
@@ -22,6 +22,7 @@ deep in an article ("the draft of the novel") says what it is about, not what it
 _NAMES: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
     ("changelog", re.compile(r"(?:^|/)(?:changelog|changes|release[-_ ]?notes?|releases)(?:\.[^/]*)?$", re.I)),
     ("readme", re.compile(r"(?:^|/)readme(?:\.[^/]*)?$", re.I)),
+    ("draft", re.compile(r"(?:^|/)roadmap(?:\.[^/]*)?$", re.I)),
     ("informal", re.compile(r"(?:^|[/_.-])(?:blogs?|forums?|thread|chats?|whatsapp|slack|facebook|twitter|reddit|"
                             r"discord|comments?)(?:[/_.-]|$)", re.I)),
 )
@@ -33,7 +34,7 @@ _WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
                               re.I)),
     ("draft", re.compile(r"\b(?:draft|proposal|proposed (?:change|policy|amendment|rule)s?|request for comments|"
                          r"rfc\b|for discussion|not (?:yet )?(?:approved|adopted|in force)|pending (?:approval|"
-                         r"adoption)|under consultation|consultation draft)", re.I)),
+                         r"adoption)|under consultation|consultation draft|wish list|not a promise)", re.I)),
     ("changelog", re.compile(r"\b(?:changelog|change log|release notes)\b|^#+\s*\[?(?:v\d+\.\d+|\d+\.\d+\.\d+)\]?"
                              r"(?:\s*[-(]\s*\d{4}-\d{2}-\d{2})?\s*$",
                              re.I | re.M)),
@@ -66,6 +67,12 @@ def document_kind(metadata: Mapping[str, Any], title: str, text: str) -> Documen
     return "register" if _TITLED_REGISTER.search(title) else None
 
 
+_PLANS = re.compile(r"\b(?:propos\w*|planned|planning|scheduled|roadmap|upcoming|coming soon|next release)\b",
+                    re.I)
+"""Not "plan" (an insurance plan, a gym plan) nor "will" ("when will the bridge reopen" asks what is in force)."""
+
+
 def asks_about_drafts(question: str) -> bool:
-    """A question about what a draft or proposal says ("what does the proposal change"): drafts then answer it."""
-    return bool(_DRAFTING.search(question)) or "propos" in question.lower()
+    """A question about what a draft, proposal or roadmap says ("what does the proposal change", "what is planned
+    for the next release"): drafts then answer it."""
+    return bool(_DRAFTING.search(question) or _PLANS.search(question))
