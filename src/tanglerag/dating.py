@@ -48,8 +48,9 @@ _HEAD_LINES = 3
 date alone is a table's cell ("Incorporated on" / "14 August 2009" in a register's extract), not the page's date."""
 _TITLE_FROM = re.compile(r"\A(?:[^\n]{0,80}\n)?[^\n]{0,80}?\b(?:from|starting|beginning)\s+" + DATE, re.IGNORECASE)
 """A first or second line that says from when it holds ("New fares from 1 March 2024"): a notice's title states its date."""
-_CHAT_STAMP = re.compile(r"\A\W{0,3}(\d{4}-\d{2}-\d{2})[ T]\d{1,2}:\d{2}")
-"""A chat export's first message time ("[2024-03-05 10:12] ana: ..."): when the conversation took place."""
+_CHAT_STAMP = re.compile(r"\A(?:[^\n]*\n){0,3}?\W{0,3}(\d{4}-\d{2}-\d{2})[ T]\d{1,2}:\d{2}")
+"""A chat export's first message time ("[2024-03-05 10:12] ana: ..."), on one of its first lines (a header such as
+"Slack export - channel #general" may come first): when the conversation took place."""
 _STAMP_CHARS = 300
 """How far from a passage's start or end a date stamp is looked for: "a work by Brahms published in 1890" in the
 middle of an article is what it is about, not when it was written."""

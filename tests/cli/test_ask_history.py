@@ -104,3 +104,27 @@ def test_after_the_streamed_tokens_only_what_they_did_not_print_is_printed(text,
 
     after = after_streamed(text, streamed)
     assert (text if after is None else after.strip("\n")) == rest
+
+
+def test_an_answer_the_rules_changed_after_it_streamed_is_printed_under_a_line_saying_so(capsys):
+    """A newcomer saw "3 [1]" stream, then "3 days [1]" under it with nothing to say which was the answer."""
+    from tanglerag.cli.ask import print_answer
+    from tanglerag.types import Answer
+
+    print_answer(Answer(question="q", method="vetted", text="3 days [1]"), streamed="2 days [2]\n3 [1]")
+    assert capsys.readouterr().out.splitlines()[:2] == ["the answer, as the method settled it:", "3 days [1]"]
+    print_answer(Answer(question="q", method="vetted", text="3 days [1]"), streamed="3 days [1]")
+    assert "settled" not in capsys.readouterr().out
+
+
+def test_streamed_tokens_keep_their_line_breaks(monkeypatch):
+    """The re-asked answer's "(asked again without ...)" line came out as a literal \\x0a between the answers."""
+    from tanglerag.cli.ask import _Watch
+    from tanglerag.tracking import ProgressEvent
+
+    screen = io.StringIO()
+    monkeypatch.setattr("tanglerag.cli.ask.console", TerminalConsole(file=screen, width=100))
+    watch = _Watch("vetted", type("Status", (), {"stop": lambda self: None, "update": lambda self, _: None})())
+    for text in ("2 days [2]", "\n(asked again without chat)\n", "3 [1]", "\x1b[2J"):
+        watch.heard(ProgressEvent(type="token", stage="answer", data={"text": text}))
+    assert screen.getvalue() == "2 days [2]\n(asked again without chat)\n3 [1]\\x1b[2J"  # other controls escaped

@@ -43,6 +43,17 @@ def test_a_mistyped_setting_is_one_line_naming_the_one_meant(tmp_path):
     assert "llm.temperature: Input should be a valid number" in result.output and "(given: 'hot')" in result.output
 
 
+def test_a_mistyped_option_or_a_missing_argument_is_one_line_not_a_box():
+    """A newcomer's `ask --metod ledger` printed a five-line box; docs/cli.md promises one line."""
+    result = runner.invoke(app, ["ask", "x", "--metod", "ledger"], prog_name="tanglerag")
+    assert result.exit_code == 2 and len(result.output.splitlines()) == 1
+    assert result.output.startswith("error: tanglerag ask: No such option: --metod")
+    result = runner.invoke(app, ["ask"], prog_name="tanglerag")
+    assert result.exit_code == 2 and result.output.startswith("error: tanglerag ask: Missing argument")
+    result = runner.invoke(app, ["trace"])  # a group alone still shows its help
+    assert "Usage" in result.output and "show" in result.output
+
+
 def test_eval_no_cache_bypasses_the_llm_cache(monkeypatch, tmp_path):
     seen = {}
 

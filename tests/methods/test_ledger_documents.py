@@ -274,6 +274,7 @@ def test_a_question_about_plans_is_answered_by_drafts_and_roadmaps_too():
     ("Harbour news, published 2 Feb 2024. The bridge reopens.", "2024-02-02"),
     ("# Changelog\n\n## 2.4.0 - 2024-06-11\n- longer timeout\n\n## 2.3.0 - 2023-01-02\n- faster", "2024-06-11"),
     ("[2024-03-05 10:12] ana: the door code is 4471", "2024-03-05"),
+    ("Slack export - channel #general\n\n[2025-04-14 09:12] Marta: how many days from home?", "2025-04-14"),
     ("Fees. Effective from the 1st of July 2023, fees rise.", "2023-07-01"),
     ("NORTHSHORE STRIDERS - MEMBERS' NEWSLETTER\nNovember 2024\n\nWhat a day on 20 October!", "2024-11-01"),
     ("VISITOR GUIDE - 2023 EDITION\nPublished by the Kestrel Island Tourism Office, April 2023\n\nFares", "2023-04-01"),

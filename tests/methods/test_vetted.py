@@ -247,6 +247,9 @@ def test_a_bare_number_is_given_the_unit_its_cited_passage_states_it_with():
     assert with_stated_unit("50 [2]", ["rates"], passages, "What is the daily meal allowance?") == "€50 [2]"
     assert with_stated_unit("30 [1]", ["policy"], passages, question) == "30 [1]"  # not 3's unit for 30
     assert with_stated_unit("2019 [1]", ["policy"], passages, question) == "2019 [1]"  # a year has none
+    garage = as_retrieved([Passage(id="g", text="The garage has 8 charging points, open weekdays from 8:00 to 18:00.")])
+    assert with_stated_unit("8 [1]", ["g"], garage, "How many charging points does the garage have?") == \
+        "8 charging points [1]"  # a newcomer's question: not "8:00", a time of day in the same sentence
 
 
 def test_a_cited_older_version_stating_another_value_is_set_aside_and_its_mark_taken_off():
@@ -265,6 +268,10 @@ def test_a_cited_older_version_stating_another_value_is_set_aside_and_its_mark_t
     assert text == "5 nights in a row [1]"  # neither "7.3" (a section's name) nor the cited old rule backs it
     assert lines == ["Set aside: 3 consecutive nights: dated 2021-03-09, before 2023-10-01 [2]"]
     assert [r.kind for r in reports] == ["outdated"] and reports[0].sides[0].passages == ["amended"]
+    vetting.kin["amended#2"], metas["amended#2"] = vetting.kin["amended"], metas["amended"]  # one document's
+    passages += as_retrieved([Passage(id="amended#2", text="Members asked for longer visits.")])
+    _, reports, _ = dissent("5 nights [1, 3]", ["amended", "amended#2"], passages, question, vetting, metas, {})
+    assert reports[0].sides[0].witnesses == 1  # two chunks of one document are one witness
 
 
 def test_a_question_asking_for_the_value_now_sets_aside_an_older_page_of_another_source():

@@ -135,8 +135,7 @@ class _Watch:
             if not self.streamed:
                 self.status.stop()
             self.streamed.append(event.data["text"])
-            console.print(escape(printable(event.data["text"], one_line=True)), end="", style="bold",
-                          highlight=False)
+            console.print(escape(printable(event.data["text"])), end="", style="bold", highlight=False)  # its lines
             return
         if event.type == "batch":  # a batch's calls are charged when its last one ends: counted as they end
             self.done = (f"{event.data['done']} of {event.data['planned']} model calls of this step done, "
@@ -201,6 +200,8 @@ def print_answer(answer: Answer, streamed: str = "") -> None:
     newlines escaped too: a file named ``a\n*[2] b`` cannot print a passage line of its own."""
     out = TerminalConsole()
     rest = after_streamed(answer.text, streamed)
+    if rest is None and streamed.strip():  # the rules changed what streamed: say which one is the answer
+        out.print("[dim]the answer, as the method settled it:[/]")
     rest = answer.text if rest is None else rest.strip("\n")
     if rest:  # corpus and model text is printed literally, never as markup
         out.print(f"[bold]{escape(rest)}[/]")

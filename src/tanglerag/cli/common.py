@@ -20,9 +20,10 @@ from rich.console import Console
 from rich.logging import RichHandler
 from rich.progress import BarColumn, Progress, TaskID, TextColumn
 from rich.text import Text
+from typer._click.exceptions import NoArgsIsHelpError, UsageError  # typer vendors click, not re-exporting these
 from typer.core import TyperGroup
 
-from tanglerag.errors import TangleragError
+from tanglerag.errors import InputError, TangleragError
 from tanglerag.redaction import without_credentials
 from tanglerag.settings import Settings
 
@@ -129,6 +130,12 @@ class UserErrorGroup(TyperGroup):
             return super().invoke(ctx)
         except TangleragError as exc:
             report_user_error(exc)
+            raise typer.Exit(code=2) from None
+        except UsageError as exc:  # a sub-command's mistyped option or missing argument: one line, not a box
+            if isinstance(exc, NoArgsIsHelpError):
+                raise  # "tanglerag trace" alone: its help
+            where = f"{exc.ctx.command_path}: " if exc.ctx is not None else ""
+            report_user_error(InputError(f"{where}{exc.format_message()}"))
             raise typer.Exit(code=2) from None
 
 

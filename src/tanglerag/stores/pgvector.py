@@ -357,8 +357,9 @@ class PgVectorStore(ServerStore):
             fields = filter_fields(metadata, self.tiers)
         except InputError as exc:
             raise StoreError(f"{self.where}: passage {passage.id!r}: {exc}") from None
-        return _without_nul({**metadata, "text": passage.text, "title": passage.title, **fields,
-                             **meta_fields(metadata)})
+        payload: dict[str, Any] = _without_nul({**metadata, "text": passage.text, "title": passage.title, **fields,
+                                                **meta_fields(metadata)})
+        return payload
 
     def _passage(self, pid: str, doc: Mapping[str, Any]) -> Passage:
         return read_record(doc, FieldMapping(), what=f"{self.where}: row {pid!r} of {self.collection!r}",

@@ -126,16 +126,18 @@ def with_stated_unit(answer: str, cited: list[str], passages: list[RetrievedPass
     """A bare number ("3 [3, 4]") given the words its cited passages state it with in a sentence about the
     question ("3 days [3, 4]", "€50 [1]"): the 1.5B model drops the unit a person needs to read the number, as
     ``sides.with_unit`` mends for the ledger. A year, or a number no cited passage states with a unit or as a count
-    of things ("6 zones"; not "412 local" of "412 local people"), is left."""
+    of things ("6 zones"; not "412 local" of "412 local people", nor "8:00" of "from 8:00 to 18:00": a time of day
+    or a date is another value, not the number's unit), is left."""
     first, _, rest = answer.partition("\n")
     bare = _BARE.fullmatch(first.strip())
     if bare is None or (value := read_value(bare[1])) is None or value.kind != "count":
         return answer
     texts = {h.passage.id: h.passage for h in passages}
+    number = re.compile(rf"\D{{0,4}}{re.escape(bare[1])}(?![\d:]|[.,]\d)")
     for pid in (c for c in cited if c in texts):
         for stated, span in stated_values(texts[pid].text, question, title=texts[pid].title):
-            if (stated.kind != "count" or re.search(r"[a-z]s$", span)) and \
-                    re.match(rf"\D{{0,4}}{re.escape(bare[1])}(?![\d]|[.,]\d)", span):
+            counted = stated.kind != "count" or re.search(r"[a-z]s$", span)
+            if stated.kind in ("quantity", "money", "count") and counted and number.match(span):
                 return f"{span}{bare[2]}" + (f"\n{rest}" if rest else "")
     return answer
 
@@ -291,7 +293,8 @@ def dissent(answer: str, cited: list[str], passages: list[RetrievedPassage], que
     against = {h.passage.id: value for h in passages if h.passage.id in vetting.relevant
                and (value := dissenting(said, h, question, _former(vetting))) is not None}
     backing = [c for c in cited if c not in against] or cited
-    kept = Side(answer=strip_citations(answer), passages=backing, witnesses=len(backing))
+    documents = {vetting.kin.get(pid, (pid,))[0] for pid in backing}  # a document's chunks are one witness
+    kept = Side(answer=strip_citations(answer), passages=backing, witnesses=len(documents))
     reports, lines = [], []
     for pid, value in against.items():
         why = None if pid in backing else explained(pid, backing, vetting, metas, kinds, read_value(value))
