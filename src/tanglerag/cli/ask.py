@@ -140,8 +140,9 @@ class _Watch:
         if event.type == "batch":  # a batch's calls are charged when its last one ends: counted as they end
             self.done = (f"{event.data['done']} of {event.data['planned']} model calls of this step done, "
                          f"{self.calls} before it, ")
-        elif event.type in ("stage_start", "llm_call"):
-            self.stage, self.done = event.stage, f"{self.calls} model call{'s' * (self.calls != 1)} done, "
+        elif event.type in ("stage_start", "llm_call"):  # no "0 model calls done" while the first one runs
+            self.stage = event.stage
+            self.done = f"{self.calls} model call{'s' * (self.calls != 1)} done, " if self.calls else ""
         self.refresh()
 
     def refresh(self) -> None:
