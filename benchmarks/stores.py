@@ -199,7 +199,7 @@ class PgServer:
         pid = self.server.get_pid()
         children = Path(f"/proc/{pid}/task/{pid}/children")
         kids = children.read_text().split() if children.exists() else []
-        return _peak_mb(pid) + sum(_peak_mb(kid) for kid in kids)
+        return _peak_mb(pid) + sum(_gone_or_peak_mb(kid) for kid in kids)
 
     def stop(self) -> None:
         self.server.cleanup()
@@ -339,6 +339,15 @@ def _peak_mb(pid: int | str = "self") -> float:
     subprocess inherits from its parent (this script's parent holds the vectors for the exact search)."""
     status = Path(f"/proc/{pid}/status").read_text()
     return int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1]) / 1024
+
+
+def _gone_or_peak_mb(pid: str) -> float:
+    """``_peak_mb`` of a server's child, 0 for one that ended (gone, or a zombie without memory) meanwhile."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    return next((int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM")), 0.0)
 
 
 def _du_mb(folder: Path) -> float:
