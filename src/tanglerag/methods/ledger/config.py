@@ -89,7 +89,8 @@ class LedgerConfig(Section):
     disabled_rules: list[str] = Field(default_factory=lambda: ["asked-names"], description=(
         "rules of the ledger's rule table (tanglerag.methods.ledger.rules) to turn off, for an ablation: trust, "
         "text-dates, document-kinds, asked-names, answer-type, drafts, scope, same-value, or a policy's name; "
-        "vetted's own: as-of, ranking, dates-across, off-topic, overruled, former-values, complementary (it also "
+        "vetted's own: as-of, ranking, dates-across, off-topic, overruled, former-values, informal, now, "
+        "complementary (it also "
         "reads trust, text-dates, document-kinds, drafts, supersede, releases, corrections, register and newest). "
         "asked-names is off by default: on the tune halves it cost right answers (people's documents 25 -> 23 of "
         "45, RAMDocs strict 34.9 -> 30.2) for fewer leaks; [] turns it on"))
