@@ -237,6 +237,13 @@ def test_an_erratum_older_than_a_page_does_not_correct_it():
     assert losing_rule("old", ["erratum"], vetting, metas, kinds) == "corrections: what a correction corrects"
 
 
+def test_a_long_answer_is_read_by_the_value_of_its_first_clause():
+    """b-parental-leave-handbook-2: "4 weeks at full pay, to be taken within the first six months." is over the 60
+    characters a value is read from; its first clause names the value the planted 8 weeks disputes."""
+    said = answer_value("4 weeks at full pay, to be taken within the first six months. [1]")
+    assert said is not None and said.same(answer_value("28 days")) and answer_value("Kaspar Ilves [1], Beatriz Lobo") is None
+
+
 def test_a_bare_number_is_given_the_unit_its_cited_passage_states_it_with():
     from tanglerag.methods.ledger.dissent import with_stated_unit
 

@@ -143,8 +143,10 @@ def with_stated_unit(answer: str, cited: list[str], passages: list[RetrievedPass
 
 
 def answer_value(answer: str) -> Value | None:
-    """The value an answer line names, its citation marks aside; None for a name, a place or a sentence."""
-    return read_value(strip_citations(answer))
+    """The value an answer line names, its citation marks aside, or its first clause's ("4 weeks at full pay, to be
+    taken within the first six months": 4 weeks); None for a name, a place or a sentence."""
+    text = strip_citations(answer)
+    return read_value(text) or read_value(re.split(r"[,;(]|\s[-\u2013\u2014]\s", text, maxsplit=1)[0])
 
 
 def _of_kind(said: Value, passage: RetrievedPassage, question: str, skip_former: bool) -> list[tuple[Value, str]]:
