@@ -21,6 +21,8 @@ from tanglerag.fileio import PRIVATE_MODE
 log = logging.getLogger(__name__)
 
 _BATCH = 500  # keys a SELECT ... IN asks for at once: under SQLite's variable limit on every build
+_BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+_OPEN_WAIT_S = 10.0
 
 
 class SqliteTable:
@@ -90,6 +92,21 @@ class SqliteTable:
         return self._conn
 
     def _open(self) -> sqlite3.Connection:
+        """The file opened for writing, tried again while another process holds it locked (up to ``_OPEN_WAIT_S``):
+        replicas or workers starting at once on one new file race to switch it to WAL and create its table, and
+        SQLite answers "database is locked" at once for that rather than waiting; taken as a file that cannot be
+        written, it left 9 of 80 such processes without their cache for the whole run."""
+        waited = 0.0
+        while True:
+            try:
+                return self._open_once()
+            except sqlite3.OperationalError as exc:
+                if getattr(exc, "sqlite_errorcode", None) not in _BUSY or waited >= _OPEN_WAIT_S:
+                    raise
+                time.sleep(0.05)
+                waited += 0.05
+
+    def _open_once(self) -> sqlite3.Connection:
         if not self.path.exists():
             os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, PRIVATE_MODE))
         conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)

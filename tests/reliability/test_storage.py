@@ -8,6 +8,7 @@ import sys
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -229,3 +230,37 @@ def test_kill_9_while_the_trim_log_is_written_keeps_the_last_state(tmp_path):
     assert TrimLog(folder).state().is_separated("a1", "a2")
     reloaded = PassageIndex.load(folder, HashEmbedder())
     assert reloaded.trim.is_separated("a1", "a2") and reloaded.cut_link_count > 0
+
+
+def _open_and_write(path: str, start: float, writable: Any) -> None:
+    import time
+
+    from tanglerag.disk_store import SqliteTable
+
+    while time.time() < start:  # every process at once, on a file none has created yet
+        pass
+    table = SqliteTable(Path(path), "calls", "LLM cache")
+    table.put_many([(f"{os.getpid()}", "v")])
+    writable.put(table.writable)
+
+
+def test_processes_opening_one_new_cache_file_at_once_all_keep_writing_it(tmp_path):
+    """Replicas or workers starting together on one new LLM cache file raced to switch it to WAL; SQLite answered
+    "database is locked" at once, and 9 of 80 such processes ran without their cache (benchmarks/llm_cache_share.py
+    found it)."""
+    import multiprocessing
+    import sqlite3
+    import time
+
+    context = multiprocessing.get_context("fork")
+    for trial in range(4):
+        path, writable = tmp_path / f"cache-{trial}.sqlite", context.Queue()
+        start = time.time() + 0.3
+        procs = [context.Process(target=_open_and_write, args=(str(path), start, writable)) for _ in range(4)]
+        for proc in procs:
+            proc.start()
+        assert [writable.get(timeout=60) for _ in procs] == [True] * 4
+        for proc in procs:
+            proc.join()
+        with sqlite3.connect(path) as db:
+            assert db.execute("SELECT count(*) FROM calls").fetchone() == (4,)
