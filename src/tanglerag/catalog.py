@@ -1,5 +1,6 @@
-"""What is registered, as the Markdown tables docs/architecture.md shows: method families, stores, file loaders and
-embedders, each read from its registry.
+"""What is registered, as the Markdown tables docs/architecture.md shows (method families, stores, file loaders and
+embedders, each read from its registry), and the tables a family adds (``Family.tables``: the ledger's rules, in
+docs/conflicts.md).
 
 Why generated: a hand-kept table of plug-ins goes stale the day one is added. ``scripts/docs_hooks.py`` writes these
 tables into the page when the site builds, and ``tests/test_docs_map.py`` fails when the copy committed in the page
@@ -8,13 +9,14 @@ tables into the page when the site builds, and ``tests/test_docs_map.py`` fails 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tanglerag.embeddings import EMBEDDERS
-from tanglerag.family import FAMILIES, Family
+from tanglerag.family import FAMILIES, Family, families, resolve
 from tanglerag.loaders import LOADERS
 from tanglerag.registry import Registry
 from tanglerag.stores.registry import STORES
@@ -61,11 +63,21 @@ TABLES: dict[str, Callable[[], str]] = {"families": families_table,
           "embedders": lambda: lazy_table(EMBEDDERS, "embedding.backend")}
 
 
+TABLES.update({name: functools.partial(lambda ref: resolve(ref)(), reference)
+               for family in families() for name, reference in family.tables.items()})
+"""The core tables, then those the families add (``Family.tables``: the ledger's rules)."""
+
+
 def filled(page: str) -> str:
     """``page`` with every catalog block holding today's table."""
     return BLOCK.sub(lambda m: f"{m.group(1)}{TABLES[m.group(2)]()}\n{m.group(4)}", page)
 
 
-def refresh(page: Path = Path("docs/architecture.md")) -> None:
-    """Rewrite ``page``'s catalog blocks in place (after adding a plug-in to a registry)."""
-    page.write_text(filled(page.read_text()))
+PAGES = (Path("docs/architecture.md"), Path("docs/conflicts.md"))
+"""The pages holding catalog blocks."""
+
+
+def refresh(pages: tuple[Path, ...] = PAGES) -> None:
+    """Rewrite each page's catalog blocks in place (after adding a plug-in to a registry, or a rule)."""
+    for page in pages:
+        page.write_text(filled(page.read_text()))

@@ -54,6 +54,9 @@ class Family:
     """CLI commands: ``"module:attribute"`` of typer apps, added to ``tanglerag``'s (a named app is a group)."""
     tasks: Mapping[str, str] = field(default_factory=dict)
     """Dataset tasks it evaluates (``retrieval``): task -> ``"module:function"``."""
+    tables: Mapping[str, str] = field(default_factory=dict)
+    """Tables of its own the documentation shows (``ledger``'s rules): a catalog block's name -> ``"module:function"``
+    returning the Markdown table (``tanglerag.catalog`` writes it into the page)."""
     delegates_to_any: bool = False
     """Its methods may hand a question to any method (``auto``): a run with them depends on every section."""
     conflict_reporter: type[Any] | None = None

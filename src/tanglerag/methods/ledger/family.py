@@ -1,5 +1,5 @@
-"""``ledger`` (ours) as a family: the method, the ``ledger`` section, its stages, structured defaults and the
-inspector view of its conflict report."""
+"""``ledger`` (ours) as a family: the method, the ``ledger`` section, its stages, structured defaults, the
+inspector view of its conflict report and the rule table the documentation shows."""
 
 from __future__ import annotations
 
@@ -20,4 +20,5 @@ FAMILY = Family(
     structured={"ledger": "auto"},
     view=Path(__file__).with_name("view.js"),
     conflict_reporter=LedgerMethod,  # conflicts.report: its claims, witnesses and policies on any method's passages
+    tables={"rules": "tanglerag.methods.ledger.rules:markdown_table"},  # docs/conflicts.md's rule table
 )

@@ -99,3 +99,15 @@ releases, corrections, register and newest to what it sets aside after it."""
 SWITCHABLE = frozenset(r.name for r in RULES if r.name not in {"grounding", "relevance", "copies", "descriptions"})
 """Rules ``ledger.disabled_rules`` may turn off (the others have thresholds of their own: ``ledger.relevance=0``
 lets every claim compete, and so on)."""
+
+
+def markdown_table() -> str:
+    """The table as docs/conflicts.md shows it (``tanglerag.catalog``), in the order the rules apply: what each does,
+    its constants, the dev ask or scenario it is for, and whether ``ledger.disabled_rules`` can turn it off."""
+    from tanglerag.tables import Table
+
+    rows = [[f"`{rule.name}`", rule.stage, rule.does.replace("|", "/"),
+             "; ".join(f"{key}: {value}" for key, value in rule.constants.items()) or "-", f"`{rule.example}`",
+             "yes" if rule.name in SWITCHABLE else "no"] for rule in RULES]
+    return Table(["rule", "stage", "what it does", "constants", "for", "can be turned off"], rows).markdown()
+
