@@ -412,8 +412,8 @@ def test_a_blog_forum_or_chat_post_speaks_after_the_pages_whatever_its_date(llm_
     vetting = answer.trace.find(VettingStep)
     assert vetting.shown == ["guidance-note.txt", "weekend-diy-blog.md"]
     assert vetting.labels["weekend-diy-blog.md"] == "2023-05-01; informal post"
-    assert answer.text.splitlines() == ["24 hours [1]",
-                                        "Set aside: 12 hours: a blog, forum or chat post against a page that is none [2]"]
+    assert answer.text.splitlines() == ["24 hours [1]", ("Set aside: 12 hours: a blog, forum or chat post, where a page "
+                                                         "that is not one says otherwise [2]")]
     assert answer.trace.find(ConflictStep).overall == "misinformation"
     answer, _ = ask(llm_factory, GROUTING, question, None, "ledger.disabled_rules=[asked-names, informal]")
     assert answer.trace.find(VettingStep).shown == ["weekend-diy-blog.md", "guidance-note.txt"]  # newest first
@@ -441,7 +441,8 @@ def test_an_answer_whose_value_only_a_post_below_the_cited_page_states_is_asked_
     answer = method.answer(Question(text="When does the river trout season open?"), as_retrieved(passages))
     assert len(prompts) == 2 and "15 March" not in prompts[1]
     assert answer.text.splitlines() == ["1 April to 30 September inclusive [1]",
-                                        "Set aside: 15 March: a blog, forum or chat post against a page that is none [2]"]
+                                        ("Set aside: 15 March: a blog, forum or chat post, where a page that is not "
+                                         "one says otherwise [2]")]
 
 
 FESTIVAL = {  # c-book-festival-1: one source's pages of several years, asked about one year

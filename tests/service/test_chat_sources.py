@@ -59,3 +59,25 @@ def test_a_background_task_has_no_sources(tmp_path):
         sdk = openai.OpenAI(base_url="http://testserver/v1", api_key="unused", http_client=http, max_retries=0)
         reply = sdk.chat.completions.create(model="tanglerag/concat", messages=[{"role": "user", "content": task}])
     assert reply.choices[0].message.model_extra["sources"] == [] and reply.model_extra["tanglerag"] is None
+
+
+def test_a_source_whose_location_names_its_file_is_not_named_twice_and_set_aside_lines_are_not_repeated():
+    """A chat user read "(policy.md) · policy.md §Rules" and the conflict twice: in the answer's "Set aside:" line
+    and in a "Sources disagree" sentence below it."""
+    from tanglerag.conflicts import ConflictReport, Side
+    from tanglerag.service.chat import _disagreement, _named
+    from tanglerag.service.schemas import Source
+
+    assert _named(Source(n=1, id="policy.md#2", title="Remote work", location="policy.md §Rules")) == "Remote work"
+    assert _named(Source(n=1, id="p7", title="Remote work")) == "Remote work (p7)"
+    report = ConflictReport(kind="outdated", rule="newest: dated 2022", sides=[
+        Side(answer="3 days", passages=["a"], witnesses=1, verdict="kept"),
+        Side(answer="2 days", passages=["b"], witnesses=1, verdict="rejected", note="dated 2022")])
+
+    class Output:
+        conflicts = [report]
+        answer = "3 days [1]"
+
+    assert _disagreement(Output()).startswith("\n\nSources disagree: 3 days (1 source) vs 2 days")  # type: ignore[arg-type]
+    Output.answer = "3 days [1]\nSet aside: 2 days: dated 2022 [2]"
+    assert _disagreement(Output()) == ""  # type: ignore[arg-type]

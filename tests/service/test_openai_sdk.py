@@ -21,6 +21,7 @@ def sdk(tmp_path):
 def test_models_are_the_methods(sdk):
     ids = [m.id for m in sdk.models.list()]
     assert "tanglerag/concat" in ids and "tanglerag/corg" in ids and "tanglerag/post-fusion" in ids
+    assert ids[0] == "tanglerag/vetted"  # the default first: a client taking the first model gets what ask gives
 
 
 def test_a_chat_completion_answers_the_last_user_message_with_sources(sdk):

@@ -44,7 +44,7 @@ from tanglerag.service.schemas import (
     TextCompletion,
 )
 from tanglerag.service.state import ServiceState
-from tanglerag.text import after_streamed
+from tanglerag.text import SET_ASIDE, after_streamed
 from tanglerag.tracking import ProgressEvent
 
 CHAT_PATH = "/v1/chat/completions"
@@ -202,19 +202,29 @@ def sources(output: AskResponse) -> list[Source]:
 
 def content(output: AskResponse) -> str:
     """The answer, where its sources disagree (if they do), then the sources its [n] marks point to (a passage
-    without a title by its id alone, not the id twice)."""
-    listed = [f"[{s.n}] {f'{s.title} ({s.id})' if s.title else s.id}"
-              + "".join(f" · {about}" for about in (s.location, s.date, s.source) if about) for s in sources(output)]
+    without a title by its id alone, not the id twice; nor its file twice when its location names the file)."""
+    listed = [f"[{s.n}] {_named(s)}" + "".join(f" · {about}" for about in (s.location, s.date, s.source) if about)
+              for s in sources(output)]
     return output.answer + _disagreement(output) + ("\n\nSources:\n" + "\n".join(listed) if listed else "")
+
+
+def _named(source: Source) -> str:
+    if not source.title:
+        return source.id
+    in_location = bool(source.location) and source.id.split("#", 1)[0] in (source.location or "")
+    return source.title if in_location else f"{source.title} ({source.id})"
 
 
 def _disagreement(output: AskResponse) -> str:
     """One sentence a chat reader sees without opening the report: each side's answer, how many passages state it
     and what became of it ("Sources disagree: 1963 (2 sources) vs 1998 (1 source, rejected: fewer independent sources
     (1 against 2)).");
-    empty when the sources agree."""
+    empty when the sources agree, or when the answer's own ``Set aside:`` lines already say it (every side but the
+    kept one set aside: a chat user read the same conflict twice)."""
+    told = SET_ASIDE in output.answer
     points = [" vs ".join(_side(side, report.rule) for side in report.sides)
-              for report in disagreements(output.conflicts)]
+              for report in disagreements(output.conflicts)
+              if not (told and all(side.label in ("kept", "rejected") for side in report.sides))]
     return f"\n\nSources disagree: {'; '.join(points)}." if points else ""
 
 

@@ -204,7 +204,7 @@ def _losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, 
     if kind == "readme" and "changelog" in cited_kinds:
         return "releases: a README beside release notes that change it"
     if kind == "informal" and any(kinds.get(c) != "informal" for c in cited):
-        return "informal: a blog, forum or chat post against a page that is none"
+        return "informal: a blog, forum or chat post, where a page that is not one says otherwise"
     date = metas[pid].date
     for winner, rule in (("correction", "corrections: what a correction corrects"),
                          ("register", "register: a page repeating another value than the official register")):

@@ -17,6 +17,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends
 
+from tanglerag.runtime import DEFAULT_METHOD
 from tanglerag.service import answering, compat
 from tanglerag.service import chat as serving
 from tanglerag.service.compat import PREFIX
@@ -41,8 +42,10 @@ STREAM_DOC: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-str
 
 @router.get("/v1/models", response_model=ModelList, responses=error_responses(401, openai=True))
 async def models(_: CallerDep, state: State) -> ModelList:
-    """Every method as a model a chat client can pick (a wrong key fails here, as clients check on connecting)."""
-    return ModelList(data=[ModelCard(id=f"{PREFIX}{name}", created=state.started) for name in served_methods()])
+    """Every method as a model a chat client can pick (a wrong key fails here, as clients check on connecting), the
+    default method first: a client that takes the first model gets what ``ask`` gives, not the alphabet's first."""
+    names = sorted(served_methods(), key=lambda name: name != DEFAULT_METHOD)
+    return ModelList(data=[ModelCard(id=f"{PREFIX}{name}", created=state.started) for name in names])
 
 
 @router.get("/v1/models/{model:path}", response_model=ModelCard, responses=error_responses(401, 404, openai=True))
