@@ -60,5 +60,5 @@ def test_json_carries_location_page_and_section_only_where_known(monkeypatch, tm
 
 def test_chat_sources_name_the_place_of_each_cited_passage():
     text = content(AnswerOutput.from_answer(ANSWER))
-    assert "[1] Leave policy (hr/policy-2024.pdf#4) · policy-2024.pdf p. 12, §Scope > Limits · 2024-03-01" in text
-    assert "[2] Notes (notes.md#1) · notes.md §Leave" in text
+    assert "[1] Leave policy · policy-2024.pdf p. 12, §Scope > Limits · 2024-03-01" in text  # the file named once
+    assert "[2] Notes · notes.md §Leave" in text

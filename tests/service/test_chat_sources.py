@@ -37,7 +37,7 @@ def test_sources_ride_on_the_message_the_stream_and_a_legacy_completion(tmp_path
          "section": ["Capitals", "Norway"]}]
     assert [s["id"] for s in sources] == whole.model_extra["tanglerag"]["citations"]
     assert whole.choices[0].message.content.split("Sources:\n", 1)[1].splitlines() == [
-        "[1] Oslo 1990 (old) · 1990 · atlas.org", "[4] Capitals (notes/oslo.md) · oslo.md §Capitals > Norway"]
+        "[1] Oslo 1990 (old) · 1990 · atlas.org", "[4] Capitals · oslo.md §Capitals > Norway"]
     streamed = [(c.choices[0].delta.model_extra or {}).get("sources") for c in chunks if c.choices]
     assert [s for s in streamed if s is not None] == [sources]  # once, on the delta with the content
     assert legacy.choices[0].model_extra["sources"] == sources
@@ -70,6 +70,7 @@ def test_a_source_whose_location_names_its_file_is_not_named_twice_and_set_aside
 
     assert _named(Source(n=1, id="policy.md#2", title="Remote work", location="policy.md §Rules")) == "Remote work"
     assert _named(Source(n=1, id="p7", title="Remote work")) == "Remote work (p7)"
+    assert _named(Source(n=1, id="hr/policy.pdf#4", title="Leave", location="policy.pdf p. 12")) == "Leave"
     report = ConflictReport(kind="outdated", rule="newest: dated 2022", sides=[
         Side(answer="3 days", passages=["a"], witnesses=1, verdict="kept"),
         Side(answer="2 days", passages=["b"], witnesses=1, verdict="rejected", note="dated 2022")])

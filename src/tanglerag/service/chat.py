@@ -211,7 +211,7 @@ def content(output: AskResponse) -> str:
 def _named(source: Source) -> str:
     if not source.title:
         return source.id
-    in_location = bool(source.location) and source.id.split("#", 1)[0] in (source.location or "")
+    in_location = bool(source.location) and source.id.split("#", 1)[0].rsplit("/", 1)[-1] in (source.location or "")
     return source.title if in_location else f"{source.title} ({source.id})"
 
 
