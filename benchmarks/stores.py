@@ -199,7 +199,7 @@ class PgServer:
         pid = self.server.get_pid()
         children = Path(f"/proc/{pid}/task/{pid}/children")
         kids = children.read_text().split() if children.exists() else []
-        return _peak_mb(pid) + sum(_gone_or_peak_mb(kid) for kid in kids)
+        return _peak_mb(pid) + sum(_peak_mb(kid) for kid in kids)
 
     def stop(self) -> None:
         self.server.cleanup()
@@ -336,13 +336,8 @@ def _batches(items: Iterable, size: int) -> Iterator[list]:
 
 def _peak_mb(pid: int | str = "self") -> float:
     """A process's peak RSS (VmHWM): its own memory's high-water mark. Not ru_maxrss, which a child started by
-    subprocess inherits from its parent (this script's parent holds the vectors for the exact search)."""
-    status = Path(f"/proc/{pid}/status").read_text()
-    return int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1]) / 1024
-
-
-def _gone_or_peak_mb(pid: str) -> float:
-    """``_peak_mb`` of a server's child, 0 for one that ended (gone, or a zombie without memory) meanwhile."""
+    subprocess inherits from its parent (this script's parent holds the vectors for the exact search). 0 for one
+    that ended meanwhile (gone, or a zombie without memory: a PostgreSQL backend)."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
     except OSError:

@@ -63,7 +63,12 @@ TABLES: dict[str, Callable[[], str]] = {"families": families_table,
           "embedders": lambda: lazy_table(EMBEDDERS, "embedding.backend")}
 
 
-TABLES.update({name: functools.partial(lambda ref: resolve(ref)(), reference)
+def _made_by(reference: str) -> str:
+    """The table a family's ``"module:function"`` makes."""
+    return str(resolve(reference)())
+
+
+TABLES.update({name: functools.partial(_made_by, reference)
                for family in families() for name, reference in family.tables.items()})
 """The core tables, then those the families add (``Family.tables``: the ledger's rules)."""
 

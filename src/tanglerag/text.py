@@ -60,13 +60,18 @@ def _group_numbers(group: str) -> list[int]:
     return [int(n) for n in re.split(r"\s*[,;]\s*", group)]
 
 
+def filter_citations(text: str, keep: Callable[[int], bool]) -> str:
+    """``text`` with only the citation numbers ``keep`` admits (a marker left with none is removed)."""
+    def kept(match: re.Match[str]) -> str:
+        numbers = [str(x) for x in _group_numbers(match.group(1)) if keep(x)]
+        return f"[{', '.join(numbers)}]" if numbers else ""
+    return _CITATION.sub(kept, text)
+
+
 def drop_dangling_citations(text: str, n: int) -> str:
     """Remove citation numbers outside 1..n (a marker left with none is removed): text never cites
     a passage that was not shown."""
-    def keep(match: re.Match[str]) -> str:
-        numbers = [str(x) for x in _group_numbers(match.group(1)) if 1 <= x <= n]
-        return f"[{', '.join(numbers)}]" if numbers else ""
-    return re.sub(r"\s+", " ", _CITATION.sub(keep, text)).strip()
+    return re.sub(r"\s+", " ", filter_citations(text, lambda x: 1 <= x <= n)).strip()
 
 
 SET_ASIDE = "Set aside:"

@@ -12,6 +12,7 @@ Answers that are no value (a name, a place) raise no report: comparing those nee
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 
 from tanglerag.conflicts import ConflictKind, ConflictReport, DocumentMeta, Side
@@ -19,7 +20,7 @@ from tanglerag.methods.ledger.policies import KIND_WHEN_DECIDED_BY
 from tanglerag.methods.ledger.relevance import content_stems
 from tanglerag.methods.ledger.values import Value, read_value
 from tanglerag.methods.ledger.vetting import Vetting
-from tanglerag.text import SET_ASIDE, normalize_answer, strip_citations
+from tanglerag.text import SET_ASIDE, filter_citations, normalize_answer, strip_citations
 from tanglerag.types import RetrievedPassage
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -68,10 +69,7 @@ def stated_values(text: str, question: str, skip_former: bool = True, title: str
     sentences = [s for s in _SENTENCE.split(_WRAPPED.sub(" ", text)) if s.strip()]
     shares = _about(sentences, question, title)
     named = content_stems(" ".join(re.findall(r"(?<=\s)[A-Z]\w+", question)))
-    seen: dict[str, int] = {}
-    for stems in shares:
-        for stem in stems:
-            seen[stem] = seen.get(stem, 0) + 1
+    seen = Counter(stem for stems in shares for stem in stems)
     out = [(sum((0.5 if s in named else 1) / seen[s] for s in stems), value, span)
            for sentence, stems in zip(sentences, shares, strict=True)
            if stems for value, span in _sentence_values(sentence, skip_former)]
@@ -158,12 +156,18 @@ def _of_kind(said: Value, passage: RetrievedPassage, question: str, skip_former:
 
 
 def dissenting(said: Value, passage: RetrievedPassage, question: str, skip_former: bool = True) -> str | None:
-    """The value ``passage`` states against the answer's value ``said`` (the first of its kind), or None when it
-    states the answer's value or none of its kind."""
+    """The words of the value ``passage`` states against the answer's value ``said`` (the first of its kind), or
+    None when it states the answer's value or none of its kind."""
+    found = _against(said, passage, question, skip_former)
+    return found[1] if found is not None else None
+
+
+def _against(said: Value, passage: RetrievedPassage, question: str, skip_former: bool) -> tuple[Value, str] | None:
+    """``dissenting``'s value with its words."""
     of_kind = _of_kind(said, passage, question, skip_former)
     if not of_kind or any(v.same(said) for v, _ in of_kind):
         return None
-    return of_kind[0][1]
+    return of_kind[0]
 
 
 def stating(said: Value, passage: RetrievedPassage, question: str, skip_former: bool = True) -> bool:
@@ -242,10 +246,7 @@ def complementary(answer: str, cited: list[str], passages: list[RetrievedPassage
         if not holding:
             return None
         sides.append(Side(answer=item, passages=holding, witnesses=len(holding), verdict="kept"))
-    def document(pid: str) -> object:
-        return vetting.kin.get(pid, (pid,))[0]
-
-    if len({document(pid) for side in sides for pid in side.passages}) < 2:  # whichever passage is cited first
+    if len({vetting.document(pid) for side in sides for pid in side.passages}) < 2:  # whichever is cited first
         return None
     return ConflictReport(kind="complementary", sides=sides,
                           rule="complementary: the answer's parts are stated by different documents")
@@ -292,32 +293,20 @@ def dissent(answer: str, cited: list[str], passages: list[RetrievedPassage], que
         parts = None if "complementary" in vetting.off else complementary(answer, cited, passages, vetting)
         return answer, ([parts] if parts is not None else []), []
     position = {h.passage.id: i for i, h in enumerate(passages, 1)}
-    against = {h.passage.id: value for h in passages if h.passage.id in vetting.relevant
-               and (value := dissenting(said, h, question, _former(vetting))) is not None}
+    against = {h.passage.id: found for h in passages if h.passage.id in vetting.relevant
+               and (found := _against(said, h, question, _former(vetting))) is not None}
     backing = [c for c in cited if c not in against] or cited
-    documents = {vetting.kin.get(pid, (pid,))[0] for pid in backing}  # a document's chunks are one witness
+    documents = {vetting.document(pid) for pid in backing}  # a document's chunks are one witness
     kept = Side(answer=strip_citations(answer), passages=backing, witnesses=len(documents))
     reports, lines = [], []
-    for pid, value in against.items():
-        why = None if pid in backing else explained(pid, backing, vetting, metas, kinds, read_value(value))
+    for pid, (value, words) in against.items():
+        why = None if pid in backing else explained(pid, backing, vetting, metas, kinds, value)
         if why is None:
             continue
         kind, rule = why
-        side = Side(answer=value, passages=[pid], witnesses=1, verdict="rejected", note=rule.split(": ", 1)[1])
+        side = Side(answer=words, passages=[pid], witnesses=1, verdict="rejected", note=rule.split(": ", 1)[1])
         reports.append(ConflictReport(kind=kind, sides=[kept, side], rule=rule))
-        lines.append(f"{SET_ASIDE} {value}: {side.note} [{position[pid]}]")
+        lines.append(f"{SET_ASIDE} {words}: {side.note} [{position[pid]}]")
     dropped = {position[pid] for pid in cited if pid not in backing and any(pid in r.sides[1].passages for r in reports)}
-    return without_marks(answer, dropped), reports, lines
-
-
-def without_marks(answer: str, dropped: set[int]) -> str:
-    """The answer's first line without the citation marks of ``dropped`` passages ("[1, 2]" -> "[1]")."""
-    if not dropped:
-        return answer
-    first, newline, rest = answer.partition("\n")
-
-    def keep(mark: re.Match[str]) -> str:
-        numbers = [n.strip() for n in mark[1].split(",") if n.strip() and int(n) not in dropped]
-        return f"[{', '.join(numbers)}]" if numbers else ""
-
-    return re.sub(r"\[([\d, ]+)\]", keep, first).rstrip() + newline + rest
+    first, newline, rest = answer.partition("\n")  # the cited passages set aside lose their marks in the answer
+    return filter_citations(first, lambda n: n not in dropped).rstrip() + newline + rest, reports, lines

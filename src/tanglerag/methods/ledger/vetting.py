@@ -82,6 +82,10 @@ class Vetting:
         the newer does not supersede the older."""
         return related(self.kin, a, b)
 
+    def document(self, pid: str) -> object:
+        """The document a passage is a chunk of (near-identical texts are one), or the passage itself."""
+        return self.kin.get(pid, (pid,))[0]
+
     def without(self, reasons: dict[str, str]) -> Vetting:
         """The vetting with the ``reasons``' passages moved from the shown ones to those left out."""
         return replace(self, shown=[h for h in self.shown if h.passage.id not in reasons],
