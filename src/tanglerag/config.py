@@ -320,6 +320,16 @@ class ServiceConfig(Section):
         "engine=ray with max_replicas: the requests in progress per replica Serve's autoscaler aims for"))
     ray_address: str | None = Field(None, description=(
         "engine=ray: a Ray cluster to join (default: start a local instance)"))
+    model_replicas: int = Field(0, strict=True, ge=0, le=1024, description=(
+        "engine=ray: replicas of a model deployment (the llm section's backend, the embedded model loaded once a "
+        "replica) that every service replica calls; 0: each service replica builds its own backend"))
+    embedding_replicas: int = Field(0, strict=True, ge=0, le=1024, description=(
+        "engine=ray: replicas of a query-embedding deployment that embeds the service replicas' questions in "
+        "batches (Ray Serve's serve.batch); 0: each service replica embeds its own"))
+    embedding_batch_size: int = Field(32, strict=True, ge=1, le=4096, description=(
+        "engine=ray with embedding_replicas: the most questions embedded in one batch"))
+    embedding_batch_wait_s: float = Field(0.01, ge=0, le=10, description=(
+        "engine=ray with embedding_replicas: how long a batch waits for more questions after its first"))
     chat_progress: Literal["reasoning", "preamble", "comments"] = Field("reasoning", description=(
         "a streamed chat answer's progress (stages, model calls, method steps): reasoning_content deltas, which chat "
         "UIs show as a collapsible thinking block; lines in the content before the answer (preamble; not with a JSON "

@@ -65,8 +65,12 @@ def serve(
         from tanglerag.service import ray_serve
 
         bounds = f"{cfg.replicas} to {cfg.max_replicas}" if cfg.max_replicas else f"{cfg.replicas}"
-        console.print(f"Ray Serve: {bounds} replicas of the service")
-        ray_serve.start(functools.partial(Runtime, settings, index_dir=index_dir), cfg, keys, runs, blocking=True)
+        shared = [f"{n} of {what}" for n, what in ((cfg.model_replicas, "the model"),
+                                                    (cfg.embedding_replicas, "the query embedder")) if n]
+        console.print(f"Ray Serve: {bounds} replicas of the service" + (f", sharing {' and '.join(shared)}"
+                                                                       if shared else ""))
+        ray_serve.start(functools.partial(Runtime, settings, index_dir=index_dir), cfg, keys, runs, blocking=True,
+                        shared=ray_serve.Shared.of(settings))
         return
     # info: one line per request (method, path, status), as a person watching a server expects
     uvicorn.run(create_app(Runtime(settings, index_dir=index_dir), keys, runs_dir=runs), host=cfg.host,
