@@ -1,6 +1,6 @@
 """The date a document gives itself in its words, for documents whose metadata has none: "Last updated: 3 May
 2021", "approved at the board meeting of 3 May 2020", "in force from 1 July 2023", a changelog's dated version
-heading, a chat export's first timestamp.
+heading, a chat export's first timestamp, an e-mail's Date: line.
 
 Why a core module: ingest reads a file's own date from its whole text once (the chunk a question retrieves may be one
 without the stamp: the amended page's rules, not its heading), and the ledger reads it from passages given without
@@ -82,9 +82,37 @@ _EARLIEST = 1900
 """The earliest year a document stamp is read as: "updated 1200 records" names a count, not the year 1200."""
 
 
+_MAIL_HEADER = re.compile(r"\A(?:[ \t]*(?:from|to|cc|bcc|reply-to|subject|date|sent)[ \t]*:[^\n]*\n)+", re.IGNORECASE)
+_MAIL_DATE = re.compile(r"^[ \t]*(?:date|sent)[ \t]*:[ \t]*([^\n]+)", re.IGNORECASE | re.MULTILINE)
+
+
+def mail_date(text: str) -> datetime.date | None:
+    """The day an e-mail was sent, from the ``Date:`` (or Outlook's ``Sent:``) line of the header block it opens with
+    ("Date: Mon, 11 Mar 2024 10:03:55 +0000", "Sent: 8 April 2024"), read by the standard library's RFC 2822 parser,
+    else dateutil's; None for a text that opens with no header block or a date neither reads."""
+    header = _MAIL_HEADER.match(text.lstrip())
+    found = _MAIL_DATE.search(header[0]) if header is not None else None
+    if found is None:
+        return None
+    from email.utils import parsedate_to_datetime
+
+    try:
+        return parsedate_to_datetime(found[1].strip()).date()
+    except (TypeError, ValueError):
+        pass
+    from dateutil import parser
+
+    try:
+        parsed_day: datetime.datetime = parser.parse(found[1].strip(), fuzzy=True,
+                                                     default=datetime.datetime(2000, 1, 1))
+    except (ValueError, OverflowError):
+        return None
+    return parsed_day.date()
+
+
 def stated_date(text: str, document_head: bool = True) -> tuple[datetime.date, str] | None:
     """The date a passage gives itself in its words, as a document date and its precision ("year", "month",
-    "day"): a chat export's first message time; else the newest of a changelog's dated version headings; else a cue
+    "day"): a chat export's first message time; else, opening a document, an e-mail's sending day; else the newest of a changelog's dated version headings; else a cue
     ("as of", "updated", "published", "approved", "in force from", "effective"...) followed by a date near its
     start or its end (``_STAMP_CHARS``), the first date it takes effect, else the first such; else, when ``text``
     begins a document (``document_head``: not a later chunk of one, whose first lines may be a table's cells), a
@@ -94,6 +122,8 @@ def stated_date(text: str, document_head: bool = True) -> tuple[datetime.date, s
     latest = datetime.date.today().year + 1
     if (chat := _CHAT_STAMP.match(text)) is not None and (day := _iso(chat[1])) is not None:
         return day, "day"
+    if document_head and (sent := mail_date(text)) is not None and _EARLIEST <= sent.year <= latest:
+        return sent, "day"
     headings = [d for d in (_iso(m[1] or m[2]) for m in _HEADING_DATE.finditer(text))
                 if d is not None and d.year <= latest]
     if headings:
@@ -107,6 +137,23 @@ def stated_date(text: str, document_head: bool = True) -> tuple[datetime.date, s
         if found is not None and _EARLIEST <= found[0].year <= latest:
             return found
     return None
+
+
+def release_date(sections: object, text: str) -> datetime.date | None:
+    """The date of the release a changelog's chunk holds the notes of: the dated version heading among the headings
+    it sits under (``sections``, its ``section`` metadata: "Changelog" / "3.0.0 - 2023-11-20" / "Changed"), else the
+    one it opens with; None when neither is one. The file is dated by its newest release, but its chunk of 3.0.0's
+    notes says what held from 3.0.0 on."""
+    for heading in sections if isinstance(sections, list) else []:
+        found = _RELEASE.search(heading) if isinstance(heading, str) else None
+        if found is not None and (day := _iso(found[1])) is not None:
+            return day
+    opening = _HEADING_DATE.match(text.lstrip())
+    return _iso(opening[1] or opening[2]) if opening is not None else None
+
+
+_RELEASE = re.compile(r"^\W{0,2}v?\d+\.\d+(?:\.\d+)?\b[^\n]*?\b(\d{4}-\d{2}-\d{2})\b")
+"""A heading naming a version and its date ("3.0.0 - 2023-11-20", "[3.1] (2023-02-01)")."""
 
 
 def _dating(match: re.Match[str], text: str) -> bool:

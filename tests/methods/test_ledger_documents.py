@@ -81,6 +81,27 @@ def test_a_value_cut_from_a_sentence_reads_without_the_words_that_follow_it():
     assert read_value("1 April").kind == "date" and read_value("30 September inclusive") == read_value("30 September")
 
 
+def test_markdown_emphasis_is_no_part_of_a_value():
+    """a-oakridge-primary-1: "**8:40 am**. Children arriving ..." was read as 8 attometres."""
+    assert read_value("8:40 am**. Children") == read_value("8:40 am") and read_value("8:40 am").kind == "clock"
+    assert read_value("`3.10`") == read_value("3.10")
+    assert read_value("Jan Bakker") is None and read_value("Jan 5") is not None  # a name, not January
+
+
+def test_a_unit_written_onto_its_number_and_noon_are_read_as_people_write_them():
+    """e-haverleigh-museum-1, e-st-brigids-churches-1: "opens at 11am", "Sunday: 10:00 and 12 noon", "10am-4pm"."""
+    from tanglerag.methods.ledger.dissent import _sentence_values
+
+    def read(text):
+        return [(v.kind, v.magnitude, span) for v, span in _sentence_values(text, True)]
+
+    assert read("The museum opens at 11am daily.") == [("clock", 660.0, "11 am")]
+    assert read("Open 10am-4pm") == [("clock", 600.0, "10 am"), ("clock", 960.0, "4 pm")]
+    assert read("Sunday: 10:00 and 12 noon") == [("clock", 600.0, "10:00"), ("clock", 720.0, "12 noon")]
+    assert [kind for kind, _, _ in read("walk 5km to the 2nd stop")] == ["quantity", "count"]
+    assert read("the T4 hub") == []
+
+
 def test_a_unit_is_read_after_a_describing_word_and_in_the_case_it_is_written():
     """a-ferncliff-handbook-1's "3 remote days", b-marisol-brae-vessel's "2,140 gross tonnes", b-orrin-thermostat's
     "2.4 GHz" (pint knows "GHz", not "ghz"), "5 Minutes"; a percentage is its own kind, not a count."""
@@ -282,7 +303,10 @@ def test_a_question_about_plans_is_answered_by_drafts_and_roadmaps_too():
      "2024-04-02"),
     ("# Kestrel Ferries - Fare notice\n\n**New fares from 1 March 2024**\n\nOur fares change.", "2024-03-01"),
     ("Minutes of the regular meeting, 19 November 2024, Clubhouse\n\nItems.\n\nNext meeting 21 January 2025.",
-     "2024-11-19")])
+     "2024-11-19"),
+    (("From: Alisha Karim <a.karim@example.org>\nTo: Friends\nDate: Mon, 11 Mar 2024 10:03:55 +0000\n"
+      "Subject: Museum hours\n\nFrom April we open at 10am."), "2024-03-11"),
+    ("From: Harbour office\nSent: 8 April 2024\nSubject: Fares\n\nThe fare is EUR 9.80.", "2024-04-08")])
 def test_dates_in_prose_headings_and_chat_stamps_date_the_passage(text, day):
     assert stated_date(text)[0].isoformat() == day
 

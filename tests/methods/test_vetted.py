@@ -481,3 +481,125 @@ def test_a_list_answer_whose_parts_different_documents_state_is_complementary_no
                                                                                             ["news", "list"])]
     assert [r.kind for r in reports] == ["complementary", "complementary"]  # whichever is cited first
     assert [[sorted(s.passages) for s in r.sides] for r in reports] == [[["list", "news"], ["list"]]] * 2
+
+
+def test_a_value_no_cited_passage_states_is_written_as_the_value_they_state():
+    from tanglerag.methods.ledger.dissent import restated
+
+    entry = as_retrieved([Passage(id="entry", title="Old Corn Exchange, Pellbridge - List entry",
+                                  text="Corn exchange, now market hall. Built 1847 to designs by Josiah Wenlow; "
+                                       "roof renewed 1903.")])
+    question = "What year was the Old Corn Exchange in Pellbridge built?"
+    text, rule = restated("1947 [1]\nSet aside: x", ["entry"], entry, question)
+    assert (text, rule) == ("1847 [1]\nSet aside: x", "unstated-value: no passage states 1947; the cited ones state 1847")
+    assert restated("1847 [1]", ["entry"], entry, question) == ("1847 [1]", "")  # stated: left as it is
+    assert restated("It was built in 1947 [1]", ["entry"], entry, question)[1] == ""  # a sentence: may say more
+    other = as_retrieved([Passage(id="blog", title="Pellbridge walks", text="The Corn Exchange was built in 1874.")])
+    both = [*entry, *other]
+    assert restated("1947 [1, 2]", ["entry", "blog"], both, question)[1] == ""  # they disagree: not ours to pick
+    stated = as_retrieved([Passage(id="register", title="Register", text="Corn Exchange, Pellbridge: built 1947.")])
+    assert restated("1947 [1]", ["entry"], [*entry, *stated], question)[1] == ""  # another passage states it
+    plan = as_retrieved([Passage(id="plan", title="Release plan", text="We plan the 2.0 release in the autumn of 2024.")])
+    assert restated("September 2024 [1]", ["plan"], plan, "When is the 2.0 release planned?")[1] == ""
+    assert restated("Jan Bakker [1]", ["entry"], entry, question)[1] == ""  # a name, not January
+
+
+def test_a_restated_answer_is_in_the_vetting_trace(llm_factory):
+    folder = {"entry.html": ("Corn exchange. Built 1847 to designs by Josiah Wenlow.",
+                             {"title": "Old Corn Exchange - List entry"}, "1947")}
+    got, _ = ask(llm_factory, folder, "What year was the Old Corn Exchange built?")
+    assert got.text.startswith("1847 [1]")
+    assert "no passage states 1947" in got.trace.find(VettingStep).restated
+
+
+def test_an_erratum_naming_the_article_by_its_title_is_as_on_topic_as_the_article():
+    from tanglerag.methods.ledger.kinds import about_what_it_corrects
+
+    passages = as_retrieved([
+        Passage(id="article", title="Community gardening and loneliness in older adults",
+                text="We followed 412 people in Meadowfield who took up gardening."),
+        Passage(id="erratum", title="Erratum", text='Erratum to: "Community gardening and loneliness in older\n'
+                                                    'adults". The number of participants was given as 412; it is 421.'),
+        Passage(id="other", title="Erratum", text="Erratum to: Walking groups in Ashgrove. The figure is 12%.")])
+    kinds = {"erratum": "correction", "other": "correction"}
+    scores = {"article": 0.6, "erratum": 0.4, "other": 0.2}
+    assert about_what_it_corrects(passages, kinds, scores) == {"article": 0.6, "erratum": 0.6, "other": 0.2}
+
+
+def test_a_chunk_of_release_notes_is_dated_by_the_release_it_holds():
+    """e-quenby-cli-1: the file is dated by its newest release; its chunk of 3.0.0's notes is 3.0.0's."""
+    from tanglerag.dating import release_date
+    from tanglerag.methods.ledger.method import release_dates
+
+    older = Passage(id="log#2", text="## 3.0.0 — 2023-11-20\n### Changed\n- Default request timeout raised to 45 s.",
+                    metadata={"path": "CHANGELOG.md", "date": "2024-04-08", "date_from": "text"})
+    newer = Passage(id="log#1", text="### Changed\n- The default `--timeout` is now 60 seconds (was 45 seconds).",
+                    metadata={"path": "CHANGELOG.md", "date": "2024-04-08", "date_from": "text",
+                              "section": ["Changelog", "3.2.0 — 2024-04-08", "Changed"]})
+    declared = Passage(id="notes", text="## 1.0.0 - 2020-01-01\n- First release.",
+                       metadata={"path": "RELEASES.md", "date": "2021-06-01"})  # front matter's: left
+    assert release_date(newer.metadata["section"], newer.text) == datetime.date(2024, 4, 8)
+    assert release_date([], older.text) == datetime.date(2023, 11, 20) and release_date([], "No heading.") is None
+    hits = as_retrieved([older, newer, declared])
+    metas = {h.passage.id: DocumentMeta.from_metadata(h.passage.metadata) for h in hits}
+    kinds = {"log#2": "changelog", "log#1": "changelog", "notes": "changelog"}
+    dated = {pid: m.date for pid, m in release_dates(hits, kinds, metas).items()}
+    assert dated == {"log#2": datetime.date(2023, 11, 20), "log#1": datetime.date(2024, 4, 8),
+                     "notes": datetime.date(2021, 6, 1)}
+
+
+def test_a_chunk_is_as_on_topic_as_its_documents_retrieved_chunks_together():
+    from tanglerag.methods.ledger.method import document_relevance
+
+    hits = as_retrieved([
+        Passage(id="log#1", title="Changelog", text="The default --timeout is now 60 seconds.",
+                metadata={"path": "CHANGELOG.md"}),
+        Passage(id="log#2", title="Changelog", text="Default request timeout raised to 45 s.",
+                metadata={"path": "CHANGELOG.md"}),
+        Passage(id="other", title="GitHub Actions", text="Run the action on every push.", metadata={"path": "ci.md"})])
+    question = "What is the default request timeout in quenby?"
+    scores = document_relevance(hits, question, {"log#1": 0.5, "log#2": 0.75, "other": 0.0})
+    assert scores == {"log#1": 0.75, "log#2": 0.75, "other": 0.0}
+
+
+def test_a_value_the_articles_own_correction_note_says_was_wrong_is_written_as_the_note_gives():
+    from tanglerag.methods.ledger.dissent import restated
+
+    article = as_retrieved([Passage(id="herald", title="New footbridge", text=(
+        "The steel bridge, which is 46 metres long, links the estate with the station.\n"
+        "Correction, 6 March 2024: An earlier version of this article said the bridge is\n46 metres long. "
+        "It is 64 metres long. We apologise for the error."))])
+    question = "How long is the new footbridge?"
+    assert restated("46 meters [1]", ["herald"], article, question) == \
+        ("64 metres [1]", "in-text-correction: New footbridge corrects 46 meters to 64 metres")
+    assert restated("46 meters [1]", ["herald"], article, question, frozenset({"in-text-correction"}))[1] == ""
+    assert restated("64 metres [1]", ["herald"], article, question)[1] == ""
+
+
+def test_an_iso_date_in_a_sentence_is_one_date_not_three_counts():
+    from tanglerag.methods.ledger.dissent import _sentence_values
+
+    assert [span for _, span in _sentence_values("## 2.1.0 - 2024-06-11: the fee is 4 euros", True)] == \
+        ["2024-06-11", "4 euros"]
+
+
+MUSEUM = {  # e-haverleigh-museum-1: a council e-mail of 2024 and the Friends' leaflet of 2021, two hands
+    "email-2024.txt": ("Haverleigh Town Museum will open at 10am from April.",
+                       {"date": "2024-03-11", "source": "Town Council"}, "10am"),
+    "leaflet-2021.md": ("Opening: the museum opens Wednesday to Sunday at 11am.",
+                        {"title": "Haverleigh Town Museum - visitor leaflet", "date": "2021-05-01",
+                         "source": "Friends of the Museum"}, "11am"),
+    "library.md": ("Haverleigh Library opens at 9am, an hour before Haverleigh Town Museum next door.",
+                   {"title": "Haverleigh Library", "date": "2019-01-01", "source": "Libraries"}, "9am"),
+}
+"""The library's page names the museum in its words but is titled for the library: no older museum page."""
+
+
+def test_an_older_page_of_another_hand_naming_what_was_asked_is_outdated(llm_factory):
+    got, _ = ask(llm_factory, MUSEUM, "What time does Haverleigh Town Museum open in the morning?")
+    step = got.trace.find(ConflictStep)
+    assert got.text.startswith("10am [1]") and step.overall == "outdated"
+    assert [r.sides[1].passages for r in step.reports] == [["leaflet-2021.md"]]  # not the library's page
+    got, _ = ask(llm_factory, MUSEUM, "What time does Haverleigh Town Museum open in the morning?",
+                 None, "ledger.disabled_rules=[asked-names, named-newest]")
+    assert got.trace.find(ConflictStep).overall == "none"  # two sources, and the question does not ask for "now"

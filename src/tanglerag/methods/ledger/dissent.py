@@ -11,6 +11,7 @@ Answers that are no value (a name, a place) raise no report: comparing those nee
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -31,9 +32,10 @@ _STAMP = re.compile(r"^\W*\[?\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?\s+\d{1,2}:\d{2}(?
                     r"\[\d{1,2}:\d{2}(?::\d{2})?\]", re.IGNORECASE)
 """A chat message's timestamp ("[14/09/2024, 19:02] Ros:", "14/09/2024, 19:02 - Ros:", "[09:14] dana:"): when it
 was written, not a time it states."""
-_WRAPPED = re.compile(r"(?<![.!?;:\n])\n[ \t]*(?=[a-z])")
-"""A line break inside a sentence of hard-wrapped text ("... given as 37%. The\ncorrect figure is 31%."): read as a
-space, or the sentence's halves are read apart."""
+_WRAPPED = re.compile(r"(?<![.!?;:\n])\n[ \t]*(?=[a-z])|(?<=[a-z])\n[ \t]*(?=\d)")
+"""A line break inside a sentence of hard-wrapped text ("... given as 37%. The\ncorrect figure is 31%.", "said the
+bridge is\n46 metres long"): read as a space, or the sentence's halves are read apart. A line that starts with a
+number continues one that ends on a lower-case word only (a table's "Gross tonnage" label line stays a line)."""
 _AMOUNT = re.compile(r"(?<!\w)(?:[$€£¥]|\b(?:EUR|USD|GBP|CHF|CAD|AUD)\s?)?\d[\d,.:]*(?:\s*(?:k|m|bn)\b|%)?"
                      r"(?:\s+[^\s\d]+){0,2}", re.IGNORECASE)
 """A number with what may follow it (a currency before, a unit or counted thing after): the spans read as values.
@@ -95,20 +97,36 @@ def _about(sentences: list[str], question: str, title: str) -> list[set[str]]:
 
 
 def _sentence_values(sentence: str, skip_former: bool) -> list[tuple[Value, str]]:
-    """Each value in one sentence: the longest span that reads as more than a count ("30 minutes", not "30"; "1
-    April", not "1 April to"'s count of Aprils), else the longest, cut to the words that say it."""
-    found = []
-    sentence = _STAMP.sub(" ", sentence)
+    """Each value in one sentence, in its order: the longest span that reads as more than a count ("30 minutes",
+    not "30"; "1 April", not "1 April to"'s count of Aprils), else the longest, cut to the words that say it; an ISO
+    date as one date."""
+    found = [(m.start(), Value("date", float(day.toordinal()), "day"), m[0]) for m in _ISO_DATE.finditer(sentence)
+             if (day := _iso_day(m[0])) is not None]
+    sentence = _GLUED.sub(" ", _ISO_DATE.sub(lambda m: " " * len(m[0]), _STAMP.sub(" ", sentence)))
     for match in _AMOUNT.finditer(sentence):
         if (skip_former and former(sentence, match.start())) or _LABEL.search(sentence[:match.start()]):
             continue
         words = match[0].split()
-        spans = [" ".join(words[:n]).rstrip(".,;:)*_") for n in range(len(words), 0, -1)]
+        spans = [" ".join(words[:n]).rstrip(".,;:)*_-\u2013") for n in range(len(words), 0, -1)]
         read = [(value, span) for span in spans if (value := read_value(span)) is not None]
         if read:
             best = next((v for v, _ in read if v.kind != "count"), read[0][0])
-            found.append(next((v, span) for v, span in reversed(read) if v == best))
-    return found
+            found.append((match.start(), *next((v, span) for v, span in reversed(read) if v == best)))
+    return [(value, span) for _, value, span in sorted(found, key=lambda f: f[0])]
+
+
+_GLUED = re.compile(r"(?<=\d)(?=(?!(?:st|nd|rd|th)\b)[a-zA-Z\u00b0\u00b5])")
+"""Where a unit is written onto its number ("11am", "25MB", "5km"): read as if a space stood there, or the number
+is read alone as a count. Not an ordinal's ending ("2nd")."""
+_ISO_DATE = re.compile(r"(?<![\w.-])\d{4}-\d{2}-\d{2}(?![\w-])")
+"""A day written as ISO 8601 ("## 2.1.0 - 2024-06-11"): one date, not the counts 2024, 06 and 11."""
+
+
+def _iso_day(text: str) -> datetime.date | None:
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 def names(text: str, value: Value) -> bool:
@@ -138,6 +156,63 @@ def with_stated_unit(answer: str, cited: list[str], passages: list[RetrievedPass
             if stated.kind in ("quantity", "money", "count") and counted and number.match(span):
                 return f"{span}{bare[2]}" + (f"\n{rest}" if rest else "")
     return answer
+
+
+_EARLIER = re.compile(r"\ban? (?:earlier|previous|original) version of this (?:article|story|page|post|report)\b"
+                      r"[^.]{0,40}?\b(?:said|stated|gave|reported|listed|misstated)\b", re.IGNORECASE)
+"""A correction note inside the document it corrects: "An earlier version of this article said the bridge is 46
+metres long. It is 64 metres long." (e-dunmere-footbridge-1)."""
+
+
+def corrected_in_text(text: str) -> list[tuple[Value, str]]:
+    """The values a document's own correction note says were wrong, each with the words of the value it gives
+    instead (the next sentence's of the same dimension)."""
+    sentences = [s for s in _SENTENCE.split(_WRAPPED.sub(" ", text)) if s.strip()]
+    out = []
+    for n, sentence in enumerate(sentences):
+        if _EARLIER.search(sentence) and n + 1 < len(sentences):
+            instead = _sentence_values(sentences[n + 1], skip_former=True)
+            for wrong, _ in _sentence_values(sentence, skip_former=False):
+                out += [(wrong, span) for value, span in instead[:1] if value.dimension == wrong.dimension
+                        and not value.same(wrong)]
+    return out
+
+
+def _correcting(said: Value, hits: list[RetrievedPassage]) -> tuple[str, str] | None:
+    """The words of the value a cited passage's own correction note gives instead of ``said``, with its title."""
+    for hit in hits:
+        for wrong, span in corrected_in_text(hit.passage.text):
+            if wrong.same(said):
+                return span, hit.passage.title or hit.passage.id
+    return None
+
+
+def restated(answer: str, cited: list[str], passages: list[RetrievedPassage], question: str,
+             off: frozenset[str] = frozenset()) -> tuple[str, str]:
+    """A value answer that no passage shown states anywhere, written as the value its cited passages state of its
+    kind in the sentence most about the question, when they all state the same one ("1947 [2]" over "Built 1847 to
+    designs by ...": the 1.5B model misreads a digit), with the rule's words for the trace; else the answer and "".
+    A value some passage states is left (the model cites a changelog's first chunk for the Python version its second
+    states, b-pondlog-cli-1), and so is an answer that is more than its value (a sentence may say more) or one the
+    passages' reader cannot read in a sentence (a month before its year: "September 2024" would become "2024"). A
+    value a cited passage's own correction note says was wrong ("An earlier version of this article said ...") is
+    written as the value the note gives instead (``in-text-correction``)."""
+    first, newline, rest = answer.partition("\n")
+    said, text = answer_value(first), strip_citations(first).strip()
+    hits = [h for h in passages if h.passage.id in cited]
+    if said is not None and read_value(text) is not None and "in-text-correction" not in off and \
+            (fixed := _correcting(said, hits)) is not None:
+        return first.replace(text, fixed[0], 1) + newline + rest, \
+            f"in-text-correction: {fixed[1]} corrects {text} to {fixed[0]}"
+    if "unstated-value" in off or said is None or read_value(text) is None or not hits or not names(text, said) or \
+            any(names(f"{h.passage.title}\n{h.passage.text}", said) for h in passages):
+        return answer, ""  # not names(text, said): a value the passages' reader cannot read ("September 2024")
+    tops = [found[0] for h in hits if (found := _of_kind(said, h, question, True))]
+    if not tops or any(not value.same(tops[0][0]) for value, _ in tops):
+        return answer, ""
+    span = tops[0][1]
+    return first.replace(text, span, 1) + newline + rest, \
+        f"unstated-value: no passage states {text}; the cited ones state {span}"
 
 
 def answer_value(answer: str) -> Value | None:
@@ -219,7 +294,8 @@ def _losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, 
     if not vetting.by_date:  # a question about 2020: a 2024 page's value is no newer value of the 2020 one
         return None
     newest = max((d for c in cited if (d := metas[c].date) is not None
-                  and (vetting.now or vetting.related(pid, c))), default=None)
+                  and (vetting.now or vetting.related(pid, c)
+                       or (pid in vetting.titled and c in vetting.named))), default=None)
     if date is not None and newest is not None and date < newest:
         return f"newest: dated {date.isoformat()}, before {newest.isoformat()}"
     return None  # an undated document does not lose to a dated one: on the tune half an official specification page

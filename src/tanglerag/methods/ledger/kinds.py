@@ -13,6 +13,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from tanglerag.text import normalize_answer
+from tanglerag.types import RetrievedPassage
+
 DocumentKind = Literal["changelog", "readme", "correction", "draft", "register", "informal"]
 
 _HEAD_CHARS = 300
@@ -76,3 +79,24 @@ def asks_about_drafts(question: str) -> bool:
     """A question about what a draft, proposal or roadmap says ("what does the proposal change", "what is planned
     for the next release"): drafts then answer it."""
     return bool(_DRAFTING.search(question) or _PLANS.search(question))
+
+
+_TITLE_WORDS = 3
+"""A title short enough to be generic ("Changelog", "Minutes") names no one document."""
+
+
+def about_what_it_corrects(passages: list[RetrievedPassage], kinds: Mapping[str, str],
+                           scores: dict[str, float]) -> dict[str, float]:
+    """``scores`` with each correction that names another passage's document by its title (``Erratum to:
+    "Community gardening and loneliness ..."``) as on topic as that passage: an erratum speaks of "the participants"
+    and "the original article", not of the study's gardening and its people, and read by its own words it is off
+    topic beside the article it corrects (b-meadowfield-study-1)."""
+    titles = {hit.passage.id: f" {title} " for hit in passages if kinds.get(hit.passage.id) != "correction"
+              and len((title := normalize_answer(hit.passage.title)).split()) >= _TITLE_WORDS}
+    out = dict(scores)
+    for hit in passages:
+        if kinds.get(hit.passage.id) == "correction":
+            text = f" {normalize_answer(hit.passage.text)} "
+            named = [scores.get(pid, 0.0) for pid, title in titles.items() if title in text]
+            out[hit.passage.id] = max([out.get(hit.passage.id, 0.0), *named])
+    return out

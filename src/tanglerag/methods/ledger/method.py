@@ -28,7 +28,7 @@ from tanglerag.conflicts import (
     Side,
     parse_authority,
 )
-from tanglerag.dating import stated_date
+from tanglerag.dating import release_date, stated_date
 from tanglerag.errors import InputError
 from tanglerag.llm.structured import Decision
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput, make_method
@@ -78,6 +78,26 @@ def passage_relevance(passages: list[RetrievedPassage], question: str) -> dict[s
     """Each passage's share of the question's content words, its title, named source and file path counted with its
     text (a company's help page need not repeat the company's name, nor a newsletter of autumn 2022 its year)."""
     return {hit.passage.id: relevance(question, described(hit)) for hit in passages}
+
+
+def document_words(passages: list[RetrievedPassage]) -> dict[str, str]:
+    """Each passage's document's words: its retrieved chunks' (``described``) read together, its own alone when it
+    is its document's only retrieved chunk."""
+    chunks: dict[object, list[RetrievedPassage]] = {}
+    for hit in passages:
+        chunks.setdefault(_document(hit), []).append(hit)
+    return {hit.passage.id: "\n".join(described(h) for h in chunks[_document(hit)]) for hit in passages}
+
+
+def document_relevance(passages: list[RetrievedPassage], question: str,
+                       scores: dict[str, float]) -> dict[str, float]:
+    """``scores`` with each chunk at least as on topic as its document's retrieved chunks read together: a changelog's
+    chunk saying "the default `--timeout` is now 60 seconds" names neither the project nor the request, which the
+    chunk above it does, and read alone it fell below the threshold beside the older release it replaces
+    (e-quenby-cli-1)."""
+    words = document_words(passages)
+    return {pid: max(score, relevance(question, words[pid])) if pid in words else score
+            for pid, score in scores.items()}
 
 
 def described(hit: RetrievedPassage) -> str:
@@ -174,6 +194,21 @@ def dated_by_text(passages: list[RetrievedPassage], metas: dict[str, DocumentMet
             metas[pid] = meta.model_copy(update={"date": stated[0], "date_precision": stated[1],
                                                  "meta": {**meta.meta, "date_from": "text"}})
     return metas
+
+
+def release_dates(passages: list[RetrievedPassage], kinds: Mapping[str, str],
+                  metas: dict[str, DocumentMeta]) -> dict[str, DocumentMeta]:
+    """``metas`` with each chunk of release notes dated by the release whose notes it holds (``dating.release_date``):
+    dated as the file, 3.0.0's "raised from 30 s to 45 s" stood level with 3.2.0's "now 60 seconds" (e-quenby-cli-1).
+    A date the metadata declared (front matter, the operator's) is left; only one the file's words gave is refined."""
+    out = dict(metas)
+    for hit in passages:
+        meta, metadata = metas[hit.passage.id], hit.passage.metadata
+        if kinds.get(hit.passage.id) == "changelog" and (meta.date is None or metadata.get("date_from") == "text") \
+                and (released := release_date(metadata.get("section"), hit.passage.text)) is not None \
+                and released != meta.date:
+            out[hit.passage.id] = meta.model_copy(update={"date": released, "date_precision": "day"})
+    return out
 
 
 def document_kinds(passages: list[RetrievedPassage], off: Collection[str] = ()) -> dict[str, DocumentKind]:

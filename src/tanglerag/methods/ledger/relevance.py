@@ -113,3 +113,11 @@ def missing_names(question: str, passage: str) -> list[str]:
     if not names or 2 * (len(names) - len(missing)) >= len(names):
         return []
     return [" ".join(sorted(name)) for name in missing]
+
+
+def names_every_name(question: str, passage: str) -> bool:
+    """Whether the question asks about names (``asked_names``) and the passage holds every word of each: two
+    documents that both do speak of the one thing asked about, whoever wrote them."""
+    names = asked_names(question)
+    held = set(normalize_answer(passage).split())
+    return bool(names) and all(all(any(_alike(w, other) for other in held) for w in name) for name in names)

@@ -30,6 +30,8 @@ RULES: tuple[Rule, ...] = (
     Rule("text-dates", "provenance", "a document with no date in its metadata is dated by its words: a cue and a "
          "date near its start or end, a changelog's dated version heading, a chat's first timestamp",
          "a-lantern-hill-coop-1", {"edge_chars": "300 (dating._STAMP_CHARS)"}),
+    Rule("release-dates", "provenance", "vetted: a chunk of release notes that opens with a dated version heading "
+         "is dated by it, not by the file's newest release", "e-quenby-cli-1"),
     Rule("document-kinds", "provenance", "what a document is (changelog, readme, correction, draft, register, informal "
          "post), from "
          "its file name, title and opening words", "b-pondlog-cli-1", {"head_chars": "300 (kinds._HEAD_CHARS)"}),
@@ -89,6 +91,21 @@ RULES: tuple[Rule, ...] = (
     Rule("now", "vetting", "vetted: a question asking for the value now ('now', 'current', 'latest') sets aside an "
          "older dated passage's other value, whoever wrote it (without it, only one source's, document's or title's "
          "older version)", "a-greyford-town-1"),
+    Rule("document-topic", "vetting", "vetted: a chunk is at least as on topic as its document's retrieved chunks "
+         "read together (a changelog's later chunk need not repeat the project's name)", "e-quenby-cli-1",
+         {"on_topic": "ledger.relevance (0.5)"}),
+    Rule("erratum-topic", "vetting", "vetted: a correction naming another passage's document by its title (3 words "
+         "or more) is as on topic as that passage: an erratum speaks of 'the original article', not of its subject",
+         "b-meadowfield-study-1", {"title_words": "3 (kinds._TITLE_WORDS)"}),
+    Rule("in-text-correction", "vetting", "vetted: an answer that is a value a cited passage's own correction note "
+         "says was wrong ('An earlier version of this article said ...') is written as the value the note gives",
+         "e-dunmere-footbridge-1"),
+    Rule("unstated-value", "vetting", "vetted: an answer that is a value no passage shown states anywhere is "
+         "written as the value its cited passages all state of its kind in their sentence most about the question",
+         "b-pellbridge-corn-exchange-1"),
+    Rule("named-newest", "vetting", "vetted: an older dated passage stating another value is outdated by a newer "
+         "cited one of another source too when both name every name the question asks about (a museum's 2021 "
+         "leaflet under its 2024 e-mail)", "e-haverleigh-museum-1"),
     Rule("complementary", "vetting", "vetted: a list answer whose items different documents state (one office a page) "
          "is reported as complementary, each item a side with its passages, not as a dispute", "c-orbin-offices-1"),
 )

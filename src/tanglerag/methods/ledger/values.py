@@ -111,15 +111,15 @@ def _money(text: str) -> Value | None:
 def _date(text: str) -> Value | None:
     """A date the text starts with: all of it ("14 August 2009"), else its longest first words that read as one
     ("1 April to 30 September inclusive": 1 April, where a season starts); without a year, a day of any year
-    ("monthday")."""
+    ("monthday"); without a digit, none."""
     if not _MONTH.search(text):
         return None
     from dateutil import parser
 
     words = text.split()
     for size in range(len(words), 0, -1):
-        if not _MONTH.search(head := " ".join(words[:size]).rstrip(".,;:")):
-            break
+        if not _MONTH.search(head := " ".join(words[:size]).rstrip(".,;:")) or not re.search(r"\d", head):
+            break  # a month without a day or a year is no date: "Jan Bakker" is a person
         try:
             day = parser.parse(head, fuzzy=False, default=parser.parse("2000-01-01"))
         except (ValueError, OverflowError):
@@ -136,12 +136,16 @@ _DATA_SIZES = {"kb": "kilobyte", "mb": "megabyte", "gb": "gigabyte", "tb": "tera
 """What a person means by "25 MB" (pint reads it as millibarns, an area)."""
 
 
-_CLOCK = re.compile(r"^(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?|o'clock)?(?=$|\s|[,;)])", re.IGNORECASE)
+_CLOCK = re.compile(r"^(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?|o'clock)?(?=$|\s|[,;)\u2013-])", re.IGNORECASE)
 """A time of day the text starts with ("2:30 pm I think" is 2:30 pm, not 2 picometres)."""
+_NOON = re.compile(r"^(?:12\s*)?(?:noon|midday)\b", re.IGNORECASE)
 
 
 def _clock(text: str) -> Value | None:
-    """A time of day: "5 pm", "17:00", "2:30pm", "5 o'clock"; a bare number is none (it is a count)."""
+    """A time of day: "5 pm", "17:00", "2:30pm", "5 o'clock", "12 noon", the first of "10am-4pm"; a bare number is
+    none (it is a count)."""
+    if _NOON.match(text.strip()):
+        return Value("clock", 720.0, "")
     found = _CLOCK.match(text.strip())
     if found is None or (found[2] is None and found[3] is None) or ("." in text and found[3] is None):
         return None  # a bare number, or "12.30" with no am/pm: a price as likely as a time
@@ -160,8 +164,8 @@ def _quantity(number: float, rest: str) -> Value:
     if re.match(r"(?:%|per ?cent\b)", rest, re.IGNORECASE):  # pint makes it a dimensionless 0.31, a count's kin
         return Value("quantity", number, "percent")
     words = [_DATA_SIZES.get(w.lower(), w).strip(".,;:*_") for w in rest.split()]
-    if words and words[0].lower() in _NOT_UNITS:
-        words = []  # "5 to 7", "3 in total": "in" is no inch
+    if words and (words[0].lower() in _NOT_UNITS or re.fullmatch(r"[ap]\.?m\.?", words[0], re.IGNORECASE)):
+        words = []  # "5 to 7", "3 in total": "in" is no inch; "10 am-4" (a range of times): "am" is no attometre
     elif len(words) > 1 and words[1].lower() in _NOT_UNITS:
         words = words[:1]  # "5 nights in a row"
     lower = [w.lower() for w in words]
@@ -209,10 +213,14 @@ _TRAILING = re.compile(r"(?:\s+(?:" + "|".join(sorted(_NOT_UNITS)) + r"))+\s*$",
 the value, and dateutil refuses a date that keeps them."""
 
 
+_MARKUP = re.compile(r"[*`]+")
+"""Markdown's emphasis and code marks, part of no value: read with them, "**8:40 am**. Children" was 8 attometres."""
+
+
 def read_value(answer: str) -> Value | None:
     """The value an answer names, or None when it names none (a name, a place, an adjective). Only an answer that
     starts with its value counts ("2,300 members", "about 40 euros"); a sentence with a number inside is not one."""
-    text = _TRAILING.sub("", _HEDGES.sub("", answer.strip()))
+    text = _TRAILING.sub("", _HEDGES.sub("", _MARKUP.sub("", answer).strip()))
     if not text or len(text) > 60:
         return None
     if (date := _date(text)) is not None:

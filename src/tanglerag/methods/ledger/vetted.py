@@ -17,15 +17,25 @@ value; those questions fall to ``concat``'s reading, which the ranking still hel
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from dataclasses import replace
 from typing import ClassVar
 
 from tanglerag.conflicts import ConflictStep
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
 from tanglerag.methods.ledger.config import LedgerConfig
-from tanglerag.methods.ledger.dissent import dissent, overruled, with_stated_unit
-from tanglerag.methods.ledger.kinds import asks_about_drafts
-from tanglerag.methods.ledger.method import document_kinds, provenance, read_passages
+from tanglerag.methods.ledger.dissent import dissent, overruled, restated, with_stated_unit
+from tanglerag.methods.ledger.kinds import about_what_it_corrects, asks_about_drafts
+from tanglerag.methods.ledger.method import (
+    described,
+    document_kinds,
+    document_relevance,
+    provenance,
+    read_passages,
+    release_dates,
+)
 from tanglerag.methods.ledger.moment import as_of, asks_now, names_a_year, timeless
+from tanglerag.methods.ledger.relevance import names_every_name
 from tanglerag.methods.ledger.vetting import Documents, Vetting, vet
 from tanglerag.stages.generate import answer_params, cited_answer_decision, cited_answer_messages, read_cited_answer
 from tanglerag.tracking import record_step, stage, streamed_answer, token_sink
@@ -46,6 +56,16 @@ def labelled(vetting: Vetting) -> list[RetrievedPassage]:
         title = f"({label}) {hit.passage.title}".strip() if label else hit.passage.title
         out.append(hit.model_copy(update={"passage": hit.passage.model_copy(update={"title": title})}))
     return out
+
+
+def _with_names(vetting: Vetting, passages: list[RetrievedPassage], asked: str) -> Vetting:
+    """The vetting with the passages naming every name the question asks about in their words (``named``) and in
+    their title or path (``titled``), for rule ``named-newest``."""
+    def naming(words: Callable[[RetrievedPassage], str]) -> frozenset[str]:
+        return frozenset(h.passage.id for h in passages if names_every_name(asked, words(h)))
+
+    return replace(vetting, named=naming(described),
+                   titled=naming(lambda h: f"{h.passage.title} {h.passage.metadata.get('path', '')}"))
 
 
 def _say_asked_again(vetting: Vetting, losers: dict[str, str]) -> None:
@@ -80,6 +100,8 @@ class VettedMethod(Method):
             return MethodOutput.abstain(vetting.order(passages))
         vetting, (text, citations, unknown) = await self._answered(question, asked, vetting, read)
         text = text if unknown else with_stated_unit(text, citations, vetting.shown, asked)
+        if not unknown:
+            text, vetting.restated = restated(text, citations, vetting.shown, asked, off)
         record_step(vetting.step())
         order = vetting.order(passages)
         text, reports, aside = (text, [], []) if unknown else dissent(text, citations, order, asked, vetting,
@@ -100,13 +122,16 @@ class VettedMethod(Method):
         trust = self.settings.trust if "trust" not in off else None
         metas, notes, unverified = provenance(passages, config.authority_tiers, trust, "text-dates" not in off)
         kinds = document_kinds(passages, off) if "document-kinds" not in off else {}
+        metas = metas if "release-dates" in off else release_dates(passages, kinds, metas)
         scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)
+        scores = scores if "document-topic" in off else document_relevance(passages, asked, scores)
+        scores = scores if "erratum-topic" in off else about_what_it_corrects(passages, kinds, scores)
         vouched = {h.passage.id for h in passages
                    if trust is not None and entry_for(h.passage.metadata, trust, h.passage.id) is not None}
         read = Documents(metas, kinds, scores, found, unverified, vouched, notes)
         vetting = vet(passages, read, config.relevance, as_of(question.text), asks_about_drafts(asked), off,
                       by_date=not names_a_year(asked), now=asks_now(asked))
-        return vetting, read
+        return (vetting if "named-newest" in off else _with_names(vetting, passages, asked)), read
 
     async def _answered(self, question: Question, asked: str, vetting: Vetting,
                         read: Documents) -> tuple[Vetting, tuple[str, list[str], bool]]:

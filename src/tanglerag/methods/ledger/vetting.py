@@ -73,6 +73,13 @@ class Vetting:
     now: bool = False
     """whether the question asks for the value now ("now", "current", "latest": ``moment.asks_now``): then a newer
     dated passage of any source stands over an older one (rule ``now``), not only one source's newer version"""
+    restated: str = ""
+    """the rule that rewrote the answer's value, with its words (``unstated-value``), if one did"""
+    named: frozenset[str] = frozenset()
+    """passages naming every name the question asks about (``relevance.names_every_name``), and ``titled``, those
+    whose title does: for rule ``named-newest``, a newer dated one of the first stands over an older one of the
+    second of another source (a spec sheet titled for the KM7 that mentions the KM5 is no older KM5 page)"""
+    titled: frozenset[str] = frozenset()
     texts: dict[str, str] = field(default_factory=dict)
     """passage id -> its words, for the rules that read what a document names (an erratum, the value it corrects)"""
 
@@ -98,7 +105,8 @@ class Vetting:
     def step(self) -> VettingStep:
         """The trace's record of what was shown, in what order, with which label, and what was left out."""
         return VettingStep(shown=[h.passage.id for h in self.shown], labels=self.labels, left_out=self.left_out,
-                           off_topic=[h.passage.id for h in self.shown if h.passage.id not in self.relevant])
+                           off_topic=[h.passage.id for h in self.shown if h.passage.id not in self.relevant],
+                           restated=self.restated)
 
 
 class VettingStep(TraceStep):
@@ -111,16 +119,19 @@ class VettingStep(TraceStep):
     left_out: dict[str, str] = Field(default_factory=dict, description="passage id -> the rule that left it out")
     off_topic: list[str] = Field(default_factory=list, description=(
         "shown passages holding too few of the question's words (ledger.relevance): ranked last"))
+    restated: str = Field("", description="the rule that rewrote the answer's value and why (unstated-value)")
 
     def lines(self) -> list[str]:
         out = [f"vetting: {len(self.shown)} shown, {len(self.left_out)} left out"]
         out += [f"  {n}. {pid}" + (f" ({self.labels[pid]})" if pid in self.labels else "")
                 + (" - off topic" if pid in self.off_topic else "") for n, pid in enumerate(self.shown, 1)]
-        return out + [f"  left out {pid}: {why}" for pid, why in self.left_out.items()]
+        return out + [f"  left out {pid}: {why}" for pid, why in self.left_out.items()] + \
+            ([f"  {self.restated}"] if self.restated else [])
 
     def headline(self) -> str | None:
-        return f"vetting: left out {len(self.left_out)} ({'; '.join(self.left_out.values())})" if self.left_out \
-            else None
+        said = ([f"left out {len(self.left_out)} ({'; '.join(self.left_out.values())})"] if self.left_out else []) \
+            + ([self.restated] if self.restated else [])
+        return f"vetting: {'; '.join(said)}" if said else None
 
 
 @dataclass(frozen=True)
@@ -138,6 +149,7 @@ class Documents:
     last; the 1.5B model answered from a planted "UPDATED" page ranked fourth of five."""
     notes: list[str] = field(default_factory=list)
     """What the ``trust`` setting ignored or bounded, a line each (the report's ``trust``)."""
+
 
 
 def vet(passages: list[RetrievedPassage], docs: Documents, threshold: float, moment: AsOf | None,
@@ -188,17 +200,24 @@ def version_free(title: str) -> str:
 
 def _older_versions(passages: list[RetrievedPassage], docs: Documents) -> dict[str, str]:
     """A version of a document (near-identical text, no two sources named) older than another version retrieved
-    beside it. Two sources are two documents however alike their words: pages of one template for two branches."""
+    beside it. Two sources are two documents however alike their words: pages of one template for two branches. Two
+    chunks of one file are parts of it, not versions, whatever their dates (a changelog's chunks of two releases:
+    ``release-dates``)."""
     out: dict[str, str] = {}
     for hit in passages:
         pid, date, source = hit.passage.id, docs.metas[hit.passage.id].date, docs.metas[hit.passage.id].source
         newer = [o.passage.id for o in passages if o.passage.id != pid
-                 and docs.found.document[o.passage.id] == docs.found.document[pid]
+                 and docs.found.document[o.passage.id] == docs.found.document[pid] and _file(o) != _file(hit)
                  and (source is None or docs.metas[o.passage.id].source in (None, source))
                  and (other := docs.metas[o.passage.id].date) is not None and date is not None and other > date]
         if newer:
             out[pid] = f"supersede: an older version (dated {date}) of a newer document"
     return out
+
+
+def _file(hit: RetrievedPassage) -> object:
+    """The file (``path``) or record (``source_id``) a passage is a chunk of, else the passage itself."""
+    return hit.passage.metadata.get("path") or hit.passage.metadata.get("source_id") or hit.passage.id
 
 
 def _ranked(kept: list[RetrievedPassage], docs: Documents, relevant: set[str], kin: Kin | None,
