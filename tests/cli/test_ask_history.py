@@ -128,3 +128,15 @@ def test_streamed_tokens_keep_their_line_breaks(monkeypatch):
     for text in ("2 days [2]", "\n(asked again without chat)\n", "3 [1]", "\x1b[2J"):
         watch.heard(ProgressEvent(type="token", stage="answer", data={"text": text}))
     assert screen.getvalue() == "2 days [2]\n(asked again without chat)\n3 [1]\\x1b[2J"  # other controls escaped
+
+
+def test_an_unknown_answer_says_in_words_that_the_documents_do_not_say(capsys):
+    """A newcomer read a bare "unknown" as a fault of the tool."""
+    from tanglerag.cli.ask import print_answer
+    from tanglerag.types import Answer
+
+    print_answer(Answer(question="q", method="vetted", text="unknown"))
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        "unknown", "(the documents do not say: no passage below answers the question as the method read them)"]
+    print_answer(Answer(question="q", method="vetted", text="3 days [1]"))
+    assert "do not say" not in capsys.readouterr().out

@@ -35,7 +35,7 @@ from tanglerag.otel import Answered, span_export
 from tanglerag.outputs import AnswerOutput, PassageOut, conflicts_of, disagreements
 from tanglerag.runtime import DEFAULT_METHOD, AskRequest, Runtime
 from tanglerag.stages.followup import Turn, read_turns
-from tanglerag.text import after_streamed
+from tanglerag.text import after_streamed, first_answer_line, is_unknown
 from tanglerag.tracking import ProgressEvent, Tracker
 from tanglerag.types import Answer, Question, RetrievedPassage
 from tanglerag.where import parse_where
@@ -206,6 +206,8 @@ def print_answer(answer: Answer, streamed: str = "") -> None:
     rest = answer.text if rest is None else rest.strip("\n")
     if rest:  # corpus and model text is printed literally, never as markup
         out.print(f"[bold]{escape(rest)}[/]")
+    if is_unknown(first_answer_line(answer.text)):  # a bare "unknown" read as a fault to a newcomer
+        out.print("[dim](the documents do not say: no passage below answers the question as the method read them)[/]")
     if answer.cut:
         out.print("[yellow](cut: the answer reached its token budget; raise it with --set methods.answer_tokens=N, "
                   "or the method's own answer_tokens)[/]")
