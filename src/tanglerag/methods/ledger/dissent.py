@@ -178,41 +178,48 @@ def corrected_in_text(text: str) -> list[tuple[Value, str]]:
     return out
 
 
-def _correcting(said: Value, hits: list[RetrievedPassage]) -> tuple[str, str] | None:
-    """The words of the value a cited passage's own correction note gives instead of ``said``, with its title."""
+def restated(answer: str, cited: list[str], passages: list[RetrievedPassage], question: str,
+             off: frozenset[str] = frozenset()) -> tuple[str, str]:
+    """The answer with its value written again where a rule says the model misread it, with the rule's words for the
+    trace (else the answer and ""): a value a cited passage's own correction note says was wrong, as the note's
+    (``in-text-correction``); a value no passage shown states anywhere, as the value its cited passages all state of
+    its kind in their sentence most about the question (``unstated-value``: "1947 [2]" over "Built 1847 to designs
+    by ...", the 1.5B model misreading a digit). Only an answer that is its value alone is rewritten: a sentence
+    around it may say more."""
+    first, newline, rest = answer.partition("\n")
+    said, text = answer_value(first), strip_citations(first).strip()
+    if said is None or read_value(text) is None:
+        return answer, ""
+    hits = [h for h in passages if h.passage.id in cited]
+    fixed = (None if "in-text-correction" in off else _corrected(said, text, hits)) or \
+        (None if "unstated-value" in off else _unstated(said, text, hits, passages, question))
+    if fixed is None:
+        return answer, ""
+    return first.replace(text, fixed[0], 1) + newline + rest, fixed[1]
+
+
+def _corrected(said: Value, text: str, hits: list[RetrievedPassage]) -> tuple[str, str] | None:
+    """The value a cited passage's own correction note gives instead of ``said``, with the rule's words."""
     for hit in hits:
         for wrong, span in corrected_in_text(hit.passage.text):
             if wrong.same(said):
-                return span, hit.passage.title or hit.passage.id
+                return span, f"in-text-correction: {hit.passage.title or hit.passage.id} corrects {text} to {span}"
     return None
 
 
-def restated(answer: str, cited: list[str], passages: list[RetrievedPassage], question: str,
-             off: frozenset[str] = frozenset()) -> tuple[str, str]:
-    """A value answer that no passage shown states anywhere, written as the value its cited passages state of its
-    kind in the sentence most about the question, when they all state the same one ("1947 [2]" over "Built 1847 to
-    designs by ...": the 1.5B model misreads a digit), with the rule's words for the trace; else the answer and "".
-    A value some passage states is left (the model cites a changelog's first chunk for the Python version its second
-    states, b-pondlog-cli-1), and so is an answer that is more than its value (a sentence may say more) or one the
-    passages' reader cannot read in a sentence (a month before its year: "September 2024" would become "2024"). A
-    value a cited passage's own correction note says was wrong ("An earlier version of this article said ...") is
-    written as the value the note gives instead (``in-text-correction``)."""
-    first, newline, rest = answer.partition("\n")
-    said, text = answer_value(first), strip_citations(first).strip()
-    hits = [h for h in passages if h.passage.id in cited]
-    if said is not None and read_value(text) is not None and "in-text-correction" not in off and \
-            (fixed := _correcting(said, hits)) is not None:
-        return first.replace(text, fixed[0], 1) + newline + rest, \
-            f"in-text-correction: {fixed[1]} corrects {text} to {fixed[0]}"
-    if "unstated-value" in off or said is None or read_value(text) is None or not hits or not names(text, said) or \
-            any(names(f"{h.passage.title}\n{h.passage.text}", said) for h in passages):
-        return answer, ""  # not names(text, said): a value the passages' reader cannot read ("September 2024")
+def _unstated(said: Value, text: str, hits: list[RetrievedPassage], passages: list[RetrievedPassage],
+              question: str) -> tuple[str, str] | None:
+    """The value the cited passages ``hits`` all state of the answer's kind when no passage states ``said``, with
+    the rule's words. A value some passage states is left (the model cites a changelog's first chunk for the Python
+    version its second states, b-pondlog-cli-1), and so is one the passages' reader cannot read in a sentence (a
+    month before its year: "September 2024" would become "2024")."""
+    if not hits or not names(text, said) or any(names(f"{h.passage.title}\n{h.passage.text}", said)
+                                                for h in passages):
+        return None
     tops = [found[0] for h in hits if (found := _of_kind(said, h, question, True))]
     if not tops or any(not value.same(tops[0][0]) for value, _ in tops):
-        return answer, ""
-    span = tops[0][1]
-    return first.replace(text, span, 1) + newline + rest, \
-        f"unstated-value: no passage states {text}; the cited ones state {span}"
+        return None
+    return tops[0][1], f"unstated-value: no passage states {text}; the cited ones state {tops[0][1]}"
 
 
 def answer_value(answer: str) -> Value | None:
