@@ -37,7 +37,7 @@ def test_index_add_replace_and_remove_documents(tmp_path, corpus):
     assert result.exit_code == 2 and "document id 'de' already in the index with other text" in _said(result)
     result = runner.invoke(app, ["index", str(changed), "--add", "--replace", *common])
     assert result.exit_code == 0 and "replaced de" in _said(result) and "3 passages" in _said(result)
-    result = runner.invoke(app, ["index", "--remove", "fr,it", *common])
+    result = runner.invoke(app, ["index", "--remove", "fr,it", "--index", *common[1:]])  # --index: as ask names it
     assert result.exit_code == 0 and "removed 2 document(s): 2 passages" in _said(result), result.output
     assert "1 passages" in _said(result)
     result = runner.invoke(app, ["index", "--remove", "fr", *common])

@@ -383,3 +383,21 @@ def test_the_passages_show_when_retrieval_ends_before_the_answer(browser, slow_s
     assert page.locator("#col-0 .early").count() == 0 and page.locator("#col-0 .passage").count() == 3
     assert "Paris is the capital of France" in page.locator("#col-0 .answer").first.inner_text()
     page.close()
+
+
+def test_an_unknown_answer_says_the_documents_do_not_say_and_one_call_is_one_call(page):
+    """A newcomer read a bare "unknown" as a fault, and "1 LLM calls" was the page's own count."""
+    import json
+
+    from tanglerag.service.schemas import AskResponse
+    from tanglerag.types import Answer
+
+    answer = AskResponse.from_answer(Answer(question="Who is the on-call manager?", method="vetted", text="unknown"),
+                                     trace=True).model_dump(mode="json")
+    answer["usage"]["llm_calls"] = 1
+    page.route("**/v1/ask?stream=true", lambda route: route.fulfill(
+        status=200, content_type="text/event-stream", body=f"event: answer\ndata: {json.dumps(answer)}\n\n"))
+    ask(page, "Who is the on-call manager?", "concat")
+    assert page.locator("#col-0 .unknown-note").inner_text().startswith("The documents do not say")
+    assert page.locator("#status").inner_text().startswith("done")
+    assert "1 LLM call ·" in page.locator("#col-0").inner_text()

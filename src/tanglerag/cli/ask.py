@@ -220,7 +220,8 @@ def print_answer(answer: Answer, streamed: str = "") -> None:
     for n, hit in enumerate(answer.passages, 1):
         out.print(passage_line(n, hit, cited=hit.passage.id in answer.citations))
     u = answer.usage.totals()
-    out.print(f"[dim]{u['llm_calls']} LLM calls ({u['cached_calls']} cached), {u['prompt_tokens']} prompt + "
+    out.print(f"[dim]{u['llm_calls']} LLM call{'s' * (u['llm_calls'] != 1)} ({u['cached_calls']} cached), "
+              f"{u['prompt_tokens']} prompt + "
               f"{u['completion_tokens']} completion tokens, {u['seconds']:.2f}s[/]")
     spent = [f"{name} {s.total_calls} call{'s' * (s.total_calls != 1)} ({s.prompt_tokens} prompt tokens)"
              for name, s in answer.usage.stages.items() if s.total_calls]

@@ -41,7 +41,8 @@ T = TypeVar("T")
 
 @app.command()
 def index(
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="index folder to create, extend or shrink")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", "--index", help=(
+        "index folder to create, extend or shrink (--index, as ask and serve name it, works too)"))] = None,
     corpus: Annotated[Path | None, typer.Argument(help=(
         "JSONL file ({id,title,text}, optionally date, source, authority, meta), the DPR Wikipedia passages .tsv "
         "(id, text, title), a folder of files or one file: .txt, .md (front matter read as metadata), .pdf, .html, "

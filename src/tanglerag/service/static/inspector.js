@@ -230,7 +230,8 @@ class Column {
 
   answered(answer) {
     const u = answer.usage;
-    this.finish(`${u.llm_calls + u.cached_calls} LLM calls · ${u.seconds.toFixed(2)}s`);
+    const calls = u.llm_calls + u.cached_calls;
+    this.finish(`${calls} LLM call${calls === 1 ? "" : "s"}${u.cached_calls ? ` (${u.cached_calls} cached)` : ""} · ${u.seconds.toFixed(2)}s`);
     const longest = Math.max(...[...this.timeline.children].map(r => r.seconds || 0), 0.001);
     for (const row of this.timeline.children) row.querySelector(".bar").style.width = `${Math.round(100 * (row.seconds || 0) / longest)}%`;
     for (const early of [this.draft, this.early]) if (early) early.remove();  // the answer shows both, cited

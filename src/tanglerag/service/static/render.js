@@ -33,6 +33,8 @@ function headers() {
 function renderAnswer(column, index, answer) {
   const numberOf = new Map(answer.passages.map((p, i) => [p.id, i + 1]));
   column.append(el("div", { class: "answer", "aria-label": "answer" }, withCitations(answer.answer, index, answer.passages.length)));
+  if (/^unknown\b/i.test(answer.answer.trim()))  // a bare "unknown" read as a fault to a newcomer
+    column.append(el("p", { class: "unknown-note" }, "The documents do not say: no passage below answers the question as the method read them."));
   if (answer.cut) {
     column.append(el("p", { class: "cut", role: "note" },
       "Cut: the answer reached its token budget (methods.answer_tokens) before the model finished it."));
