@@ -603,3 +603,43 @@ def test_an_older_page_of_another_hand_naming_what_was_asked_is_outdated(llm_fac
     got, _ = ask(llm_factory, MUSEUM, "What time does Haverleigh Town Museum open in the morning?",
                  None, "ledger.disabled_rules=[asked-names, named-newest]")
     assert got.trace.find(ConflictStep).overall == "none"  # two sources, and the question does not ask for "now"
+
+
+def test_with_vetted_evidence_sentences_the_model_reads_each_passages_sentences_about_the_question(llm_factory):
+    from tanglerag.methods.ledger.dissent import key_sentences
+
+    text = ("Opening hours\nMonday to Friday\n09:00 to 19:00\nSaturday\n09:30 to 17:00\n"
+            "The cafe sells cakes baked by volunteers. Parking is free after six.")
+    question = "What time does Central Library close on Saturdays?"
+    assert key_sentences(text, question, "Central Library", 1) == "Saturday 09:30 to 17:00"  # with its label
+    assert key_sentences("Nothing here. At all.", question, "", 2) == "Nothing here."  # none about it: the first
+    passages = as_retrieved([Passage(id="hours.md", title="Central Library", text=text,
+                                     metadata={"path": "hours.md"})])
+
+    def prompt_sent(*overrides: str) -> str:
+        prompts: list[str] = []
+        llm = llm_factory(CannedBackend(responder=lambda messages: prompts.append(messages[-1].content) or
+                                        json.dumps({"answer": "17:00", "passages": [1]}), structured=True),
+                          persistent=False)
+        llm.structured = "on"
+        method = make_method("vetted", resources(llm, Settings.load(overrides=list(overrides))))
+        assert method.answer(Question(text=question), passages).text.startswith("17:00 [1]")
+        return prompts[0]
+
+    shortened = prompt_sent("ledger.vetted_evidence=sentences", "ledger.vetted_sentences=1")
+    assert "Saturday 09:30 to 17:00" in shortened and "cakes" not in shortened
+    assert "cakes" in prompt_sent()  # the default: the passage's words
+
+
+def test_a_watcher_hears_the_passages_in_the_order_the_answer_numbers_them(llm_factory):
+    """A tester in the inspector clicked the streaming answer's [1] and landed on the document retrieval listed first,
+    not the one the answer cited."""
+    from tanglerag.tracking import Tracker, track
+
+    heard: list[list[str]] = []
+    tracker = Tracker(on_event=lambda e: heard.append([p["passage"]["id"] for p in e.data["passages"]])
+                      if e.type == "passages" else None)
+    with track(tracker):
+        got, _ = ask(llm_factory, GROUTING, "How long should I wait before grouting wall tiles?")
+    assert heard == [["guidance-note.txt", "weekend-diy-blog.md"]]  # retrieved blog first, ranked after the note
+    assert got.trace.find(VettingStep).shown == heard[0]

@@ -401,3 +401,29 @@ def test_an_unknown_answer_says_the_documents_do_not_say_and_one_call_is_one_cal
     assert page.locator("#col-0 .unknown-note").inner_text().startswith("The documents do not say")
     assert page.locator("#status").inner_text().startswith("done")
     assert "1 LLM call ·" in page.locator("#col-0").inner_text()
+
+
+def test_passages_sent_again_in_the_methods_order_replace_the_retrieved_list(page):
+    """vetted sends the passages again, ranked, before its answer streams: the answer's [1] is the first listed."""
+    import json
+
+    from tanglerag.service.schemas import AskResponse
+    from tanglerag.types import Answer
+    from tests.conftest import as_retrieved
+
+    hits = as_retrieved([Passage(id="blog", title="A blog", text="12 hours is plenty."),
+                         Passage(id="note", title="Guidance note", text="Wait at least 24 hours.")])
+    shown = AskResponse.from_answer(Answer(question="q", method="vetted", text="24 hours [1]", passages=hits),
+                                    trace=True) \
+        .model_dump(mode="json")["passages"]
+
+    def event(passages):
+        return f"event: passages\ndata: {json.dumps({'type': 'passages', 'data': {'passages': passages}})}\n\n"
+
+    page.route("**/v1/ask?stream=true", lambda route: route.fulfill(
+        status=200, content_type="text/event-stream", body=event(shown) + event(shown[::-1])))
+    page.fill("#question", "How long before grouting?")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#col-0 .early h3:text('as the method ranked them')")
+    assert page.locator("#col-0 .early").count() == 1  # replaced, not a second list
+    assert page.locator("#col-0 .early .passage").first.inner_text().find("Guidance note") >= 0

@@ -79,6 +79,12 @@ class LedgerConfig(Section):
     answer_from: Literal["claims", "passages"] = Field("claims", description=(
         "what the answer is: claims (the kept sides' answers, as the claims read them); passages (one more call: "
         "the model answers from the passages the ledger kept, as concat does, the set-aside lines after it)"))
+    vetted_evidence: Literal["passages", "sentences"] = Field("passages", description=(
+        "what vetted's one call reads of each passage it shows: passages (its words, cut at methods.passage_words); "
+        "sentences (its title and the sentences most about the question, up to ledger.vetted_sentences, in their "
+        "order: a shorter prompt whose every line bears on the question)"))
+    vetted_sentences: int = Field(3, strict=True, ge=1, le=20, description=(
+        "vetted_evidence=sentences: the sentences kept of each passage"))
     claim_tokens: TokenBudget = Field(96, description="budget of one passage's claim (answer, about, quote)")
     together_tokens: TokenBudget = Field(48, description=(
         "claims_from=together: the budget a passage adds to the one call's (a line: answer and about)"))

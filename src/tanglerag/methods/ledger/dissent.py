@@ -90,10 +90,31 @@ def _about(sentences: list[str], question: str, title: str) -> list[set[str]]:
     out: list[set[str]] = []
     for n, sentence in enumerate(sentences):
         before = sentences[n - 1] if n else ""
-        label = before if len(before.split()) <= 6 and not re.search(r"\d|[.!?;]\s*$", before) else ""
+        label = before if _is_label(before) else ""
         own = wanted & content_stems(f"{label} {sentence}") or (out[-1] if re.search(r"[.!?;]\s*$", before) else set())
         out.append(own if own and len(own | titled) >= needed else set())
     return out
+
+
+def key_sentences(text: str, question: str, title: str, keep: int) -> str:
+    """The ``keep`` sentences of ``text`` most about the question (sharing its rarer words: ``_about``), in their
+    order, each with the short label line it leans on (a table's "Saturday" above "09:30 - 17:00"), joined with " ...
+    "; the first sentence when none is about the question. What ``ledger.vetted_evidence=sentences`` shows the model
+    of a passage instead of its words."""
+    sentences = [s.strip() for s in _SENTENCE.split(_WRAPPED.sub(" ", text)) if s.strip()]
+    if not sentences:
+        return text
+    shares = _about(sentences, question, title)
+    seen = Counter(stem for stems in shares for stem in stems)
+    ranked = sorted(((sum(1 / seen[s] for s in stems), -n) for n, stems in enumerate(shares) if stems), reverse=True)
+    chosen = {-n for _, n in ranked[:keep]} or {0}
+    labelled = chosen | {n - 1 for n in chosen if n and _is_label(sentences[n - 1])}
+    return " ... ".join(sentences[n] for n in sorted(labelled))
+
+
+def _is_label(line: str) -> bool:
+    """A short line without a number or a sentence's end: a table cell or heading the next line's value is under."""
+    return len(line.split()) <= 6 and not re.search(r"\d|[.!?;]\s*$", line)
 
 
 def _sentence_values(sentence: str, skip_former: bool) -> list[tuple[Value, str]]:

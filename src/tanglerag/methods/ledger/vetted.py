@@ -24,7 +24,7 @@ from typing import ClassVar
 from tanglerag.conflicts import ConflictStep
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
 from tanglerag.methods.ledger.config import LedgerConfig
-from tanglerag.methods.ledger.dissent import dissent, overruled, restated, with_stated_unit
+from tanglerag.methods.ledger.dissent import dissent, key_sentences, overruled, restated, with_stated_unit
 from tanglerag.methods.ledger.kinds import about_what_it_corrects, asks_about_drafts
 from tanglerag.methods.ledger.method import (
     described,
@@ -38,7 +38,7 @@ from tanglerag.methods.ledger.moment import as_of, asks_now, names_a_year, timel
 from tanglerag.methods.ledger.relevance import names_every_name
 from tanglerag.methods.ledger.vetting import Documents, Vetting, vet
 from tanglerag.stages.generate import answer_params, cited_answer_decision, cited_answer_messages, read_cited_answer
-from tanglerag.tracking import record_step, stage, streamed_answer, token_sink
+from tanglerag.tracking import current_tracker, record_step, stage, streamed_answer, token_sink
 from tanglerag.trust import entry_for
 from tanglerag.types import Question, RetrievedPassage
 
@@ -66,6 +66,15 @@ def _with_names(vetting: Vetting, passages: list[RetrievedPassage], asked: str) 
 
     return replace(vetting, named=naming(described),
                    titled=naming(lambda h: f"{h.passage.title} {h.passage.metadata.get('path', '')}"))
+
+
+def _show_ranked(vetting: Vetting, passages: list[RetrievedPassage]) -> None:
+    """Tell a watcher the passages in the order the answer about to stream numbers them (the shown ones, then those
+    left out): listed as retrieved, its "[1]" pointed a tester in the inspector at another document until the answer
+    ended."""
+    tracker = current_tracker()
+    if tracker is not None:
+        tracker.retrieved(vetting.order(passages))
 
 
 def _say_asked_again(vetting: Vetting, losers: dict[str, str]) -> None:
@@ -98,7 +107,8 @@ class VettedMethod(Method):
         if not vetting.shown or ("off-topic" not in off and not vetting.relevant & {h.passage.id for h in vetting.shown}):
             record_step(vetting.step())  # nothing left, or nothing on the question's topic: the documents do not say
             return MethodOutput.abstain(vetting.order(passages))
-        vetting, (text, citations, unknown) = await self._answered(question, asked, vetting, read)
+        _show_ranked(vetting, passages)
+        vetting, (text, citations, unknown) = await self._answered(question, asked, vetting, read, passages)
         text = text if unknown else with_stated_unit(text, citations, vetting.shown, asked)
         if not unknown:
             text, vetting.restated = restated(text, citations, vetting.shown, asked, off)
@@ -133,8 +143,8 @@ class VettedMethod(Method):
                       by_date=not names_a_year(asked), now=asks_now(asked))
         return (vetting if "named-newest" in off else _with_names(vetting, passages, asked)), read
 
-    async def _answered(self, question: Question, asked: str, vetting: Vetting,
-                        read: Documents) -> tuple[Vetting, tuple[str, list[str], bool]]:
+    async def _answered(self, question: Question, asked: str, vetting: Vetting, read: Documents,
+                        passages: list[RetrievedPassage]) -> tuple[Vetting, tuple[str, list[str], bool]]:
         """The answer over the vetted passages; asked once more without the cited passages the rules overrule
         (``overruled``), whose answer stands unless it is unknown."""
         first = await self._answer(asked, vetting, question)
@@ -145,13 +155,18 @@ class VettedMethod(Method):
             return vetting, first
         again = vetting.without(losers)
         _say_asked_again(vetting, losers)
+        _show_ranked(again, passages)
         second = await self._answer(asked, again, question)
         return (vetting, first) if second[2] else (again, second)
 
     async def _answer(self, asked: str, vetting: Vetting, question: Question) -> tuple[str, list[str], bool]:
         """``concat``'s cited answer over the shown passages, labelled, with the rule of their order."""
-        methods = self.settings.methods
-        messages = cited_answer_messages(asked, labelled(vetting), methods.passage_words, question.user_contexts)
+        methods, config = self.settings.methods, self.settings.section(LedgerConfig)
+        shown = labelled(vetting)
+        if config.vetted_evidence == "sentences":
+            shown = [hit.model_copy(update={"passage": hit.passage.model_copy(update={"text": key_sentences(
+                hit.passage.text, asked, hit.passage.title, config.vetted_sentences)})}) for hit in shown]
+        messages = cited_answer_messages(asked, shown, methods.passage_words, question.user_contexts)
         messages[0] = messages[0].model_copy(update={"content": f"{messages[0].content}\n{VETTED_RULE}"})
         with stage("answer"), streamed_answer():
             reply = await self.llm.adecide(cited_answer_decision(messages, vetting.shown, methods.answer_tokens),

@@ -207,10 +207,14 @@ class Column {
       row.className = "ended"; row.seconds = event.data.seconds;
       row.querySelector(".took").textContent = `${Number(event.data.seconds).toFixed(2)}s`;
     } else if (kind === "passages") {
-      // what the method will read, shown the moment retrieval ends (the answer takes seconds to minutes more)
-      this.early = el("div", { class: "early" }, el("h3", {}, "Passages (retrieved; the answer is being worked out)"),
+      // what the method will read, shown the moment retrieval ends (the answer takes seconds to minutes more); a
+      // method that ranks them sends them again in the order its answer numbers them, which replaces the first list
+      const heading = this.early ? "Passages, as the method ranked them (the answer's [n] number these)"
+                                 : "Passages (retrieved; the answer is being worked out)";
+      const early = el("div", { class: "early" }, el("h3", {}, heading),
         ...event.data.passages.map((p, i) => passageView(p, i, this.index, [])));
-      this.node.append(this.early);
+      if (this.early) this.early.replaceWith(early); else this.node.append(early);
+      this.early = early;
     } else if (kind === "token") {
       if (!this.draft) {
         this.draft = el("div", { class: "answer draft", "aria-label": "answer so far" });
