@@ -361,7 +361,10 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
             "states written as the cited passages' (`unstated-value`), a value an article's own correction note "
             "withdraws written as the note's (`in-text-correction`), an older page titled for what the question "
             "names outdated by a newer one naming it (`named-newest`), e-mails dated by their Date: line, values "
-            "read through emphasis marks, glued units (11am), 12 noon and ISO dates; each with its ablation. Tried "
+            "read through emphasis marks, glued units (11am), 12 noon and ISO dates; each with its ablation; "
+            "`vetted-sentences`, the same with `ledger.vetted_evidence=sentences` (a design alternative: the model "
+            "reads each shown passage's title and its 3 sentences most about the question instead of its words), "
+            "run on the tune half only: it lost there, so it stays an option. Tried "
             "on the tune half and dropped: taking an answer back as unknown when none of its cited passages names "
             "what the question names (5 right answers lost, 0 abstentions gained); ranking the passages whose "
             "document names every name the question asks about first (one fully right answer lost, the ask it was "
@@ -479,7 +482,7 @@ def main(argv: list[str] | None = None) -> int:
         run(asks, methods, args.overrides, args.label, args.runs, args.fresh, args.cache, args.inject)
     else:
         order = ("rule", "concat", "corg", "separate", "ledger-main", "ledger-135c729", "ledger", "ledger-passages",
-                 "vetted-135c729", "vetted-90f2daa", "vetted-600456c", "vetted")
+                 "vetted-135c729", "vetted-90f2daa", "vetted-600456c", "vetted", "vetted-sentences")
         args.out.write_text(report(asks, load_runs(args.runs, asks), order) + "\n")
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
