@@ -427,3 +427,29 @@ def test_passages_sent_again_in_the_methods_order_replace_the_retrieved_list(pag
     page.wait_for_selector("#col-0 .early h3:text('as the method ranked them')")
     assert page.locator("#col-0 .early").count() == 1  # replaced, not a second list
     assert page.locator("#col-0 .early .passage").first.inner_text().find("Guidance note") >= 0
+
+
+def test_a_conflicts_step_without_claims_shows_no_empty_claims_table(page):
+    """vetted records its report with no claims: a tester saw an empty table header under "Claims and conflicts"."""
+    import json
+
+    from tanglerag.llm.cache import CallCache
+    from tanglerag.llm.client import LLM
+    from tanglerag.methods.base import make_method
+    from tanglerag.service.schemas import AskResponse
+    from tanglerag.settings import Settings
+    from tanglerag.types import Question
+    from tests.conflicting import JORDAN, QUESTION, conflicting_backend
+    from tests.conftest import as_retrieved, resources
+
+    settings = Settings.load(overrides=["conflicts.report=true"])
+    method = make_method("concat", resources(LLM(conflicting_backend(), CallCache(None)), settings))
+    answer = AskResponse.from_answer(method.answer(Question(text=QUESTION), as_retrieved(JORDAN)),
+                                     trace=True).model_dump(mode="json")
+    answer["trace"]["steps"][0]["claims"] = []
+    page.route("**/v1/ask?stream=true", lambda route: route.fulfill(
+        status=200, content_type="text/event-stream", body=f"event: answer\ndata: {json.dumps(answer)}\n\n"))
+    ask(page, QUESTION, "concat")
+    view = page.locator("#col-0 details[data-kind='conflicts']")
+    assert view.count() == 1 and view.locator("table.claims").count() == 0
+    assert view.locator("table.sides").count() >= 1  # the report's sides are still there

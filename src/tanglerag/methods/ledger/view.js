@@ -8,7 +8,7 @@
 // tried in order.
 registerStepView("conflicts", "Claims and conflicts", (step, index, numberOf) => {
   const source = id => numberOf.has(id) ? citeButton(numberOf.get(id), index) : `${id} `;
-  const claims = el("table", { class: "claims" },
+  const claims = step.claims.length === 0 ? null : el("table", { class: "claims" },  // vetted reads no claims
     el("tr", {}, el("th", {}, "passage"), el("th", {}, "answer"), el("th", {}, "about"), el("th", {}, "quote")),
     step.claims.map(c => el("tr", { class: (c.supported || c.answer_found) && c.relevant !== false ? "" : "unsupported" },
       el("td", {}, source(c.passage_id)), el("td", {}, c.answer), el("td", {}, c.about),
