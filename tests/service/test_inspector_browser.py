@@ -453,3 +453,30 @@ def test_a_conflicts_step_without_claims_shows_no_empty_claims_table(page):
     view = page.locator("#col-0 details[data-kind='conflicts']")
     assert view.count() == 1 and view.locator("table.claims").count() == 0
     assert view.locator("table.sides").count() >= 1  # the report's sides are still there
+
+
+def test_vetteds_step_lists_the_passages_in_reading_order_with_labels_and_what_was_left_out(page):
+    """The tester saw vetted's vetting as raw JSON."""
+    import json
+
+    from tanglerag.methods.ledger.vetting import VettingStep
+    from tanglerag.service.schemas import AskResponse
+    from tanglerag.trace import Trace
+    from tanglerag.types import Answer
+    from tests.conftest import as_retrieved
+
+    hits = as_retrieved([Passage(id="note", title="Guidance note", text="Wait at least 24 hours."),
+                         Passage(id="blog", title="A blog", text="12 hours is plenty.")])
+    step = VettingStep(shown=["note"], labels={"note": "2022-10-18"}, left_out={"blog": "informal: a blog post"},
+                       restated="unstated-value: no passage states 42 hours; the cited ones state 24 hours")
+    answer = AskResponse.from_answer(Answer(question="q", method="vetted", text="24 hours [1]", citations=["note"],
+                                            passages=hits, trace=Trace(steps=[step])), trace=True)
+    body = json.dumps(answer.model_dump(mode="json"))
+    page.route("**/v1/ask?stream=true", lambda route: route.fulfill(
+        status=200, content_type="text/event-stream", body=f"event: answer\ndata: {body}\n\n"))
+    ask(page, "How long before grouting?", "concat")
+    view = page.locator("#col-0 details[data-kind='vetting']")
+    assert view.locator("summary").inner_text() == "Vetted passages" and view.locator("pre").count() == 0
+    assert view.locator("ol.shown li").text_content() == "[1] 2022-10-18"  # folded: its text, not its rendering
+    assert view.locator("ul.left-out li").text_content() == "[2] informal: a blog post"
+    assert view.locator(".restated").text_content().startswith("unstated-value")

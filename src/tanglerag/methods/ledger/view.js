@@ -40,3 +40,17 @@ registerStepView("conflicts", "Claims and conflicts", (step, index, numberOf) =>
   return el("div", {}, claims, copies, documents, trust,
     reports.length ? reports : el("p", {}, "The passages do not disagree."));
 });
+
+// vetted's vetting: the passages in the order the model read them, each with its label (date, kind, source,
+// unverified) and "off topic" where it held too few of the question's words; those left out with the rule that did;
+// and the rule that rewrote the answer's value, if one did.
+registerStepView("vetting", "Vetted passages", (step, index, numberOf) => {
+  const source = id => numberOf.has(id) ? citeButton(numberOf.get(id), index) : `${id} `;
+  const shown = el("ol", { class: "shown" }, step.shown.map(id => el("li", {}, source(id),
+    step.labels[id] ? ` ${step.labels[id]}` : "", step.off_topic.includes(id) ? " (off topic)" : "")));
+  const left = Object.entries(step.left_out);
+  return el("div", {}, el("p", {}, "Read in this order:"), shown,
+    left.length ? el("p", {}, "Left out:") : null,
+    left.length ? el("ul", { class: "left-out" }, left.map(([id, why]) => el("li", {}, source(id), ` ${why}`))) : null,
+    step.restated ? el("p", { class: "restated" }, step.restated) : null);
+});
