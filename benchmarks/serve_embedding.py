@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import functools
 import json
-import socket
 import statistics
 import sys
 import tempfile
@@ -30,6 +29,7 @@ import httpx
 import ray
 from ray import serve
 from run_io import write_section
+from service_load import free_port
 from throughput import DELAY_S, server_process
 
 from tanglerag.embeddings import Embedder
@@ -50,12 +50,6 @@ TOPICS = ("Brahms's symphonies", "Mozart's operas", "the Berlin Philharmonic", "
 def question(n: int) -> str:
     """The ``n``-th question: each one different, so none is an embedding already made."""
     return f"What is known about {TOPICS[n % len(TOPICS)]}, item {n}?"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def load(base: str, clients: int, requests: int, first: int) -> tuple[float, list[float], dict[int, str]]:
@@ -83,7 +77,7 @@ def settings_for(model_url: str, shared: bool) -> Settings:
     return Settings.load(overrides=[
         "llm.backend=openai", f"llm.base_url={model_url}", "llm.cache=false", "llm.concurrency=64",
         "embedding.cache=false", "service.max_running=64", "service.max_waiting=64", "service.replicas=2",
-        f"service.embedding_replicas={1 if shared else 0}", f"service.port={_free_port()}", "service.index_poll_s=0"])
+        f"service.embedding_replicas={1 if shared else 0}", f"service.port={free_port()}", "service.index_poll_s=0"])
 
 
 def measure(index: Path, model_url: str, shared: bool, clients: int, requests: int) -> dict:

@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import functools
 import json
-import socket
 import statistics
 import sys
 import tempfile
@@ -31,6 +30,7 @@ import httpx
 import ray
 from ray import serve
 from run_io import write_section
+from service_load import free_port
 from throughput import DELAY_S, server_process
 
 from tanglerag.index.passage_index import read_manifest, store_passages
@@ -44,12 +44,6 @@ from tanglerag.types import Passage
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "src/tanglerag/sample_data/sample_corpus.jsonl"
 QUESTION = {"model": "tanglerag/concat", "messages": [{"role": "user", "content": "When did Brahms write his symphonies?"}]}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def load(base: str, clients: int, requests: int) -> tuple[float, list[float], int]:
@@ -98,7 +92,7 @@ def measure(index: Path, model_url: str, replicas: int, clients: int, requests: 
     settings = Settings.load(overrides=[
         "llm.backend=openai", f"llm.base_url={model_url}", "llm.cache=false", "llm.concurrency=64",
         "service.max_running=64", "service.max_waiting=64", f"service.replicas={replicas}",
-        f"service.port={_free_port()}", f"service.index_poll_s={0.5 if swap else 0}"])
+        f"service.port={free_port()}", f"service.index_poll_s={0.5 if swap else 0}"])
     base = f"http://127.0.0.1:{settings.service.port}"
     ray.init(num_cpus=replicas + 1, include_dashboard=False, log_to_driver=False)
     try:
