@@ -111,20 +111,21 @@ def mail_date(text: str) -> datetime.date | None:
 
 
 def stated_date(text: str, document_head: bool = True) -> tuple[datetime.date, str] | None:
-    """The date a passage gives itself in its words, as a document date and its precision ("year", "month",
-    "day"): a chat export's first message time; else, opening a document, an e-mail's sending day; else the newest of a changelog's dated version headings; else a cue
-    ("as of", "updated", "published", "approved", "in force from", "effective"...) followed by a date near its
-    start or its end (``_STAMP_CHARS``), the first date it takes effect, else the first such; else, when ``text``
-    begins a document (``document_head``: not a later chunk of one, whose first lines may be a table's cells), a
-    title saying from when it holds or a line of its first three that is a date alone (a day or a named month). None
-    when it states none, or a date after next year (a number after a cue word that is no date: "updated 2500
-    records"), or before 1900 ("updated 1200 records"). For documents whose date is in their text only."""
+    """The date a passage gives itself in its words, as a document date and its precision ("year", "month", "day"): a
+    chat export's first message time; else, opening a document, an e-mail's sending day; else the newest of a
+    changelog's dated version headings; else a cue ("as of", "updated", "published", "approved", "in force from",
+    "effective"...) followed by a date near its start or its end (``_STAMP_CHARS``), the first date it takes effect,
+    else the first such; else, when ``text`` begins a document (``document_head``: not a later chunk of one, whose
+    first lines may be a table's cells), a title saying from when it holds or a line of its first three that is a
+    date alone (a day or a named month). None when it states none, or a date after next year (a number after a cue
+    word that is no date: "updated 2500 records"), or before 1900 ("updated 1200 records"). For documents whose date
+    is in their text only."""
     latest = datetime.date.today().year + 1
-    if (chat := _CHAT_STAMP.match(text)) is not None and (day := _iso(chat[1])) is not None:
+    if (chat := _CHAT_STAMP.match(text)) is not None and (day := iso_day(chat[1])) is not None:
         return day, "day"
     if document_head and (sent := mail_date(text)) is not None and _EARLIEST <= sent.year <= latest:
         return sent, "day"
-    headings = [d for d in (_iso(m[1] or m[2]) for m in _HEADING_DATE.finditer(text))
+    headings = [d for d in (iso_day(m[1] or m[2]) for m in _HEADING_DATE.finditer(text))
                 if d is not None and d.year <= latest]
     if headings:
         return max(headings), "day"
@@ -146,10 +147,10 @@ def release_date(sections: object, text: str) -> datetime.date | None:
     notes says what held from 3.0.0 on."""
     for heading in sections if isinstance(sections, list) else []:
         found = _RELEASE.search(heading) if isinstance(heading, str) else None
-        if found is not None and (day := _iso(found[1])) is not None:
+        if found is not None and (day := iso_day(found[1])) is not None:
             return day
     opening = _HEADING_DATE.match(text.lstrip())
-    return _iso(opening[1] or opening[2]) if opening is not None else None
+    return iso_day(opening[1] or opening[2]) if opening is not None else None
 
 
 _RELEASE = re.compile(r"^\W{0,2}v?\d+\.\d+(?:\.\d+)?\b[^\n]*?\b(\d{4}-\d{2}-\d{2})\b")
@@ -171,7 +172,8 @@ def _heading_words(head: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def _iso(text: str) -> datetime.date | None:
+def iso_day(text: str) -> datetime.date | None:
+    """The day an ISO 8601 date names ("2024-06-11"), or None when it names none ("2024-13-40")."""
     try:
         return datetime.date.fromisoformat(text)
     except ValueError:

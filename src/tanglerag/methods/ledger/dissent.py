@@ -11,12 +11,12 @@ Answers that are no value (a name, a place) raise no report: comparing those nee
 
 from __future__ import annotations
 
-import datetime
 import re
 from collections import Counter
 from collections.abc import Mapping
 
 from tanglerag.conflicts import ConflictKind, ConflictReport, DocumentMeta, Side
+from tanglerag.dating import iso_day
 from tanglerag.methods.ledger.policies import KIND_WHEN_DECIDED_BY
 from tanglerag.methods.ledger.relevance import content_stems
 from tanglerag.methods.ledger.values import Value, read_value
@@ -122,7 +122,7 @@ def _sentence_values(sentence: str, skip_former: bool) -> list[tuple[Value, str]
     not "30"; "1 April", not "1 April to"'s count of Aprils), else the longest, cut to the words that say it; an ISO
     date as one date."""
     found = [(m.start(), Value("date", float(day.toordinal()), "day"), m[0]) for m in _ISO_DATE.finditer(sentence)
-             if (day := _iso_day(m[0])) is not None]
+             if (day := iso_day(m[0])) is not None]
     sentence = _GLUED.sub(" ", _ISO_DATE.sub(lambda m: " " * len(m[0]), _STAMP.sub(" ", sentence)))
     for match in _AMOUNT.finditer(sentence):
         if (skip_former and former(sentence, match.start())) or _LABEL.search(sentence[:match.start()]):
@@ -141,13 +141,6 @@ _GLUED = re.compile(r"(?<=\d)(?=(?!(?:st|nd|rd|th)\b)[a-zA-Z\u00b0\u00b5])")
 is read alone as a count. Not an ordinal's ending ("2nd")."""
 _ISO_DATE = re.compile(r"(?<![\w.-])\d{4}-\d{2}-\d{2}(?![\w-])")
 """A day written as ISO 8601 ("## 2.1.0 - 2024-06-11"): one date, not the counts 2024, 06 and 11."""
-
-
-def _iso_day(text: str) -> datetime.date | None:
-    try:
-        return datetime.date.fromisoformat(text)
-    except ValueError:
-        return None
 
 
 def names(text: str, value: Value) -> bool:
