@@ -63,12 +63,17 @@ def former(sentence: str, start: int) -> bool:
                                            and _TO.search(sentence[start:])))
 
 
+def _sentences(text: str) -> list[str]:
+    """``text``'s sentences and lines, hard-wrapped lines joined (``_WRAPPED``), the empty ones dropped."""
+    return [s for s in _SENTENCE.split(_WRAPPED.sub(" ", text)) if s.strip()]
+
+
 def stated_values(text: str, question: str, skip_former: bool = True, title: str = "") -> list[tuple[Value, str]]:
     """Each value a sentence of ``text`` about the question states as holding, with the words it was read from; a
     value a change left behind (``former``; the rule ``former-values``) is not stated. The values of the sentences
     sharing the question's rarer words come first, the names it asks about counting half (they say which thing, the
     others what of it): "Gross tonnage: 2,140" before "MARISOL BRAE (IMO 9412876)" (``_about``)."""
-    sentences = [s for s in _SENTENCE.split(_WRAPPED.sub(" ", text)) if s.strip()]
+    sentences = _sentences(text)
     shares = _about(sentences, question, title)
     named = content_stems(" ".join(re.findall(r"(?<=\s)[A-Z]\w+", question)))
     seen = Counter(stem for stems in shares for stem in stems)
@@ -101,7 +106,7 @@ def key_sentences(text: str, question: str, title: str, keep: int) -> str:
     order, each with the short label line it leans on (a table's "Saturday" above "09:30 - 17:00"), joined with " ...
     "; the first sentence when none is about the question. What ``ledger.vetted_evidence=sentences`` shows the model
     of a passage instead of its words."""
-    sentences = [s.strip() for s in _SENTENCE.split(_WRAPPED.sub(" ", text)) if s.strip()]
+    sentences = [s.strip() for s in _sentences(text)]
     if not sentences:
         return text
     shares = _about(sentences, question, title)
@@ -181,7 +186,7 @@ metres long. It is 64 metres long." (e-dunmere-footbridge-1)."""
 def corrected_in_text(text: str) -> list[tuple[Value, str]]:
     """The values a document's own correction note says were wrong, each with the words of the value it gives
     instead (the next sentence's of the same dimension)."""
-    sentences = [s for s in _SENTENCE.split(_WRAPPED.sub(" ", text)) if s.strip()]
+    sentences = _sentences(text)
     out = []
     for n, sentence in enumerate(sentences):
         if _EARLIER.search(sentence) and n + 1 < len(sentences):

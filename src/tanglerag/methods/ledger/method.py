@@ -80,24 +80,21 @@ def passage_relevance(passages: list[RetrievedPassage], question: str) -> dict[s
     return {hit.passage.id: relevance(question, described(hit)) for hit in passages}
 
 
-def document_words(passages: list[RetrievedPassage]) -> dict[str, str]:
-    """Each passage's document's words: its retrieved chunks' (``described``) read together, its own alone when it
-    is its document's only retrieved chunk."""
-    chunks: dict[object, list[RetrievedPassage]] = {}
-    for hit in passages:
-        chunks.setdefault(_document(hit), []).append(hit)
-    return {hit.passage.id: "\n".join(described(h) for h in chunks[_document(hit)]) for hit in passages}
-
-
 def document_relevance(passages: list[RetrievedPassage], question: str,
                        scores: dict[str, float]) -> dict[str, float]:
     """``scores`` with each chunk at least as on topic as its document's retrieved chunks read together: a changelog's
     chunk saying "the default `--timeout` is now 60 seconds" names neither the project nor the request, which the
     chunk above it does, and read alone it fell below the threshold beside the older release it replaces
-    (e-quenby-cli-1)."""
-    words = document_words(passages)
-    return {pid: max(score, relevance(question, words[pid])) if pid in words else score
-            for pid, score in scores.items()}
+    (e-quenby-cli-1). A document retrieved as one chunk keeps the score it has."""
+    chunks: dict[object, list[RetrievedPassage]] = {}
+    for hit in passages:
+        chunks.setdefault(_document(hit), []).append(hit)
+    out = dict(scores)
+    for group in (g for g in chunks.values() if len(g) > 1):
+        together = relevance(question, "\n".join(described(hit) for hit in group))
+        for hit in group:
+            out[hit.passage.id] = max(out.get(hit.passage.id, 0.0), together)
+    return out
 
 
 def described(hit: RetrievedPassage) -> str:

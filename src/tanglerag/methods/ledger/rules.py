@@ -30,8 +30,9 @@ RULES: tuple[Rule, ...] = (
     Rule("text-dates", "provenance", "a document with no date in its metadata is dated by its words: a cue and a "
          "date near its start or end, a changelog's dated version heading, a chat's first timestamp",
          "a-lantern-hill-coop-1", {"edge_chars": "300 (dating._STAMP_CHARS)"}),
-    Rule("release-dates", "provenance", "vetted: a chunk of release notes that opens with a dated version heading "
-         "is dated by it, not by the file's newest release", "e-quenby-cli-1"),
+    Rule("release-dates", "provenance", "vetted: a chunk of release notes is dated by the release it holds the notes "
+         "of (the dated version heading it sits under, else opens with), not by the file's newest release",
+         "e-quenby-cli-1"),
     Rule("document-kinds", "provenance", "what a document is (changelog, readme, correction, draft, register, informal "
          "post), from "
          "its file name, title and opening words", "b-pondlog-cli-1", {"head_chars": "300 (kinds._HEAD_CHARS)"}),

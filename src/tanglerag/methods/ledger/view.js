@@ -2,12 +2,15 @@
 // /views.js. Any method that records a "conflicts" step gets this view.
 "use strict";
 
+// A passage named by its number in the answer (a button that shows it), or by its id when the answer lists it not.
+const ledgerPassage = (index, numberOf) => id => numberOf.has(id) ? citeButton(numberOf.get(id), index) : `${id} `;
+
 // The claims (one per passage: answer, what it is about, the quoted words; ungrounded and off-topic ones marked),
 // then what each document says it is and what the trust setting ignored or bounded (where each trust came from), then
 // one table per conflict: each side's verdict, answer, witnesses, passages and why it was set aside, and the policies
 // tried in order.
 registerStepView("conflicts", "Claims and conflicts", (step, index, numberOf) => {
-  const source = id => numberOf.has(id) ? citeButton(numberOf.get(id), index) : `${id} `;
+  const source = ledgerPassage(index, numberOf);
   const claims = step.claims.length === 0 ? null : el("table", { class: "claims" },  // vetted reads no claims
     el("tr", {}, el("th", {}, "passage"), el("th", {}, "answer"), el("th", {}, "about"), el("th", {}, "quote")),
     step.claims.map(c => el("tr", { class: (c.supported || c.answer_found) && c.relevant !== false ? "" : "unsupported" },
@@ -45,7 +48,7 @@ registerStepView("conflicts", "Claims and conflicts", (step, index, numberOf) =>
 // unverified) and "off topic" where it held too few of the question's words; those left out with the rule that did;
 // and the rule that rewrote the answer's value, if one did.
 registerStepView("vetting", "Vetted passages", (step, index, numberOf) => {
-  const source = id => numberOf.has(id) ? citeButton(numberOf.get(id), index) : `${id} `;
+  const source = ledgerPassage(index, numberOf);
   const shown = el("ol", { class: "shown" }, step.shown.map(id => el("li", {}, source(id),
     step.labels[id] ? ` ${step.labels[id]}` : "", step.off_topic.includes(id) ? " (off topic)" : "")));
   const left = Object.entries(step.left_out);
