@@ -19,6 +19,12 @@ from tanglerag.text import normalize_answer
 from tanglerag.types import RetrievedPassage
 
 
+def file_of(hit: RetrievedPassage) -> object:
+    """The file (``path``) or record (``source_id``) a passage is a chunk of, else the passage itself: its chunks are
+    parts of one document, whatever their texts."""
+    return hit.passage.metadata.get("path") or hit.passage.metadata.get("source_id") or hit.passage.id
+
+
 @dataclass(frozen=True)
 class Independence:
     """Passage id -> its document (copies and versions share one) and -> its witness (a document, or every

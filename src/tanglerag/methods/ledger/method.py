@@ -34,7 +34,7 @@ from tanglerag.llm.structured import Decision
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput, make_method
 from tanglerag.methods.ledger.claims import answered_claims, read_claims, read_claims_together
 from tanglerag.methods.ledger.config import LedgerConfig
-from tanglerag.methods.ledger.independence import Independence, independence
+from tanglerag.methods.ledger.independence import Independence, file_of, independence
 from tanglerag.methods.ledger.kinds import DocumentKind, asks_about_drafts, document_kind
 from tanglerag.methods.ledger.moment import timeless
 from tanglerag.methods.ledger.policies import Evidence, resolve
@@ -88,7 +88,7 @@ def document_relevance(passages: list[RetrievedPassage], question: str,
     (e-quenby-cli-1). A document retrieved as one chunk keeps the score it has."""
     chunks: dict[object, list[RetrievedPassage]] = {}
     for hit in passages:
-        chunks.setdefault(_document(hit), []).append(hit)
+        chunks.setdefault(file_of(hit), []).append(hit)
     out = dict(scores)
     for group in (g for g in chunks.values() if len(g) > 1):
         together = relevance(question, "\n".join(described(hit) for hit in group))
@@ -161,11 +161,6 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _document(hit: RetrievedPassage) -> object:
-    """The document a passage is a chunk of: its file (``path``), its record (``source_id``), else itself."""
-    return hit.passage.metadata.get("path") or hit.passage.metadata.get("source_id") or hit.passage.id
-
-
 def _opens_document(hit: RetrievedPassage) -> bool:
     """Whether a passage is its document's first chunk, whose first lines are the document's head."""
     return bool(hit.passage.metadata.get("chunk", 0) == 0)
@@ -177,7 +172,7 @@ def dated_by_text(passages: list[RetrievedPassage], metas: dict[str, DocumentMet
     2018, ...", "updated in 2019:"), as many documents carry theirs in the text only: a stamp in one chunk dates
     every retrieved chunk of its file (``path``) or record (``source_id``). Marked in ``meta`` as ``date_from:
     text``, so a reader can tell it from a date the metadata gave."""
-    document = {h.passage.id: _document(h) for h in passages}
+    document = {h.passage.id: file_of(h) for h in passages}
     stamps: dict[object, tuple[datetime.date, str]] = {}
     for hit in passages:
         if hit.passage.id in undatable:  # the trust setting does not let its document declare a date
@@ -217,10 +212,10 @@ def document_kinds(passages: list[RetrievedPassage], off: Collection[str] = ()) 
     own = {hit.passage.id: kind for hit in passages
            if (kind := document_kind(hit.passage.metadata, hit.passage.title, hit.passage.text)) != "informal"
            or "informal" not in off}
-    heads = {_document(hit): kind for hit in passages if (kind := own.get(hit.passage.id)) is not None
+    heads = {file_of(hit): kind for hit in passages if (kind := own.get(hit.passage.id)) is not None
              and _opens_document(hit)}
     return {hit.passage.id: kind for hit in passages
-            if (kind := own.get(hit.passage.id) or heads.get(_document(hit))) is not None}
+            if (kind := own.get(hit.passage.id) or heads.get(file_of(hit))) is not None}
 
 
 def check_claims(claims: list[Claim], question: str, kinds: dict[str, DocumentKind], texts: dict[str, str],

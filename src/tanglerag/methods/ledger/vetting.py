@@ -24,7 +24,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from tanglerag.conflicts import DocumentMeta
-from tanglerag.methods.ledger.independence import Independence
+from tanglerag.methods.ledger.independence import Independence, file_of
 from tanglerag.methods.ledger.kinds import DocumentKind
 from tanglerag.methods.ledger.moment import AsOf
 from tanglerag.text import normalize_answer
@@ -207,17 +207,12 @@ def _older_versions(passages: list[RetrievedPassage], docs: Documents) -> dict[s
     for hit in passages:
         pid, date, source = hit.passage.id, docs.metas[hit.passage.id].date, docs.metas[hit.passage.id].source
         newer = [o.passage.id for o in passages if o.passage.id != pid
-                 and docs.found.document[o.passage.id] == docs.found.document[pid] and _file(o) != _file(hit)
+                 and docs.found.document[o.passage.id] == docs.found.document[pid] and file_of(o) != file_of(hit)
                  and (source is None or docs.metas[o.passage.id].source in (None, source))
                  and (other := docs.metas[o.passage.id].date) is not None and date is not None and other > date]
         if newer:
             out[pid] = f"supersede: an older version (dated {date}) of a newer document"
     return out
-
-
-def _file(hit: RetrievedPassage) -> object:
-    """The file (``path``) or record (``source_id``) a passage is a chunk of, else the passage itself."""
-    return hit.passage.metadata.get("path") or hit.passage.metadata.get("source_id") or hit.passage.id
 
 
 def _ranked(kept: list[RetrievedPassage], docs: Documents, relevant: set[str], kin: Kin | None,
