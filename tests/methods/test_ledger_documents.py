@@ -90,10 +90,10 @@ def test_markdown_emphasis_is_no_part_of_a_value():
 
 def test_a_unit_written_onto_its_number_and_noon_are_read_as_people_write_them():
     """e-haverleigh-museum-1, e-st-brigids-churches-1: "opens at 11am", "Sunday: 10:00 and 12 noon", "10am-4pm"."""
-    from tanglerag.methods.ledger.dissent import _sentence_values
+    from tanglerag.methods.ledger.dissent import sentence_values
 
     def read(text):
-        return [(v.kind, v.magnitude, span) for v, span in _sentence_values(text, True)]
+        return [(v.kind, v.magnitude, span) for v, span in sentence_values(text, True)]
 
     assert read("The museum opens at 11am daily.") == [("clock", 660.0, "11 am")]
     assert read("Open 10am-4pm") == [("clock", 600.0, "10 am"), ("clock", 960.0, "4 pm")]

@@ -577,9 +577,9 @@ def test_a_value_the_articles_own_correction_note_says_was_wrong_is_written_as_t
 
 
 def test_an_iso_date_in_a_sentence_is_one_date_not_three_counts():
-    from tanglerag.methods.ledger.dissent import _sentence_values
+    from tanglerag.methods.ledger.dissent import sentence_values
 
-    assert [span for _, span in _sentence_values("## 2.1.0 - 2024-06-11: the fee is 4 euros", True)] == \
+    assert [span for _, span in sentence_values("## 2.1.0 - 2024-06-11: the fee is 4 euros", True)] == \
         ["2024-06-11", "4 euros"]
 
 
@@ -643,3 +643,65 @@ def test_a_watcher_hears_the_passages_in_the_order_the_answer_numbers_them(llm_f
         got, _ = ask(llm_factory, GROUTING, "How long should I wait before grouting wall tiles?")
     assert heard == [["guidance-note.txt", "weekend-diy-blog.md"]]  # retrieved blog first, ranked after the note
     assert got.trace.find(VettingStep).shown == heard[0]
+
+
+CHAT = {  # d-wedding-plans-2: the time in the chat is Maya's wedding's; Tom and Aisha come up only after it
+    "chat.txt": (("[14/09/2024, 19:04] Maya: 2:30pm at the chapel! Be there by 2.\n[14/09/2024, 19:10] Lily: "
+                  "Guess who just got engaged... Tom and Aisha! No times or venue details yet."),
+                 {"title": "family chat"}, "2:30 pm"),
+}
+
+
+def test_a_value_stated_before_the_asked_names_first_appear_is_another_things():
+    from tanglerag.methods.ledger.dissent import later_subject
+
+    chat = as_retrieved([Passage(id="chat", title="family chat", text=CHAT["chat.txt"][0])])
+    why = later_subject("2:30 pm [1]", ["chat"], chat, "What time does Tom and Aisha's wedding ceremony start?")
+    assert why == "later-subject: family chat names tom, aisha only after it states it: the value is another thing's"
+    assert later_subject("2:30 pm [1]", ["chat"], chat, "What time does Maya's wedding ceremony start?") == ""
+    titled = as_retrieved([Passage(id="chat", title="Tom and Aisha's wedding", text=CHAT["chat.txt"][0])])
+    assert later_subject("2:30 pm [1]", ["chat"], titled, "When does Tom and Aisha's wedding start?") == ""
+    named_first = as_retrieved([Passage(id="t", title="ticket", text="Stratum Support here. Snapshots are kept for "
+                                        "35 days. Regards, the Stratum team")])
+    assert later_subject("35 days [1]", ["t"], named_first, "How long does Stratum keep snapshots?") == ""
+    assert later_subject("Maya [1]", ["chat"], chat, "Who is Tom and Aisha's wedding planner?") == ""  # no value
+    assert later_subject("2024 [1]", ["chat"], chat, "When did Tom and Aisha get engaged in 2024?") == ""
+
+
+def test_turned_on_an_answer_that_is_another_things_value_is_unknown_and_the_rule_is_traced(llm_factory):
+    got, _ = ask(llm_factory, CHAT, "What time does Tom and Aisha's wedding ceremony start?", None,
+                 "ledger.disabled_rules=[asked-names]")
+    assert got.is_unknown and "later-subject: family chat" in got.trace.find(VettingStep).restated
+    got, _ = ask(llm_factory, CHAT, "What time does Tom and Aisha's wedding ceremony start?")  # off by default
+    assert got.text.startswith("2:30 pm [1]")
+
+
+PARKING = {  # e-norrvik-parking-1: one page, a row per season; the model reads the row above the asked one
+    "car-parks.md": (("Harbour Street car park\n- Summer (1 April - 30 September): maximum stay 3 hours, 8am-8pm\n"
+                      "- Winter (1 October - 31 March): maximum stay 6 hours, 8am-6pm"), {"title": "Car parks"},
+                     "3 hours"),
+}
+
+
+def test_a_value_stated_for_another_season_or_day_is_read_from_the_asked_ones_sentences(llm_factory):
+    from tanglerag.methods.ledger.scoped import asked_scope
+
+    got, _ = ask(llm_factory, PARKING, "In winter, how long can I stay in the Harbour Street car park?")
+    assert got.text.startswith("6 hours [1]")
+    assert got.trace.find(VettingStep).restated == ("asked-scope: 3 hours is stated for another season than asked; "
+                                                    "the cited passages state 6 hours for it")
+    got, _ = ask(llm_factory, PARKING, "In summer, how long can I stay in the Harbour Street car park?")
+    assert got.text.startswith("3 hours [1]")  # the asked season's own value
+    got, _ = ask(llm_factory, PARKING, "In winter, how long can I stay?", None,
+                 "ledger.disabled_rules=[asked-names, later-subject, asked-scope]")
+    assert got.text.startswith("3 hours [1]")
+    hours = as_retrieved([
+        Passage(id="page", title="Central Library", text="Opening hours\nMonday - Friday\n09:00 - 19:00\nSaturday\n"
+                                                          "09:30 - 17:00"),
+        Passage(id="board", title="Noticeboard", text="WEEKDAYS we are open until 7 pm. SATURDAYS we close at 5 pm.")])
+    text, cited, why = asked_scope("7 pm [1, 2]", ["page", "board"], hours, "When does it close on Saturdays?")
+    assert (text, cited) == ("17:00 [1, 2]", ["page", "board"])  # the value both state for Saturday
+    assert why.startswith("asked-scope: 7 pm is stated for another day than asked")
+    assert asked_scope("7 pm [1, 2]", ["page", "board"], hours, "When does it close on weekdays?")[2] == ""
+    assert asked_scope("7 pm [1, 2]", ["page", "board"], hours, "When does it close?")[2] == ""  # no day asked
+    assert asked_scope("7 pm [2]", ["board"], hours, "When does it close on Sundays?")[2] == ""  # none for Sunday

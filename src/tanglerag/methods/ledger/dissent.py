@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from tanglerag.conflicts import ConflictKind, ConflictReport, DocumentMeta, Side
 from tanglerag.dating import iso_day
 from tanglerag.methods.ledger.policies import KIND_WHEN_DECIDED_BY
-from tanglerag.methods.ledger.relevance import content_stems
+from tanglerag.methods.ledger.relevance import asked_names, content_stems, holds
 from tanglerag.methods.ledger.values import Value, read_value
 from tanglerag.methods.ledger.vetting import Vetting
 from tanglerag.text import SET_ASIDE, filter_citations, normalize_answer, strip_citations
@@ -63,7 +63,7 @@ def former(sentence: str, start: int) -> bool:
                                            and _TO.search(sentence[start:])))
 
 
-def _sentences(text: str) -> list[str]:
+def split_sentences(text: str) -> list[str]:
     """``text``'s sentences and lines, hard-wrapped lines joined (``_WRAPPED``), the empty ones dropped."""
     return [s for s in _SENTENCE.split(_WRAPPED.sub(" ", text)) if s.strip()]
 
@@ -73,13 +73,13 @@ def stated_values(text: str, question: str, skip_former: bool = True, title: str
     value a change left behind (``former``; the rule ``former-values``) is not stated. The values of the sentences
     sharing the question's rarer words come first, the names it asks about counting half (they say which thing, the
     others what of it): "Gross tonnage: 2,140" before "MARISOL BRAE (IMO 9412876)" (``_about``)."""
-    sentences = _sentences(text)
+    sentences = split_sentences(text)
     shares = _about(sentences, question, title)
     named = content_stems(" ".join(re.findall(r"(?<=\s)[A-Z]\w+", question)))
     seen = Counter(stem for stems in shares for stem in stems)
     out = [(sum((0.5 if s in named else 1) / seen[s] for s in stems), value, span)
            for sentence, stems in zip(sentences, shares, strict=True)
-           if stems for value, span in _sentence_values(sentence, skip_former)]
+           if stems for value, span in sentence_values(sentence, skip_former)]
     return [(value, span) for _, value, span in sorted(out, key=lambda t: -t[0])]
 
 
@@ -95,7 +95,7 @@ def _about(sentences: list[str], question: str, title: str) -> list[set[str]]:
     out: list[set[str]] = []
     for n, sentence in enumerate(sentences):
         before = sentences[n - 1] if n else ""
-        label = before if _is_label(before) else ""
+        label = before if is_label(before) else ""
         own = wanted & content_stems(f"{label} {sentence}") or (out[-1] if re.search(r"[.!?;]\s*$", before) else set())
         out.append(own if own and len(own | titled) >= needed else set())
     return out
@@ -106,23 +106,23 @@ def key_sentences(text: str, question: str, title: str, keep: int) -> str:
     order, each with the short label line it leans on (a table's "Saturday" above "09:30 - 17:00"), joined with " ...
     "; the first sentence when none is about the question. What ``ledger.vetted_evidence=sentences`` shows the model
     of a passage instead of its words."""
-    sentences = [s.strip() for s in _sentences(text)]
+    sentences = [s.strip() for s in split_sentences(text)]
     if not sentences:
         return text
     shares = _about(sentences, question, title)
     seen = Counter(stem for stems in shares for stem in stems)
     ranked = sorted(((sum(1 / seen[s] for s in stems), -n) for n, stems in enumerate(shares) if stems), reverse=True)
     chosen = {-n for _, n in ranked[:keep]} or {0}
-    labelled = chosen | {n - 1 for n in chosen if n and _is_label(sentences[n - 1])}
+    labelled = chosen | {n - 1 for n in chosen if n and is_label(sentences[n - 1])}
     return " ... ".join(sentences[n] for n in sorted(labelled))
 
 
-def _is_label(line: str) -> bool:
+def is_label(line: str) -> bool:
     """A short line without a number or a sentence's end: a table cell or heading the next line's value is under."""
     return len(line.split()) <= 6 and not re.search(r"\d|[.!?;]\s*$", line)
 
 
-def _sentence_values(sentence: str, skip_former: bool) -> list[tuple[Value, str]]:
+def sentence_values(sentence: str, skip_former: bool) -> list[tuple[Value, str]]:
     """Each value in one sentence, in its order: the longest span that reads as more than a count ("30 minutes",
     not "30"; "1 April", not "1 April to"'s count of Aprils), else the longest, cut to the words that say it; an ISO
     date as one date."""
@@ -151,7 +151,7 @@ _ISO_DATE = re.compile(r"(?<![\w.-])\d{4}-\d{2}-\d{2}(?![\w-])")
 def names(text: str, value: Value) -> bool:
     """Whether ``text`` names ``value`` anywhere, as holding or as a value a correction replaces: an erratum corrects
     the pages stating the figure it names ("was given as 412"), not a second study's figure it never mentions."""
-    return any(v.same(value) for v, _ in _sentence_values(_WRAPPED.sub(" ", text), skip_former=False))
+    return any(v.same(value) for v, _ in sentence_values(_WRAPPED.sub(" ", text), skip_former=False))
 
 
 _BARE = re.compile(r"(\d[\d,.]*)(\s*(?:\[[\d, ]+\]\s*)*)")
@@ -186,12 +186,12 @@ metres long. It is 64 metres long." (e-dunmere-footbridge-1)."""
 def corrected_in_text(text: str) -> list[tuple[Value, str]]:
     """The values a document's own correction note says were wrong, each with the words of the value it gives
     instead (the next sentence's of the same dimension)."""
-    sentences = _sentences(text)
+    sentences = split_sentences(text)
     out = []
     for n, sentence in enumerate(sentences):
         if _EARLIER.search(sentence) and n + 1 < len(sentences):
-            instead = _sentence_values(sentences[n + 1], skip_former=True)
-            for wrong, _ in _sentence_values(sentence, skip_former=False):
+            instead = sentence_values(sentences[n + 1], skip_former=True)
+            for wrong, _ in sentence_values(sentence, skip_former=False):
                 out += [(wrong, span) for value, span in instead[:1] if value.dimension == wrong.dimension
                         and not value.same(wrong)]
     return out
@@ -239,6 +239,32 @@ def _unstated(said: Value, text: str, hits: list[RetrievedPassage], passages: li
     if not tops or any(not value.same(tops[0][0]) for value, _ in tops):
         return None
     return tops[0][1], f"unstated-value: no passage states {text}; the cited ones state {tops[0][1]}"
+
+
+def later_subject(answer: str, cited: list[str], passages: list[RetrievedPassage], question: str) -> str:
+    """The rule's words when the answer's value is another thing's: each cited passage stating it names a name the
+    question asks about ("Tom and Aisha", "Hearthguard Gold") only after the sentences stating the value, with none
+    of the name's words before them ("Guerin Prep was founded in 1962" speaks of Guerin High School) nor in its
+    title or section. A passage names its subject before it states what holds of it: "Maya: 2:30pm at the chapel!",
+    then "Tom and Aisha ... no times yet". "" when one cited passage does not, or none can be read so."""
+    said = answer_value(answer.split("\n", 1)[0])
+    if said is None:
+        return ""
+    asked = [name for name in asked_names(question) if not all(word.isdigit() for word in name)]
+    later = []
+    for hit in (h for h in passages if h.passage.id in cited):
+        sentences = split_sentences(hit.passage.text)
+        stating = [n for n, s in enumerate(sentences) if any(v.same(said) for v, _ in sentence_values(s, False))]
+        if not stating:
+            continue
+        before = set(normalize_answer(" ".join([hit.passage.title, str(hit.passage.metadata.get("section", "")),
+                                                *sentences[:max(stating) + 1]])).split())
+        after = set(normalize_answer(" ".join(sentences[max(stating) + 1:])).split())
+        found = [" ".join(sorted(name)) for name in asked if holds(after, name) and not any(holds(before, {w}) for w in name)]
+        if not found:
+            return ""
+        later.append(f"{hit.passage.title or hit.passage.id} names {', '.join(found)} only after it states it")
+    return f"later-subject: {'; '.join(later)}: the value is another thing's" if later else ""
 
 
 def answer_value(answer: str) -> Value | None:

@@ -109,7 +109,7 @@ def missing_names(question: str, passage: str) -> list[str]:
     stores"."""
     names = asked_names(question)
     held = set(normalize_answer(passage).split())
-    missing = [name for name in names if not _holds(held, name)]
+    missing = [name for name in names if not holds(held, name)]
     if not names or 2 * (len(names) - len(missing)) >= len(names):
         return []
     return [" ".join(sorted(name)) for name in missing]
@@ -120,9 +120,9 @@ def names_every_name(question: str, passage: str) -> bool:
     documents that both do speak of the one thing asked about, whoever wrote them."""
     names = asked_names(question)
     held = set(normalize_answer(passage).split())
-    return bool(names) and all(_holds(held, name) for name in names)
+    return bool(names) and all(holds(held, name) for name in names)
 
 
-def _holds(held: set[str], name: set[str]) -> bool:
+def holds(held: set[str], name: set[str]) -> bool:
     """Whether the words ``held`` hold every word of ``name``, inflected or not."""
     return all(any(_alike(word, other) for other in held) for word in name)

@@ -24,7 +24,14 @@ from typing import ClassVar
 from tanglerag.conflicts import ConflictStep
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
 from tanglerag.methods.ledger.config import LedgerConfig
-from tanglerag.methods.ledger.dissent import dissent, key_sentences, overruled, restated, with_stated_unit
+from tanglerag.methods.ledger.dissent import (
+    dissent,
+    key_sentences,
+    later_subject,
+    overruled,
+    restated,
+    with_stated_unit,
+)
 from tanglerag.methods.ledger.kinds import about_what_it_corrects, asks_about_drafts
 from tanglerag.methods.ledger.method import (
     described,
@@ -36,6 +43,7 @@ from tanglerag.methods.ledger.method import (
 )
 from tanglerag.methods.ledger.moment import as_of, asks_now, names_a_year, timeless
 from tanglerag.methods.ledger.relevance import names_every_name
+from tanglerag.methods.ledger.scoped import asked_scope
 from tanglerag.methods.ledger.vetting import Documents, Vetting, vet
 from tanglerag.stages.generate import answer_params, cited_answer_decision, cited_answer_messages, read_cited_answer
 from tanglerag.tracking import current_tracker, record_step, stage, streamed_answer, token_sink
@@ -112,6 +120,13 @@ class VettedMethod(Method):
         text = text if unknown else with_stated_unit(text, citations, vetting.shown, asked)
         if not unknown:
             text, vetting.restated = restated(text, citations, vetting.shown, asked, off)
+        if not unknown and "asked-scope" not in off:
+            text, citations, scoped = asked_scope(text, citations, vetting.shown, asked)
+            vetting.restated = scoped or vetting.restated
+        if not unknown and "later-subject" not in off and (why := later_subject(text, citations, vetting.shown, asked)):
+            vetting.restated = why
+            record_step(vetting.step())
+            return MethodOutput.abstain(vetting.order(passages))
         record_step(vetting.step())
         order = vetting.order(passages)
         text, reports, aside = (text, [], []) if unknown else dissent(text, citations, order, asked, vetting,
