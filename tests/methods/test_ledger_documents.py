@@ -276,7 +276,12 @@ def test_a_correction_does_not_set_aside_what_was_written_after_it(llm_factory):
     ("g.txt", "", "Posted by Gary at FixItFriday", "informal"),
     ("festival-2020-review.md", "Festival 2020 review", "The online festival drew 3,100 people.", None),
     ("email-from-letting-agent.txt", "", "Your deposit is six weeks' rent.", None),
-    ("roadmap.md", "Tessel public roadmap", "This page is a wish list, not a promise.", "draft")])
+    ("roadmap.md", "Tessel public roadmap", "This page is a wish list, not a promise.", "draft"),
+    ("release-1-3.html", "Pollux 1.3 release notes", "New: Welsh.", "changelog"),
+    ("release-1-0.md", "", "*Release notes - 14 February 2023*\nFirst release.", "changelog"),
+    ("GOVERNANCE.md", "Silverbrook governance", "## Merging\n- Changes to the plugin API also need a changelog entry.",
+     None),
+    ("help.md", "Offline packs", "We will announce any new packs in the release notes.", None)])
 def test_a_documents_kind_is_read_from_its_name_title_and_opening_words(path, title, text, kind):
     assert document_kind({"path": path}, title, text) == kind
 

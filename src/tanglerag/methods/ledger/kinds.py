@@ -38,7 +38,7 @@ _WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
     ("draft", re.compile(r"\b(?:draft|proposal|proposed (?:change|policy|amendment|rule)s?|request for comments|"
                          r"rfc\b|for discussion|not (?:yet )?(?:approved|adopted|in force)|pending (?:approval|"
                          r"adoption)|under consultation|consultation draft|wish list|not a promise)", re.I)),
-    ("changelog", re.compile(r"\b(?:changelog|change log|release notes)\b|^#+\s*\[?(?:v\d+\.\d+|\d+\.\d+\.\d+)\]?"
+    ("changelog", re.compile(r"^\W*(?:changelog|change log|release notes)\b|^#+\s*\[?(?:v\d+\.\d+|\d+\.\d+\.\d+)\]?"
                              r"(?:\s*[-(]\s*\d{4}-\d{2}-\d{2})?\s*$",
                              re.I | re.M)),
     ("register", re.compile(r"\b(?:official register|register of|registry of|statutory register|"
@@ -46,6 +46,9 @@ _WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
     ("informal", re.compile(r"^\W*(?:posted by\b|thread:|re:\s)|\b(?:forum|group chat|chat export|shared post)\b",
                             re.I | re.M)),
 )
+_TITLED_CHANGELOG = re.compile(r"\b(?:changelog|change log|release notes)\b", re.I)
+"""Release notes named so in a title ("Pollux 1.3 release notes"); in a page's words, past a line's start, the
+same names are what it refers to ("changes to the plugin API also need a changelog entry"), not what it is."""
 _TITLED_REGISTER = re.compile(r"\b(?:companies|company|land|charity|charities|business|trade) regist(?:er|ry)\b", re.I)
 """A register named so in its title ("... - Northern Companies Registry"); in a page's words the same names are
 what it is about ("we checked the land registry before we made an offer"), not what it is."""
@@ -63,7 +66,7 @@ def document_kind(metadata: Mapping[str, Any], title: str, text: str) -> Documen
             return kind
     head = f"{title}\n{text[:_HEAD_CHARS]}"
     for kind, pattern in _WORDS:
-        if pattern.search(head):
+        if pattern.search(head) or (kind == "changelog" and _TITLED_CHANGELOG.search(title)):
             if kind == "draft" and _ADOPTED.search(head) and not _DRAFTING.search(title):
                 continue
             return kind
