@@ -689,7 +689,7 @@ def test_a_value_stated_for_another_season_or_day_is_read_from_the_asked_ones_se
     got, _ = ask(llm_factory, PARKING, "In winter, how long can I stay in the Harbour Street car park?")
     assert got.text.startswith("6 hours [1]")
     assert got.trace.find(VettingStep).restated == ("asked-scope: 3 hours is stated for another season than asked; "
-                                                    "the cited passages state 6 hours for it")
+                                                    "the passages state 6 hours for it")
     got, _ = ask(llm_factory, PARKING, "In summer, how long can I stay in the Harbour Street car park?")
     assert got.text.startswith("3 hours [1]")  # the asked season's own value
     got, _ = ask(llm_factory, PARKING, "In winter, how long can I stay?", None,
@@ -699,9 +699,30 @@ def test_a_value_stated_for_another_season_or_day_is_read_from_the_asked_ones_se
         Passage(id="page", title="Central Library", text="Opening hours\nMonday - Friday\n09:00 - 19:00\nSaturday\n"
                                                           "09:30 - 17:00"),
         Passage(id="board", title="Noticeboard", text="WEEKDAYS we are open until 7 pm. SATURDAYS we close at 5 pm.")])
-    text, cited, why = asked_scope("7 pm [1, 2]", ["page", "board"], hours, "When does it close on Saturdays?")
-    assert (text, cited) == ("17:00 [1, 2]", ["page", "board"])  # the value both state for Saturday
-    assert why.startswith("asked-scope: 7 pm is stated for another day than asked")
-    assert asked_scope("7 pm [1, 2]", ["page", "board"], hours, "When does it close on weekdays?")[2] == ""
-    assert asked_scope("7 pm [1, 2]", ["page", "board"], hours, "When does it close?")[2] == ""  # no day asked
-    assert asked_scope("7 pm [2]", ["board"], hours, "When does it close on Sundays?")[2] == ""  # none for Sunday
+    text, cited, why, unknown = asked_scope("7 pm [1, 2]", ["page", "board"], hours, "When does it close on Saturdays?")
+    assert (text, cited, unknown) == ("17:00 [1, 2]", ["page", "board"], False)  # the value both state for Saturday
+    assert why == "asked-scope: 7 pm is stated for another day than asked; the passages state 17:00 for it"
+    assert asked_scope("7 pm [1, 2]", ["page", "board"], hours, "When does it close on weekdays?").why == ""
+    assert asked_scope("7 pm [1, 2]", ["page", "board"], hours, "When does it close?").why == ""  # no day asked
+    text, cited, _, unknown = asked_scope("5 pm [2]", ["board"], hours, "When does it close on Saturdays?")
+    assert (text, unknown) == ("5 pm [2]", False)  # the cited sentence names the asked day
+    sunday = asked_scope("7 pm [2]", ["board"], hours, "When does it close on Sundays?")
+    assert sunday.unknown and sunday.why.endswith("and no passage states one for it")  # none for Sunday
+    branch = as_retrieved([Passage(id="a", title="Branch", text="Weekdays: open until 7 pm."),
+                           Passage(id="b", title="Branch news", text="On Saturdays we close at 4 pm.")])
+    found = asked_scope("7 pm [1]", ["a"], branch, "When does the branch close on Saturdays?")
+    assert (found.text, found.cited) == ("4 pm [2]", ["b"])  # from a shown passage the answer did not cite
+
+
+def test_a_plan_tier_is_a_scope_only_when_capitalised_and_one_never_stated_is_unknown(llm_factory):
+    from tanglerag.methods.ledger.scoped import asked_scope
+
+    quote = as_retrieved([Passage(id="q", title="Your quote", text="Silver plan: standard excess £250. The Gold "
+                                  "excess is pending underwriting.")])
+    gold = asked_scope("£250 [1]", ["q"], quote, "What is the standard excess on the Hearthguard Gold plan?")
+    assert gold.unknown and gold.why.startswith("asked-scope: £250 is stated for another plan than asked")
+    assert asked_scope("£250 [1]", ["q"], quote, "What is the standard excess on the Silver plan?").why == ""
+    assert asked_scope("£250 [1]", ["q"], quote, "What excess do gold members pay?").why == ""  # not a plan's name
+    folder = {"quote.md": (quote[0].passage.text, {"title": "Your quote"}, "£250")}
+    got, _ = ask(llm_factory, folder, "What is the standard excess on the Hearthguard Gold plan?")
+    assert got.is_unknown and got.trace.find(VettingStep).restated == gold.why

@@ -107,9 +107,11 @@ RULES: tuple[Rule, ...] = (
     Rule("named-newest", "vetting", "vetted: an older dated passage stating another value is outdated by a newer "
          "cited one of another source too when both name every name the question asks about (a museum's 2021 "
          "leaflet under its 2024 e-mail)", "e-haverleigh-museum-1"),
-    Rule("asked-scope", "vetting", "vetted: an answer whose value is stated for another day or season than the "
-         "question asks about (the 'Monday - Friday' row for a Saturday) is read again from the cited passages' "
-         "sentences naming the asked one, the value most of them state", "e-norrvik-parking-1"),
+    Rule("asked-scope", "vetting", "vetted: an answer whose value is stated for another day, season, ticket class "
+         "or (capitalised) plan tier than the question asks about (the 'Monday - Friday' row for a Saturday) is read "
+         "again from the sentences naming the asked one, the value most cited passages (else most shown ones) state "
+         "there; with none, the documents do not say (a Gold plan's excess where only Silver's is stated)",
+         "e-norrvik-parking-1"),
     Rule("later-subject", "vetting", "vetted: an answer whose value every cited passage states before it first names "
          "a name the question asks about (not in its title or section) is another thing's value: the documents do "
          "not say ('Maya: 2:30pm at the chapel!', then 'Tom and Aisha ... no times yet'; off by default: ledger.disabled_rules)",

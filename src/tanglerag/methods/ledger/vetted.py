@@ -96,6 +96,25 @@ def _say_asked_again(vetting: Vetting, losers: dict[str, str]) -> None:
         say(f"(asked again without {names}: {'; '.join(why.split(': ', 1)[-1] for why in losers.values())})")
 
 
+def read_again(text: str, citations: list[str], vetting: Vetting, asked: str) -> tuple[str, list[str], bool]:
+    """The answer's value read again where a rule says the model misread it, without the model (each rule's words
+    in ``vetting.restated``): a bare number given its unit; a value corrected in the text or stated nowhere
+    (``restated``); one stated for another day, season, ticket or plan than asked (``asked-scope``), or another
+    thing's (``later-subject``), when the documents state none for what was asked, unknown (the third item)."""
+    off = vetting.off
+    text, vetting.restated = restated(with_stated_unit(text, citations, vetting.shown, asked), citations,
+                                      vetting.shown, asked, off)
+    if "asked-scope" not in off:
+        text, citations, scoped, unknown = asked_scope(text, citations, vetting.shown, asked)
+        vetting.restated = scoped or vetting.restated
+        if unknown:
+            return text, citations, True
+    if "later-subject" not in off and (why := later_subject(text, citations, vetting.shown, asked)):
+        vetting.restated = why
+        return text, citations, True
+    return text, citations, False
+
+
 class VettedMethod(Method):
     name: ClassVar[str] = "vetted"
     paper: ClassVar[str] = "ours"
@@ -117,16 +136,11 @@ class VettedMethod(Method):
             return MethodOutput.abstain(vetting.order(passages))
         _show_ranked(vetting, passages)
         vetting, (text, citations, unknown) = await self._answered(question, asked, vetting, read, passages)
-        text = text if unknown else with_stated_unit(text, citations, vetting.shown, asked)
-        if not unknown:
-            text, vetting.restated = restated(text, citations, vetting.shown, asked, off)
-        if not unknown and "asked-scope" not in off:
-            text, citations, scoped = asked_scope(text, citations, vetting.shown, asked)
-            vetting.restated = scoped or vetting.restated
-        if not unknown and "later-subject" not in off and (why := later_subject(text, citations, vetting.shown, asked)):
-            vetting.restated = why
-            record_step(vetting.step())
-            return MethodOutput.abstain(vetting.order(passages))
+        if not unknown:  # a value the rules read as another thing's, with none for what was asked: unknown
+            text, citations, withdrawn = read_again(text, citations, vetting, asked)
+            if withdrawn:
+                record_step(vetting.step())
+                return MethodOutput.abstain(vetting.order(passages))
         record_step(vetting.step())
         order = vetting.order(passages)
         text, reports, aside = (text, [], []) if unknown else dissent(text, citations, order, asked, vetting,
