@@ -83,3 +83,17 @@ def test_an_answer_asked_again_streams_why_between_the_two_and_its_rest_once(tmp
     assert streamed == ("25 MB [2]\n(asked again without Tessera README: a README beside release notes that change "
                         "it)\n"
                         + content)  # the final answer and its sources once, not the whole reply again
+
+
+def test_an_assembled_answer_streams_its_tokens_as_progress_and_the_answer_once(tmp_path):
+    """COrg writes each answer with its descriptor and marks after its calls ("Paris (the city) [1]"), not as the
+    model wrote it ("Paris - the city"): its tokens go out as reasoning, so the content is the answer once."""
+    spoken = CannedBackend([("capital of France", "Paris - the capital city [1]")], default="unknown")
+    with client_for(make_runtime(tmp_path, backend=spoken)) as http:
+        chunks = list(_sdk(http).chat.completions.create(model="tanglerag/corg", messages=QUESTION, stream=True))
+        whole = _sdk(http).chat.completions.create(model="tanglerag/corg", messages=QUESTION)
+    deltas = [c.choices[0].delta for c in chunks if c.choices]
+    content = [d.content for d in deltas if d.content]
+    thinking = "".join((d.model_extra or {}).get("reasoning_content") or "" for d in deltas)
+    assert content == [whole.choices[0].message.content]  # once, whole
+    assert content[0].startswith("Paris") and "Paris - the capital city" in thinking  # the model's own words

@@ -86,6 +86,10 @@ class Method:
     calls: ClassVar[str] = "1"  # typical LLM calls per question, for users choosing a method
     default_metrics: ClassVar[tuple[str, ...]] = SINGLE_ANSWER_METRICS
     reads_gold_interpretations: ClassVar[bool] = False  # an oracle: evaluation hands it the gold readings
+    answer_is_streamed_text: ClassVar[bool] = True
+    """Whether the answer is the text its streamed call writes (concat, vetted), or is assembled from it afterwards
+    (COrg writes each answer with its descriptor and marks once its calls are done): a chat client cannot take back
+    content, so an assembled answer's tokens stream as progress and the answer comes whole."""
 
     def __init__(self, resources: Resources) -> None:
         self.resources = resources

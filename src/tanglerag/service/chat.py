@@ -22,6 +22,7 @@ from typing import Any, Literal
 from fastapi.responses import StreamingResponse
 
 from tanglerag.conflicts import Side
+from tanglerag.methods.base import method_classes
 from tanglerag.outputs import disagreements
 from tanglerag.service import answering, background, chunks, compat
 from tanglerag.service.answering import StreamFailure
@@ -59,6 +60,8 @@ class Reply:
     shape: JsonReply | None = None
     stop: str | list[str] | None = None
     ignored: int = 0
+    assembled: bool = False
+    """whether the method assembles its answer after the call it streams (``Method.answer_is_streamed_text``)"""
 
     def text(self, output: AskResponse) -> str:
         """The reply's text: the answer with its sources, or the JSON answer asked for; cut at a stop string."""
@@ -67,8 +70,9 @@ class Reply:
     @property
     def streams_tokens(self) -> bool:
         """Whether the answer's tokens can go out as they are written: not for a JSON reply (its text is made from
-        the whole answer) nor one cut at a stop string (a token may hold text past it)."""
-        return self.shape is None and not self.stop
+        the whole answer), one cut at a stop string (a token may hold text past it) nor an assembled answer (its
+        tokens would be followed by the answer again in other words)."""
+        return self.shape is None and not self.stop and not self.assembled
 
     def rest(self, output: AskResponse, streamed: str) -> str:
         """The reply's text after the ``streamed`` tokens (``after_streamed``): its sources and any later line; the
@@ -96,7 +100,8 @@ async def chat_completion(state: ServiceState, body: ChatRequest, who: Caller) -
     shown = state.runtime.settings.service.chat_progress
     if shown == "preamble" and shape is not None:
         shown = "reasoning"  # lines before a JSON answer would make it unreadable
-    reply = Reply(shape, body.stop, compat.unread(history, state.runtime.settings.conversation))
+    reply = Reply(shape, body.stop, compat.unread(history, state.runtime.settings.conversation),
+                  assembled=_assembles(ask.method))
     stream = _Stream(ChunkWriter(body.model), CHAT_PATH, shown, reply, body.stream_options) if body.stream else None
     output = await _answered(state, ask, who, stream)
     if not isinstance(output, AskResponse):
@@ -113,7 +118,7 @@ async def text_completion(state: ServiceState, body: CompletionRequest, who: Cal
     """OpenAI's legacy completion: the prompt is the question, answered as a chat message is."""
     compat.refuse_unsupported(body)
     ask = AskBody(question=compat.prompt_of(body), method=compat.method_for(body.model))
-    reply = Reply(stop=body.stop)
+    reply = Reply(stop=body.stop, assembled=_assembles(ask.method))
     stream = (_Stream(TextChunkWriter(body.model), COMPLETIONS_PATH, "comments", reply, body.stream_options)
               if body.stream else None)
     output = await _answered(state, ask, who, stream)
@@ -140,6 +145,11 @@ class _Stream:
     shown: str
     reply: Reply
     options: dict[str, Any] | None
+
+
+def _assembles(method: str) -> bool:
+    """Whether the method asked for (one ``compat.method_for`` found) assembles its answer after its streamed call."""
+    return not method_classes()[method].answer_is_streamed_text
 
 
 async def _answered(state: ServiceState, ask: AskBody, who: Caller,
@@ -172,6 +182,8 @@ async def _events(items: AsyncGenerator[ProgressEvent | AskResponse | StreamFail
                     text = ("\n" if preamble and not streamed else "") + item.data["text"]
                     streamed += text
                     yield writer.chunk({"content": text})
+                elif stream.reply.assembled and stream.shown == "reasoning":
+                    yield writer.chunk({"reasoning_content": item.data["text"]})
                 continue
             if not isinstance(item, AskResponse):
                 # once the answer is being written, progress no longer goes into the content or the reasoning

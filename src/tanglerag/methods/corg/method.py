@@ -27,6 +27,7 @@ class MultiAnswerMethod(Method):
 
     paper: ClassVar[str] = "000"
     default_metrics: ClassVar[tuple[str, ...]] = MULTI_ANSWER_METRICS
+    answer_is_streamed_text: ClassVar[bool] = False  # merged, described and numbered after the calls (``render``)
 
     async def answer_groups(self, question: str | list[str], passages: list[RetrievedPassage],
                             groups: list[list[int]]) -> list[AnswerPart]:
