@@ -4,6 +4,7 @@ the other runs still open, and a client leaving mid-stream is one INFO line, nev
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import shutil
@@ -110,3 +111,20 @@ def test_a_client_leaving_mid_stream_is_one_info_line_not_an_error(tmp_path, cap
     for record in left:
         assert record.levelno == logging.INFO and record.exc_info is None and "\n" not in record.getMessage()
         assert "cancelled" in record.getMessage()
+
+
+def test_an_abandoned_question_says_whether_it_was_stopped_or_had_done_its_work(caplog):
+    from tanglerag.service.answering import _log_abandoned
+
+    loop = asyncio.new_event_loop()
+    try:
+        stopped, done = loop.create_future(), loop.create_future()
+        stopped.cancel()
+        done.set_result(None)
+        with caplog.at_level(logging.INFO):
+            _log_abandoned(stopped)
+            _log_abandoned(done)
+    finally:
+        loop.close()
+    said = [r.getMessage().split(": ", 1)[1] for r in caplog.records]
+    assert said == ["it was stopped", "its last model call had already ended"]

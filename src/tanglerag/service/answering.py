@@ -231,8 +231,8 @@ def _log_abandoned(ended: asyncio.Future[Any]) -> None:
     with a traceback when the future is collected. A bug is still logged as one, with its traceback."""
     exc = None if ended.cancelled() else ended.exception()
     if exc is None or isinstance(exc, TangleragError):
-        log.info("question abandoned (its client left or it ran past service.answer_timeout_s): %s",
-                 exc or "it had finished")
+        how = exc or ("it was stopped" if ended.cancelled() else "its last model call had already ended")
+        log.info("question abandoned (its client left or it ran past service.answer_timeout_s): %s", how)
     else:
         log.error("an abandoned question failed", exc_info=exc)
 
