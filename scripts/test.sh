@@ -3,7 +3,8 @@
 # integration tests with the real embedded model).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-EXTRAS=test,ray,st scripts/setup.sh  # st: the sentence-transformers embedder and the HF reader are tested too
+# st: the sentence-transformers embedder and the HF reader are tested too; COMPILE: scripts/setup.sh says why
+COMPILE=yes EXTRAS=test,ray,st scripts/setup.sh
 # the web inspector's browser tests drive Debian's chromium (Playwright cannot download a browser offline)
 if ! command -v chromium >/dev/null; then
   { apt-get install -y --no-install-recommends chromium || { apt-get update -qq && apt-get install -y --no-install-recommends chromium; }; } \
