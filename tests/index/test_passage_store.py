@@ -52,6 +52,18 @@ def test_each_row_names_its_document_and_a_document_is_found_by_that_not_by_its_
     assert store.documents(["x", "x#5", "nope"]) == {"x": chunks, "x#5": [plain]}
 
 
+def test_a_later_chunks_document_head_is_read_from_the_store_or_the_built_list(tmp_path):
+    rfc = [Passage(id=f"rfc#{i}", title="RFC 42", text=text, metadata={"source_id": "rfc", "chunk": i})
+           for i, text in enumerate(["Status: Draft", "Summary: one approval", "Proposal: merge with one"])]
+    page = Passage(id="page", text="Two approving reviews.")
+    built, _ = store_passages(tmp_path / "idx", [*rfc, page], HashEmbedder(), IndexConfig())
+    loaded = PassageIndex.load(tmp_path / "idx", HashEmbedder())
+    assert isinstance(loaded.passages, PassageStore) and not isinstance(built.passages, PassageStore)
+    for index in (loaded, built):
+        assert index.heads([rfc[2], rfc[0], page, rfc[1]]) == {"rfc#2": rfc[0], "rfc#1": rfc[0]}  # heads asked for none
+    assert loaded.passages.heads(["rfc", "page", "nope"]) == {"rfc": rfc[0], "page": page}
+
+
 def test_damage_is_reported_naming_the_file_by_the_check_on_open_or_by_the_read_that_meets_it(tmp_path):
     path = tmp_path / "idx" / "data-1" / "p.sqlite3"
     path.parent.mkdir(parents=True)

@@ -450,3 +450,14 @@ def test_what_a_documents_first_chunk_says_it_is_its_other_chunks_are_and_a_late
                              hit("h#1", "handbook.md", 1, "Draft of the 2021 rota, for discussion."),
                              hit("h#2", "handbook.md", 2, "Leave is 25 days.")])
     assert document_kinds(passages) == {"n#0": "correction", "n#1": "correction", "h#1": "draft"}
+
+
+def test_a_later_chunk_is_what_its_documents_head_read_from_the_index_says_it_is():
+    summary = Passage(id="rfc#1", text="Reduce the approvals from 2 to 1.", metadata={"path": "rfcs/42.md", "chunk": 1})
+    head = Passage(id="rfc#0", title="RFC 42", text="Status: Draft (open for comment)",
+                   metadata={"path": "rfcs/42.md", "chunk": 0})
+    page = Passage(id="g#2", text="Every pull request needs two approving reviews.", metadata={"chunk": 2})
+    plain = Passage(id="g#0", title="Governance", text="How we work.", metadata={"chunk": 0})
+    passages = as_retrieved([summary, page])
+    assert document_kinds(passages) == {}  # the search found neither head
+    assert document_kinds(passages, heads={"rfc#1": head, "g#2": plain}) == {"rfc#1": "draft"}

@@ -726,3 +726,17 @@ def test_a_plan_tier_is_a_scope_only_when_capitalised_and_one_never_stated_is_un
     folder = {"quote.md": (quote[0].passage.text, {"title": "Your quote"}, "£250")}
     got, _ = ask(llm_factory, folder, "What is the standard excess on the Hearthguard Gold plan?")
     assert got.is_unknown and got.trace.find(VettingStep).restated == gold.why
+
+
+def test_a_number_written_in_words_is_read_as_one_and_gives_a_bare_answer_its_words():
+    from tanglerag.methods.ledger.dissent import with_stated_unit
+    from tanglerag.methods.ledger.values import spelled_as_digits
+
+    assert spelled_as_digits("needs two approving reviews, twenty-five people, two hundred and five") == \
+        "needs 2 approving reviews, 25 people, 205"
+    assert spelled_as_digits("one of the best, the second floor, £4.2 million") == \
+        "one of the best, the second floor, £4.2 million"  # "one" alone, an ordinal, a magnitude after digits
+    rules = as_retrieved([Passage(id="g", title="Governance", text="Every pull request needs two approving reviews "
+                                                                   "from maintainers before it can be merged.")])
+    question = "How many maintainer approvals does a pull request need before it can be merged?"
+    assert with_stated_unit("2 [1]", ["g"], rules, question) == "2 approving reviews [1]"

@@ -30,7 +30,7 @@ from tanglerag.embeddings import TextEmbedder, embedder_identity
 from tanglerag.errors import IndexStoreError, InputError
 from tanglerag.fileio import atomic_write_text, file_lock, reporting_disk_full
 from tanglerag.index.dense import build_dense, configure_search, read_dense
-from tanglerag.index.documents import DocumentChanges, by_document, passages_of, plan_write
+from tanglerag.index.documents import DocumentChanges, by_document, document_id, passages_of, plan_write
 from tanglerag.index.fusion import reciprocal_rank_fusion
 from tanglerag.index.hnsw_edit import RemovedLink, cut_links, restore_links
 from tanglerag.index.manifest import READABLE, IndexManifest, check_embedder
@@ -90,6 +90,20 @@ class PassageIndex:
         passages = self.passages if passages is None else passages
         stored = self.passages.document_ids() if isinstance(self.passages, PassageStore) else None
         return by_document(passages, stored)
+
+    def heads(self, passages: Sequence[Passage]) -> dict[str, Passage]:
+        """The head (first chunk) of each given passage's document, by passage id, for the passages that are not
+        their document's head themselves: a later chunk's document says what it is and when in its head, which a
+        search need not have found."""
+        later = [p for p in passages if p.metadata.get("chunk", 0) != 0]
+        if not later:
+            return {}
+        if isinstance(self.passages, PassageStore):
+            owners = self.passages.owners(p.id for p in later)
+            heads = self.passages.heads(owners.values())
+            return {pid: heads[doc] for pid, doc in owners.items() if doc in heads}
+        firsts = {doc: chunks[0] for doc, chunks in by_document(self.passages).items()}
+        return {p.id: firsts[doc] for p in later if (doc := document_id(p)) in firsts}
 
     @property
     def damage(self) -> str | None:

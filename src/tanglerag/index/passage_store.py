@@ -157,6 +157,20 @@ class PassageStore(Sequence[Passage]):
                 found[doc] = [_passage(row) for row in rows]
         return found
 
+    def heads(self, doc_ids: Iterable[str]) -> dict[str, Passage]:
+        """The first stored passage of each of these documents the store holds: its head, with the title, front
+        matter and opening words that say what the document is and when it was written."""
+        found: dict[str, Passage] = {}
+        for doc in dict.fromkeys(doc_ids):
+            if self._doc == LEGACY_DOC:
+                first = self.documents([doc]).get(doc, [])[:1]
+            else:
+                first = [_passage(row) for row in self._rows(
+                    f"SELECT {COLUMNS} FROM passages WHERE doc_id = ? ORDER BY pos LIMIT 1", (doc,))]
+            if first:
+                found[doc] = first[0]
+        return found
+
     def _by_ids(self, column: str, ids: Iterable[str]) -> Iterator[tuple[Any, ...]]:
         """(id, ``column``) of each of these ids the store holds, looked up a batch at a time."""
         for chunk in batched(ids, BATCH):

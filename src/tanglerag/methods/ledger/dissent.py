@@ -19,7 +19,7 @@ from tanglerag.conflicts import ConflictKind, ConflictReport, DocumentMeta, Side
 from tanglerag.dating import iso_day
 from tanglerag.methods.ledger.policies import KIND_WHEN_DECIDED_BY
 from tanglerag.methods.ledger.relevance import asked_names, content_stems, holds
-from tanglerag.methods.ledger.values import Value, read_value
+from tanglerag.methods.ledger.values import Value, read_value, spelled_as_digits
 from tanglerag.methods.ledger.vetting import Vetting
 from tanglerag.text import SET_ASIDE, filter_citations, normalize_answer, strip_citations
 from tanglerag.types import RetrievedPassage
@@ -125,10 +125,11 @@ def is_label(line: str) -> bool:
 def sentence_values(sentence: str, skip_former: bool) -> list[tuple[Value, str]]:
     """Each value in one sentence, in its order: the longest span that reads as more than a count ("30 minutes",
     not "30"; "1 April", not "1 April to"'s count of Aprils), else the longest, cut to the words that say it; an ISO
-    date as one date."""
+    date as one date; a number written in words as its digits (rule ``spelled-numbers``)."""
     found = [(m.start(), Value("date", float(day.toordinal()), "day"), m[0]) for m in _ISO_DATE.finditer(sentence)
              if (day := iso_day(m[0])) is not None]
     sentence = _GLUED.sub(" ", _ISO_DATE.sub(lambda m: " " * len(m[0]), _STAMP.sub(" ", sentence)))
+    sentence = spelled_as_digits(sentence)  # "two approving reviews" is a count, as "2 approving reviews" is
     for match in _AMOUNT.finditer(sentence):
         if (skip_former and former(sentence, match.start())) or _LABEL.search(sentence[:match.start()]):
             continue

@@ -48,7 +48,7 @@ from tanglerag.methods.ledger.values import asked_dimension, fits
 from tanglerag.text import UNKNOWN, first_answer_line
 from tanglerag.tracking import record_step, stage
 from tanglerag.trust import TrustConfig, apply_trust, same_source_elsewhere
-from tanglerag.types import Question, RetrievedPassage
+from tanglerag.types import Passage, Question, RetrievedPassage
 
 
 class PriorReply(BaseModel):
@@ -203,19 +203,24 @@ def release_dates(passages: list[RetrievedPassage], kinds: Mapping[str, str],
     return out
 
 
-def document_kinds(passages: list[RetrievedPassage], off: Collection[str] = ()) -> dict[str, DocumentKind]:
+def document_kinds(passages: list[RetrievedPassage], off: Collection[str] = (),
+                   heads: Mapping[str, Passage] | None = None) -> dict[str, DocumentKind]:
     """What each passage's document says it is, for those that say (most say nothing). What a file's (``path``) or
     record's (``source_id``) first chunk says it is ("Correction:", "DRAFT") its other chunks are too, as the chunk a
     question retrieves is often one without the head; a later chunk speaks for itself only (a handbook's section
-    that mentions "the draft of 2021" is no draft). ``off``: the rules turned off; without ``informal`` a blog, forum
-    or chat post is an ordinary document."""
-    own = {hit.passage.id: kind for hit in passages
-           if (kind := document_kind(hit.passage.metadata, hit.passage.title, hit.passage.text)) != "informal"
-           or "informal" not in off}
-    heads = {file_of(hit): kind for hit in passages if (kind := own.get(hit.passage.id)) is not None
-             and _opens_document(hit)}
+    that mentions "the draft of 2021" is no draft). ``heads``: the first chunk of a passage's document by passage id,
+    read from the index when the search did not find it (an RFC's "Status: Draft" above the summary it found).
+    ``off``: the rules turned off; without ``informal`` a blog, forum or chat post is an ordinary document."""
+    def kind_of(passage: Passage) -> DocumentKind | None:
+        kind = document_kind(passage.metadata, passage.title, passage.text)
+        return None if kind == "informal" and "informal" in off else kind
+
+    own = {hit.passage.id: kind for hit in passages if (kind := kind_of(hit.passage)) is not None}
+    opened = {file_of(hit): kind for hit in passages if (kind := own.get(hit.passage.id)) is not None
+              and _opens_document(hit)}
+    read = {pid: kind for pid, head in (heads or {}).items() if (kind := kind_of(head)) is not None}
     return {hit.passage.id: kind for hit in passages
-            if (kind := own.get(hit.passage.id) or heads.get(file_of(hit))) is not None}
+            if (kind := own.get(hit.passage.id) or opened.get(file_of(hit)) or read.get(hit.passage.id)) is not None}
 
 
 def check_claims(claims: list[Claim], question: str, kinds: dict[str, DocumentKind], texts: dict[str, str],

@@ -36,6 +36,9 @@ RULES: tuple[Rule, ...] = (
     Rule("document-kinds", "provenance", "what a document is (changelog, readme, correction, draft, register, informal "
          "post), from "
          "its file name, title and opening words", "b-pondlog-cli-1", {"head_chars": "300 (kinds._HEAD_CHARS)"}),
+    Rule("document-heads", "provenance", "vetted: a chunk whose document's first chunk was not retrieved has that "
+         "head read from the index for what the document is (an RFC's 'Status: Draft' above the summary found)",
+         "a-silverbrook-project-1"),
     Rule("grounding", "claim", "a claim whose passage holds neither its quote nor its answer's words decides nothing",
          "amendment-travel-allowance"),
     Rule("relevance", "claim", "a passage is read (its claim competes) only when it holds enough of the question's "
@@ -107,6 +110,9 @@ RULES: tuple[Rule, ...] = (
     Rule("named-newest", "vetting", "vetted: an older dated passage stating another value is outdated by a newer "
          "cited one of another source too when both name every name the question asks about (a museum's 2021 "
          "leaflet under its 2024 e-mail)", "e-haverleigh-museum-1"),
+    Rule("spelled-numbers", "vetting", "vetted: a number written in words in a passage is read as its digits ('two "
+         "approving reviews' states 2, and gives a bare '2' its words); 'one' alone and ordinals stay words",
+         "a-silverbrook-project-1"),
     Rule("asked-scope", "vetting", "vetted: an answer whose value is stated for another day, season, ticket class "
          "or (capitalised) plan tier than the question asks about (the 'Monday - Friday' row for a Saturday) is read "
          "again from the sentences naming the asked one, the value most cited passages (else most shown ones) state "
@@ -123,9 +129,11 @@ RULES: tuple[Rule, ...] = (
 trust, text-dates, document-kinds, drafts and supersede (to versions of one document) before its one call, and
 releases, corrections, register and newest to what it sets aside after it."""
 
-SWITCHABLE = frozenset(r.name for r in RULES if r.name not in {"grounding", "relevance", "copies", "descriptions"})
+SWITCHABLE = frozenset(r.name for r in RULES if r.name not in {"grounding", "relevance", "copies", "descriptions",
+                                                                 "spelled-numbers"})
 """Rules ``ledger.disabled_rules`` may turn off (the others have thresholds of their own: ``ledger.relevance=0``
-lets every claim compete, and so on)."""
+lets every claim compete, and so on; ``spelled-numbers`` is how every passage's values are read, measured by the
+commit that added it)."""
 
 
 def markdown_table() -> str:

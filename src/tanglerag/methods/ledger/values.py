@@ -92,6 +92,23 @@ def _digits(text: str) -> str:
     return spoken
 
 
+_CARDINAL = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+             "seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety")
+_SPELLED = re.compile(rf"\b(?:{_CARDINAL})(?:(?:\s+|-)(?:and\s+)?(?:{_CARDINAL}|hundred|thousand|million))*"
+                      r"\b", re.IGNORECASE)
+"""A number in words, starting with a cardinal ("twenty-five", "two hundred"): not a magnitude after digits ("4.2
+million" is a number already)."""
+
+
+def spelled_as_digits(text: str) -> str:
+    """``text`` with each cardinal number written in words in digits ("needs two approving reviews": "needs 2
+    approving reviews"), by ``text2num``; "one" alone stays a word ("one of the", "the one"), and so does an ordinal
+    ("the second floor")."""
+    from text_to_num import alpha2digit
+
+    return _SPELLED.sub(lambda m: str(alpha2digit(m[0].replace("-", " "), "en", threshold=2)), text)
+
+
 def _money(text: str) -> Value | None:
     from price_parser import Price
 

@@ -160,7 +160,10 @@ class VettedMethod(Method):
         config = self.settings.section(LedgerConfig)
         trust = self.settings.trust if "trust" not in off else None
         metas, notes, unverified = provenance(passages, config.authority_tiers, trust, "text-dates" not in off)
-        kinds = document_kinds(passages, off) if "document-kinds" not in off else {}
+        index = self.resources.index
+        heads = index.heads([h.passage for h in passages]) if index is not None and "document-heads" not in off \
+            else {}
+        kinds = document_kinds(passages, off, heads) if "document-kinds" not in off else {}
         metas = metas if "release-dates" in off else release_dates(passages, kinds, metas)
         scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)
         scores = scores if "document-topic" in off else document_relevance(passages, asked, scores)
