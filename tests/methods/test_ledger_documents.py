@@ -461,3 +461,16 @@ def test_a_later_chunk_is_what_its_documents_head_read_from_the_index_says_it_is
     passages = as_retrieved([summary, page])
     assert document_kinds(passages) == {}  # the search found neither head
     assert document_kinds(passages, heads={"rfc#1": head, "g#2": plain}) == {"rfc#1": "draft"}
+
+
+@pytest.mark.parametrize(("text", "kind", "unit"), [
+    ("5 nights are", "count", "night"),  # "are" is no area
+    ("3 minutes as", "quantity", "[time]"),  # "as" no attoseconds
+    ("2 ponds", "count", "pond"),  # a pond is a force to pint
+    ("2 St", "count", "st"),  # and St a viscosity
+    ("1,400 W", "quantity", "[mass] * [length] ** 2 / [time] ** 3"),  # a power is an everyday amount
+    ("25 MB", "quantity", "bit"),
+])
+def test_an_amount_is_read_only_in_the_dimensions_documents_state_amounts_in(text, kind, unit):
+    value = read_value(text)
+    assert value is not None and (value.kind, value.unit) == (kind, unit)

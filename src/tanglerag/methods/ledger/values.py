@@ -203,7 +203,8 @@ def _thing(words: list[str]) -> str:
 
 
 def _unit_value(number: float, unit: str) -> Value | None:
-    """``number`` of ``unit`` in base units, if pint knows the unit and it has a dimension (or a unit of its own)."""
+    """``number`` of ``unit`` in base units, if pint knows the unit and it has an everyday dimension (``_EVERYDAY``) or
+    a unit of its own (bytes)."""
     import tokenize
 
     import pint
@@ -213,16 +214,26 @@ def _unit_value(number: float, unit: str) -> Value | None:
     except (pint.errors.PintError, AttributeError, TypeError, ValueError, AssertionError, tokenize.TokenError):
         return None  # pint's parser tokenizes the words as Python: an unclosed "(" is a TokenError
     dimension = str(base.dimensionality)
-    if dimension != "dimensionless":
+    if dimension in _EVERYDAY:
         return Value("quantity", float(base.magnitude), dimension)
-    if str(base.units) != "dimensionless":  # bytes and the like: pint counts them without a dimension
-        return Value("quantity", float(base.magnitude), str(base.units))
+    if str(base.units) == "bit":  # bytes: pint gives them no dimension (nor "MAU", monthly active users, a unit)
+        return Value("quantity", float(base.magnitude), "bit")
     return None
 
 
+_EVERYDAY = frozenset({"[time]", "[length]", "[mass]", "[temperature]", "[length] ** 2", "[length] ** 3",
+                       "[length] / [time]", "1 / [time]", "[mass] * [length] ** 2 / [time] ** 3",
+                       "[mass] * [length] ** 2 / [time] ** 2", "[mass] / [length] / [time] ** 2"})
+"""The dimensions people's documents state amounts in: time, length, mass, temperature, area, volume, speed,
+frequency, power, energy and pressure. pint knows far more units, and reads words and initials as them ("2 ponds" a
+force, "2 St" a viscosity, "22 H" an inductance, "2,140 GT" a magnetic field): an amount of another dimension is
+read as a count of the words after it instead."""
 _NOT_UNITS = frozenset({"to", "and", "or", "of", "in", "at", "a", "an", "the", "per", "each", "for", "from", "by",
-                        "with", "about", "around", "total", "most", "least", "more", "less", "than"})
-"""Words after a number that name no thing counted ("5 to 7", "3 in total")."""
+                        "with", "about", "around", "total", "most", "least", "more", "less", "than", "are", "as", "is",
+                        "was", "were", "be", "has", "have", "had", "it", "its", "this", "that", "on", "so", "but",
+                        "if", "not", "no", "we", "you", "they", "will", "can", "may", "all", "up"})
+"""Words after a number that name no thing counted ("5 to 7", "3 in total"), among them the small words pint reads as
+units: "5 nights are" is no area (an are is 100 m²), "3 minutes, as" no attoseconds."""
 
 
 _TRAILING = re.compile(r"(?:\s+(?:" + "|".join(sorted(_NOT_UNITS)) + r"))+\s*$", re.IGNORECASE)
