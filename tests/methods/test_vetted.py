@@ -740,3 +740,19 @@ def test_a_number_written_in_words_is_read_as_one_and_gives_a_bare_answer_its_wo
                                                                    "from maintainers before it can be merged.")])
     question = "How many maintainer approvals does a pull request need before it can be merged?"
     assert with_stated_unit("2 [1]", ["g"], rules, question) == "2 approving reviews [1]"
+
+
+def test_a_name_stated_for_another_year_than_asked_is_withdrawn_reading_the_pages_title():
+    from tanglerag.methods.ledger.scoped import asked_scope
+
+    news = as_retrieved([Passage(id="n", title="Gullhaven 2024: our first headliner!",
+                                 text="Opening the main stage on Friday night will be The Ashgrove Reelers."),
+                         Passage(id="d", title="Dates for 2025", text="The 2025 festival is on 1-3 August 2025.")])
+    later = asked_scope("The Ashgrove Reelers [1]", ["n"], news, "Who is headlining Gullhaven Folk Festival in 2025?")
+    assert later.unknown and later.why.startswith("asked-scope: The Ashgrove Reelers is stated for another year")
+    assert asked_scope("The Ashgrove Reelers [1]", ["n"], news, "Who headlines Gullhaven in 2024?").why == ""
+    assert asked_scope("The Ashgrove Reelers [1]", ["n"], news, "Who headlines Gullhaven?").why == ""  # no year
+    fees = as_retrieved([Passage(id="f", title="Pitch fees", text="In 2024 a standard pitch was £55. For 2025 the "
+                                                                  "standard pitch is £60.")])
+    assert asked_scope("£55 [1]", ["f"], fees, "How much is a standard pitch in 2025?").text == "£60 [1]"
+

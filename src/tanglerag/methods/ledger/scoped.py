@@ -1,10 +1,12 @@
-"""Rule ``asked-scope``: the answer's value read for the day, season, ticket or plan the question asks about.
+"""Rule ``asked-scope``: the answer read for the day, season, ticket, plan or year the question asks about.
 
 A page of opening hours, car-park limits, fares or plans states one value per day, season, ticket class or plan
 tier, and the 1.5B model often answers with the row above the one asked for ("7 pm" for a Saturday from the "Monday -
-Friday" row). These are closed sets, so a sentence naming another member than the one asked, and not the asked one,
+Friday" row). These are closed sets, and two years are as plainly two scopes, so a sentence naming another member
+than the one asked, and not the asked one (read with its passage's title: "Gullhaven 2024: our first headliner!"),
 is about another scope: the value is then read from the sentences that do name the asked member, and where none
-states one the documents do not say (the abstention a similar entity's value would otherwise fill).
+states one the documents do not say (the abstention a similar entity's value would otherwise fill). An answer that is
+a name, not a value, can only be withdrawn so: no other name is read from a sentence without the model.
 """
 
 from __future__ import annotations
@@ -39,6 +41,17 @@ class Scope:
         return frozenset().union(*(members for word, members in self.words.items() if word in words))
 
 
+class Years(Scope):
+    """The years: an open set, but two years are as decidably two scopes as two days ("the 2025 line-up" is not
+    2024's)."""
+
+    def covered(self, text: str) -> frozenset[str]:
+        return frozenset(_YEAR.findall(text))
+
+
+_YEAR = re.compile(r"(?<![\d,.])(?:19|20)\d\d(?![\d,.]\d)")
+
+
 def _each(*words: str) -> dict[str, frozenset[str]]:
     return {word: frozenset({word}) for word in words}
 
@@ -50,14 +63,18 @@ SCOPES: tuple[Scope, ...] = (
     Scope("ticket", _each("adult", "child", "senior", "student", "concession", "infant")),
     Scope("plan", _each("free", "basic", "starter", "standard", "plus", "pro", "premium", "team", "business",
                         "enterprise", "bronze", "silver", "gold", "platinum"), capitalised=True),
+    Years("year", {}),
 )
 """The closed sets of scopes a page states one value each of: days, seasons, ticket classes and plan tiers."""
 
 
 def _contexts(hit: RetrievedPassage) -> list[str]:
-    """Each sentence of the passage with the short label line it sits under (a table's "Saturday" cell)."""
+    """Each sentence of the passage after its title and with the short label line it sits under (a table's
+    "Saturday" cell): what a sentence is about includes what its page is about."""
     sentences = [s.strip() for s in split_sentences(hit.passage.text)]
-    return [f"{sentences[n - 1]} {s}" if n and is_label(sentences[n - 1]) else s for n, s in enumerate(sentences)]
+    title = f"{hit.passage.title}: " if hit.passage.title else ""
+    return [title + (f"{sentences[n - 1]} {s}" if n and is_label(sentences[n - 1]) else s)
+            for n, s in enumerate(sentences)]
 
 
 class Scoped(NamedTuple):
@@ -71,24 +88,26 @@ class Scoped(NamedTuple):
 
 
 def asked_scope(answer: str, cited: list[str], passages: list[RetrievedPassage], question: str) -> Scoped:
-    """The answer with its value read for the asked day, season, ticket or plan. Nothing is done when the question
+    """The answer with its value read for the asked day, season, ticket, plan or year. Nothing is done when the question
     names none, or the value's sentences name the asked one or no other. Otherwise the value is the one most cited
     passages state in a sentence naming the asked one, else most other shown passages, their marks replacing the
     answer's (e-norrvik-parking-1: "3 hours" of the summer row becomes "6 hours" of winter's); with none, the
     documents do not say (a Gold plan's excess where only Silver's is stated)."""
     first, newline, rest = answer.partition("\n")
-    said = answer_value(first)
-    if said is None:
-        return Scoped(answer, cited)
+    said, words = answer_value(first), f" {normalize_answer(strip_citations(first))} "
     numbered = list(enumerate(passages, 1))
     hits = [(n, h) for n, h in numbered if h.passage.id in cited]
+    stating = [c for _, h in hits for c in _contexts(h)
+               if (any(v.same(said) for v, _ in sentence_values(c, False)) if said is not None
+                   else words.strip() and words in f" {normalize_answer(c)} ")]
     for scope in SCOPES:
         asked = scope.covered(question)
-        stating = [c for _, h in hits for c in _contexts(h) if any(v.same(said) for v, _ in sentence_values(c, False))]
         named = [scope.covered(c) for c in stating]
         if not asked or not stating or not all(members and not members & asked for members in named):
             continue
         why = f"asked-scope: {strip_citations(first)} is stated for another {scope.name} than asked"
+        if said is None:  # a name or a place: no other can be read from a sentence without the model
+            return Scoped(answer, cited, f"{why}, and no other is read for it", unknown=True)
         found = _values_for(asked, scope, said, hits) or \
             _values_for(asked, scope, said, [(n, h) for n, h in numbered if h.passage.id not in cited])
         if not found:
