@@ -65,7 +65,7 @@ SCOPES: tuple[Scope, ...] = (
                         "enterprise", "bronze", "silver", "gold", "platinum"), capitalised=True),
     Years("year", {}),
 )
-"""The closed sets of scopes a page states one value each of: days, seasons, ticket classes and plan tiers."""
+"""The sets of scopes a page states one value each of: days, seasons, ticket classes, plan tiers and years."""
 
 
 def _contexts(hit: RetrievedPassage) -> list[str]:
