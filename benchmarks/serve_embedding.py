@@ -22,14 +22,13 @@ import json
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import httpx
 import ray
 from ray import serve
 from run_io import write_section
-from service_load import free_port
+from service_load import chat_load, free_port, tail_ms
 from throughput import DELAY_S, server_process
 
 from tanglerag.embeddings import Embedder
@@ -52,25 +51,22 @@ def question(n: int) -> str:
     return f"What is known about {TOPICS[n % len(TOPICS)]}, item {n}?"
 
 
-async def load(base: str, clients: int, requests: int, first: int) -> tuple[float, list[float], dict[int, str]]:
-    """``requests`` chat requests, ``clients`` at a time, questions ``first`` on: seconds, latencies, each answer."""
-    latencies: list[float] = []
-    answers: dict[int, str] = {}
-    slots = asyncio.Semaphore(clients)
-    async with httpx.AsyncClient(base_url=base, timeout=120, limits=httpx.Limits(max_connections=clients)) as http:
-        async def one(n: int) -> None:
-            async with slots:
-                start = time.perf_counter()
-                body = {"model": "tanglerag/concat", "messages": [{"role": "user", "content": question(n)}]}
-                try:
-                    reply = await http.post("/v1/chat/completions", json=body)
-                    answers[n] = reply.json()["tanglerag"]["citations"] if reply.status_code == 200 else None
-                except (httpx.HTTPError, KeyError, ValueError):
-                    answers[n] = None
-                latencies.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        await asyncio.gather(*(one(first + n) for n in range(requests)))
-    return time.perf_counter() - start, latencies, answers
+async def load(base: str, clients: int, requests: int, first: int
+               ) -> tuple[float, list[float], dict[int, list[str] | None]]:
+    """``requests`` chat requests, ``clients`` at a time, questions ``first`` on: seconds, latencies, each answer's
+    citations (None for a request that failed)."""
+    numbers = range(first, first + requests)
+    bodies = [{"model": "tanglerag/concat", "messages": [{"role": "user", "content": question(n)}]} for n in numbers]
+    seconds, latencies, replies = await chat_load(base, clients, bodies, timeout=120)
+    return seconds, latencies, {n: _citations(reply) for n, reply in zip(numbers, replies, strict=True)}
+
+
+def _citations(reply: httpx.Response | None) -> list[str] | None:
+    """The citations a chat reply's ``tanglerag`` field gives, or None for a failed or unreadable one."""
+    try:
+        return reply.json()["tanglerag"]["citations"] if reply is not None and reply.status_code == 200 else None
+    except (KeyError, ValueError):
+        return None
 
 
 def settings_for(model_url: str, shared: bool) -> Settings:
@@ -95,10 +91,8 @@ def measure(index: Path, model_url: str, shared: bool, clients: int, requests: i
     finally:
         serve.shutdown()
         ray.shutdown()
-    ordered = sorted(latencies)
     return {"shared": shared, "seconds": seconds, "per_s": requests / seconds, "requests": requests,
-            "p50_ms": statistics.median(ordered) * 1000, "p99_ms": ordered[int(0.99 * (len(ordered) - 1))] * 1000,
-            "failed": sum(a is None for a in answers.values()), "answers": answers,
+            **tail_ms(latencies), "failed": sum(a is None for a in answers.values()), "answers": answers,
             "batches": batches}
 
 

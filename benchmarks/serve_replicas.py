@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import functools
 import json
-import statistics
 import sys
 import tempfile
 import threading
@@ -30,7 +29,7 @@ import httpx
 import ray
 from ray import serve
 from run_io import write_section
-from service_load import free_port
+from service_load import chat_load, free_port, tail_ms
 from throughput import DELAY_S, server_process
 
 from tanglerag.index.passage_index import read_manifest, store_passages
@@ -48,24 +47,8 @@ QUESTION = {"model": "tanglerag/concat", "messages": [{"role": "user", "content"
 
 async def load(base: str, clients: int, requests: int) -> tuple[float, list[float], int]:
     """``requests`` chat requests, ``clients`` at a time: the seconds, each request's latency, and how many failed."""
-    latencies: list[float] = []
-    failed = 0
-    slots = asyncio.Semaphore(clients)
-    async with httpx.AsyncClient(base_url=base, timeout=60, limits=httpx.Limits(max_connections=clients)) as http:
-        async def one() -> None:
-            nonlocal failed
-            async with slots:
-                start = time.perf_counter()
-                try:
-                    reply = await http.post("/v1/chat/completions", json=QUESTION)
-                    ok = reply.status_code == 200
-                except httpx.HTTPError:
-                    ok = False
-                latencies.append(time.perf_counter() - start)
-                failed += not ok
-        start = time.perf_counter()
-        await asyncio.gather(*(one() for _ in range(requests)))
-    return time.perf_counter() - start, latencies, failed
+    seconds, latencies, replies = await chat_load(base, clients, [QUESTION] * requests, timeout=60)
+    return seconds, latencies, sum(r is None or r.status_code != 200 for r in replies)
 
 
 def _replicas() -> list[str]:
@@ -114,10 +97,8 @@ def measure(index: Path, model_url: str, replicas: int, clients: int, requests: 
     finally:
         serve.shutdown()
         ray.shutdown()
-    ordered = sorted(latencies)
     return {"replicas": replicas, "killed": kill, "swapped": swap, "seconds": seconds, "per_s": requests / seconds,
-            "p50_ms": statistics.median(ordered) * 1000, "p99_ms": ordered[int(0.99 * (len(ordered) - 1))] * 1000,
-            "failed": failed, "requests": requests,
+            **tail_ms(latencies), "failed": failed, "requests": requests,
             **({"serving_after": sorted(serving), "latest": read_manifest(index).data} if swap else {})}
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -89,6 +90,32 @@ async def load(base: str, seconds: float, clients: int, method: str) -> dict:
     await asyncio.gather(*(worker(n) for n in range(clients)))
     wall = time.monotonic() - began
     return summary(latencies, statuses, wall, clients, method)
+
+
+async def chat_load(base: str, clients: int, bodies: list[dict], timeout: float
+                    ) -> tuple[float, list[float], list[httpx.Response | None]]:
+    """Each of ``bodies`` posted to ``/v1/chat/completions``, ``clients`` at a time: the seconds for all, each
+    request's latency, and each reply in ``bodies``' order (None where the request failed on the way)."""
+    latencies: list[float] = []
+    replies: list[httpx.Response | None] = [None] * len(bodies)
+    slots = asyncio.Semaphore(clients)
+    async with httpx.AsyncClient(base_url=base, timeout=timeout,
+                                 limits=httpx.Limits(max_connections=clients)) as http:
+        async def one(n: int) -> None:
+            async with slots:
+                start = time.perf_counter()
+                with contextlib.suppress(httpx.HTTPError):  # a failed request stays None
+                    replies[n] = await http.post("/v1/chat/completions", json=bodies[n])
+                latencies.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        await asyncio.gather(*(one(n) for n in range(len(bodies))))
+    return time.perf_counter() - start, latencies, replies
+
+
+def tail_ms(latencies: list[float]) -> dict[str, float]:
+    """The median and the 99th-percentile latency in milliseconds (the Ray Serve benchmarks' ``p50_ms``, ``p99_ms``)."""
+    ordered = sorted(latencies)
+    return {"p50_ms": statistics.median(ordered) * 1000, "p99_ms": ordered[int(0.99 * (len(ordered) - 1))] * 1000}
 
 
 def summary(latencies: list[float], statuses: dict[int, int], wall: float, clients: int, method: str) -> dict:
