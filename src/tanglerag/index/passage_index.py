@@ -102,8 +102,9 @@ class PassageIndex:
             owners = self.passages.owners(p.id for p in later)
             heads = self.passages.heads(owners.values())
             return {pid: heads[doc] for pid, doc in owners.items() if doc in heads}
-        firsts = {doc: chunks[0] for doc, chunks in by_document(self.passages).items()}
-        return {p.id: firsts[doc] for p in later if (doc := document_id(p)) in firsts}
+        wanted = {p.id: f"{doc}#0" for p in later if (doc := document_id(p)) != p.id}  # a chunk's head: its source's #0
+        positions = self._positions(set(wanted.values()))  # the cached id map, not a pass over every passage
+        return {pid: self.passages[positions[head]] for pid, head in wanted.items() if head in positions}
 
     @property
     def damage(self) -> str | None:
