@@ -255,7 +255,7 @@ def later_subject(answer: str, cited: list[str], passages: list[RetrievedPassage
     later = []
     for hit in (h for h in passages if h.passage.id in cited):
         sentences = split_sentences(hit.passage.text)
-        stating = [n for n, s in enumerate(sentences) if any(v.same(said) for v, _ in sentence_values(s, False))]
+        stating = [n for n, s in enumerate(sentences) if names(s, said)]
         if not stating:
             continue
         before = set(normalize_answer(" ".join([hit.passage.title, str(hit.passage.metadata.get("section", "")),

@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from tanglerag.methods.ledger.dissent import answer_value, is_label, sentence_values, split_sentences
+from tanglerag.methods.ledger.dissent import answer_value, is_label, names, sentence_values, split_sentences
 from tanglerag.methods.ledger.values import Value
 from tanglerag.text import normalize_answer, strip_citations
 from tanglerag.types import RetrievedPassage
@@ -98,8 +98,7 @@ def asked_scope(answer: str, cited: list[str], passages: list[RetrievedPassage],
     numbered = list(enumerate(passages, 1))
     hits = [(n, h) for n, h in numbered if h.passage.id in cited]
     stating = [c for _, h in hits for c in _contexts(h)
-               if (any(v.same(said) for v, _ in sentence_values(c, False)) if said is not None
-                   else words.strip() and words in f" {normalize_answer(c)} ")]
+               if (names(c, said) if said is not None else words.strip() and words in f" {normalize_answer(c)} ")]
     for scope in SCOPES:
         asked = scope.covered(question)
         named = [scope.covered(c) for c in stating]

@@ -99,7 +99,7 @@ def _say_asked_again(vetting: Vetting, losers: dict[str, str]) -> None:
 def read_again(text: str, citations: list[str], vetting: Vetting, asked: str) -> tuple[str, list[str], bool]:
     """The answer's value read again where a rule says the model misread it, without the model (each rule's words
     in ``vetting.restated``): a bare number given its unit; a value corrected in the text or stated nowhere
-    (``restated``); one stated for another day, season, ticket or plan than asked (``asked-scope``), or another
+    (``restated``); one stated for another day, season, ticket, plan or year than asked (``asked-scope``), or another
     thing's (``later-subject``), when the documents state none for what was asked, unknown (the third item)."""
     off = vetting.off
     text, vetting.restated = restated(with_stated_unit(text, citations, vetting.shown, asked), citations,
