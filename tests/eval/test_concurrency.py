@@ -106,8 +106,9 @@ def _recording_run(monkeypatch, concurrency: int, wait_for_build_of: int | None 
     def reply(messages) -> str:
         i = next(i for i, ex in enumerate(examples) if ex.question in messages[-1].content)
         if wait_for_build_of is not None and i < wait_for_build_of:
+            was_built = built.wait(60)  # outside the lock: the build takes it before it sets ``built``
             with lock:
-                events.append(("waited", i, built.wait(60)))
+                events.append(("waited", i, was_built))
         with lock:
             events.append(("answered", i))
         return "3,559 people [1]"
