@@ -87,8 +87,7 @@ def test_methods_that_remember_earlier_questions_run_one_at_a_time(caplog):
 def _recording_run(monkeypatch, concurrency: int, wait_for_build_of: int | None = None):
     """Events in the order they happened: ("build", i) as question i's passages are built, ("answered", i) as the
     model answers it. With ``wait_for_build_of``, the model holds every question before that one until that one's
-    passages are built (60 s at most: in the test command's fresh clone a Ray instance starting on the other worker
-    starved this one past 10 s), and says whether they were."""
+    passages are built (60 s at most), and says whether they were."""
     from tanglerag.eval.passages import PassageBuilder
 
     _, examples = load_dataset("ramdocs-sample", limit=6)
