@@ -576,6 +576,23 @@ def test_a_value_the_articles_own_correction_note_says_was_wrong_is_written_as_t
     assert restated("64 metres [1]", ["herald"], article, question)[1] == ""
 
 
+def test_a_value_the_cited_passages_name_only_as_replaced_is_written_as_what_replaced_it():
+    from tanglerag.methods.ledger.dissent import restated
+
+    notice = as_retrieved([Passage(id="notice", title="Library notice", text=(
+        "From 1 March the Eastgate branch will close at 16:00 on Saturdays instead of 17:00. "
+        "Weekday hours are unchanged."))])
+    question = "What time does the Eastgate branch close on Saturdays?"
+    assert restated("17:00 [1]", ["notice"], notice, question) == \
+        ("16:00 [1]", "replaced-value: the cited passages name 17:00 only as what 16:00 replaced")
+    assert restated("17:00 [1]", ["notice"], notice, question, frozenset({"replaced-value"}))[1] == ""
+    assert restated("16:00 [1]", ["notice"], notice, question)[1] == ""
+    # a page that also states 17:00 as holding (the weekdays) may be cited for it: left as it is
+    hours = as_retrieved([Passage(id="hours", title="Opening hours", text=(
+        "Monday to Friday the branch closes at 17:00. It will close at 16:00 on Saturdays instead of 17:00."))])
+    assert restated("17:00 [1]", ["hours"], hours, question)[1] == ""
+
+
 def test_an_iso_date_in_a_sentence_is_one_date_not_three_counts():
     from tanglerag.methods.ledger.dissent import sentence_values
 

@@ -202,7 +202,8 @@ def restated(answer: str, cited: list[str], passages: list[RetrievedPassage], qu
              off: frozenset[str] = frozenset()) -> tuple[str, str]:
     """The answer with its value written again where a rule says the model misread it, with the rule's words for the
     trace (else the answer and ""): a value a cited passage's own correction note says was wrong, as the note's
-    (``in-text-correction``); a value no passage shown states anywhere, as the value its cited passages all state of
+    (``in-text-correction``); a value its cited passages name only as what a change replaced, as the value they give
+    in its place (``replaced-value``); a value no passage shown states anywhere, as the value its cited passages all state of
     its kind in their sentence most about the question (``unstated-value``: "1947 [2]" over "Built 1847 to designs
     by ...", the 1.5B model misreading a digit). Only an answer that is its value alone is rewritten: a sentence
     around it may say more."""
@@ -212,6 +213,7 @@ def restated(answer: str, cited: list[str], passages: list[RetrievedPassage], qu
         return answer, ""
     hits = [h for h in passages if h.passage.id in cited]
     fixed = (None if "in-text-correction" in off else _corrected(said, text, hits)) or \
+        (None if "replaced-value" in off else _replaced(said, text, hits)) or \
         (None if "unstated-value" in off else _unstated(said, text, hits, passages, question))
     if fixed is None:
         return answer, ""
@@ -225,6 +227,26 @@ def _corrected(said: Value, text: str, hits: list[RetrievedPassage]) -> tuple[st
             if wrong.same(said):
                 return span, f"in-text-correction: {hit.passage.title or hit.passage.id} corrects {text} to {span}"
     return None
+
+
+def _replaced(said: Value, text: str, hits: list[RetrievedPassage]) -> tuple[str, str] | None:
+    """The value the cited passages ``hits`` all give in place of ``said`` where they name ``said`` only as what a
+    change left behind ("will close at 16:00 on Saturdays instead of 17:00" read as 17:00), with the rule's words."""
+    instead = [found for h in hits if (found := _in_place_of(said, f"{h.passage.title}\n{h.passage.text}"))]
+    if not hits or len(instead) < len(hits) or any(not value.same(instead[0][0]) for value, _ in instead):
+        return None
+    span = instead[0][1]
+    return span, f"replaced-value: the cited passages name {text} only as what {span} replaced"
+
+
+def _in_place_of(said: Value, text: str) -> tuple[Value, str] | None:
+    """The first value of ``said``'s dimension a sentence of ``text`` states as holding where it names ``said`` as a
+    former value; None when ``text`` also states ``said`` as holding, or never names it as a former one."""
+    sentences = split_sentences(text)
+    if any(v.same(said) for s in sentences for v, _ in sentence_values(s, skip_former=True)):
+        return None
+    return next(((v, span) for s in sentences if any(v.same(said) for v, _ in sentence_values(s, skip_former=False))
+                 for v, span in sentence_values(s, skip_former=True) if v.dimension == said.dimension), None)
 
 
 def _unstated(said: Value, text: str, hits: list[RetrievedPassage], passages: list[RetrievedPassage],

@@ -104,6 +104,9 @@ RULES: tuple[Rule, ...] = (
     Rule("in-text-correction", "vetting", "vetted: an answer that is a value a cited passage's own correction note "
          "says was wrong ('An earlier version of this article said ...') is written as the value the note gives",
          "e-dunmere-footbridge-1"),
+    Rule("replaced-value", "vetting", "vetted: an answer that is a value its cited passages name only as what a change "
+         "replaced ('open at 10:30 instead of 11am' answered 11am) is written as the value they give in its place",
+         "e-haverleigh-museum-1"),
     Rule("unstated-value", "vetting", "vetted: an answer that is a value no passage shown states anywhere is "
          "written as the value its cited passages all state of its kind in their sentence most about the question",
          "b-pellbridge-corn-exchange-1"),
