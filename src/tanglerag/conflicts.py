@@ -153,6 +153,8 @@ class Claim(BaseModel):
     relevant: bool = Field(True, description="its passage is about the question asked (ledger.relevance)")
     dropped_by: str = Field("", description=(
         "the rule that keeps this claim from competing and why (answer-type, drafts); empty when none did"))
+    read_as: str = Field("", description=(
+        "the rule that read the claim's answer as another value and why (replaced-value); empty when none did"))
 
     @property
     def grounded(self) -> bool:
@@ -216,6 +218,7 @@ class ConflictReport(BaseModel):
 def _support_mark(claim: Claim) -> str:
     off_topic = "" if claim.relevant else f" [about another question: relevance {claim.relevance:.2f}]"
     off_topic += f" [{claim.dropped_by}]" if claim.dropped_by else ""
+    off_topic += f" [{claim.read_as}]" if claim.read_as else ""
     if claim.supported:
         return off_topic
     return off_topic + (" [quote not in the passage]" if claim.answer_found

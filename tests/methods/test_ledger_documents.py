@@ -192,6 +192,27 @@ def test_the_scope_a_question_names_selects_the_claims_about_it(llm_factory):
     assert every.overall != "none"  # the ablation: the Basic plan's price becomes a rival
 
 
+EASTGATE = {  # a newcomer's folder: the opening-hours page, then a notice changing Saturday's closing time
+    "hours.md": ("Eastgate branch opening hours. On Saturdays the branch closes at 17:00.",
+                 {"source": "Eastgate Library", "date": "2023-05-02"},
+                 ("On Saturdays the branch closes at 17:00", "17:00", "Saturday closing")),
+    "notice.md": ("Notice. From 1 March 2024 the Eastgate branch will close at 16:00 on Saturdays instead of 17:00.",
+                  {"source": "Eastgate Library", "date": "2024-02-10"},
+                  ("close at 16:00 on Saturdays instead of 17:00", "17:00", "Saturday closing")),
+}
+
+
+def test_a_claim_of_the_value_a_change_replaced_is_read_as_the_new_value(llm_factory):
+    question = "What time does the Eastgate branch close on Saturdays?"
+    answer, step = ask(llm_factory, EASTGATE, question)
+    notice = next(c for c in step.claims if c.passage_id == "notice.md")
+    assert notice.answer == "16:00" and notice.read_as.startswith("replaced-value: the passage names 17:00 only as")
+    assert asserted_text(answer.text).startswith("16:00") and verdicts(step)["17:00"] == "rejected"
+    assert step.overall == "outdated" and "superseded by its 2024-02-10" in answer.text
+    before, off = ask(llm_factory, EASTGATE, question, "ledger.disabled_rules=[replaced-value]")
+    assert asserted_text(before.text).startswith("17:00") and off.overall == "none"  # the notice a witness of 17:00
+
+
 # ----------------------------------------------------------------------------------------------------- document kinds
 SCHOOL = {  # a-oakridge-primary-1: the adopted start time beside a newer draft of the same school
     "policies/school-day.md": (("School day policy. Adopted by the governors on 12 May 2022. The school day starts "

@@ -587,6 +587,10 @@ def test_a_value_the_cited_passages_name_only_as_replaced_is_written_as_what_rep
         ("16:00 [1]", "replaced-value: the cited passages name 17:00 only as what 16:00 replaced")
     assert restated("17:00 [1]", ["notice"], notice, question, frozenset({"replaced-value"}))[1] == ""
     assert restated("16:00 [1]", ["notice"], notice, question)[1] == ""
+    # asked about a year or an "as of" date, the replaced value may be the one asked for: the date rules decide
+    for dated in ("What time did the Eastgate branch close on Saturdays in 2023?",
+                  "As of 2023, what time does the Eastgate branch close on Saturdays?"):
+        assert restated("17:00 [1]", ["notice"], notice, dated)[1] == ""
     # a page that also states 17:00 as holding (the weekdays) may be cited for it: left as it is
     hours = as_retrieved([Passage(id="hours", title="Opening hours", text=(
         "Monday to Friday the branch closes at 17:00. It will close at 16:00 on Saturdays instead of 17:00."))])

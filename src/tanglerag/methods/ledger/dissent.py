@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from tanglerag.conflicts import ConflictKind, ConflictReport, DocumentMeta, Side
 from tanglerag.dating import iso_day
+from tanglerag.methods.ledger.moment import as_of, names_a_year
 from tanglerag.methods.ledger.policies import KIND_WHEN_DECIDED_BY
 from tanglerag.methods.ledger.relevance import asked_names, content_stems, holds
 from tanglerag.methods.ledger.values import Value, read_value, spelled_as_digits
@@ -213,7 +214,7 @@ def restated(answer: str, cited: list[str], passages: list[RetrievedPassage], qu
         return answer, ""
     hits = [h for h in passages if h.passage.id in cited]
     fixed = (None if "in-text-correction" in off else _corrected(said, text, hits)) or \
-        (None if "replaced-value" in off else _replaced(said, text, hits)) or \
+        (None if "replaced-value" in off or asks_a_moment(question) else _replaced(said, text, hits)) or \
         (None if "unstated-value" in off else _unstated(said, text, hits, passages, question))
     if fixed is None:
         return answer, ""
@@ -232,14 +233,21 @@ def _corrected(said: Value, text: str, hits: list[RetrievedPassage]) -> tuple[st
 def _replaced(said: Value, text: str, hits: list[RetrievedPassage]) -> tuple[str, str] | None:
     """The value the cited passages ``hits`` all give in place of ``said`` where they name ``said`` only as what a
     change left behind ("will close at 16:00 on Saturdays instead of 17:00" read as 17:00), with the rule's words."""
-    instead = [found for h in hits if (found := _in_place_of(said, f"{h.passage.title}\n{h.passage.text}"))]
+    instead = [found for h in hits if (found := in_place_of(said, f"{h.passage.title}\n{h.passage.text}"))]
     if not hits or len(instead) < len(hits) or any(not value.same(instead[0][0]) for value, _ in instead):
         return None
     span = instead[0][1]
     return span, f"replaced-value: the cited passages name {text} only as what {span} replaced"
 
 
-def _in_place_of(said: Value, text: str) -> tuple[Value, str] | None:
+def asks_a_moment(question: str) -> bool:
+    """Whether the question names a year or an "as of" date: then a value a change replaced may be the one asked
+    for ("revenue rose from 412 million euros in 2019 to 530 million euros in 2021", asked for 2019's), and
+    ``replaced-value`` leaves it to the date rules."""
+    return names_a_year(question) or as_of(question) is not None
+
+
+def in_place_of(said: Value, text: str) -> tuple[Value, str] | None:
     """The first value of ``said``'s dimension a sentence of ``text`` states as holding where it names ``said`` as a
     former value; None when ``text`` also states ``said`` as holding, or never names it as a former one."""
     sentences = split_sentences(text)

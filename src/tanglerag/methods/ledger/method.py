@@ -34,6 +34,7 @@ from tanglerag.llm.structured import Decision
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput, make_method
 from tanglerag.methods.ledger.claims import answered_claims, read_claims, read_claims_together
 from tanglerag.methods.ledger.config import LedgerConfig
+from tanglerag.methods.ledger.dissent import answer_value, asks_a_moment, in_place_of
 from tanglerag.methods.ledger.independence import Independence, file_of, independence
 from tanglerag.methods.ledger.kinds import DocumentKind, asks_about_drafts, document_kind
 from tanglerag.methods.ledger.moment import timeless
@@ -228,7 +229,8 @@ def check_claims(claims: list[Claim], question: str, kinds: dict[str, DocumentKi
     """The claim rules of ``ledger.rules`` that need no model: a claim whose passage does not name what the question
     names (``asked-names``), one naming no amount of the kind the question asks for (``answer-type``), and one read
     from a draft the question does not ask about (``drafts``) compete for nothing; each is marked with the rule and
-    why. ``texts``: each passage's words with its title, source and path."""
+    why; a claim of a value its passage names only as replaced is read as the value replacing it (``replaced-value``).
+    ``texts``: each passage's words with its title, source and path."""
     dimension = asked_dimension(question) if "answer-type" not in off else None
     drafts = "drafts" not in off and not asks_about_drafts(question)
     for claim in claims:
@@ -239,6 +241,19 @@ def check_claims(claims: list[Claim], question: str, kinds: dict[str, DocumentKi
             claim.dropped_by = f"answer-type: the question asks for {dimension}"
         elif drafts and kinds.get(claim.passage_id) == "draft":
             claim.dropped_by = "drafts: read from a draft or proposal, not in force"
+        elif "replaced-value" not in off and not asks_a_moment(question):
+            read_again(claim, texts.get(claim.passage_id, ""))
+
+
+def read_again(claim: Claim, text: str) -> None:
+    """A claim whose answer its passage names only as what a change replaced ("close at 16:00 on Saturdays instead
+    of 17:00" read as 17:00) is the value the passage gives in its place (rule ``replaced-value``): counted as a
+    witness of 17:00 it would outvote the change it reports."""
+    said = answer_value(claim.answer)
+    instead = in_place_of(said, text) if said is not None else None
+    if instead is not None:
+        claim.read_as = f"replaced-value: the passage names {claim.answer} only as what {instead[1]} replaced"
+        claim.answer, claim.answer_found = instead[1], True
 
 
 def _tiers_hint(metadata: Mapping[str, Any], tiers: dict[str, float]) -> str:

@@ -104,8 +104,8 @@ RULES: tuple[Rule, ...] = (
     Rule("in-text-correction", "vetting", "vetted: an answer that is a value a cited passage's own correction note "
          "says was wrong ('An earlier version of this article said ...') is written as the value the note gives",
          "e-dunmere-footbridge-1"),
-    Rule("replaced-value", "vetting", "vetted: an answer that is a value its cited passages name only as what a change "
-         "replaced ('open at 10:30 instead of 11am' answered 11am) is written as the value they give in its place",
+    Rule("replaced-value", "claim", "a claim, or vetted's answer, of a value its passages name only as what a change "
+         "replaced ('open at 10:30 instead of 11am' read as 11am) is read as the value they give in its place",
          "e-haverleigh-museum-1"),
     Rule("unstated-value", "vetting", "vetted: an answer that is a value no passage shown states anywhere is "
          "written as the value its cited passages all state of its kind in their sentence most about the question",

@@ -18,7 +18,7 @@ registerStepView("conflicts", "Claims and conflicts", (step, index, numberOf) =>
       el("td", {}, c.quote, c.supported ? "" : c.answer_found ? " (reworded: the answer is in the passage, the quote is not)"
         : " (neither quote nor answer is in the passage: no witness)",
         c.relevant === false ? ` (its passage is about another question: relevance ${c.relevance.toFixed(2)})` : "",
-        c.dropped_by ? ` (${c.dropped_by})` : ""))));
+        c.dropped_by ? ` (${c.dropped_by})` : "", c.read_as ? ` (${c.read_as})` : ""))));
   const reports = step.reports.map(r => el("div", { class: "conflict" },
     el("p", {}, el("strong", {}, r.kind.replaceAll("_", " ")), r.about ? ` about ${r.about}` : "",
       r.rule ? ` - ${r.rule}` : " - no policy decided",
