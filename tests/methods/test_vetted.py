@@ -597,6 +597,16 @@ def test_a_value_the_cited_passages_name_only_as_replaced_is_written_as_what_rep
     assert restated("17:00 [1]", ["hours"], hours, question)[1] == ""
 
 
+def test_of_two_values_in_a_sentence_the_one_after_the_questions_words_is_stated_first():
+    hours = "On Saturdays the branch opens at 10:00 and closes at 17:00. On weekdays it opens at 9:00."
+    question = "What time does the Eastgate branch close on Saturdays?"
+    assert [span for _, span in stated_values(hours, question)][:2] == ["17:00", "10:00"]
+    page = as_retrieved([Passage(id="hours", title="Opening hours", text=hours)])[0]
+    assert dissenting(answer_value("16:00"), page, question) == "17:00"  # the side set aside is the closing time
+    opening = "What time does the Eastgate branch open on Saturdays?"
+    assert [span for _, span in stated_values(hours, opening)][:2] == ["10:00", "17:00"]
+
+
 def test_an_iso_date_in_a_sentence_is_one_date_not_three_counts():
     from tanglerag.methods.ledger.dissent import sentence_values
 

@@ -73,15 +73,18 @@ def stated_values(text: str, question: str, skip_former: bool = True, title: str
     """Each value a sentence of ``text`` about the question states as holding, with the words it was read from; a
     value a change left behind (``former``; the rule ``former-values``) is not stated. The values of the sentences
     sharing the question's rarer words come first, the names it asks about counting half (they say which thing, the
-    others what of it): "Gross tonnage: 2,140" before "MARISOL BRAE (IMO 9412876)" (``_about``)."""
+    others what of it): "Gross tonnage: 2,140" before "MARISOL BRAE (IMO 9412876)" (``_about``). In one sentence, a
+    value right after the question's words comes first: asked when the branch closes, "opens at 10:00 and closes at
+    17:00" states 17:00 first."""
     sentences = split_sentences(text)
     shares = _about(sentences, question, title)
     named = content_stems(" ".join(re.findall(r"(?<=\s)[A-Z]\w+", question)))
     seen = Counter(stem for stems in shares for stem in stems)
-    out = [(sum((0.5 if s in named else 1) / seen[s] for s in stems), value, span)
+    wanted = content_stems(question)
+    out = [(sum((0.5 if s in named else 1) / seen[s] for s in stems), bool(wanted & content_stems(cue)), value, span)
            for sentence, stems in zip(sentences, shares, strict=True)
-           if stems for value, span in sentence_values(sentence, skip_former)]
-    return [(value, span) for _, value, span in sorted(out, key=lambda t: -t[0])]
+           if stems for value, span, cue in _read_sentence(sentence, skip_former)]
+    return [(value, span) for _, _, value, span in sorted(out, key=lambda t: (-t[0], not t[1]))]
 
 
 def _about(sentences: list[str], question: str, title: str) -> list[set[str]]:
@@ -127,6 +130,11 @@ def sentence_values(sentence: str, skip_former: bool) -> list[tuple[Value, str]]
     """Each value in one sentence, in its order: the longest span that reads as more than a count ("30 minutes",
     not "30"; "1 April", not "1 April to"'s count of Aprils), else the longest, cut to the words that say it; an ISO
     date as one date; a number written in words as its digits (rule ``spelled-numbers``)."""
+    return [(value, span) for value, span, _ in _read_sentence(sentence, skip_former)]
+
+
+def _read_sentence(sentence: str, skip_former: bool) -> list[tuple[Value, str, str]]:
+    """``sentence_values``, each with the words just before it (its cue: "closes at")."""
     found = [(m.start(), Value("date", float(day.toordinal()), "day"), m[0]) for m in _ISO_DATE.finditer(sentence)
              if (day := iso_day(m[0])) is not None]
     sentence = _GLUED.sub(" ", _ISO_DATE.sub(lambda m: " " * len(m[0]), _STAMP.sub(" ", sentence)))
@@ -140,7 +148,13 @@ def sentence_values(sentence: str, skip_former: bool) -> list[tuple[Value, str]]
         if read:
             best = next((v for v, _ in read if v.kind != "count"), read[0][0])
             found.append((match.start(), *next((v, span) for v, span in reversed(read) if v == best)))
-    return [(value, span) for _, value, span in sorted(found, key=lambda f: f[0])]
+    return [(value, span, " ".join(sentence[:start].split()[-_CUE_WORDS:]))
+            for start, value, span in sorted(found, key=lambda f: f[0])]
+
+
+_CUE_WORDS = 2
+"""How many words before a value say what it is ("closes at 17:00"): more would take in the sentence's subject, which
+every value of the sentence shares ("the branch opens at 10:00 and closes at 17:00")."""
 
 
 _GLUED = re.compile(r"(?<=\d)(?=(?!(?:st|nd|rd|th)\b)[a-zA-Z\u00b0\u00b5])")
