@@ -46,6 +46,7 @@ import yaml
 from halves import half
 from pydantic import BaseModel, Field
 
+import tanglerag
 from tanglerag.api import Tanglerag
 from tanglerag.conflicts import ConflictStep, DocumentMeta
 from tanglerag.methods.ledger.moment import as_of, stated_date
@@ -163,9 +164,13 @@ def check(asks: list[Ask], data: Path = DATA) -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------------------- indexing
+PACKAGE = Path(tanglerag.__file__).parent
 def index_of(folder: Path, settings: Settings, cache: Path) -> Path:
-    """The folder's index, built once per content (a hash of its files names the index folder)."""
+    """The folder's index, built once per content (a hash of its files names the index folder) and per reading of it
+    (the code that reads files, dates and kinds them: changed, the folders are indexed again)."""
     digest = hashlib.sha256()
+    for reader in (PACKAGE / "ingest.py", PACKAGE / "dating.py", *sorted((PACKAGE / "loaders").glob("*.py"))):
+        digest.update(reader.read_bytes())
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
     out = cache / f"{folder.name}-{digest.hexdigest()[:12]}"
