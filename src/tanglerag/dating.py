@@ -180,12 +180,41 @@ def iso_day(text: str) -> datetime.date | None:
         return None
 
 
+_NAME_DATE = re.compile(r"(?<![\w-])" + DATE, re.IGNORECASE)
+_NAME_GAPS = re.compile(r"(?<!\d)[-_.\s]+|[-_.\s]+(?!\d)")
+"""What separates the words of a file's name: read as spaces, but a date's own hyphens ("2024-03-11") stay."""
+
+
+def name_date(file_name: str) -> tuple[datetime.date, str] | None:
+    """The date a file's name gives it, and its precision: "minutes-2021-01-budget.txt" January 2021,
+    "newsletter-sept-2024.html" September 2024, "visitor-leaflet-2021.md" 2021, "oakhurst-news-spring-2021.md"
+    spring 2021 (its last month), "budget-2024-25.html" 2024; the last date the name holds, None when it holds none. Why a name dates a file: people name files by when they wrote them, and
+    the name stays when the words never say. A name's year may be the year a file is about ("festival-2020-review"),
+    which is near when it was written; a question naming a year is not ordered by dates anyway."""
+    stem = re.sub(r"(?<=\d)_(?=\d)", "-", file_name.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0])
+    latest = datetime.date.today().year + 1
+    found = [parsed(m) or _year_of(m[0]) for m in _NAME_DATE.finditer(_NAME_GAPS.sub(" ", stem))]
+    found = [day for day in found if day is not None and _EARLIEST <= day[0].year <= latest]
+    return found[-1] if found else None
+
+
+def _year_of(words: str) -> tuple[datetime.date, str] | None:
+    """The year a name's words end on when they are no date as a whole: "leaflet 2021" (read as a month name and a
+    year), "2024-25" (as a month 25)."""
+    year = re.search(r"(?<!\d)((?:19|20)\d{2})(?:-\d{2})?$", words)
+    return (datetime.date(int(year[1]), 1, 1), "year") if year else None
+
+
+def date_fields(day: datetime.date, precision: str, source: str) -> dict[str, str]:
+    """Metadata fields for a date read from a document's ``source`` ("text", "name"): ``date`` as precisely as it was
+    given, and ``date_from``, so a reader (and the ``name-dates`` / ``text-dates`` ablations) can tell it from a date
+    a person declared."""
+    shown = {"year": f"{day:%Y}", "month": f"{day:%Y-%m}"}.get(precision, day.isoformat())
+    return {"date": shown, "date_from": source}
+
+
 def text_date_fields(text: str) -> dict[str, str]:
     """A document's metadata fields for the date its text states (``date`` as precisely as stated, and
     ``date_from: text``); empty when it states none."""
     found = stated_date(text)
-    if found is None:
-        return {}
-    day, precision = found
-    shown = {"year": f"{day:%Y}", "month": f"{day:%Y-%m}"}.get(precision, day.isoformat())
-    return {"date": shown, "date_from": "text"}
+    return date_fields(*found, "text") if found is not None else {}

@@ -27,7 +27,7 @@ from pydantic import Field, ValidationError
 
 from tanglerag.config import IndexConfig
 from tanglerag.conflicts import DEFAULT_AUTHORITY_TIERS, DocumentMeta
-from tanglerag.dating import text_date_fields
+from tanglerag.dating import date_fields, name_date, text_date_fields
 from tanglerag.dpr import read_dpr_tsv
 from tanglerag.errors import IngestError, InputError
 from tanglerag.jsonio import loads as json_loads
@@ -259,6 +259,8 @@ def _file_document(doc_id: str, file_name: str, data: bytes, shown: str) -> Sour
     detected = _detected_fields(loaded.detected)
     if "date" not in detected and "date" not in fields:  # the file's own words, read whole: its chunks share it
         detected.update(text_date_fields(text))
+    if "date" not in detected and "date" not in fields and (named := name_date(file_name)) is not None:
+        detected.update(date_fields(*named, "name"))  # else its name: "minutes-2023-05-04.md"
     metadata = {**detected, **fields, PATH: doc_id, SHA256: hashlib.sha256(data).hexdigest()}
     return SourceDocument(id=doc_id, title=title or loaded.title or _name_title(file_name), text=text,
                           metadata=metadata, segments=loaded.segments)

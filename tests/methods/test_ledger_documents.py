@@ -2,6 +2,7 @@
 nothing, drafts not in force, corrections, release notes and registers, dates in prose, and trust that is the
 operator's. Each folder is a small copy of a dev ask of benchmarks/data/people_docs (named in the test)."""
 
+import datetime
 import json
 from pathlib import Path
 
@@ -9,7 +10,9 @@ import pytest
 import yaml
 
 from tanglerag.conflicts import ConflictStep
+from tanglerag.dating import name_date
 from tanglerag.errors import ConfigError, InputError
+from tanglerag.ingest import load_corpus
 from tanglerag.methods.base import make_method
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.kinds import document_kind
@@ -429,6 +432,28 @@ def test_a_date_alone_on_a_line_below_a_documents_head_is_a_cell_not_its_date():
 def test_impossible_or_ancient_stamps_date_nothing():
     assert stated_date("[2024-02-30 10:12] ana: hi") is None  # no such day: no date, no crash at ingest
     assert stated_date("Updated 1200 records overnight.") is None
+
+
+@pytest.mark.parametrize(("name", "day", "precision"), [
+    ("visitor-leaflet-2021.md", "2021-01-01", "year"), ("minutes-2023-05-04.md", "2023-05-04", "day"),
+    ("notes_2023_05_04.txt", "2023-05-04", "day"), ("newsletter-sept-2024.html", "2024-09-01", "month"),
+    ("oakhurst-news-spring-2021.md", "2021-05-01", "month"), ("budget-2024-25.html", "2024-01-01", "year")])
+def test_a_files_name_gives_its_date(name, day, precision):
+    assert name_date(name) == (datetime.date.fromisoformat(day), precision)
+
+
+def test_a_name_without_a_date_or_with_a_number_that_is_none_gives_none():
+    for name in ("README.md", "CHANGELOG-X2.md", "v2.3.1-notes.md", "photo-1200.md", "model-3000.txt"):
+        assert name_date(name) is None, name
+
+
+def test_an_undated_file_is_dated_by_its_name_when_indexed_and_its_words_or_front_matter_win(tmp_path):
+    (tmp_path / "visitor-leaflet-2021.md").write_text("# Leaflet\n\nThe museum opens at 11am.\n")
+    (tmp_path / "notice-2021.md").write_text("# Notice\n\nUpdated 3 May 2024. The museum opens at 10am.\n")
+    (tmp_path / "poster-2021.md").write_text("---\ndate: 2020-02-01\n---\nThe museum opens at 10:30.\n")
+    dated = {p.metadata["path"]: (p.metadata["date"], p.metadata.get("date_from")) for p in load_corpus(tmp_path)}
+    assert dated == {"visitor-leaflet-2021.md": ("2021", "name"), "notice-2021.md": ("2024-05-03", "text"),
+                     "poster-2021.md": ("2020-02-01", None)}
 
 
 def test_trust_entries_match_paths_gitignore_style_and_bound_authority_to_the_entry():

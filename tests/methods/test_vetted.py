@@ -787,3 +787,33 @@ def test_a_name_stated_for_another_year_than_asked_is_withdrawn_reading_the_page
                                                                   "standard pitch is £60.")])
     assert asked_scope("£55 [1]", ["f"], fees, "How much is a standard pitch in 2025?").text == "£60 [1]"
 
+
+
+FORMATS = {  # c-tessel-app-2: each release note adds an export format
+    "notes-1.0.md": ("Tessel 1.0 release notes. You can now export notes to Markdown.", {}, "Markdown"),
+    "notes-1.4.md": ("Tessel 1.4 release notes. Notes can also be exported to PDF.", {}, "PDF"),
+}
+
+
+def test_a_question_asking_for_several_things_has_every_one_given():
+    from tanglerag.methods.ledger.values import asks_for_several
+
+    for question in ("Who are the headliners at the festival?", "What formats can I export my notes to?",
+                     "Which languages is the app available in?", "Which cities does the ferry serve?"):
+        assert asks_for_several(question), question
+    for question in ("What warranty comes with the Atlas?", "How many days is it open?", "Who is the CEO?",
+                     "What time does the branch close on Saturdays?", "What address is the office at?"):
+        assert not asks_for_several(question), question
+
+
+def test_the_model_is_told_to_list_every_one_for_a_list_question_only(llm_factory):
+    from tanglerag.methods.ledger.vetted import SEVERAL_RULE
+
+    def system_prompt(question: str, *overrides: str) -> str:
+        answer, _ = ask(llm_factory, FORMATS, question, None, *overrides)
+        return answer.trace.calls[0].messages[0].content
+
+    assert SEVERAL_RULE in system_prompt("What formats can I export my Tessel notes to?")
+    assert SEVERAL_RULE not in system_prompt("What format did Tessel 1.0 export to?")
+    assert SEVERAL_RULE not in system_prompt("What formats can I export my Tessel notes to?",
+                                             "ledger.disabled_rules=[several-answers]")

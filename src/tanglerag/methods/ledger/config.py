@@ -94,7 +94,7 @@ class LedgerConfig(Section):
 
     disabled_rules: list[str] = Field(default_factory=lambda: ["asked-names", "later-subject"], description=(
         "rules of the ledger's rule table (tanglerag.methods.ledger.rules) to turn off, for an ablation: trust, "
-        "text-dates, document-kinds, asked-names, answer-type, drafts, scope, same-value, or a policy's name; "
+        "text-dates, name-dates, document-kinds, asked-names, answer-type, drafts, scope, same-value, or a policy's name; "
         "vetted's own: as-of, ranking, dates-across, off-topic, overruled, former-values, informal, now, "
         "complementary, asked-scope, later-subject and the others of the table's vetting stage (it also "
         "reads trust, text-dates, document-kinds, drafts, supersede, releases, corrections, register and newest). "

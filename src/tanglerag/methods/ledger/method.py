@@ -130,7 +130,7 @@ def mark_relevance(claims: list[Claim], scores: dict[str, float], threshold: flo
 
 
 def provenance(passages: list[RetrievedPassage], tiers: dict[str, float], trust: TrustConfig | None = None,
-               text_dates: bool = True) -> tuple[dict[str, DocumentMeta], list[str], set[str]]:
+               text_dates: bool = True, name_dates: bool = True) -> tuple[dict[str, DocumentMeta], list[str], set[str]]:
     """Each passage's date, source and authority, read with the tiers in force after the ``trust`` setting has
     taken out what its document may not declare (and bounded its authority), the lines saying what trust changed,
     and the passages whose declarations it ignored. Why a refusal names the passage and, for a tier, the setting: an index keeps tiers as written, so one
@@ -141,8 +141,8 @@ def provenance(passages: list[RetrievedPassage], tiers: dict[str, float], trust:
     metas, notes, undatable, ignored = {}, [], set(), set()
     for hit in passages:
         metadata = hit.passage.metadata
-        if not text_dates and metadata.get("date_from") == "text":  # the ablation: no date read from words
-            metadata = {k: v for k, v in metadata.items() if k not in ("date", "date_from")}
+        if metadata.get("date_from") in ({"text"} if not text_dates else set()) | ({"name"} if not name_dates else set()):
+            metadata = {k: v for k, v in metadata.items() if k not in ("date", "date_from")}  # the ablations
         trusted = apply_trust(metadata, trust, top, tiers, hit.passage.id)
         notes += [n for n in trusted.notes if n not in notes]
         if trusted.metadata.get("date_from_text") is False:
@@ -284,7 +284,8 @@ class LedgerMethod(Method):
         config = self.settings.section(LedgerConfig)
         off = set(config.disabled_rules)
         metas, trusted, untrusted = provenance(passages, config.authority_tiers,
-                                    self.settings.trust if "trust" not in off else None, "text-dates" not in off)
+                                    self.settings.trust if "trust" not in off else None, "text-dates" not in off,
+                                    "name-dates" not in off)
         kinds = document_kinds(passages, off) if "document-kinds" not in off else {}
         asked = timeless(question.text)
         scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)

@@ -30,6 +30,8 @@ RULES: tuple[Rule, ...] = (
     Rule("text-dates", "provenance", "a document with no date in its metadata is dated by its words: a cue and a "
          "date near its start or end, a changelog's dated version heading, a chat's first timestamp",
          "a-lantern-hill-coop-1", {"edge_chars": "300 (dating._STAMP_CHARS)"}),
+    Rule("name-dates", "provenance", "a document dated neither by its metadata nor by its words is dated by its file's "
+         "name ('visitor-leaflet-2021.md', 'newsletter-sept-2024.html'), when the index was built", "e-haverleigh-museum-1"),
     Rule("release-dates", "provenance", "vetted: a chunk of release notes is dated by the release it holds the notes "
          "of (the dated version heading it sits under, else opens with), not by the file's newest release",
          "e-quenby-cli-1"),
@@ -104,6 +106,9 @@ RULES: tuple[Rule, ...] = (
     Rule("in-text-correction", "vetting", "vetted: an answer that is a value a cited passage's own correction note "
          "says was wrong ('An earlier version of this article said ...') is written as the value the note gives",
          "e-dunmere-footbridge-1"),
+    Rule("several-answers", "vetting", "vetted: a question asking for several things ('Who are the headliners', "
+         "'What formats can I export to') has the model give every one the passages name, each cited: passages naming "
+         "different ones do not disagree", "e-gullhaven-festival-1"),
     Rule("replaced-value", "claim", "a claim, or vetted's answer, of a value its passages name only as what a change "
          "replaced ('open at 10:30 instead of 11am' read as 11am) is read as the value they give in its place",
          "e-haverleigh-museum-1"),

@@ -299,6 +299,20 @@ def asked_dimension(question: str) -> str | None:
     return next((dimension for pattern, dimension in _ASKS if pattern.search(question)), None)
 
 
+_SEVERAL = re.compile(r"^\W*(?:(?:who|what|which)\s+(?:are|were)\b|(?:what|which)\s+(?:[a-z-]+\s+)?(?!(?:is|was|does|"
+                      r"has|address|status|news|series|class|business)\b)[a-z-]+[^s\W]s\s+(?:can|could|do|does|did|are|were|is|"
+                      r"will|should|must|have|has)\b)", re.IGNORECASE)
+"""A question asking for several things: "Who are the headliners ...?", "What formats can I export ... to?", "Which
+languages is the app available in?". Not "What warranty comes with ...": a verb ends in -s too."""
+
+
+def asks_for_several(question: str) -> bool:
+    """Whether the question asks for a list (``_SEVERAL``): passages naming different members of it complement
+    each other, and one answer taken from the first of them leaves the rest out (e-gullhaven-festival-1: each
+    night's headliner announced in its own newsletter)."""
+    return bool(_SEVERAL.search(question))
+
+
 _RANGE = re.compile(r"^[\d.,]+\s*(?:to|-|\u2013|or|and)\s*(?=\d)")
 
 

@@ -44,6 +44,7 @@ from tanglerag.methods.ledger.method import (
 from tanglerag.methods.ledger.moment import as_of, asks_now, names_a_year, timeless
 from tanglerag.methods.ledger.relevance import names_every_name
 from tanglerag.methods.ledger.scoped import asked_scope
+from tanglerag.methods.ledger.values import asks_for_several
 from tanglerag.methods.ledger.vetting import Documents, Vetting, vet
 from tanglerag.stages.generate import answer_params, cited_answer_decision, cited_answer_messages, read_cited_answer
 from tanglerag.tracking import current_tracker, record_step, stage, streamed_answer, token_sink
@@ -53,6 +54,9 @@ from tanglerag.types import Question, RetrievedPassage
 VETTED_RULE = ("The passages are ranked, the most believable first: on the question's topic, newer, corrected or "
                "official before older, unverified or superseded. Where they disagree, answer as the first passage "
                "that answers does.")
+
+SEVERAL_RULE = ("The question asks for more than one thing: give every one the passages name, each with the numbers "
+                "of the passages naming it. Passages naming different ones do not disagree.")
 
 
 def labelled(vetting: Vetting) -> list[RetrievedPassage]:
@@ -159,7 +163,8 @@ class VettedMethod(Method):
         """What each passage's document is (the ledger's provenance, kinds, relevance and copies), then the vetting."""
         config = self.settings.section(LedgerConfig)
         trust = self.settings.trust if "trust" not in off else None
-        metas, notes, unverified = provenance(passages, config.authority_tiers, trust, "text-dates" not in off)
+        metas, notes, unverified = provenance(passages, config.authority_tiers, trust, "text-dates" not in off,
+                                             "name-dates" not in off)
         index = self.resources.index
         heads = index.heads([h.passage for h in passages]) if index is not None and "document-heads" not in off \
             else {}
@@ -199,7 +204,8 @@ class VettedMethod(Method):
             shown = [hit.model_copy(update={"passage": hit.passage.model_copy(update={"text": key_sentences(
                 hit.passage.text, asked, hit.passage.title, config.vetted_sentences)})}) for hit in shown]
         messages = cited_answer_messages(asked, shown, methods.passage_words, question.user_contexts)
-        messages[0] = messages[0].model_copy(update={"content": f"{messages[0].content}\n{VETTED_RULE}"})
+        several = f"\n{SEVERAL_RULE}" if "several-answers" not in vetting.off and asks_for_several(asked) else ""
+        messages[0] = messages[0].model_copy(update={"content": f"{messages[0].content}\n{VETTED_RULE}{several}"})
         with stage("answer"), streamed_answer():
             reply = await self.llm.adecide(cited_answer_decision(messages, vetting.shown, methods.answer_tokens),
                                            answer_params(self.llm, methods))
