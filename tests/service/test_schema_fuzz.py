@@ -43,19 +43,24 @@ def _jsonl(ctx, value) -> bytes:  # the documents body is free text: whatever wa
     return str(value).encode("utf-8", errors="replace")
 
 
-_TMP = Path(tempfile.mkdtemp(prefix="tanglerag-fuzz-"))
-_KEYS = ApiKeys.load(env=f"{ADMIN},{ALICE}=alice")
-_RUNS = write_run(_TMP / "runs" / "sample")  # the run browser's routes answer from a real run
-schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(make_runtime(_TMP), _KEYS, runs_dir=_RUNS.parent))
 # JSONL text and uploaded files are free-form in the schema (JSON Schema cannot say "one JSON object per line"), so
 # a schema-valid body may still be refused with 400; every other check applies to that route too
 _FREE_FORM_BODIES = {("POST", "/v1/index/documents")}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _cleanup():
-    yield
-    shutil.rmtree(_TMP, ignore_errors=True)
+@pytest.fixture(scope="module")
+def api_schema():
+    """The app's schema, loaded when the test runs rather than when it is collected: schemathesis builds each
+    operation's coverage cases as it loads them (14 s here), and every test process collects every test, so at
+    collection each would pay that, where now the one process running this test does."""
+    folder = Path(tempfile.mkdtemp(prefix="tanglerag-fuzz-"))
+    runs = write_run(folder / "runs" / "sample")  # the run browser's routes answer from a real run
+    keys = ApiKeys.load(env=f"{ADMIN},{ALICE}=alice")
+    yield schemathesis.openapi.from_asgi("/openapi.json", create_app(make_runtime(folder), keys, runs_dir=runs.parent))
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+schema = schemathesis.pytest.from_fixture("api_schema")
 
 
 @schema.parametrize()
