@@ -372,3 +372,24 @@ def test_claims_read_together_in_one_call_name_their_passages_and_quote_the_sent
     assert claims[0].quote == "Staff take 20 days a year." and claims[0].supported and claims[0].answer_found
     ((messages, params),) = llm.backend.requests
     assert "[3] From 2025 staff take 25 days." in messages[-1].content and params.max_tokens == 3 * 48
+
+
+def test_brief_claims_put_the_question_first_write_no_quote_and_quote_the_sentence_holding_the_answer():
+    """``ledger.claims_from=brief`` (issue 69): a call for each passage, the question and instructions before the
+    document so that one question's calls share that prefix, and no quote asked for."""
+    import asyncio
+
+    from tanglerag.methods.ledger.claims import read_brief_claims
+    from tanglerag.testing import canned_llm
+    from tanglerag.types import Passage, RetrievedPassage
+
+    hits = [RetrievedPassage(passage=Passage(id=pid, text=text), score=1.0, rank=n)
+            for n, (pid, text) in enumerate([("policy", "Leave rules. Staff take 20 days a year."),
+                                              ("tea", "Green tea is steeped at 80 degrees.")], 1)]
+    llm = canned_llm([("Leave rules", "Answer: 20 days\nAbout: staff leave")], default="Answer: unknown")
+    claims, unread = asyncio.run(read_brief_claims(llm, "How many days of leave?", hits, 100, 96))
+    assert unread == [] and [(c.passage_id, c.answer, c.about) for c in claims] == [("policy", "20 days", "staff leave")]
+    assert claims[0].quote == "Staff take 20 days a year." and claims[0].supported and claims[0].answer_found
+    prompts = [messages[-1].content for messages, _ in llm.backend.requests]
+    assert [p.split("\n\nDocument: ")[0] for p in prompts] == [prompts[0].split("\n\nDocument: ")[0]] * 2
+    assert prompts[0].startswith("Question: How many days of leave?") and "Quote" not in prompts[0]

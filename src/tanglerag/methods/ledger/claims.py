@@ -14,7 +14,7 @@ from tanglerag.conflicts import Claim, answer_in_passage, quote_in_passage
 from tanglerag.llm.client import LLM
 from tanglerag.llm.structured import Decision
 from tanglerag.methods.base import Method
-from tanglerag.methods.ledger.prompts import claim_messages, claims_messages
+from tanglerag.methods.ledger.prompts import brief_claim_messages, claim_messages, claims_messages
 from tanglerag.text import clip_words, first_answer_line, is_unknown, number_passages
 from tanglerag.tracking import stage
 from tanglerag.types import Question, RetrievedPassage
@@ -67,6 +67,40 @@ async def read_claims(llm: LLM, question: str, passages: list[RetrievedPassage],
             claims.append(Claim(answer=reply.answer.strip(), about=reply.about.strip(), quote=reply.quote.strip(),
                                 passage_id=hit.passage.id, supported=quote_in_passage(reply.quote, text),
                                 answer_found=answer_in_passage(reply.answer, text)))
+    return claims, unread
+
+
+class BriefReply(BaseModel):
+    answer: str = Field(max_length=120)
+    about: str = Field(max_length=120)
+
+
+def read_brief_lines(text: str) -> BriefReply | None:
+    """``Answer:`` and ``About:`` lines, read as ``read_claim_lines`` reads them."""
+    claim = read_claim_lines(text)
+    return None if claim is None else BriefReply.model_construct(answer=claim.answer, about=claim.about)
+
+
+async def read_brief_claims(llm: LLM, question: str, passages: list[RetrievedPassage], words: int,
+                            budget: int) -> tuple[list[Claim], list[str]]:
+    """Every passage's claim from a call of its own that writes no quote (``ledger.claims_from=brief``): the quote
+    is the passage's sentence that holds the answer's words (none: not supported)."""
+    decisions = [Decision(reply=BriefReply, json_messages=brief_claim_messages(question, clip_words(
+                              hit.passage.text, words), as_json=True), json_tokens=budget + 32,
+                          text_messages=brief_claim_messages(question, clip_words(hit.passage.text, words)),
+                          text_tokens=budget, parse_text=read_brief_lines)
+                 for hit in passages]
+    with stage("claims"):
+        replies = await llm.adecide_many(decisions)
+    claims, unread = [], []
+    for hit, reply in zip(passages, replies, strict=True):
+        if reply is None:
+            unread.append(hit.passage.id)
+        elif reply.answer.strip() and not is_unknown(reply.answer):
+            text, answer = hit.passage.text, reply.answer.strip()
+            quote = sentence_holding(answer, text)
+            claims.append(Claim(answer=answer, about=reply.about.strip(), quote=quote, passage_id=hit.passage.id,
+                                supported=bool(quote), answer_found=answer_in_passage(answer, text)))
     return claims, unread
 
 

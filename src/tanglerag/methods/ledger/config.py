@@ -69,9 +69,11 @@ class LedgerConfig(Section):
         "two sides whose claims' 'about' match are one thing only if their passages share this share of the "
         "smaller side's content words besides the question's and the answers' (two people of one name share few); "
         "0 takes the 'about' alone"))
-    claims_from: Literal["quotes", "together", "separate"] = Field("quotes", description=(
+    claims_from: Literal["quotes", "brief", "together", "separate"] = Field("quotes", description=(
         "where each passage's claim comes from: quotes (the ledger's own call for each passage: the words that "
-        "answer, the answer, what it is about); together (one call over every passage, a line per passage that "
+        "answer, the answer, what it is about); brief (a call for each passage with the question first, so one "
+        "question's calls share that prefix, writing the answer and what it is about but no quote: the passage's "
+        "sentence that holds the answer stands for it); together (one call over every passage, a line per passage that "
         "answers: its answer and what it is about, the quote then the passage's sentence that holds the answer; "
         "seconds instead of minutes on a CPU); separate (the separate baseline's answer for the passage alone, its descriptor as what "
         "it is about: every answer answering each passage finds, then the policies reject what the evidence "

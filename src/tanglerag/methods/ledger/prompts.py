@@ -25,6 +25,17 @@ CLAIM_JSON = (
     '"about": who or what the answer is about, with what tells it apart from others of that name.'
 )
 
+BRIEF_TEXT = (
+    "Reply in two lines:\n"
+    "Answer: the short answer the document gives\n"
+    "About: who or what the answer is about, with what tells it apart from others of that name\n"
+    "If the document does not answer the question, reply: Answer: unknown"
+)
+BRIEF_JSON = (
+    'Reply with JSON with two keys. "answer": the short answer the document gives, or "unknown" if it does not answer '
+    'the question. "about": who or what the answer is about, with what tells it apart from others of that name.'
+)
+
 CLAIMS_SYSTEM = (
     "You read numbered documents and report what each one says in answer to a question. Documents may be about "
     "another person or thing with the same name, or be wrong: report each document's own answer, not the one you "
@@ -48,6 +59,14 @@ PRIOR_JSON = 'Reply with JSON with one key, "answer": the short answer, or "unkn
 def claim_messages(question: str, document: str, *, as_json: bool = False) -> list[Message]:
     """The document first: calls for one passage share that prefix whatever the question."""
     user = f"Document: {document}\n\nQuestion: {question}\n{CLAIM_JSON if as_json else CLAIM_TEXT}"
+    return [Message(role="system", content=CLAIM_SYSTEM), Message(role="user", content=user)]
+
+
+def brief_claim_messages(question: str, document: str, *, as_json: bool = False) -> list[Message]:
+    """The question and the instructions first, the document last: one question's calls share all but the document
+    (the model's cache reads that prefix once), and no quote is asked for (the passage's sentence holding the answer
+    stands for it): the two costs of ``claim_messages`` on a CPU."""
+    user = f"Question: {question}\n{BRIEF_JSON if as_json else BRIEF_TEXT}\n\nDocument: {document}"
     return [Message(role="system", content=CLAIM_SYSTEM), Message(role="user", content=user)]
 
 
