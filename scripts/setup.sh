@@ -13,11 +13,13 @@ fi
 # unsafe-best-match uv takes the best version from all of them, as pip does, rather than from the first index that
 # has the package. UV_NATIVE_TLS: the system's certificates, as a machine behind a company proxy has them.
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt uv
-mapfile -t PIP_INDEXES < <(.venv/bin/python scripts/pip_index_args.py)
+PIP_INDEXES=()  # read line by line rather than with mapfile, which macOS's bash 3.2 lacks
+while IFS= read -r option; do PIP_INDEXES+=("$option"); done < <(.venv/bin/python scripts/pip_index_args.py)
 export UV_NATIVE_TLS="${UV_NATIVE_TLS:-1}"
 # Modules are not compiled to bytecode: the demo's two commands read a fraction of them (compiling all took the demo
 # from 77 s to 93 s with pip); scripts/test.sh says how the tests get theirs.
-UV=(.venv/bin/uv pip install --quiet --python .venv/bin/python --index-strategy unsafe-best-match "${PIP_INDEXES[@]}")
+UV=(.venv/bin/uv pip install --quiet --python .venv/bin/python --index-strategy unsafe-best-match
+    ${PIP_INDEXES[@]+"${PIP_INDEXES[@]}"})  # an empty array under set -u is an error before bash 4.4
 # EXTRAS: the optional extras to add, comma-separated; none by default (the demo needs the core only;
 # scripts/test.sh asks for test, ray and st, to test the stores' clients, the Ray engine and the sentence-transformers
 # embedder)
