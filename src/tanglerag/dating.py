@@ -5,7 +5,9 @@ heading, a chat export's first timestamp, an e-mail's Date: line.
 Why a core module: ingest reads a file's own date from its whole text once (the chunk a question retrieves may be one
 without the stamp: the amended page's rules, not its heading), and the ledger reads it from passages given without
 an index; both read dates alike. A date it finds is marked as found in the text (``date_from: text``), so a reader
-can tell it from a date a person declared; the trust setting treats both as the document's own declaration.
+can tell it from a date a person declared; the trust setting treats both as the document's own declaration. A file
+whose words state no date either may be dated by its name (``name_date``: "minutes-2023-05-04.md"), marked
+``date_from: name``.
 """
 
 from __future__ import annotations
@@ -188,13 +190,17 @@ _NAME_GAPS = re.compile(r"(?<!\d)[-_.\s]+|[-_.\s]+(?!\d)")
 def name_date(file_name: str) -> tuple[datetime.date, str] | None:
     """The date a file's name gives it, and its precision: "minutes-2021-01-budget.txt" January 2021,
     "newsletter-sept-2024.html" September 2024, "visitor-leaflet-2021.md" 2021, "oakhurst-news-spring-2021.md"
-    spring 2021 (its last month), "budget-2024-25.html" 2024; the last date the name holds, None when it holds none. Why a name dates a file: people name files by when they wrote them, and
+    spring 2021 (its last month), "budget-2024-25.html" and "Q3-2024-report.md" 2024; the last date the name holds, None
+    when it holds none. Why a name dates a file: people name files by when they wrote them, and
     the name stays when the words never say. A name's year may be the year a file is about ("festival-2020-review"),
     which is near when it was written; a question naming a year is not ordered by dates anyway."""
     stem = re.sub(r"(?<=\d)_(?=\d)", "-", file_name.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0])
     latest = datetime.date.today().year + 1
     found = [parsed(m) or _year_of(m[0]) for m in _NAME_DATE.finditer(_NAME_GAPS.sub(" ", stem))]
     found = [day for day in found if day is not None and _EARLIEST <= day[0].year <= latest]
+    if not found:  # a year among other numbers: "Q3-2024-report", "minutes-15-03-2024", "report_v2_2021"
+        found = [(datetime.date(int(y), 1, 1), "year") for y in re.findall(r"(?<!\d)(?:19|20)\d{2}(?!\d)", stem)
+                 if int(y) <= latest]
     return found[-1] if found else None
 
 

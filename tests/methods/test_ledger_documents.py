@@ -214,6 +214,8 @@ def test_a_claim_of_the_value_a_change_replaced_is_read_as_the_new_value(llm_fac
     assert step.overall == "outdated" and "superseded by its 2024-02-10" in answer.text
     before, off = ask(llm_factory, EASTGATE, question, "ledger.disabled_rules=[replaced-value]")
     assert asserted_text(before.text).startswith("17:00") and off.overall == "none"  # the notice a witness of 17:00
+    _, dated = ask(llm_factory, EASTGATE, "As of 2023, what time does the Eastgate branch close on Saturdays?")
+    assert all(c.read_as == "" for c in dated.claims)  # asked as of a moment, the replaced value may be the answer
 
 
 # ----------------------------------------------------------------------------------------------------- document kinds
@@ -437,7 +439,8 @@ def test_impossible_or_ancient_stamps_date_nothing():
 @pytest.mark.parametrize(("name", "day", "precision"), [
     ("visitor-leaflet-2021.md", "2021-01-01", "year"), ("minutes-2023-05-04.md", "2023-05-04", "day"),
     ("notes_2023_05_04.txt", "2023-05-04", "day"), ("newsletter-sept-2024.html", "2024-09-01", "month"),
-    ("oakhurst-news-spring-2021.md", "2021-05-01", "month"), ("budget-2024-25.html", "2024-01-01", "year")])
+    ("oakhurst-news-spring-2021.md", "2021-05-01", "month"), ("budget-2024-25.html", "2024-01-01", "year"),
+    ("Q3-2024-report.md", "2024-01-01", "year"), ("minutes-15-03-2024.md", "2024-01-01", "year")])
 def test_a_files_name_gives_its_date(name, day, precision):
     assert name_date(name) == (datetime.date.fromisoformat(day), precision)
 

@@ -799,10 +799,12 @@ def test_a_question_asking_for_several_things_has_every_one_given():
     from tanglerag.methods.ledger.values import asks_for_several
 
     for question in ("Who are the headliners at the festival?", "What formats can I export my notes to?",
-                     "Which languages is the app available in?", "Which cities does the ferry serve?"):
+                     "Which languages is the app available in?", "Which cities does the ferry serve?",
+                     "What are the drop-off points for donations?"):
         assert asks_for_several(question), question
     for question in ("What warranty comes with the Atlas?", "How many days is it open?", "Who is the CEO?",
-                     "What time does the branch close on Saturdays?", "What address is the office at?"):
+                     "What time does the branch close on Saturdays?", "What address is the office at?",
+                     "What bonus is paid?", "What basis is used?", "What are the opening hours on Saturday?"):
         assert not asks_for_several(question), question
 
 

@@ -96,10 +96,12 @@ class LedgerConfig(Section):
 
     disabled_rules: list[str] = Field(default_factory=lambda: ["asked-names", "later-subject"], description=(
         "rules of the ledger's rule table (tanglerag.methods.ledger.rules) to turn off, for an ablation: trust, "
-        "text-dates, name-dates, document-kinds, asked-names, answer-type, drafts, scope, same-value, or a policy's name; "
+        "text-dates, name-dates, document-kinds, asked-names, answer-type, drafts, scope, replaced-value, same-value, or a "
+        "policy's name; "
         "vetted's own: as-of, ranking, dates-across, off-topic, overruled, former-values, informal, now, "
         "complementary, asked-scope, later-subject and the others of the table's vetting stage (it also "
-        "reads trust, text-dates, document-kinds, drafts, supersede, releases, corrections, register and newest). "
+        "reads trust, text-dates, name-dates, document-kinds, drafts, supersede, releases, corrections, register and "
+        "newest). "
         "asked-names is off by default: on the tune halves it cost right answers (people's documents 25 -> 23 of "
         "45, RAMDocs strict 34.9 -> 30.2) for fewer leaks; later-subject too: one right answer more on the tune "
         "half of people's documents, none on its check half and one fewer on RAMDocs' check half; [] turns both on"))

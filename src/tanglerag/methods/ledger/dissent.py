@@ -73,9 +73,9 @@ def stated_values(text: str, question: str, skip_former: bool = True, title: str
     """Each value a sentence of ``text`` about the question states as holding, with the words it was read from; a
     value a change left behind (``former``; the rule ``former-values``) is not stated. The values of the sentences
     sharing the question's rarer words come first, the names it asks about counting half (they say which thing, the
-    others what of it): "Gross tonnage: 2,140" before "MARISOL BRAE (IMO 9412876)" (``_about``). In one sentence, a
-    value right after the question's words comes first: asked when the branch closes, "opens at 10:00 and closes at
-    17:00" states 17:00 first."""
+    others what of it): "Gross tonnage: 2,140" before "MARISOL BRAE (IMO 9412876)" (``_about``). Of values in sentences
+    as much about the question, one right after the question's words comes first: asked when the branch closes,
+    "opens at 10:00 and closes at 17:00" states 17:00 first."""
     sentences = split_sentences(text)
     shares = _about(sentences, question, title)
     named = content_stems(" ".join(re.findall(r"(?<=\s)[A-Z]\w+", question)))
@@ -262,13 +262,35 @@ def asks_a_moment(question: str) -> bool:
 
 
 def in_place_of(said: Value, text: str) -> tuple[Value, str] | None:
-    """The first value of ``said``'s dimension a sentence of ``text`` states as holding where it names ``said`` as a
-    former value; None when ``text`` also states ``said`` as holding, or never names it as a former one."""
+    """The value of ``said``'s dimension a sentence of ``text`` states as holding in place of ``said``, where it
+    names ``said`` as a former value: the nearest one before it ("closes at 16:00 instead of 17:00", even after
+    "opens at 9:00"), else the first after it ("raised from 30 s to 45 s"); None when ``text`` also states ``said`` as
+    holding, or never names it as a former one."""
     sentences = split_sentences(text)
     if any(v.same(said) for s in sentences for v, _ in sentence_values(s, skip_former=True)):
         return None
-    return next(((v, span) for s in sentences if any(v.same(said) for v, _ in sentence_values(s, skip_former=False))
-                 for v, span in sentence_values(s, skip_former=True) if v.dimension == said.dimension), None)
+    for sentence in sentences:
+        read = _holding_or_not(sentence)
+        former_at = next((n for n, (v, _, holds) in enumerate(read) if not holds and v.same(said)), None)
+        if former_at is None:
+            continue
+        kind = [(n, v, span) for n, (v, span, holds) in enumerate(read) if holds and v.dimension == said.dimension]
+        before = [(v, span) for n, v, span in kind if n < former_at]
+        after = [(v, span) for n, v, span in kind if n > former_at]
+        if before or after:
+            return before[-1] if before else after[0]
+    return None
+
+
+def _holding_or_not(sentence: str) -> list[tuple[Value, str, bool]]:
+    """Each value of ``sentence`` in its order, and whether the sentence states it as holding (not ``former``)."""
+    holding = sentence_values(sentence, skip_former=True)
+    out = []
+    for value, span in sentence_values(sentence, skip_former=False):
+        holds = bool(holding) and holding[0] == (value, span)
+        holding = holding[1:] if holds else holding
+        out.append((value, span, holds))
+    return out
 
 
 def _unstated(said: Value, text: str, hits: list[RetrievedPassage], passages: list[RetrievedPassage],

@@ -26,6 +26,7 @@ from tanglerag.conflicts import (
     ConflictStep,
     DocumentMeta,
     Side,
+    answer_in_passage,
     parse_authority,
 )
 from tanglerag.dating import release_date, stated_date
@@ -174,15 +175,18 @@ def dated_by_text(passages: list[RetrievedPassage], metas: dict[str, DocumentMet
     every retrieved chunk of its file (``path``) or record (``source_id``). Marked in ``meta`` as ``date_from:
     text``, so a reader can tell it from a date the metadata gave."""
     document = {h.passage.id: file_of(h) for h in passages}
+    # a date the file's name gave at indexing yields to one its words give (a stamp in a chunk the whole-file read
+    # missed)
+    undated = {pid for pid, meta in metas.items() if meta.date is None} | \
+        {h.passage.id for h in passages if h.passage.metadata.get("date_from") == "name"}
     stamps: dict[object, tuple[datetime.date, str]] = {}
     for hit in passages:
         if hit.passage.id in undatable:  # the trust setting does not let its document declare a date
             continue
-        if metas[hit.passage.id].date is None and \
-                (stated := stated_date(hit.passage.text, _opens_document(hit))) is not None:
+        if hit.passage.id in undated and (stated := stated_date(hit.passage.text, _opens_document(hit))) is not None:
             stamps.setdefault(document[hit.passage.id], stated)
     for pid, meta in metas.items():
-        stated = stamps.get(document[pid]) if meta.date is None and pid not in undatable else None
+        stated = stamps.get(document[pid]) if pid in undated and pid not in undatable else None
         if stated is not None:
             metas[pid] = meta.model_copy(update={"date": stated[0], "date_precision": stated[1],
                                                  "meta": {**meta.meta, "date_from": "text"}})
@@ -193,11 +197,12 @@ def release_dates(passages: list[RetrievedPassage], kinds: Mapping[str, str],
                   metas: dict[str, DocumentMeta]) -> dict[str, DocumentMeta]:
     """``metas`` with each chunk of release notes dated by the release whose notes it holds (``dating.release_date``):
     dated as the file, 3.0.0's "raised from 30 s to 45 s" stood level with 3.2.0's "now 60 seconds" (e-quenby-cli-1).
-    A date the metadata declared (front matter, the operator's) is left; only one the file's words gave is refined."""
+    A date the metadata declared (front matter, the operator's) is left; only one the file's words or name gave is
+    refined."""
     out = dict(metas)
     for hit in passages:
         meta, metadata = metas[hit.passage.id], hit.passage.metadata
-        if kinds.get(hit.passage.id) == "changelog" and (meta.date is None or metadata.get("date_from") == "text") \
+        if kinds.get(hit.passage.id) == "changelog" and (meta.date is None or metadata.get("date_from") in ("text", "name")) \
                 and (released := release_date(metadata.get("section"), hit.passage.text)) is not None \
                 and released != meta.date:
             out[hit.passage.id] = meta.model_copy(update={"date": released, "date_precision": "day"})
@@ -241,19 +246,20 @@ def check_claims(claims: list[Claim], question: str, kinds: dict[str, DocumentKi
             claim.dropped_by = f"answer-type: the question asks for {dimension}"
         elif drafts and kinds.get(claim.passage_id) == "draft":
             claim.dropped_by = "drafts: read from a draft or proposal, not in force"
-        elif "replaced-value" not in off and not asks_a_moment(question):
-            read_again(claim, texts.get(claim.passage_id, ""))
+        elif "replaced-value" not in off:
+            reread_claim(claim, texts.get(claim.passage_id, ""))
 
 
-def read_again(claim: Claim, text: str) -> None:
+def reread_claim(claim: Claim, text: str) -> None:
     """A claim whose answer its passage names only as what a change replaced ("close at 16:00 on Saturdays instead
     of 17:00" read as 17:00) is the value the passage gives in its place (rule ``replaced-value``): counted as a
-    witness of 17:00 it would outvote the change it reports."""
+    witness of 17:00 it would outvote the change it reports. The caller turns the rule off for a question naming a
+    year or an "as of" date (``asks_a_moment``), which may ask for the replaced value."""
     said = answer_value(claim.answer)
     instead = in_place_of(said, text) if said is not None else None
     if instead is not None:
         claim.read_as = f"replaced-value: the passage names {claim.answer} only as what {instead[1]} replaced"
-        claim.answer, claim.answer_found = instead[1], True
+        claim.answer, claim.answer_found = instead[1], answer_in_passage(instead[1], text)
 
 
 def _tiers_hint(metadata: Mapping[str, Any], tiers: dict[str, float]) -> str:
@@ -294,7 +300,7 @@ class LedgerMethod(Method):
         claims, unread = await self._claims(question.model_copy(update={"text": asked}), on_topic, config)
         mark_relevance(claims, scores, config.relevance)
         texts = {hit.passage.id: described(hit) for hit in passages}
-        check_claims(claims, asked, kinds, texts, off)
+        check_claims(claims, asked, kinds, texts, off | ({"replaced-value"} if asks_a_moment(question.text) else set()))
         if "scope" not in off:
             select_scope(claims, asked, found.document, texts)
         sides = build_sides(claims, found, {hit.passage.id: hit.passage.text for hit in passages

@@ -299,11 +299,15 @@ def asked_dimension(question: str) -> str | None:
     return next((dimension for pattern, dimension in _ASKS if pattern.search(question)), None)
 
 
-_SEVERAL = re.compile(r"^\W*(?:(?:who|what|which)\s+(?:are|were)\b|(?:what|which)\s+(?:[a-z-]+\s+)?(?!(?:is|was|does|"
-                      r"has|address|status|news|series|class|business)\b)[a-z-]+[^s\W]s\s+(?:can|could|do|does|did|are|were|is|"
-                      r"will|should|must|have|has)\b)", re.IGNORECASE)
-"""A question asking for several things: "Who are the headliners ...?", "What formats can I export ... to?", "Which
-languages is the app available in?". Not "What warranty comes with ...": a verb ends in -s too."""
+_VERBS = r"(?!(?:is|was|does|did|has|do|are|were|opening|hours)\b)"
+_SEVERAL = re.compile(r"^\W*(?:(?:who|what|which)\s+(?:are|were)\s+(?:the\s+)?|(?:what|which)\s+)"
+                      + _VERBS + r"(?:[a-z-]+\s+)?" + _VERBS + r"[a-z-]*[^\W\d_suia]s\s+"
+                      r"(?:can|could|do|does|did|are|were|is|will|should|must|have|has|in|at|on|of|for|to|\?)",
+                      re.IGNORECASE)
+"""A question asking for several things by a plural noun: "Who are the headliners ...?", "What formats can I
+export ... to?", "Which languages is the app available in?". Not "What warranty comes with ...?" (a verb ends in -s
+too), "What bonus is ...?" or "What basis is ...?" (nor do -ss, -us, -is or -as words), nor "What are the opening
+hours?" (one timetable)."""
 
 
 def asks_for_several(question: str) -> bool:

@@ -25,6 +25,7 @@ from tanglerag.conflicts import ConflictStep
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.dissent import (
+    asks_a_moment,
     dissent,
     key_sentences,
     later_subject,
@@ -100,14 +101,17 @@ def _say_asked_again(vetting: Vetting, losers: dict[str, str]) -> None:
         say(f"(asked again without {names}: {'; '.join(why.split(': ', 1)[-1] for why in losers.values())})")
 
 
-def read_again(text: str, citations: list[str], vetting: Vetting, asked: str) -> tuple[str, list[str], bool]:
+def read_again(text: str, citations: list[str], vetting: Vetting, asked: str,
+               moment: bool = False) -> tuple[str, list[str], bool]:
     """The answer's value read again where a rule says the model misread it, without the model (each rule's words
     in ``vetting.restated``): a bare number given its unit; a value corrected in the text or stated nowhere
     (``restated``); one stated for another day, season, ticket, plan or year than asked (``asked-scope``), or another
-    thing's (``later-subject``), when the documents state none for what was asked, unknown (the third item)."""
+    thing's (``later-subject``), when the documents state none for what was asked, unknown (the third item).
+    ``moment``: the question names a year or an "as of" date (``asks_a_moment`` of its words before ``timeless``),
+    so a value a change replaced may be the one asked for and ``replaced-value`` stays off."""
     off = vetting.off
     text, vetting.restated = restated(with_stated_unit(text, citations, vetting.shown, asked), citations,
-                                      vetting.shown, asked, off)
+                                      vetting.shown, asked, off | ({"replaced-value"} if moment else set()))
     if "asked-scope" not in off:
         text, citations, scoped, unknown = asked_scope(text, citations, vetting.shown, asked)
         vetting.restated = scoped or vetting.restated
@@ -141,7 +145,7 @@ class VettedMethod(Method):
         _show_ranked(vetting, passages)
         vetting, (text, citations, unknown) = await self._answered(question, asked, vetting, read, passages)
         if not unknown:  # a value the rules read as another thing's, with none for what was asked: unknown
-            text, citations, withdrawn = read_again(text, citations, vetting, asked)
+            text, citations, withdrawn = read_again(text, citations, vetting, asked, asks_a_moment(question.text))
             if withdrawn:
                 record_step(vetting.step())
                 return MethodOutput.abstain(vetting.order(passages))
