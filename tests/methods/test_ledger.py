@@ -379,7 +379,7 @@ def test_brief_claims_put_the_question_first_write_no_quote_and_quote_the_senten
     document so that one question's calls share that prefix, and no quote asked for."""
     import asyncio
 
-    from tanglerag.methods.ledger.claims import read_brief_claims
+    from tanglerag.methods.ledger.claims import read_claims
     from tanglerag.testing import canned_llm
     from tanglerag.types import Passage, RetrievedPassage
 
@@ -387,7 +387,7 @@ def test_brief_claims_put_the_question_first_write_no_quote_and_quote_the_senten
             for n, (pid, text) in enumerate([("policy", "Leave rules. Staff take 20 days a year."),
                                               ("tea", "Green tea is steeped at 80 degrees.")], 1)]
     llm = canned_llm([("Leave rules", "Answer: 20 days\nAbout: staff leave")], default="Answer: unknown")
-    claims, unread = asyncio.run(read_brief_claims(llm, "How many days of leave?", hits, 100, 96))
+    claims, unread = asyncio.run(read_claims(llm, "How many days of leave?", hits, 100, 96, brief=True))
     assert unread == [] and [(c.passage_id, c.answer, c.about) for c in claims] == [("policy", "20 days", "staff leave")]
     assert claims[0].quote == "Staff take 20 days a year." and claims[0].supported and claims[0].answer_found
     prompts = [messages[-1].content for messages, _ in llm.backend.requests]

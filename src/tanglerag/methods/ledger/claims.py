@@ -46,30 +46,6 @@ def read_claim_lines(text: str) -> ClaimReply | None:
                                       about=found.get("about", ""))
 
 
-async def read_claims(llm: LLM, question: str, passages: list[RetrievedPassage], words: int,
-                      budget: int) -> tuple[list[Claim], list[str]]:
-    """Every passage's claim (passages that answer nothing give none), and the ids of passages whose reply could
-    not be read."""
-    decisions = [Decision(reply=ClaimReply,
-                          json_messages=claim_messages(question, clip_words(hit.passage.text, words), as_json=True),
-                          json_tokens=budget + 32,
-                          text_messages=claim_messages(question, clip_words(hit.passage.text, words)),
-                          text_tokens=budget, parse_text=read_claim_lines)
-                 for hit in passages]
-    with stage("claims"):
-        replies = await llm.adecide_many(decisions)
-    claims, unread = [], []
-    for hit, reply in zip(passages, replies, strict=True):
-        if reply is None:
-            unread.append(hit.passage.id)
-        elif reply.answer.strip() and not is_unknown(reply.answer):
-            text = hit.passage.text
-            claims.append(Claim(answer=reply.answer.strip(), about=reply.about.strip(), quote=reply.quote.strip(),
-                                passage_id=hit.passage.id, supported=quote_in_passage(reply.quote, text),
-                                answer_found=answer_in_passage(reply.answer, text)))
-    return claims, unread
-
-
 class BriefReply(BaseModel):
     answer: str = Field(max_length=120)
     about: str = Field(max_length=120)
@@ -81,15 +57,23 @@ def read_brief_lines(text: str) -> BriefReply | None:
     return None if claim is None else BriefReply.model_construct(answer=claim.answer, about=claim.about)
 
 
-async def read_brief_claims(llm: LLM, question: str, passages: list[RetrievedPassage], words: int,
-                            budget: int) -> tuple[list[Claim], list[str]]:
-    """Every passage's claim from a call of its own that writes no quote (``ledger.claims_from=brief``): the quote
-    is the passage's sentence that holds the answer's words (none: not supported)."""
-    decisions = [Decision(reply=BriefReply, json_messages=brief_claim_messages(question, clip_words(
-                              hit.passage.text, words), as_json=True), json_tokens=budget + 32,
-                          text_messages=brief_claim_messages(question, clip_words(hit.passage.text, words)),
-                          text_tokens=budget, parse_text=read_brief_lines)
-                 for hit in passages]
+def _decision(question: str, document: str, budget: int, brief: bool) -> Decision[ClaimReply | BriefReply]:
+    """One passage's claim call: with a quote (``claim_messages``), or brief (``brief_claim_messages``)."""
+    if brief:
+        return Decision(reply=BriefReply, json_messages=brief_claim_messages(question, document, as_json=True),
+                        json_tokens=budget + 32, text_messages=brief_claim_messages(question, document),
+                        text_tokens=budget, parse_text=read_brief_lines)
+    return Decision(reply=ClaimReply, json_messages=claim_messages(question, document, as_json=True),
+                    json_tokens=budget + 32, text_messages=claim_messages(question, document),
+                    text_tokens=budget, parse_text=read_claim_lines)
+
+
+async def read_claims(llm: LLM, question: str, passages: list[RetrievedPassage], words: int, budget: int, *,
+                      brief: bool = False) -> tuple[list[Claim], list[str]]:
+    """Every passage's claim (passages that answer nothing give none), and the ids of passages whose reply could
+    not be read. ``brief`` (``ledger.claims_from=brief``): the call writes no quote, and the quote is the passage's
+    sentence that holds the answer's words (none: not supported)."""
+    decisions = [_decision(question, clip_words(hit.passage.text, words), budget, brief) for hit in passages]
     with stage("claims"):
         replies = await llm.adecide_many(decisions)
     claims, unread = [], []
@@ -98,9 +82,13 @@ async def read_brief_claims(llm: LLM, question: str, passages: list[RetrievedPas
             unread.append(hit.passage.id)
         elif reply.answer.strip() and not is_unknown(reply.answer):
             text, answer = hit.passage.text, reply.answer.strip()
-            quote = sentence_holding(answer, text)
+            if isinstance(reply, ClaimReply):
+                quote, supported = reply.quote.strip(), quote_in_passage(reply.quote, text)
+            else:
+                quote = sentence_holding(answer, text)
+                supported = bool(quote)
             claims.append(Claim(answer=answer, about=reply.about.strip(), quote=quote, passage_id=hit.passage.id,
-                                supported=bool(quote), answer_found=answer_in_passage(answer, text)))
+                                supported=supported, answer_found=answer_in_passage(answer, text)))
     return claims, unread
 
 

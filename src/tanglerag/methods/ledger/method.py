@@ -33,7 +33,7 @@ from tanglerag.dating import release_date, stated_date
 from tanglerag.errors import InputError
 from tanglerag.llm.structured import Decision
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput, make_method
-from tanglerag.methods.ledger.claims import answered_claims, read_brief_claims, read_claims, read_claims_together
+from tanglerag.methods.ledger.claims import answered_claims, read_claims, read_claims_together
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.dissent import answer_value, asks_a_moment, in_place_of
 from tanglerag.methods.ledger.independence import Independence, file_of, independence
@@ -341,12 +341,9 @@ class LedgerMethod(Method):
         when every passage is about another question)."""
         if not passages:
             return [], []
-        if config.claims_from == "quotes":
+        if config.claims_from in ("quotes", "brief"):
             return await read_claims(self.llm, asked.text, passages, self.settings.methods.passage_words,
-                                     config.claim_tokens)
-        if config.claims_from == "brief":
-            return await read_brief_claims(self.llm, asked.text, passages, self.settings.methods.passage_words,
-                                           config.claim_tokens)
+                                     config.claim_tokens, brief=config.claims_from == "brief")
         if config.claims_from == "together":
             return await read_claims_together(self.llm, asked.text, passages, self.settings.methods.passage_words,
                                               config.together_tokens)
