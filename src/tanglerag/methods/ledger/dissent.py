@@ -83,7 +83,7 @@ def stated_values(text: str, question: str, skip_former: bool = True, title: str
     wanted = content_stems(question)
     out = [(sum((0.5 if s in named else 1) / seen[s] for s in stems), bool(wanted & content_stems(cue)), value, span)
            for sentence, stems in zip(sentences, shares, strict=True)
-           if stems for value, span, cue in _read_sentence(sentence, skip_former)]
+           if stems for value, span, cue, holds in _read_sentence(sentence) if holds or not skip_former]
     return [(value, span) for _, _, value, span in sorted(out, key=lambda t: (-t[0], not t[1]))]
 
 
@@ -130,26 +130,28 @@ def sentence_values(sentence: str, skip_former: bool) -> list[tuple[Value, str]]
     """Each value in one sentence, in its order: the longest span that reads as more than a count ("30 minutes",
     not "30"; "1 April", not "1 April to"'s count of Aprils), else the longest, cut to the words that say it; an ISO
     date as one date; a number written in words as its digits (rule ``spelled-numbers``)."""
-    return [(value, span) for value, span, _ in _read_sentence(sentence, skip_former)]
+    return [(value, span) for value, span, _, holds in _read_sentence(sentence) if holds or not skip_former]
 
 
-def _read_sentence(sentence: str, skip_former: bool) -> list[tuple[Value, str, str]]:
-    """``sentence_values``, each with the words just before it (its cue: "closes at")."""
-    found = [(m.start(), Value("date", float(day.toordinal()), "day"), m[0]) for m in _ISO_DATE.finditer(sentence)
+def _read_sentence(sentence: str) -> list[tuple[Value, str, str, bool]]:
+    """Every value of ``sentence_values``, each with the words just before it (its cue: "closes at") and whether the
+    sentence states it as holding (not ``former``)."""
+    found = [(m.start(), Value("date", float(day.toordinal()), "day"), m[0], True) for m in _ISO_DATE.finditer(sentence)
              if (day := iso_day(m[0])) is not None]
     sentence = _GLUED.sub(" ", _ISO_DATE.sub(lambda m: " " * len(m[0]), _STAMP.sub(" ", sentence)))
     sentence = spelled_as_digits(sentence)  # "two approving reviews" is a count, as "2 approving reviews" is
     for match in _AMOUNT.finditer(sentence):
-        if (skip_former and former(sentence, match.start())) or _LABEL.search(sentence[:match.start()]):
+        if _LABEL.search(sentence[:match.start()]):
             continue
         words = match[0].split()
         spans = [" ".join(words[:n]).rstrip(".,;:)*_-\u2013") for n in range(len(words), 0, -1)]
         read = [(value, span) for span in spans if (value := read_value(span)) is not None]
         if read:
             best = next((v for v, _ in read if v.kind != "count"), read[0][0])
-            found.append((match.start(), *next((v, span) for v, span in reversed(read) if v == best)))
-    return [(value, span, " ".join(sentence[:start].split()[-_CUE_WORDS:]))
-            for start, value, span in sorted(found, key=lambda f: f[0])]
+            found.append((match.start(), *next((v, span) for v, span in reversed(read) if v == best),
+                          not former(sentence, match.start())))
+    return [(value, span, " ".join(sentence[:start].split()[-_CUE_WORDS:]), holds)
+            for start, value, span, holds in sorted(found, key=lambda f: f[0])]
 
 
 _CUE_WORDS = 2
@@ -266,31 +268,19 @@ def in_place_of(said: Value, text: str) -> tuple[Value, str] | None:
     names ``said`` as a former value: the nearest one before it ("closes at 16:00 instead of 17:00", even after
     "opens at 9:00"), else the first after it ("raised from 30 s to 45 s"); None when ``text`` also states ``said`` as
     holding, or never names it as a former one."""
-    sentences = split_sentences(text)
-    if any(v.same(said) for s in sentences for v, _ in sentence_values(s, skip_former=True)):
+    read = [_read_sentence(sentence) for sentence in split_sentences(text)]
+    if any(holds and v.same(said) for values in read for v, _, _, holds in values):
         return None
-    for sentence in sentences:
-        read = _holding_or_not(sentence)
-        former_at = next((n for n, (v, _, holds) in enumerate(read) if not holds and v.same(said)), None)
+    for values in read:
+        former_at = next((n for n, (v, _, _, holds) in enumerate(values) if not holds and v.same(said)), None)
         if former_at is None:
             continue
-        kind = [(n, v, span) for n, (v, span, holds) in enumerate(read) if holds and v.dimension == said.dimension]
+        kind = [(n, v, span) for n, (v, span, _, holds) in enumerate(values) if holds and v.dimension == said.dimension]
         before = [(v, span) for n, v, span in kind if n < former_at]
         after = [(v, span) for n, v, span in kind if n > former_at]
         if before or after:
             return before[-1] if before else after[0]
     return None
-
-
-def _holding_or_not(sentence: str) -> list[tuple[Value, str, bool]]:
-    """Each value of ``sentence`` in its order, and whether the sentence states it as holding (not ``former``)."""
-    holding = sentence_values(sentence, skip_former=True)
-    out = []
-    for value, span in sentence_values(sentence, skip_former=False):
-        holds = bool(holding) and holding[0] == (value, span)
-        holding = holding[1:] if holds else holding
-        out.append((value, span, holds))
-    return out
 
 
 def _unstated(said: Value, text: str, hits: list[RetrievedPassage], passages: list[RetrievedPassage],

@@ -140,10 +140,11 @@ def provenance(passages: list[RetrievedPassage], tiers: dict[str, float], trust:
     trust = trust if trust is not None else TrustConfig()
     top = max(tiers.values(), default=0.0)
     metas, notes, undatable, ignored = {}, [], set(), set()
+    unread_dates = {source for source, read in (("text", text_dates), ("name", name_dates)) if not read}  # ablations
     for hit in passages:
         metadata = hit.passage.metadata
-        if metadata.get("date_from") in ({"text"} if not text_dates else set()) | ({"name"} if not name_dates else set()):
-            metadata = {k: v for k, v in metadata.items() if k not in ("date", "date_from")}  # the ablations
+        if metadata.get("date_from") in unread_dates:
+            metadata = {k: v for k, v in metadata.items() if k not in ("date", "date_from")}
         trusted = apply_trust(metadata, trust, top, tiers, hit.passage.id)
         notes += [n for n in trusted.notes if n not in notes]
         if trusted.metadata.get("date_from_text") is False:
