@@ -63,7 +63,8 @@ def verdicts(step: ConflictStep) -> dict[str, str]:
                                       ("EUR 40", "40 euros"), ("€40", "40 euros"), ("3 weeks", "21 days"),
                                       ("six weeks", "42 days"), ("2 metres", "200 cm"), ("3 May 2020", "2020-05-03"),
                                       ("sixty-five pounds", "£65"), ("two-year", "2 years"),
-                                      ("2024-06-18", "Tuesday 18 June")])  # d-project-wiki-2: a day without its year
+                                      ("2024-06-18", "Tuesday 18 June"),  # d-project-wiki-2: a day without its year
+                                      ("16 km", "10 miles")])  # f-millbeck-runners-2: converted and rounded
 def test_one_value_in_other_words_or_units_is_the_same_value(a, b):
     assert same_value(a, b)
 
@@ -71,9 +72,18 @@ def test_one_value_in_other_words_or_units_is_the_same_value(a, b):
 @pytest.mark.parametrize(("a", "b"), [("12 weeks", "16 weeks"), ("EUR 40", "USD 40"), ("1.5 kg", "1.5 l"),
                                       ("2,300", "2,400"), ("Dana Whitfield", "Dana Whitfield"), ("40 CAD", "40 AUD"),
                                       ("5 to 7 days", "5 people"), ("25 MB", "25 GB"), ("12.30", "12:30"),
-                                      ("18 June 2024", "18 June 2023"), ("14 June", "2024-06-18")])
+                                      ("18 June 2024", "18 June 2023"), ("14 June", "2024-06-18"),
+                                      ("5 km", "3 miles"), ("£7.00", "£7.05"), ("1,482", "1,483")])
 def test_different_values_or_no_values_are_not_the_same_value(a, b):
     assert not same_value(a, b)  # two names are compared as text, not here
+
+
+def test_a_change_names_its_former_value_in_any_tense_and_each_amount_keeps_its_currency():
+    from tanglerag.methods.ledger.dissent import sentence_values
+
+    sentence = "- the car toll rises from £6.50 to £7.00 from 1 April 2023;"  # f-yarrowfield-ferry-2
+    assert [span for _, span in sentence_values(sentence, skip_former=False)][:2] == ["£6.50", "£7.00"]
+    assert [span for _, span in sentence_values(sentence, skip_former=True)][0] == "£7.00"
 
 
 def test_a_value_cut_from_a_sentence_reads_without_the_words_that_follow_it():
@@ -296,6 +306,8 @@ def test_a_correction_does_not_set_aside_what_was_written_after_it(llm_factory):
     ("e.html", "RAVENSMOOR TILE WORKS LIMITED - Company overview - Northern Companies Registry", "Company number",
      "register"),
     ("f.md", "Our house move", "We checked the land registry before we made an offer.", None),
+    ("census.html", "Brantwick parish - Census 2021 profile | Statistics Office", "Usual residents 1,482", "register"),
+    ("g.md", "Village news", "The statistics office published the census today.", None),
     ("notes/weekend-diy-blog.md", "Tiling in a weekend", "12 hours is plenty.", "informal"),
     ("chat/ops-channel-export.txt", "", "[09:14] dana: deploy is done", "informal"),
     ("anglers.txt", "", "BrenmoorAnglers.net forum > General chat\nflyline_jim: season opens in March", "informal"),
@@ -337,7 +349,9 @@ def test_a_question_about_plans_is_answered_by_drafts_and_roadmaps_too():
      "2024-11-19"),
     (("From: Alisha Karim <a.karim@example.org>\nTo: Friends\nDate: Mon, 11 Mar 2024 10:03:55 +0000\n"
       "Subject: Museum hours\n\nFrom April we open at 10am."), "2024-03-11"),
-    ("From: Harbour office\nSent: 8 April 2024\nSubject: Fares\n\nThe fare is EUR 9.80.", "2024-04-08")])
+    ("From: Harbour office\nSent: 8 April 2024\nSubject: Fares\n\nThe fare is EUR 9.80.", "2024-04-08"),
+    ("WhatsApp Chat with Mums\n\n[12/06/2024, 08:14] Lauren: ferry today?\n[12/06/2024, 08:16] Shona: £7", "2024-06-12"),
+    ("6/5/24, 8:14 PM - Al: ferry?\n6/13/24, 9:00 PM - Bo: £7 now", "2024-06-05")])  # month first: a 13th month
 def test_dates_in_prose_headings_and_chat_stamps_date_the_passage(text, day):
     assert stated_date(text)[0].isoformat() == day
 
@@ -350,6 +364,18 @@ def test_a_question_opening_on_in_date_asks_as_of_then_and_a_trailing_year_is_it
     assert timeless(question) == "how many consecutive nights could a guest park in a visitor bay?"
     assert as_of("In autumn 2022, how many people lived in Greyford?").last_day.isoformat() == "2022-11-30"
     assert as_of("Who won the regional cup in 2019?") is None and as_of("In 2019 who won?") is None
+
+
+def test_a_question_closing_on_a_month_asks_as_of_then_and_the_rule_can_be_turned_off():
+    from tanglerag.methods.ledger.moment import as_of, names_a_year, timeless
+
+    question = "What was glimmet's default JPEG quality in February 2024?"  # f-glimmet-cli-2
+    assert as_of(question).last_day.isoformat() == "2024-02-29"
+    assert timeless(question) == "What was glimmet's default JPEG quality?" and not names_a_year(question)
+    assert as_of("What did a booster cost on 3 May 2022?").text == "2022-05-03"
+    assert as_of("Who won the marathon in 2019?") is None  # a bare year is what it is about
+    assert as_of(question, closing=False) is None and names_a_year(question, closing=False)
+    assert timeless(question, closing=False) == question
 
 
 # -------------------------------------------------------------------------------------------------------------- trust

@@ -419,6 +419,21 @@ def test_a_blog_forum_or_chat_post_speaks_after_the_pages_whatever_its_date(llm_
     assert answer.trace.find(VettingStep).shown == ["weekend-diy-blog.md", "guidance-note.txt"]  # newest first
 
 
+def test_a_post_older_than_the_page_that_changed_its_value_is_outdated_not_misinformation(llm_factory):
+    ferry = {  # f-yarrowfield-ferry-1: a chat of 2024 quotes the toll a 2025 report says has risen since
+        "gazette.html": ("The chain ferry car toll rises to £7.80 from April.", {"date": "2025-02-10"}, "£7.80"),
+        "ness-mums-chat.txt": ("[12/06/2024, 08:16] Shona: taking the car across on the chain ferry costs £7",
+                               {"date": "2024-06-12"}, "£7"),
+    }
+    question = "What does it cost to take my car across on the chain ferry?"
+    answer, _ = ask(llm_factory, ferry, question)
+    assert answer.text.splitlines() == ["£7.80 [1]", ("Set aside: £7: a blog, forum or chat post of 2024-06-12, "
+                                                      "before the page of 2025-02-10 that says otherwise [2]")]
+    assert answer.trace.find(ConflictStep).overall == "outdated"
+    answer, _ = ask(llm_factory, ferry, question, None, "ledger.disabled_rules=[asked-names, informal-older]")
+    assert answer.trace.find(ConflictStep).overall == "misinformation"
+
+
 def test_an_answer_whose_value_only_a_post_below_the_cited_page_states_is_asked_again_without_it(llm_factory):
     """b-brenmoor-fishing-2: the model cited the byelaws for the forum's date; asked again without the forum."""
     folder = {"byelaws.html": ("The river trout season runs from 1 April to 30 September inclusive.", {},
@@ -743,6 +758,20 @@ def test_a_value_stated_for_another_season_or_day_is_read_from_the_asked_ones_se
                            Passage(id="b", title="Branch news", text="On Saturdays we close at 4 pm.")])
     found = asked_scope("7 pm [1]", ["a"], branch, "When does the branch close on Saturdays?")
     assert (found.text, found.cited) == ("4 pm [2]", ["b"])  # from a shown passage the answer did not cite
+
+
+def test_a_sentence_is_about_its_sections_day_and_a_weekday_in_a_date_names_no_day():
+    from tanglerag.methods.ledger.scoped import asked_scope
+
+    notice = as_retrieved([  # f-greyling-buses-2: a notice dated by a Sunday, its weekday changes under a heading
+        Passage(id="n1", title="Route 7: changes from Sunday 26 January 2025",
+                text="## What's changing (Monday to Friday)\n\n- Daytime buses every 12 minutes.\n- Evening buses "
+                     "from Market Square run at 21:50 and 22:40.", metadata={"section": ["Route 7", "What's changing"]}),
+        Passage(id="n2", title="Route 7: changes from Sunday 26 January 2025",
+                text="## What's not changing\n\n- Sunday buses still start at 09:15 from Market Square.")])
+    found = asked_scope("22:40 [1]", ["n1"], notice, "When does the first number 7 leave on a Sunday?")
+    assert (found.text, found.cited) == ("09:15 [2]", ["n2"])
+    assert asked_scope("22:40 [1]", ["n1"], notice, "When is the last bus on a weekday?").why == ""
 
 
 def test_a_plan_tier_is_a_scope_only_when_capitalised_and_one_never_stated_is_unknown(llm_factory):

@@ -38,11 +38,14 @@ _WRAPPED = re.compile(r"(?<![.!?;:\n])\n[ \t]*(?=[a-z])|(?<=[a-z])\n[ \t]*(?=\d)
 bridge is\n46 metres long"): read as a space, or the sentence's halves are read apart. A line that starts with a
 number continues one that ends on a lower-case word only (a table's "Gross tonnage" label line stays a line)."""
 _AMOUNT = re.compile(r"(?<!\w)(?:[$€£¥]|\b(?:EUR|USD|GBP|CHF|CAD|AUD)\s?)?\d[\d,.:]*(?:\s*(?:k|m|bn)\b|%)?"
-                     r"(?:\s+[^\s\d]+){0,2}", re.IGNORECASE)
+                     r"(?:\s+(?![$€£¥])[^\s\d]+){0,2}", re.IGNORECASE)
 """A number with what may follow it (a currency before, a unit or counted thing after): the spans read as values.
-Not a digit inside a word: "the T4 shines" names a model, no count of four."""
+Not a digit inside a word: "the T4 shines" names a model, no count of four. Not the next amount's currency sign
+either: "from £6.50 to £7.00" read "£7.00" as a count of 7 (f-yarrowfield-ferry-2)."""
 _CHANGED = (r"(?:raised|lowered|increased|decreased|reduced|cut|shortened|lengthened|extended|changed|moved|went|"
-            r"rose|fell|dropped|grew|jumped|climbed)")
+            r"rose|fell|dropped|grew|jumped|climbed|rises?|falls?|drops?|grows?|goes|go|jumps?|climbs?|increases?|"
+            r"decreases?|changes?|moves?)")
+"""Past and present: "the car toll rises from £6.50 to £7.00" names £6.50 as the former value (f-yarrowfield-ferry-2)."""
 _FORMER = re.compile(r"(?:\((?:was|previously|formerly)|\b(?:previously|formerly|instead of|rather than|replacing|replaces|"
                      r"no longer|not|(?:up|down) from|" + _CHANGED + r" from|(?:given|reported|stated|printed|listed|"
                      r"shown|published|quoted) (?:as|at)))\s*:?\s*$", re.IGNORECASE)
@@ -230,7 +233,7 @@ def restated(answer: str, cited: list[str], passages: list[RetrievedPassage], qu
         return answer, ""
     hits = [h for h in passages if h.passage.id in cited]
     fixed = (None if "in-text-correction" in off else _corrected(said, text, hits)) or \
-        (None if "replaced-value" in off or asks_a_moment(question) else _replaced(said, text, hits)) or \
+        (None if "replaced-value" in off or asks_a_moment(question, "month-moment" not in off) else _replaced(said, text, hits)) or \
         (None if "unstated-value" in off else _unstated(said, text, hits, passages, question))
     if fixed is None:
         return answer, ""
@@ -256,11 +259,11 @@ def _replaced(said: Value, text: str, hits: list[RetrievedPassage]) -> tuple[str
     return span, f"replaced-value: the cited passages name {text} only as what {span} replaced"
 
 
-def asks_a_moment(question: str) -> bool:
+def asks_a_moment(question: str, closing: bool = True) -> bool:
     """Whether the question names a year or an "as of" date: then a value a change replaced may be the one asked
     for ("revenue rose from 412 million euros in 2019 to 530 million euros in 2021", asked for 2019's), and
     ``replaced-value`` leaves it to the date rules."""
-    return names_a_year(question) or as_of(question) is not None
+    return names_a_year(question, closing) or as_of(question, closing) is not None
 
 
 def in_place_of(said: Value, text: str) -> tuple[Value, str] | None:
@@ -360,10 +363,12 @@ def stating(said: Value, passage: RetrievedPassage, question: str, skip_former: 
 
 
 RULE_KINDS: dict[str, ConflictKind | None] = {**KIND_WHEN_DECIDED_BY, "drafts": None, "as-of": "outdated",
-                                              "trust": "misinformation", "informal": "misinformation"}
+                                              "trust": "misinformation", "informal": "misinformation",
+                                              "informal-older": "outdated"}
 """The report a rule's verdict makes, as the ledger's policies make it; a draft's value is no conflict (it was never
 in force), a value dated after the asked moment is outdated then, a refused declaration is misinformation, and so is
-a post's value against the page of the body it speaks of (as the ledger's ``authority`` reports it)."""
+a post's value against the page of the body it speaks of (as the ledger's ``authority`` reports it), unless the post
+is older than that page: then its value is the one the page has since changed (outdated, f-yarrowfield-ferry-1)."""
 
 
 def explained(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, DocumentMeta],
@@ -392,6 +397,11 @@ def _losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, 
     if kind == "readme" and "changelog" in cited_kinds:
         return "releases: a README beside release notes that change it"
     if kind == "informal" and any(kinds.get(c) != "informal" for c in cited):
+        posted = metas[pid].date
+        pages = [d for c in cited if kinds.get(c) != "informal" and (d := metas[c].date) is not None]
+        if "informal-older" not in vetting.off and posted is not None and pages and posted < max(pages):
+            return (f"informal-older: a blog, forum or chat post of {posted.isoformat()}, before the page "
+                    f"of {max(pages).isoformat()} that says otherwise")
         return "informal: a blog, forum or chat post, where a page that is not one says otherwise"
     date = metas[pid].date
     for winner, rule in (("correction", "corrections: what a correction corrects"),

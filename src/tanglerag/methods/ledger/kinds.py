@@ -49,9 +49,13 @@ _WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
 _TITLED_CHANGELOG = re.compile(r"\b(?:changelog|change log|release notes)\b", re.I)
 """Release notes named so in a title ("Pollux 1.3 release notes"); in a page's words, past a line's start, the
 same names are what it refers to ("changes to the plugin API also need a changelog entry"), not what it is."""
-_TITLED_REGISTER = re.compile(r"\b(?:companies|company|land|charity|charities|business|trade) regist(?:er|ry)\b", re.I)
-"""A register named so in its title ("... - Northern Companies Registry"); in a page's words the same names are
-what it is about ("we checked the land registry before we made an offer"), not what it is."""
+_TITLED_REGISTER = re.compile(r"\b(?:(?:companies|company|land|charity|charities|business|trade) regist(?:er|ry)|"
+                               r"statistic(?:s|al) (?:office|agency|bureau|authority)|census bureau|"
+                               r"(?:office|bureau|institute) (?:of|for) (?:national )?statistics)\b", re.I)
+"""A register named so in its title ("... - Northern Companies Registry"), or an official statistics body's page
+("Brantwick parish - Census 2021 profile | Statistics Office", f-brantwick-census-1: the figure three village pages
+copy wrong); in a page's words the same names are what it is about ("we checked the land registry before we made an
+offer"), not what it is."""
 _ADOPTED = re.compile(r"(?<!not )(?<!not yet )\b(?:adopted|approved|ratified|in force|final version|agreed)\b",
                       re.I)
 _DRAFTING = re.compile(r"\b(?:draft|proposal|not (?:yet )?(?:approved|adopted))\b", re.I)

@@ -294,14 +294,14 @@ class LedgerMethod(Method):
                                     self.settings.trust if "trust" not in off else None, "text-dates" not in off,
                                     "name-dates" not in off)
         kinds = document_kinds(passages, off) if "document-kinds" not in off else {}
-        asked = timeless(question.text)
+        asked = timeless(question.text, "month-moment" not in off)
         scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)
         on_topic = [h for h in passages if scores[h.passage.id] >= config.relevance]
         off_topic = [h.passage.id for h in passages if scores[h.passage.id] < config.relevance]
         claims, unread = await self._claims(question.model_copy(update={"text": asked}), on_topic, config)
         mark_relevance(claims, scores, config.relevance)
         texts = {hit.passage.id: described(hit) for hit in passages}
-        check_claims(claims, asked, kinds, texts, off | ({"replaced-value"} if asks_a_moment(question.text) else set()))
+        check_claims(claims, asked, kinds, texts, off | ({"replaced-value"} if asks_a_moment(question.text, "month-moment" not in off) else set()))
         if "scope" not in off:
             select_scope(claims, asked, found.document, texts)
         sides = build_sides(claims, found, {hit.passage.id: hit.passage.text for hit in passages
@@ -311,7 +311,7 @@ class LedgerMethod(Method):
                             found=found, weights=config.provenance_weights, kinds=kinds,
                             files={h.passage.id: str(h.passage.metadata.get("path") or h.passage.id)
                                    for h in passages},
-                            ignored=untrusted)
+                            ignored=untrusted, closing="month-moment" not in off)
         sameness = Sameness(found, config.about_similarity if config.same_thing == "about" else None, asked,
                             {hit.passage.id: f"{hit.passage.title} {hit.passage.text}" for hit in passages},
                             config.description_overlap)

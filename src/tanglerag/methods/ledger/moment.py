@@ -1,9 +1,9 @@
 """The moment a question asks about, read only where the question states one.
 
-Only "as of", "as at" and "at the time of" followed by a date set a moment; "now", "currently" and "the latest" ask
-for the newest answer, which the ``newest`` policy gives without one. A year after "in", "by", "during" or "on" is
-what the question is about ("who won the World Cup in 1998"), not a moment: read as one, it hid a 2018 almanac that
-answers it (issue 60). One parser finds the clause for both uses, so the clause taken out of the question sent to
+Only "as of", "as at" and "at the time of" followed by a date set a moment, or a question opening on "In DATE,"
+or closing on "in MONTH YEAR" (rule ``month-moment``); "now", "currently" and "the latest" ask for the newest answer,
+which the ``newest`` policy gives without one. A bare year after "in", "by", "during" or "on" is what the question is
+about ("who won the World Cup in 1998"), not a moment: read as one, it hid a 2018 almanac that answers it (issue 60). One parser finds the clause for both uses, so the clause taken out of the question sent to
 each document (``timeless``) is exactly the one whose date the policies apply (``as_of``).
 """
 
@@ -25,6 +25,10 @@ _LEADING = re.compile(r"^\s*(?:in|during|by)\s+" + _DATE + r"\s*,\s*", re.IGNORE
 """"as of DATE" anywhere (``_CLAUSE``), or a question opening on "In DATE," ("In June 2022, how many nights could a guest park?"):
 set apart by its comma, the date says when the question asks about, where "who won the World Cup in 1998" names the
 final it is about."""
+_CLOSING = re.compile(r"\s+(?:in|during|by|on)\s+" + _DATE + r"(?=\s*\??\s*$)", re.IGNORECASE)
+"""A question closing on a month or a day ("What was glimmet's default JPEG quality in February 2024?"): a value at a
+moment, not an event named by its year; read as the question's topic, it asked every passage to name 2024 and left the
+changelog of 2023 that answers it off topic (f-glimmet-cli-2). A bare year stays the topic."""
 @dataclass(frozen=True)
 class AsOf:
     """The moment a question asks about: a day, or the whole of a month or a year (its last day)."""
@@ -50,18 +54,20 @@ def _read(match: re.Match[str]) -> AsOf | None:
     return AsOf(last_day=day, text=day.isoformat())
 
 
-def _clauses(question: str) -> list[tuple[re.Match[str], AsOf]]:
-    found = [*_LEADING.finditer(question), *_CLAUSE.finditer(question)]
+def _clauses(question: str, closing: bool = True) -> list[tuple[re.Match[str], AsOf]]:
+    """``closing``: whether a closing "in MONTH YEAR" is a moment too (rule ``month-moment``)."""
+    ends = [m for m in _CLOSING.finditer(question) if (parsed := _parsed(m)) is not None and parsed[1] != "year"]
+    found = [*_LEADING.finditer(question), *_CLAUSE.finditer(question), *(ends if closing else [])]
     return [(match, moment) for match in sorted(found, key=lambda m: m.start()) if (moment := _read(match)) is not None]
 
 
-def timeless(question: str) -> str:
+def timeless(question: str, closing: bool = True) -> str:
     """The question without its "as of DATE" clauses: what each document is asked. The moment is the ledger's to
     apply, by the documents' dates; asked with it, the 1.5B model reads a document dated before the moment as not
     answering ("as of 2004" against a 2003 record: "unknown"), so the answer valid then never becomes a claim. A
     clause whose words are no date stays in the question, as it is no moment either."""
     out = question
-    for match, _ in reversed(_clauses(question)):
+    for match, _ in reversed(_clauses(question, closing)):
         out = out[:match.start()] + out[match.end():]
     return re.sub(r"^[\s,;:]+", "", out).strip() or question  # "As of 2024, what ...": no leading comma
 
@@ -69,10 +75,10 @@ def timeless(question: str) -> str:
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
 
-def names_a_year(question: str) -> bool:
+def names_a_year(question: str, closing: bool = True) -> bool:
     """Whether the question, its "as of" clauses aside, names a year it is about ("How many came to the 2020
     festival?"): then a document's date says nothing of how well it answers."""
-    return bool(_YEAR.search(timeless(question)))
+    return bool(_YEAR.search(timeless(question, closing)))
 
 
 _NOW = re.compile(r"\b(?:now|nowadays|current|currently|latest|today|these days|at the moment|at present|presently|"
@@ -86,8 +92,8 @@ def asks_now(question: str) -> bool:
     return bool(_NOW.search(question))
 
 
-def as_of(question: str) -> AsOf | None:
+def as_of(question: str, closing: bool = True) -> AsOf | None:
     """The date a question asks about ("as of 2019", "as of March 2023", "as of 2019-05", "as of May 02, 2019"),
     the last one named; None when it names none."""
-    found = _clauses(question)
+    found = _clauses(question, closing)
     return found[-1][1] if found else None

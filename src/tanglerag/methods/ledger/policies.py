@@ -50,11 +50,13 @@ class Evidence:
     files: dict[str, str] = field(default_factory=dict)
     ignored: set[str] = field(default_factory=set)
     """Passages whose own declarations the trust setting ignored."""
+    closing: bool = True
+    """whether a closing "in MONTH YEAR" is the question's moment (rule ``month-moment``)"""
     _prior: str | None = None
     moment: AsOf | None = field(init=False)
 
     def __post_init__(self) -> None:
-        self.moment = as_of(self.question)
+        self.moment = as_of(self.question, self.closing)
 
     async def recall_prior(self) -> None:
         """Ask the model's own answer unless it was asked already: ``resolve`` awaits this before the ``prior``

@@ -41,6 +41,9 @@ RULES: tuple[Rule, ...] = (
     Rule("document-heads", "provenance", "vetted: a chunk whose document's first chunk was not retrieved has that "
          "head read from the index for what the document is (an RFC's 'Status: Draft' above the summary found)",
          "a-silverbrook-project-1"),
+    Rule("month-moment", "provenance", "a question closing on a month or a day ('... in February 2024?') asks for "
+         "the value at that moment, as 'as of' does: documents dated after it are set aside and its year is no word a "
+         "passage must hold; a bare year ('in 2024') stays what the question is about", "f-glimmet-cli-2"),
     Rule("grounding", "claim", "a claim whose passage holds neither its quote nor its answer's words decides nothing",
          "amendment-travel-allowance"),
     Rule("relevance", "claim", "a passage is read (its claim competes) only when it holds enough of the question's "
@@ -57,7 +60,8 @@ RULES: tuple[Rule, ...] = (
     Rule("scope", "claim", "when some claims are about a scope the question names (a plan, a region, a member "
          "class) and others about another one instead, the others compete for nothing", "c-gym-plans-1"),
     Rule("same-value", "sides", "answers naming one value in other words or units (30 minutes / half an hour, "
-         "1.5 kg / 1,500 g, EUR 40 / 40 euros) are one side", "d-coastal-hike-1"),
+         "1.5 kg / 1,500 g, EUR 40 / 40 euros) are one side; quantities within 1% of each other are one (a unit "
+         "converted and rounded: 16 km / 10 miles)", "d-coastal-hike-1", {"quantity_tolerance": "0.01 (values._ROUNDED)"}),
     Rule("copies", "sides", "near-identical passages are one document and one witness",
          "copies-bridge-opening", {"similarity": "ledger.duplicate_similarity (0.8)"}),
     Rule("descriptions", "sides", "two sides whose passages describe different things at length are different "
@@ -94,6 +98,9 @@ RULES: tuple[Rule, ...] = (
     Rule("informal", "vetting", "vetted: a blog, forum or chat post (read from its file name or opening words) is "
          "ranked with a README, after the ordinary pages, whatever its date, and its value is set aside against one "
          "of theirs", "b-tile-grouting-guidance-1"),
+    Rule("informal-older", "vetting", "vetted: a dated blog, forum or chat post older than the dated page that "
+         "says otherwise is reported as outdated, not as misinformation: its value is the one the page changed since",
+         "f-yarrowfield-ferry-1"),
     Rule("now", "vetting", "vetted: a question asking for the value now ('now', 'current', 'latest') sets aside an "
          "older dated passage's other value, whoever wrote it (without it, only one source's, document's or title's "
          "older version)", "a-greyford-town-1"),

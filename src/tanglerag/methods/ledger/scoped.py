@@ -22,6 +22,12 @@ from tanglerag.text import normalize_answer, strip_citations
 from tanglerag.types import RetrievedPassage
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
+_MONTH = (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?")
+_DATED_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?:(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?"
+                        r"(?:\s+of)?\s+" + _MONTH + r"|" + _MONTH + r"\s+\d{1,2}\b)", re.IGNORECASE)
+"""A weekday that is part of a date ("changes from Sunday 26 January 2025", "posted Tuesday, March 4"): the day
+something happened, not the day a value is for. In a notice's title it made every sentence under it about Sundays, so
+the weekday timetable's last bus answered for the first Sunday one (f-greyling-buses-2)."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,7 @@ class Scope:
 
     def covered(self, text: str) -> frozenset[str]:
         """The members ``text`` names, a plural as its singular ("Saturdays", "weekdays")."""
+        text = _DATED_DAY.sub(" ", text)
         if self.capitalised:
             text = " ".join(re.findall(r"\b[A-Z][a-z]+\b", text))
         words = {re.sub(r"s$", "", w) for w in normalize_answer(text).split()}
@@ -68,13 +75,27 @@ SCOPES: tuple[Scope, ...] = (
 """The sets of scopes a page states one value each of: days, seasons, ticket classes, plan tiers and years."""
 
 
+_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+
+
 def _contexts(hit: RetrievedPassage) -> list[str]:
-    """Each sentence of the passage after its title and with the short label line it sits under (a table's
-    "Saturday" cell): what a sentence is about includes what its page is about."""
-    sentences = [s.strip() for s in split_sentences(hit.passage.text)]
+    """Each sentence of the passage after its title, the heading it sits under and the short label line before it (a
+    table's "Saturday" cell): what a sentence is about includes what its page and its section are about (the "22:40"
+    bullet under "What's changing (Monday to Friday)" is a weekday time, f-greyling-buses-2)."""
+    text = hit.passage.text
+    sentences = [s.strip() for s in split_sentences(text)]
     title = f"{hit.passage.title}: " if hit.passage.title else ""
-    return [title + (f"{sentences[n - 1]} {s}" if n and is_label(sentences[n - 1]) else s)
-            for n, s in enumerate(sentences)]
+    headings = [(m.start(), m.group(1)) for m in _HEADING.finditer(text)]
+    section = hit.passage.metadata.get("section")
+    opening = section[-1] if isinstance(section, list) and len(section) > 1 and isinstance(section[-1], str) else ""
+    out, at = [], 0
+    for n, sentence in enumerate(sentences):
+        found = text.find(sentence, at)
+        at = found if found >= 0 else at
+        heading = next((h for start, h in reversed(headings) if start <= at), opening)
+        head = f"{heading}: " if heading and heading not in sentence else ""
+        out.append(title + head + (f"{sentences[n - 1]} {sentence}" if n and is_label(sentences[n - 1]) else sentence))
+    return out
 
 
 class Scoped(NamedTuple):

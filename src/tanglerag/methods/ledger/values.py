@@ -21,6 +21,12 @@ from typing import Any, Literal
 ValueKind = Literal["quantity", "money", "count", "date", "clock"]
 
 
+_ROUNDED = 0.01
+"""How far apart two quantities may be and still be one value: a distance, weight or volume written in another unit
+is rounded ("the 16 km Reservoir Loop" is "just under 10 miles", 16.09 km, f-millbeck-runners-2). Money, counts,
+times and dates are compared exactly."""
+
+
 @dataclass(frozen=True)
 class Value:
     """One answer's value: its kind, its magnitude in base units (a date's ordinal day), and what it is measured in
@@ -36,7 +42,8 @@ class Value:
         if self.kind == other.kind == "date" and {self.unit, other.unit} == {"day", "monthday"}:
             return _month_day(self.magnitude) == _month_day(other.magnitude)  # "18 June" is 18 June 2024's day
         units = self.unit == other.unit or (self.kind == "count" and not (self.unit and other.unit))
-        return self.kind == other.kind and units and math.isclose(self.magnitude, other.magnitude, rel_tol=1e-6)
+        tolerance = _ROUNDED if self.kind == "quantity" else 1e-6
+        return self.kind == other.kind and units and math.isclose(self.magnitude, other.magnitude, rel_tol=tolerance)
 
     @property
     def dimension(self) -> str:

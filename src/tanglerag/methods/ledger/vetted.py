@@ -137,7 +137,7 @@ class VettedMethod(Method):
         if not passages:
             return MethodOutput.abstain()
         off = frozenset(self.settings.section(LedgerConfig).disabled_rules)
-        asked = timeless(question.text)
+        asked = timeless(question.text, "month-moment" not in off)
         vetting, read = await self._vet(question, asked, passages, off)
         if not vetting.shown or ("off-topic" not in off and not vetting.relevant & {h.passage.id for h in vetting.shown}):
             record_step(vetting.step())  # nothing left, or nothing on the question's topic: the documents do not say
@@ -145,7 +145,8 @@ class VettedMethod(Method):
         _show_ranked(vetting, passages)
         vetting, (text, citations, unknown) = await self._answered(question, asked, vetting, read, passages)
         if not unknown:  # a value the rules read as another thing's, with none for what was asked: unknown
-            text, citations, withdrawn = read_again(text, citations, vetting, asked, asks_a_moment(question.text))
+            text, citations, withdrawn = read_again(text, citations, vetting, asked,
+                                                   asks_a_moment(question.text, "month-moment" not in off))
             if withdrawn:
                 record_step(vetting.step())
                 return MethodOutput.abstain(vetting.order(passages))
@@ -180,8 +181,9 @@ class VettedMethod(Method):
         vouched = {h.passage.id for h in passages
                    if trust is not None and entry_for(h.passage.metadata, trust, h.passage.id) is not None}
         read = Documents(metas, kinds, scores, found, unverified, vouched, notes)
-        vetting = vet(passages, read, config.relevance, as_of(question.text), asks_about_drafts(asked), off,
-                      by_date=not names_a_year(asked), now=asks_now(asked))
+        closing = "month-moment" not in off
+        vetting = vet(passages, read, config.relevance, as_of(question.text, closing), asks_about_drafts(asked), off,
+                      by_date=not names_a_year(asked, closing), now=asks_now(asked))
         return (vetting if "named-newest" in off else _with_names(vetting, passages, asked)), read
 
     async def _answered(self, question: Question, asked: str, vetting: Vetting, read: Documents,
