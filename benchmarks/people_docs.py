@@ -361,8 +361,8 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
             "chunks, the `former-values`, `complementary` and `dates-across` rules, with its ablations; "
             "`vetted-600456c` as of commit 600456c (2026-12-07): posts read as informal (`informal`), the answer's "
             "value overruled wherever it is stated, values read with their title, table label or prose before "
-            "them, a bare number given its unit, `now`, roadmaps as drafts, with its ablations; `vetted`, as of "
-            "2026-12-07 (commit 35116b5), written from the tune misses of batches a-e: an erratum as on topic as the "
+            "them, a bare number given its unit, `now`, roadmaps as drafts, with its ablations; `vetted-d1868fb`, as "
+            "of commit d1868fb (2026-12-07), written from the tune misses of batches a-e: an erratum as on topic as the "
             "article it names (`erratum-topic`), a chunk as on topic as its document's retrieved chunks "
             "(`document-topic`), release notes' chunks dated by their release (`release-dates`), a value no passage "
             "states written as the cited passages' (`unstated-value`), a value an article's own correction note "
@@ -379,8 +379,14 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
             "dated by neither metadata nor words dated by its name, when indexed: the folders were indexed again "
             "for it) and `several-answers` (a question asking for several things has the model give each, cited); "
             "each "
-            "with its ablation (`vetted-without-asked-scope` is "
-            "`vetted` as of 35116b5); `vetted-later-subject-on`, with the `later-subject` rule on (a value every "
+            "with its ablation (`vetted-d1868fb-without-asked-scope` is "
+            "`vetted` as of 35116b5); `vetted`, as of 2026-12-07 (commit 2ad769b), d1868fb with the rules written "
+            "from the tune misses of batch f: a question closing on a month asks as of it (`month-moment`), a weekday "
+            "in a date names no day and a sentence is about the heading it sits under (`asked-scope`), a statistics "
+            "office's page is a register, an amount keeps its own currency sign and a change in the present tense "
+            "('rises from') names a former value, a post older than the page that changed its value is outdated "
+            "(`informal-older`), quantities within 1% are one value (`same-value`) and WhatsApp's slashed stamps "
+            "date a chat, with its ablations; `vetted-later-subject-on`, with the `later-subject` rule on (a value every "
             "cited passage states before it first names what the question asks about is another thing's: unknown), "
             "off by default since it cost a right answer on RAMDocs' check half; "
             "`vetted-sentences`, the same with `ledger.vetted_evidence=sentences` (a design alternative: the model "
@@ -407,7 +413,10 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
             "Batch e (33 asks, benchmarks/data/people_docs/README.md) was added on 2026-12-07, after the rules of "
             "600456c: the runs of older commits (`ledger-main`, the `-135c729`, `-90f2daa` and `-600456c` runs) "
             "cover batches a-d only (45 tune and 41 check asks), and the section 'Batch e alone' shows how each "
-            "method does on folders written after the rules it was tuned on. Every model call is the embedded "
+            "method does on folders written after the rules it was tuned on. Batch f (49 asks) was added on "
+            "2026-12-07, after every rule of d1868fb, by a helper who saw none of them: runs older than "
+            "`vetted-d1868fb` cover batches a-e only, and 'Batch f alone' shows d1868fb's rules on folders none "
+            "of them was written against, beside the rules since written from f's tune half. Every model call is the embedded "
             "1.5B model's, through the disk cache (a ledger run after the first replays its claims); a cell `of N` "
             "under its half's size is a run over fewer asks (older commits, or a run still going)."), "",
            "| run | tune | check | false conflicts (check) | calls / ask | model s / ask |", "|---|---|---|---|---|---|"]
@@ -429,7 +438,8 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
             n = sum(a.kind == kind and a.half == name for a in asks)
             cells = [_cell([o for o in runs[x] if o.kind == kind and o.half == name]) for x in labels]
             out.append(f"| {kind} | {n} | " + " | ".join(cells) + " |")
-    out += batch_e(runs, labels)
+    out += batch_alone(runs, labels, "e", "33 asks written after the rules of 600456c")
+    out += batch_alone(runs, labels, "f", "49 asks written after the rules of d1868fb")
     out += ablation(runs)
     out += ["", "## Every miss on the check half", ""]
     for label in labels:
@@ -446,12 +456,12 @@ ABLATION = "-without-"
 turned off (``--set ledger.disabled_rules=[RULE]``; the ledger's replayed on the same claims): what that rule earns."""
 
 
-def batch_e(runs: dict[str, list[Outcome]], labels: list[str]) -> list[str]:
-    """Each run on batch e's asks alone (written after the rules of 600456c), per half."""
-    out = ["", "## Batch e alone (33 asks written after the rules of 600456c)", "",
+def batch_alone(runs: dict[str, list[Outcome]], labels: list[str], batch: str, written: str) -> list[str]:
+    """Each run on one batch's asks alone (folders written after the rules named in ``written``), per half."""
+    out = ["", f"## Batch {batch} alone ({written})", "",
            "| run | tune | check | false conflicts (check) |", "|---|---|---|---|"]
     for label in labels:
-        rows = [o for o in runs[label] if o.id.startswith("e-")]
+        rows = [o for o in runs[label] if o.id.startswith(f"{batch}-")]
         if rows:
             out.append(f"| {label} | {_cell([o for o in rows if o.half == 'tune'])} | "
                        f"{_cell([o for o in rows if o.half == 'check'])} | "
@@ -463,7 +473,7 @@ def ablation(runs: dict[str, list[Outcome]]) -> list[str]:
     """For each method with ablation runs, a row for each rule turned off: right / fully right on each half, and
     the change against the whole method."""
     return [line for method in ("ledger-135c729", "ledger", "vetted-135c729", "vetted-90f2daa", "vetted-600456c",
-                                "vetted")
+                                "vetted-d1868fb", "vetted")
             for line in _ablation(runs, method)]
 
 
@@ -516,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
         run(asks, methods, args.overrides, args.label, args.runs, args.fresh, args.cache, args.inject)
     else:
         order = ("rule", "concat", "corg", "separate", "ledger-main", "ledger-135c729", "ledger", "ledger-passages",
-                 "vetted-135c729", "vetted-90f2daa", "vetted-600456c", "vetted", "vetted-sentences")
+                 "vetted-135c729", "vetted-90f2daa", "vetted-600456c", "vetted-d1868fb", "vetted", "vetted-sentences")
         args.out.write_text(report(asks, load_runs(args.runs, asks), order) + "\n")
         print(f"wrote {args.out}", file=sys.stderr)
     return 0

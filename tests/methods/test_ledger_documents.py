@@ -375,6 +375,9 @@ def test_a_question_closing_on_a_month_asks_as_of_then_and_the_rule_can_be_turne
     assert as_of("What did a booster cost on 3 May 2022?").text == "2022-05-03"
     assert as_of("Who won the marathon in 2019?") is None  # a bare year is what it is about
     assert as_of(question, closing=False) is None and names_a_year(question, closing=False)
+    may = as_of("How many monthly active users did Tallyloom have in May 2024?")  # d-startup-metrics-1
+    assert may.admits(datetime.date(2024, 6, 4)) and not may.admits(datetime.date(2024, 7, 4))  # May's report, of June
+    assert not as_of("In May 2024, how many users?").admits(datetime.date(2024, 6, 4))
     assert timeless(question, closing=False) == question
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import calendar
 import datetime
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tanglerag.dating import DATE as _DATE
 from tanglerag.dating import parsed as _parsed
@@ -35,9 +35,13 @@ class AsOf:
 
     last_day: datetime.date
     text: str
+    reported_days: int = 0
+    """How long after the moment a document still speaks of it: a question closing on a month asks what that month
+    saw, and the month's report comes out after it ("How many monthly active users did Tallyloom have in May
+    2024?", answered by the May investor update of 4 June, d-startup-metrics-1)."""
 
     def admits(self, date: datetime.date) -> bool:
-        return date <= self.last_day
+        return date <= self.last_day + datetime.timedelta(days=self.reported_days)
 
 
 def _read(match: re.Match[str]) -> AsOf | None:
@@ -58,7 +62,12 @@ def _clauses(question: str, closing: bool = True) -> list[tuple[re.Match[str], A
     """``closing``: whether a closing "in MONTH YEAR" is a moment too (rule ``month-moment``)."""
     ends = [m for m in _CLOSING.finditer(question) if (parsed := _parsed(m)) is not None and parsed[1] != "year"]
     found = [*_LEADING.finditer(question), *_CLAUSE.finditer(question), *(ends if closing else [])]
-    return [(match, moment) for match in sorted(found, key=lambda m: m.start()) if (moment := _read(match)) is not None]
+    return [(match, replace(moment, reported_days=_REPORTED_DAYS) if match in ends else moment)
+            for match in sorted(found, key=lambda m: m.start()) if (moment := _read(match)) is not None]
+
+
+_REPORTED_DAYS = 31
+"""``AsOf.reported_days`` for a question closing on its month or day: a monthly report is out within the next month."""
 
 
 def timeless(question: str, closing: bool = True) -> str:
