@@ -186,7 +186,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 def rule_answer(question: str, passages: list[RetrievedPassage]) -> str:
     """The no-model baseline of the module's docstring: a passage picked by words and dates, its best sentence."""
     wanted = content_stems(question)
-    moment = as_of(question)
+    moment = as_of(question, closing=False)  # the baseline's fixed reading: 'as of' and 'In DATE,' only
     sharing = [h for h in passages if 2 * len(wanted & content_stems(f"{h.passage.title} {h.passage.text}"))
                >= len(wanted)]
     dated = []
@@ -485,7 +485,8 @@ def _ablation(runs: dict[str, list[Outcome]], method: str) -> list[str]:
     how = "replayed on the same claims" if method.startswith("ledger") else \
         "its one call made again where its prompt changed"
     out = ["", f"## What each rule earns: {method} with one rule off ({how})", "",
-           f"Change: the whole {method}'s right / fully right minus the run's, per half (positive: the rule helps).",
+           (f"Change: the whole {method}'s right / fully right minus the run's, per half, on the asks the run "
+            "covers (positive: the rule helps)."),
            "", "| rule off | tune | check | change tune | change check |", "|---|---|---|---|---|"]
 
     def count(rows: list[Outcome], half: str) -> tuple[int, int]:
@@ -493,9 +494,9 @@ def _ablation(runs: dict[str, list[Outcome]], method: str) -> list[str]:
         return sum(o.right for o in chosen), sum(o.fully_right for o in chosen)
 
     for label in rows:
-        cells = []
+        cells, asked = [], {o.id for o in runs[label]}  # an ablation of an older commit covers its batches only
         for name in ("tune", "check"):
-            (a, b), (c, d) = count(full, name), count(runs[label], name)
+            (a, b), (c, d) = count([o for o in full if o.id in asked], name), count(runs[label], name)
             cells.append(f"{a - c:+d} / {b - d:+d}")
         out.append(f"| {label.removeprefix(method + ABLATION)} | {_cell([o for o in runs[label] if o.half == 'tune'])} | "
                    f"{_cell([o for o in runs[label] if o.half == 'check'])} | {cells[0]} | {cells[1]} |")

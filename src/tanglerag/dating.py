@@ -53,10 +53,12 @@ _TITLE_FROM = re.compile(r"\A(?:[^\n]{0,80}\n)?[^\n]{0,80}?\b(?:from|starting|be
 _CHAT_STAMP = re.compile(r"\A(?:[^\n]*\n){0,3}?\W{0,3}(\d{4}-\d{2}-\d{2})[ T]\d{1,2}:\d{2}")
 """A chat export's first message time ("[2024-03-05 10:12] ana: ..."), on one of its first lines (a header such as
 "Slack export - channel #general" may come first): when the conversation took place."""
-_SLASHED_STAMP = re.compile(r"^\W{0,3}(\d{1,2})/(\d{1,2})/(\d{4}|\d{2}),?\s+\d{1,2}[:.]\d{2}", re.MULTILINE)
-"""A chat export's message time written with slashes, as WhatsApp writes it ("[12/06/2024, 08:14] Lauren B: ..."):
-day first unless a stamp of the export can only be month first ("6/13/24, 8:14 PM"), the first one on one of the
-export's first lines dating the conversation (f-yarrowfield-ferry-1)."""
+_SLASHED_STAMP = re.compile(r"^\W{0,3}(\d{1,2})/(\d{1,2})/(\d{4}|\d{2}),?\s+\d{1,2}[:.]\d{2}(?::\d{2})?\s*"
+                            r"([ap]\.?m\.?)?\]?\s*(?:-\s*)?[^\s:\[\]][^:\n]{0,40}:", re.MULTILINE | re.IGNORECASE)
+"""A chat export's message time written with slashes and followed by who wrote, as WhatsApp writes it ("[12/06/2024,
+08:14] Lauren B: ...", "6/13/24, 8:14 PM - Al: ..."): day first unless a stamp of the export can only be month first or
+the clock has AM and PM (the US export), the first one on one of the export's first lines dating the conversation
+(f-yarrowfield-ferry-1). A table's row of dates and times is no chat: it names no writer."""
 _STAMP_CHARS = 300
 """How far from a passage's start or end a date stamp is looked for: "a work by Brahms published in 1890" in the
 middle of an article is what it is about, not when it was written."""
@@ -118,17 +120,20 @@ def mail_date(text: str) -> datetime.date | None:
 
 def _slashed_chat_day(text: str) -> datetime.date | None:
     """The day of a chat export's first slashed message time (``_SLASHED_STAMP``) on one of its first four lines."""
-    stamps = [tuple(int(part) for part in m.groups()) for m in _SLASHED_STAMP.finditer(text)]
     first = _SLASHED_STAMP.search("\n".join(text.split("\n", 4)[:4]))
     if first is None:
         return None
-    month_first = not any(a > 12 for a, _, _ in stamps) and any(b > 12 for _, b, _ in stamps)
-    a, b, year = (int(part) for part in first.groups())
+    stamps = [m.groups() for m in _SLASHED_STAMP.finditer(text)]
+    month_first = not any(int(a) > 12 for a, _, _, _ in stamps) and \
+        any(int(b) > 12 or meridiem for _, b, _, meridiem in stamps)
+    a, b, year = int(first[1]), int(first[2]), int(first[3])
+    year = year if year >= 100 else year + (1900 if year >= 70 else 2000)
     day, month = (b, a) if month_first else (a, b)
     try:
-        return datetime.date(year + 2000 if year < 100 else year, month, day)
+        found = datetime.date(year, month, day)
     except ValueError:
         return None
+    return found if _EARLIEST <= found.year <= datetime.date.today().year + 1 else None
 
 
 def stated_date(text: str, document_head: bool = True) -> tuple[datetime.date, str] | None:

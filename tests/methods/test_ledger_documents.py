@@ -64,7 +64,8 @@ def verdicts(step: ConflictStep) -> dict[str, str]:
                                       ("six weeks", "42 days"), ("2 metres", "200 cm"), ("3 May 2020", "2020-05-03"),
                                       ("sixty-five pounds", "£65"), ("two-year", "2 years"),
                                       ("2024-06-18", "Tuesday 18 June"),  # d-project-wiki-2: a day without its year
-                                      ("16 km", "10 miles")])  # f-millbeck-runners-2: converted and rounded
+                                      ("16 km", "10 miles"),  # f-millbeck-runners-2: converted and rounded
+                                      ("16.1km", "16.1 km"), ("2.5kg", "2,500 g")])  # a unit glued to a decimal
 def test_one_value_in_other_words_or_units_is_the_same_value(a, b):
     assert same_value(a, b)
 
@@ -73,7 +74,9 @@ def test_one_value_in_other_words_or_units_is_the_same_value(a, b):
                                       ("2,300", "2,400"), ("Dana Whitfield", "Dana Whitfield"), ("40 CAD", "40 AUD"),
                                       ("5 to 7 days", "5 people"), ("25 MB", "25 GB"), ("12.30", "12:30"),
                                       ("18 June 2024", "18 June 2023"), ("14 June", "2024-06-18"),
-                                      ("5 km", "3 miles"), ("£7.00", "£7.05"), ("1,482", "1,483")])
+                                      ("5 km", "3 miles"), ("£7.00", "£7.05"), ("1,482", "1,483"),
+                                      ("2,140 t", "2,130 t"), ("99.9%", "99.99%"), ("20 °C", "22 °C"),
+                                      ("365 days", "366 days")])  # only a unit converted is rounded
 def test_different_values_or_no_values_are_not_the_same_value(a, b):
     assert not same_value(a, b)  # two names are compared as text, not here
 
@@ -84,6 +87,10 @@ def test_a_change_names_its_former_value_in_any_tense_and_each_amount_keeps_its_
     sentence = "- the car toll rises from £6.50 to £7.00 from 1 April 2023;"  # f-yarrowfield-ferry-2
     assert [span for _, span in sentence_values(sentence, skip_former=False)][:2] == ["£6.50", "£7.00"]
     assert [span for _, span in sentence_values(sentence, skip_former=True)][0] == "£7.00"
+    coded = "the fare rises from EUR 6.50 to EUR 7.00 in May"
+    assert [span for _, span in sentence_values(coded, skip_former=False)] == ["EUR 6.50", "EUR 7.00"]
+    ranges = "Buses go from 06:00 to 23:00 on weekdays; the path climbs from 120 m to 480 m."
+    assert [span for _, span in sentence_values(ranges, skip_former=True)] == ["06:00", "23:00", "120 m", "480 m"]
 
 
 def test_a_value_cut_from_a_sentence_reads_without_the_words_that_follow_it():
@@ -351,7 +358,10 @@ def test_a_question_about_plans_is_answered_by_drafts_and_roadmaps_too():
       "Subject: Museum hours\n\nFrom April we open at 10am."), "2024-03-11"),
     ("From: Harbour office\nSent: 8 April 2024\nSubject: Fares\n\nThe fare is EUR 9.80.", "2024-04-08"),
     ("WhatsApp Chat with Mums\n\n[12/06/2024, 08:14] Lauren: ferry today?\n[12/06/2024, 08:16] Shona: £7", "2024-06-12"),
-    ("6/5/24, 8:14 PM - Al: ferry?\n6/13/24, 9:00 PM - Bo: £7 now", "2024-06-05")])  # month first: a 13th month
+    ("6/5/24, 8:14 PM - Al: ferry?\n6/13/24, 9:00 PM - Bo: £7 now", "2024-06-05"),  # month first: a 13th month
+    ("6/12/24, 8:14 PM - Al: ferry today?", "2024-06-12"),  # month first: a US export's AM and PM
+    ("[12/06/99, 08:14] Al: ferry today?", "1999-06-12"),
+    ("Ferry fares - updated 5 March 2025\nDate | Fare\n1/2/2024 12.50 adult single", "2025-03-05")])  # no chat
 def test_dates_in_prose_headings_and_chat_stamps_date_the_passage(text, day):
     assert stated_date(text)[0].isoformat() == day
 
@@ -377,7 +387,10 @@ def test_a_question_closing_on_a_month_asks_as_of_then_and_the_rule_can_be_turne
     assert as_of(question, closing=False) is None and names_a_year(question, closing=False)
     may = as_of("How many monthly active users did Tallyloom have in May 2024?")  # d-startup-metrics-1
     assert may.admits(datetime.date(2024, 6, 4)) and not may.admits(datetime.date(2024, 7, 4))  # May's report, of June
+    assert may.text == "2024-05 and the month after"
     assert not as_of("In May 2024, how many users?").admits(datetime.date(2024, 6, 4))
+    assert not as_of("What did a booster cost on 3 May 2022?").admits(datetime.date(2022, 5, 4))  # a day: no report
+    assert as_of("When is the bridge expected to reopen by December 2025?") is None  # a deadline, not a moment
     assert timeless(question, closing=False) == question
 
 

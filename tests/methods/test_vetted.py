@@ -432,6 +432,8 @@ def test_a_post_older_than_the_page_that_changed_its_value_is_outdated_not_misin
     assert answer.trace.find(ConflictStep).overall == "outdated"
     answer, _ = ask(llm_factory, ferry, question, None, "ledger.disabled_rules=[asked-names, informal-older]")
     assert answer.trace.find(ConflictStep).overall == "misinformation"
+    answer, _ = ask(llm_factory, ferry, question, None, "ledger.disabled_rules=[asked-names, informal]")
+    assert answer.trace.find(ConflictStep) is None or answer.trace.find(ConflictStep).overall == "none"
 
 
 def test_an_answer_whose_value_only_a_post_below_the_cited_page_states_is_asked_again_without_it(llm_factory):
@@ -772,6 +774,13 @@ def test_a_sentence_is_about_its_sections_day_and_a_weekday_in_a_date_names_no_d
     found = asked_scope("22:40 [1]", ["n1"], notice, "When does the first number 7 leave on a Sunday?")
     assert (found.text, found.cited) == ("09:15 [2]", ["n2"])
     assert asked_scope("22:40 [1]", ["n1"], notice, "When is the last bus on a weekday?").why == ""
+    asked = asked_scope("22:40 [1]", ["n1"], notice, "When is the first bus on Sunday 2 February?")
+    assert asked.text == "09:15 [2]"  # the question's own dated Sunday is the day it asks about
+    chunk = as_retrieved([  # a later chunk of the section: its heading only in the section path
+        Passage(id="c", title="Route 7", text="Evening buses run at 21:50 and 22:40.",
+                metadata={"section": ["Route 7", "Monday to Friday"]}),
+        Passage(id="d", title="Route 7", text="Sunday buses start at 09:15.")])
+    assert asked_scope("22:40 [1]", ["c"], chunk, "When is the first bus on a Sunday?").text == "09:15 [2]"
 
 
 def test_a_plan_tier_is_a_scope_only_when_capitalised_and_one_never_stated_is_unknown(llm_factory):

@@ -38,14 +38,15 @@ _WRAPPED = re.compile(r"(?<![.!?;:\n])\n[ \t]*(?=[a-z])|(?<=[a-z])\n[ \t]*(?=\d)
 bridge is\n46 metres long"): read as a space, or the sentence's halves are read apart. A line that starts with a
 number continues one that ends on a lower-case word only (a table's "Gross tonnage" label line stays a line)."""
 _AMOUNT = re.compile(r"(?<!\w)(?:[$€£¥]|\b(?:EUR|USD|GBP|CHF|CAD|AUD)\s?)?\d[\d,.:]*(?:\s*(?:k|m|bn)\b|%)?"
-                     r"(?:\s+(?![$€£¥])[^\s\d]+){0,2}", re.IGNORECASE)
+                     r"(?:\s+(?![$€£¥]|(?:EUR|USD|GBP|CHF|CAD|AUD)\b)[^\s\d]+){0,2}", re.IGNORECASE)
 """A number with what may follow it (a currency before, a unit or counted thing after): the spans read as values.
 Not a digit inside a word: "the T4 shines" names a model, no count of four. Not the next amount's currency sign
-either: "from £6.50 to £7.00" read "£7.00" as a count of 7 (f-yarrowfield-ferry-2)."""
+either, a sign or a code: "from £6.50 to £7.00" read "£7.00" as a count of 7 (f-yarrowfield-ferry-2)."""
 _CHANGED = (r"(?:raised|lowered|increased|decreased|reduced|cut|shortened|lengthened|extended|changed|moved|went|"
-            r"rose|fell|dropped|grew|jumped|climbed|rises?|falls?|drops?|grows?|goes|go|jumps?|climbs?|increases?|"
-            r"decreases?|changes?|moves?)")
-"""Past and present: "the car toll rises from £6.50 to £7.00" names £6.50 as the former value (f-yarrowfield-ferry-2)."""
+            r"rose|fell|dropped|grew|jumped|climbed|rises|falls|drops|grows|increases|decreases|changes)")
+"""Past and present: "the car toll rises from £6.50 to £7.00" names £6.50 as the former value (f-yarrowfield-ferry-2).
+Not "go", "run" or "climb" in the present: "buses go from 06:00 to 23:00" and "the path climbs from 120 m to 480 m"
+state ranges, not changes."""
 _FORMER = re.compile(r"(?:\((?:was|previously|formerly)|\b(?:previously|formerly|instead of|rather than|replacing|replaces|"
                      r"no longer|not|(?:up|down) from|" + _CHANGED + r" from|(?:given|reported|stated|printed|listed|"
                      r"shown|published|quoted) (?:as|at)))\s*:?\s*$", re.IGNORECASE)
@@ -368,7 +369,8 @@ RULE_KINDS: dict[str, ConflictKind | None] = {**KIND_WHEN_DECIDED_BY, "drafts": 
 """The report a rule's verdict makes, as the ledger's policies make it; a draft's value is no conflict (it was never
 in force), a value dated after the asked moment is outdated then, a refused declaration is misinformation, and so is
 a post's value against the page of the body it speaks of (as the ledger's ``authority`` reports it), unless the post
-is older than that page: then its value is the one the page has since changed (outdated, f-yarrowfield-ferry-1)."""
+is older than that page: then its value is the one the page has since changed (``informal-older``, vetted's own:
+outdated, f-yarrowfield-ferry-1)."""
 
 
 def explained(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, DocumentMeta],
@@ -399,7 +401,7 @@ def _losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, 
     if kind == "informal" and any(kinds.get(c) != "informal" for c in cited):
         posted = metas[pid].date
         pages = [d for c in cited if kinds.get(c) != "informal" and (d := metas[c].date) is not None]
-        if "informal-older" not in vetting.off and posted is not None and pages and posted < max(pages):
+        if not {"informal", "informal-older"} & vetting.off and posted is not None and pages and posted < max(pages):
             return (f"informal-older: a blog, forum or chat post of {posted.isoformat()}, before the page "
                     f"of {max(pages).isoformat()} that says otherwise")
         return "informal: a blog, forum or chat post, where a page that is not one says otherwise"

@@ -1,9 +1,10 @@
 """The moment a question asks about, read only where the question states one.
 
-Only "as of", "as at" and "at the time of" followed by a date set a moment, or a question opening on "In DATE,"
-or closing on "in MONTH YEAR" (rule ``month-moment``); "now", "currently" and "the latest" ask for the newest answer,
-which the ``newest`` policy gives without one. A bare year after "in", "by", "during" or "on" is what the question is
-about ("who won the World Cup in 1998"), not a moment: read as one, it hid a 2018 almanac that answers it (issue 60). One parser finds the clause for both uses, so the clause taken out of the question sent to
+Only "as of", "as at" and "at the time of" followed by a date set a moment, or a question opening on "In DATE," or
+closing on "in", "during" or "on" a month or a day (rule ``month-moment``); "now", "currently" and "the latest" ask for the
+newest answer, which the ``newest`` policy gives without one. A bare year after "in", "by", "during" or "on" is what
+the question is about ("who won the World Cup in 1998"), not a moment: read as one, it hid a 2018 almanac that
+answers it (issue 60). One parser finds the clause for both uses, so the clause taken out of the question sent to
 each document (``timeless``) is exactly the one whose date the policies apply (``as_of``).
 """
 
@@ -25,10 +26,12 @@ _LEADING = re.compile(r"^\s*(?:in|during|by)\s+" + _DATE + r"\s*,\s*", re.IGNORE
 """"as of DATE" anywhere (``_CLAUSE``), or a question opening on "In DATE," ("In June 2022, how many nights could a guest park?"):
 set apart by its comma, the date says when the question asks about, where "who won the World Cup in 1998" names the
 final it is about."""
-_CLOSING = re.compile(r"\s+(?:in|during|by|on)\s+" + _DATE + r"(?=\s*\??\s*$)", re.IGNORECASE)
-"""A question closing on a month or a day ("What was glimmet's default JPEG quality in February 2024?"): a value at a
-moment, not an event named by its year; read as the question's topic, it asked every passage to name 2024 and left the
-changelog of 2023 that answers it off topic (f-glimmet-cli-2). A bare year stays the topic."""
+_CLOSING = re.compile(r"\s+(?:in|during|on)\s+" + _DATE + r"(?=\s*\??\s*$)", re.IGNORECASE)
+"""A question closing on "in", "during" or "on" a month or a day ("What was glimmet's default JPEG quality in February
+2024?"): a value at a moment, not an event named by its year; read as the question's topic, it asked every passage to
+name 2024 and left the changelog of 2023 that answers it off topic (f-glimmet-cli-2). A bare year stays the topic.
+Not "by" ("expected by December 2025" names a deadline). An event named by its month ("the election held in May
+2024") is read as a moment too: documents dated more than a month after it are set aside."""
 @dataclass(frozen=True)
 class AsOf:
     """The moment a question asks about: a day, or the whole of a month or a year (its last day)."""
@@ -36,8 +39,8 @@ class AsOf:
     last_day: datetime.date
     text: str
     reported_days: int = 0
-    """How long after the moment a document still speaks of it: a question closing on a month asks what that month
-    saw, and the month's report comes out after it ("How many monthly active users did Tallyloom have in May
+    """How long after the moment a document still speaks of it (``text`` says so): a question
+    closing on a month asks what that month saw, and the month's report comes out after it ("How many monthly active users did Tallyloom have in May
     2024?", answered by the May investor update of 4 June, d-startup-metrics-1)."""
 
     def admits(self, date: datetime.date) -> bool:
@@ -60,14 +63,21 @@ def _read(match: re.Match[str]) -> AsOf | None:
 
 def _clauses(question: str, closing: bool = True) -> list[tuple[re.Match[str], AsOf]]:
     """``closing``: whether a closing "in MONTH YEAR" is a moment too (rule ``month-moment``)."""
-    ends = [m for m in _CLOSING.finditer(question) if (parsed := _parsed(m)) is not None and parsed[1] != "year"]
-    found = [*_LEADING.finditer(question), *_CLAUSE.finditer(question), *(ends if closing else [])]
-    return [(match, replace(moment, reported_days=_REPORTED_DAYS) if match in ends else moment)
+    ends = [m for m in _CLOSING.finditer(question) if (parsed := _parsed(m)) is not None and parsed[1] != "year"] \
+        if closing else []
+    found = [*_LEADING.finditer(question), *_CLAUSE.finditer(question), *ends]
+    return [(match, _reported(moment) if match in ends and len(moment.text) == len("YYYY-MM") else moment)
             for match in sorted(found, key=lambda m: m.start()) if (moment := _read(match)) is not None]
 
 
+def _reported(month: AsOf) -> AsOf:
+    """A month asked about by a question closing on it, with the month after it when its report comes out."""
+    return replace(month, reported_days=_REPORTED_DAYS, text=f"{month.text} and the month after")
+
+
 _REPORTED_DAYS = 31
-"""``AsOf.reported_days`` for a question closing on its month or day: a monthly report is out within the next month."""
+"""``AsOf.reported_days`` for a question closing on its month ("YYYY-MM"): a month's report is out within the next
+month. Not for a day: what held on 3 May 2022 is not reported a month later."""
 
 
 def timeless(question: str, closing: bool = True) -> str:

@@ -18,16 +18,19 @@ from typing import NamedTuple
 
 from tanglerag.methods.ledger.dissent import answer_value, is_label, names, sentence_values, split_sentences
 from tanglerag.methods.ledger.values import Value
+from tanglerag.provenance import section_of
 from tanglerag.text import normalize_answer, strip_citations
 from tanglerag.types import RetrievedPassage
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
-_MONTH = (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?")
+_MONTH = (r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|"
+          r"apr|jun|jul|aug|sep|sept|oct|nov|dec)\b\.?")
 _DATED_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?:(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?"
                         r"(?:\s+of)?\s+" + _MONTH + r"|" + _MONTH + r"\s+\d{1,2}\b)", re.IGNORECASE)
 """A weekday that is part of a date ("changes from Sunday 26 January 2025", "posted Tuesday, March 4"): the day
 something happened, not the day a value is for. In a notice's title it made every sentence under it about Sundays, so
-the weekday timetable's last bus answered for the first Sunday one (f-greyling-buses-2)."""
+the weekday timetable's last bus answered for the first Sunday one (f-greyling-buses-2). Taken out of what a passage's
+sentences are about, not of the question ("the last bus on Sunday 2 February" asks about that Sunday)."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,6 @@ class Scope:
 
     def covered(self, text: str) -> frozenset[str]:
         """The members ``text`` names, a plural as its singular ("Saturdays", "weekdays")."""
-        text = _DATED_DAY.sub(" ", text)
         if self.capitalised:
             text = " ".join(re.findall(r"\b[A-Z][a-z]+\b", text))
         words = {re.sub(r"s$", "", w) for w in normalize_answer(text).split()}
@@ -81,20 +83,23 @@ _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 def _contexts(hit: RetrievedPassage) -> list[str]:
     """Each sentence of the passage after its title, the heading it sits under and the short label line before it (a
     table's "Saturday" cell): what a sentence is about includes what its page and its section are about (the "22:40"
-    bullet under "What's changing (Monday to Friday)" is a weekday time, f-greyling-buses-2)."""
+    bullet under "What's changing (Monday to Friday)" is a weekday time, f-greyling-buses-2). The heading is the last
+    Markdown heading above the sentence in the passage, else the innermost of the chunk's section path below the
+    title; weekdays that are part of a date are taken out (``_DATED_DAY``)."""
     text = hit.passage.text
     sentences = [s.strip() for s in split_sentences(text)]
     title = f"{hit.passage.title}: " if hit.passage.title else ""
     headings = [(m.start(), m.group(1)) for m in _HEADING.finditer(text)]
-    section = hit.passage.metadata.get("section")
-    opening = section[-1] if isinstance(section, list) and len(section) > 1 and isinstance(section[-1], str) else ""
+    path = section_of(hit.passage.metadata) or []
+    opening = path[-1] if len(path) > 1 else ""  # a one-heading path is the title's
     out, at = [], 0
     for n, sentence in enumerate(sentences):
         found = text.find(sentence, at)
         at = found if found >= 0 else at
         heading = next((h for start, h in reversed(headings) if start <= at), opening)
         head = f"{heading}: " if heading and heading not in sentence else ""
-        out.append(title + head + (f"{sentences[n - 1]} {sentence}" if n and is_label(sentences[n - 1]) else sentence))
+        context = title + head + (f"{sentences[n - 1]} {sentence}" if n and is_label(sentences[n - 1]) else sentence)
+        out.append(_DATED_DAY.sub(" ", context))
     return out
 
 

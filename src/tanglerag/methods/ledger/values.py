@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
 
@@ -22,9 +22,11 @@ ValueKind = Literal["quantity", "money", "count", "date", "clock"]
 
 
 _ROUNDED = 0.01
-"""How far apart two quantities may be and still be one value: a distance, weight or volume written in another unit
-is rounded ("the 16 km Reservoir Loop" is "just under 10 miles", 16.09 km, f-millbeck-runners-2). Money, counts,
-times and dates are compared exactly."""
+"""How far apart a distance, weight or volume written in two different units may be and still be one value: one of
+them was converted and rounded ("the 16 km Reservoir Loop" is "just under 10 miles", 16.09 km, f-millbeck-runners-2).
+In one unit ("2,140 t" and "2,130 t"), and for every other kind (money, counts, durations, percentages,
+temperatures, times of day, dates), values are compared exactly."""
+_CONVERTED = frozenset({"length", "mass", "volume"})
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class Value:
     kind: ValueKind
     magnitude: float
     unit: str
+    written: str = field(default="", compare=False)
+    """the unit as the text wrote it ("kilometer", "mile"), for a quantity: two units were converted between"""
 
     def same(self, other: Value) -> bool:
         """One value: of one kind, in one unit (a count of one thing, or of things one side leaves unnamed: "2,300"
@@ -42,7 +46,8 @@ class Value:
         if self.kind == other.kind == "date" and {self.unit, other.unit} == {"day", "monthday"}:
             return _month_day(self.magnitude) == _month_day(other.magnitude)  # "18 June" is 18 June 2024's day
         units = self.unit == other.unit or (self.kind == "count" and not (self.unit and other.unit))
-        tolerance = _ROUNDED if self.kind == "quantity" else 1e-6
+        converted = self.kind == "quantity" and self.dimension in _CONVERTED and self.written != other.written
+        tolerance = _ROUNDED if converted and self.written and other.written else 1e-6
         return self.kind == other.kind and units and math.isclose(self.magnitude, other.magnitude, rel_tol=tolerance)
 
     @property
@@ -217,12 +222,13 @@ def _unit_value(number: float, unit: str) -> Value | None:
     import pint
 
     try:
-        base = _units().Quantity(number, unit).to_base_units()
+        written = _units().Quantity(number, unit)
+        base = written.to_base_units()
     except (pint.errors.PintError, AttributeError, TypeError, ValueError, AssertionError, tokenize.TokenError):
         return None  # pint's parser tokenizes the words as Python: an unclosed "(" is a TokenError
     dimension = str(base.dimensionality)
     if dimension in _EVERYDAY:
-        return Value("quantity", float(base.magnitude), dimension)
+        return Value("quantity", float(base.magnitude), dimension, str(written.units))
     if str(base.units) == "bit":  # bytes: pint gives them no dimension (nor "MAU", monthly active users, a unit)
         return Value("quantity", float(base.magnitude), "bit")
     return None
@@ -252,6 +258,11 @@ _MARKUP = re.compile(r"[*`]+")
 """Markdown's emphasis and code marks, part of no value: read with them, "**8:40 am**. Children" was 8 attometres."""
 
 
+_GLUED_UNIT = re.compile(r"(?<=\d)(?=(?!(?:st|nd|rd|th)\b)[a-zA-Z\u00b0\u00b5])")
+"""A unit glued to its number, parted from it: "16.1km" had been read as 16 km and "2.5kg" as a count of 2 (the number
+stopped at its decimal point)."""
+
+
 def read_value(answer: str) -> Value | None:
     """The value an answer names, or None when it names none (a name, a place, an adjective). Only an answer that
     starts with its value counts ("2,300 members", "about 40 euros"); a sentence with a number inside is not one."""
@@ -262,7 +273,7 @@ def read_value(answer: str) -> Value | None:
         return date
     if (clock := _clock(text)) is not None:
         return clock
-    digits = _digits(text)
+    digits = _digits(_GLUED_UNIT.sub(" ", text))
     if (money := _money(digits)) is not None:
         return money
     found = _NUMBER.match(digits)
