@@ -47,3 +47,18 @@ def resources(llm: LLM, settings: Settings | None = None) -> Resources:
 
 def as_retrieved(passages: list[Passage]) -> list[RetrievedPassage]:
     return [RetrievedPassage(passage=p, score=1.0 - i / 10, rank=i + 1) for i, p in enumerate(passages)]
+
+
+@pytest.fixture(scope="session")
+def local_ray():
+    """One local Ray instance for every test that needs one (each starting its own took ~10 s on two cores, four
+    times a run); the tests that use it share a worker (``xdist_group("ray")``), so only one runs at a time. Its
+    workers run at the normal priority: at Ray's default nice 15 they starved beside the other pytest-xdist worker
+    (27 s for the Ray engine's test against 5 s); the raylet reads RAY_worker_niceness when it starts. Five CPUs:
+    the most any test asks for at once (two service replicas, a model and an embedding replica, and Serve's own)."""
+    ray = pytest.importorskip("ray")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("RAY_worker_niceness", "0")
+        ray.init(num_cpus=5, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()

@@ -16,18 +16,8 @@ from tanglerag.settings import Settings
 from tanglerag.testing import canned_runtime
 
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # actors get this module's helpers by value
+pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.usefixtures("local_ray")]  # one Ray instance (conftest)
 SETS = ["retrieval.top_k=2", "eval.engine=ray", "eval.ray_actors=2", "eval.ray_batch_size=2"]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def local_ray():
-    """Ray runs its workers at nice 15 by default, so beside the other pytest-xdist worker the actors starved (27 s
-    for this test against 5 s at the normal priority); the raylet reads RAY_worker_niceness when it starts."""
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("RAY_worker_niceness", "0")
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
 
 
 def _answer(messages) -> str:

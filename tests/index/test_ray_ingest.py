@@ -24,17 +24,8 @@ from tanglerag.settings import Settings
 from tanglerag.testing import HashEmbedder
 
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # actors get this module's helpers by value
+pytestmark = [pytest.mark.xdist_group("ray"), pytest.mark.usefixtures("local_ray")]  # one Ray instance (conftest)
 CONFIG = IndexConfig(index_type="flat", chunk_words=12, chunk_overlap=2)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def local_ray():
-    """As in tests/eval/test_ray_engine.py: workers at normal priority, or they starve beside other test workers."""
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("RAY_worker_niceness", "0")
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
 
 
 def _records(n: int = 40) -> list[dict]:

@@ -21,7 +21,7 @@ from tests.service.conftest import CORPUS
 ray = pytest.importorskip("ray")
 serve = pytest.importorskip("ray.serve")
 ray_serve = pytest.importorskip("tanglerag.service.ray_serve")
-pytestmark = pytest.mark.xdist_group("ray")  # one Ray instance at a time on this machine
+pytestmark = pytest.mark.xdist_group("ray")  # one Ray instance at a time on this machine (conftest's local_ray)
 
 
 def _free_port() -> int:
@@ -44,21 +44,19 @@ def _wait(check, seconds: float = 60.0) -> None:
 
 
 @pytest.fixture
-def served(tmp_path):
+def served(tmp_path, local_ray):
     """Two replicas of the service on a local Ray instance, their proxy's base URL yielded."""
     with fake_openai_server(lambda body: "Paris [1]") as model:
         settings = Settings.load(overrides=["llm.backend=openai", f"llm.base_url={model['base_url']}",
                                             "llm.cache=false", "retrieval.top_k=3", "service.replicas=2",
                                             f"service.port={_free_port()}", "service.index_poll_s=0"])
         store_passages(tmp_path / "index", CORPUS, HashEmbedder(), settings.index)
-        ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
         try:
             make = functools.partial(Runtime, settings, index_dir=tmp_path / "index", embedder=HashEmbedder())
             ray_serve.start(make, settings.service)
             yield f"http://127.0.0.1:{settings.service.port}"
         finally:
             serve.shutdown()
-            ray.shutdown()
 
 
 def _ask(base: str) -> str:
@@ -95,7 +93,7 @@ def test_a_fixed_count_or_autoscaling_bounds_and_bounds_that_cannot_hold_are_ref
 
 
 @pytest.fixture
-def shared_model(tmp_path):
+def shared_model(tmp_path, local_ray):
     """Two service replicas sharing one model replica (the llm section's backend, here the fake server's client) and
     one query-embedding replica that waits half a second to gather a batch; their proxy's base URL yielded."""
     with fake_openai_server(lambda body: "Paris [1]") as model:
@@ -104,7 +102,6 @@ def shared_model(tmp_path):
             "service.replicas=2", "service.model_replicas=1", "service.embedding_replicas=1",
             "service.embedding_batch_wait_s=0.5", f"service.port={_free_port()}", "service.index_poll_s=0"])
         store_passages(tmp_path / "index", CORPUS, HashEmbedder(), settings.index)
-        ray.init(num_cpus=5, include_dashboard=False, log_to_driver=False)
         try:
             shared = ray_serve.Shared(functools.partial(build_backend, settings.llm, settings.cache_dir),
                                       HashEmbedder, settings.llm, settings.cache_dir)
@@ -113,7 +110,6 @@ def shared_model(tmp_path):
             yield f"http://127.0.0.1:{settings.service.port}", model
         finally:
             serve.shutdown()
-            ray.shutdown()
 
 
 def test_service_replicas_share_the_model_and_embed_questions_in_batches(shared_model):
