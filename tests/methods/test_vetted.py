@@ -783,6 +783,22 @@ def test_a_sentence_is_about_its_sections_day_and_a_weekday_in_a_date_names_no_d
     assert asked_scope("22:40 [1]", ["c"], chunk, "When is the first bus on a Sunday?").text == "09:15 [2]"
 
 
+def test_a_vehicle_class_is_a_scope_and_one_never_stated_is_unknown():
+    from tanglerag.methods.ledger.scoped import asked_scope
+
+    tolls = as_retrieved([Passage(id="t", title="Schedule of tolls", text=(  # f-yarrowfield-ferry-3
+        "Car or small van (up to 5 m) .... £6.50\nMotorcycle .... £3.00\nBicycle (including rider) .... £1.50"))])
+    motorhome = asked_scope("£6.50 [1]", ["t"], tolls, "How much is the chain ferry for a motorhome?")
+    assert motorhome.unknown and motorhome.why.startswith("asked-scope: £6.50 is stated for another vehicle than asked")
+    assert asked_scope("£6.50 [1]", ["t"], tolls, "What does it cost to take my car across?").why == ""
+    assert asked_scope("£6.50 [1]", ["t"], tolls, "How much is it for a bike?").text == "£1.50 [1]"
+    news = as_retrieved([  # a title's value is none of its sentences'; a sentence naming a car is about cars
+        Passage(id="g", title="Car toll to rise to £7.80", text="Motorhome charges will still be quoted at the kiosk."),
+        Passage(id="m", title="Minutes", text=("## Tolls and motorhomes\n\n- The car toll rises from £6.50 to £7.00.\n"
+                                               "- No fixed motorhome charge is published."))])
+    assert asked_scope("£7.00 [2]", ["m"], news, "How much is the ferry for a motorhome?").unknown
+
+
 def test_a_plan_tier_is_a_scope_only_when_capitalised_and_one_never_stated_is_unknown(llm_factory):
     from tanglerag.methods.ledger.scoped import asked_scope
 

@@ -129,8 +129,8 @@ RULES: tuple[Rule, ...] = (
          "approving reviews' states 2, and gives a bare '2' its words); 'one' alone and ordinals stay words",
          "a-silverbrook-project-1"),
     Rule("asked-scope", "vetting", "vetted: an answer whose value is stated for another day, season, ticket class, "
-         "(capitalised) plan tier or year than the question asks about (the 'Monday - Friday' row for a Saturday; a "
-         "sentence read with its page's title) is read again from the sentences naming the asked one, the value most "
+         "vehicle class, (capitalised) plan tier or year than the question asks about (the 'Monday - Friday' row for "
+         "a Saturday; a sentence naming none read with its label, heading and page's title) is read again from the sentences naming the asked one, the value most "
          "cited passages (else most shown ones) state there; with none, or for an answer that is a name, the "
          "documents do not say (a Gold plan's excess where only Silver's is stated)", "e-norrvik-parking-1"),
     Rule("later-subject", "vetting", "vetted: an answer whose value every cited passage states before it first names "

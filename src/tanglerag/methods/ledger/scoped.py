@@ -70,22 +70,32 @@ SCOPES: tuple[Scope, ...] = (
                   "weekend": frozenset({"saturday", "sunday"})}),
     Scope("season", _each("spring", "summer", "autumn", "winter")),
     Scope("ticket", _each("adult", "child", "senior", "student", "concession", "infant")),
+    Scope("vehicle", {**_each("car", "van", "motorhome", "caravan", "motorcycle", "bicycle", "lorry", "trailer"),
+                      "campervan": frozenset({"motorhome"}), "camper": frozenset({"motorhome"}),
+                      "motorbike": frozenset({"motorcycle"}), "bike": frozenset({"bicycle"}),
+                      "lorrie": frozenset({"lorry"}), "hgv": frozenset({"lorry"})}),
     Scope("plan", _each("free", "basic", "starter", "standard", "plus", "pro", "premium", "team", "business",
                         "enterprise", "bronze", "silver", "gold", "platinum"), capitalised=True),
     Years("year", {}),
 )
-"""The sets of scopes a page states one value each of: days, seasons, ticket classes, plan tiers and years."""
+"""The sets of scopes a page states one value each of: days, seasons, ticket classes, vehicle classes (a toll, fare or
+parking page: a motorhome's toll is not the car's, f-yarrowfield-ferry-3), plan tiers and years."""
 
 
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_LEADER = re.compile(r"(?:\.\s?){2,}$|\u2026$")
+"""A row's dotted leader ("Car or small van (up to 5 m) .... £6.50"): the sentence splitter ends a sentence at its
+dots, and the value after them is that row's."""
 
 
-def _contexts(hit: RetrievedPassage) -> list[str]:
-    """Each sentence of the passage after its title, the heading it sits under and the short label line before it (a
-    table's "Saturday" cell): what a sentence is about includes what its page and its section are about (the "22:40"
+def _contexts(hit: RetrievedPassage) -> list[tuple[str, str]]:
+    """Each sentence of the passage after its title, the heading it sits under and the short label line or the dotted
+    row before it (a table's "Saturday" cell, a toll schedule's "Car ...."): what a sentence is about includes what its page and its section are about (the "22:40"
     bullet under "What's changing (Monday to Friday)" is a weekday time, f-greyling-buses-2). The heading is the last
     Markdown heading above the sentence in the passage, else the innermost of the chunk's section path below the
-    title; weekdays that are part of a date are taken out (``_DATED_DAY``)."""
+    title; weekdays that are part of a date are taken out (``_DATED_DAY``). Each comes with the sentence alone, where
+    its values are read: a title's value ("Car toll to rise to £7.80") is no value of the sentences under it
+    (f-yarrowfield-ferry-3: "Motorhome charges will still be quoted at the kiosk" states none)."""
     text = hit.passage.text
     sentences = [s.strip() for s in split_sentences(text)]
     title = f"{hit.passage.title}: " if hit.passage.title else ""
@@ -98,9 +108,16 @@ def _contexts(hit: RetrievedPassage) -> list[str]:
         at = found if found >= 0 else at
         heading = next((h for start, h in reversed(headings) if start <= at), opening)
         head = f"{heading}: " if heading and heading not in sentence else ""
-        context = title + head + (f"{sentences[n - 1]} {sentence}" if n and is_label(sentences[n - 1]) else sentence)
-        out.append(_DATED_DAY.sub(" ", context))
+        labelled = n and (is_label(sentences[n - 1]) or _LEADER.search(sentences[n - 1]))
+        context = title + head + (f"{sentences[n - 1]} {sentence}" if labelled else sentence)
+        out.append((_DATED_DAY.sub(" ", context), sentence))
     return out
+
+
+def _members(scope: Scope, context: str, own: str) -> frozenset[str]:
+    """The members a sentence is about: those it names itself, else those of its label, heading and title. "The car
+    toll rises to £7.00" under a heading naming motorhomes is about cars (f-yarrowfield-ferry-3)."""
+    return scope.covered(_DATED_DAY.sub(" ", own)) or scope.covered(context)
 
 
 class Scoped(NamedTuple):
@@ -123,11 +140,11 @@ def asked_scope(answer: str, cited: list[str], passages: list[RetrievedPassage],
     said, words = answer_value(first), f" {normalize_answer(strip_citations(first))} "
     numbered = list(enumerate(passages, 1))
     hits = [(n, h) for n, h in numbered if h.passage.id in cited]
-    stating = [c for _, h in hits for c in _contexts(h)
-               if (names(c, said) if said is not None else words.strip() and words in f" {normalize_answer(c)} ")]
+    stating = [(c, own) for _, h in hits for c, own in _contexts(h)
+               if (names(own, said) if said is not None else words.strip() and words in f" {normalize_answer(own)} ")]
     for scope in SCOPES:
         asked = scope.covered(question)
-        named = [scope.covered(c) for c in stating]
+        named = [_members(scope, c, own) for c, own in stating]
         if not asked or not stating or not all(members and not members & asked for members in named):
             continue
         why = f"asked-scope: {strip_citations(first)} is stated for another {scope.name} than asked"
@@ -150,9 +167,9 @@ def _values_for(asked: frozenset[str], scope: Scope, said: Value,
     words, the marks of every one stating it there), once per passage."""
     stated: dict[str, tuple[Value, set[int]]] = {}
     for n, hit in hits:
-        for context in _contexts(hit):
-            if scope.covered(context) & asked:
-                for value, span in sentence_values(context, True):
+        for context, own in _contexts(hit):
+            if _members(scope, context, own) & asked:
+                for value, span in sentence_values(own, True):
                     if value.dimension != said.dimension:
                         continue
                     key = next((k for k, (v, _) in stated.items() if v.same(value)), span)
