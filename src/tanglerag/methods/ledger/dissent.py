@@ -20,7 +20,7 @@ from tanglerag.dating import iso_day
 from tanglerag.methods.ledger.moment import as_of, names_a_year
 from tanglerag.methods.ledger.policies import KIND_WHEN_DECIDED_BY
 from tanglerag.methods.ledger.relevance import asked_names, content_stems, holds
-from tanglerag.methods.ledger.values import Value, read_value, spelled_as_digits
+from tanglerag.methods.ledger.values import GLUED_UNIT, Value, read_value, spelled_as_digits
 from tanglerag.methods.ledger.vetting import Vetting
 from tanglerag.text import SET_ASIDE, filter_citations, normalize_answer, strip_citations
 from tanglerag.types import RetrievedPassage
@@ -142,7 +142,7 @@ def _read_sentence(sentence: str) -> list[tuple[Value, str, str, bool]]:
     sentence states it as holding (not ``former``)."""
     found = [(m.start(), Value("date", float(day.toordinal()), "day"), m[0], True) for m in _ISO_DATE.finditer(sentence)
              if (day := iso_day(m[0])) is not None]
-    sentence = _GLUED.sub(" ", _ISO_DATE.sub(lambda m: " " * len(m[0]), _STAMP.sub(" ", sentence)))
+    sentence = GLUED_UNIT.sub(" ", _ISO_DATE.sub(lambda m: " " * len(m[0]), _STAMP.sub(" ", sentence)))
     sentence = spelled_as_digits(sentence)  # "two approving reviews" is a count, as "2 approving reviews" is
     for match in _AMOUNT.finditer(sentence):
         if _LABEL.search(sentence[:match.start()]):
@@ -163,9 +163,6 @@ _CUE_WORDS = 2
 every value of the sentence shares ("the branch opens at 10:00 and closes at 17:00")."""
 
 
-_GLUED = re.compile(r"(?<=\d)(?=(?!(?:st|nd|rd|th)\b)[a-zA-Z\u00b0\u00b5])")
-"""Where a unit is written onto its number ("11am", "25MB", "5km"): read as if a space stood there, or the number
-is read alone as a count. Not an ordinal's ending ("2nd")."""
 _ISO_DATE = re.compile(r"(?<![\w.-])\d{4}-\d{2}-\d{2}(?![\w-])")
 """A day written as ISO 8601 ("## 2.1.0 - 2024-06-11"): one date, not the counts 2024, 06 and 11."""
 
@@ -224,7 +221,8 @@ def restated(answer: str, cited: list[str], passages: list[RetrievedPassage], qu
     """The answer with its value written again where a rule says the model misread it, with the rule's words for the
     trace (else the answer and ""): a value a cited passage's own correction note says was wrong, as the note's
     (``in-text-correction``); a value its cited passages name only as what a change replaced, as the value they give
-    in its place (``replaced-value``); a value no passage shown states anywhere, as the value its cited passages all state of
+    in its place (``replaced-value``; not for a question asking about a moment, ``asks_a_moment``, which a caller
+    passing the question without its "as of" clause says by turning the rule off); a value no passage shown states anywhere, as the value its cited passages all state of
     its kind in their sentence most about the question (``unstated-value``: "1947 [2]" over "Built 1847 to designs
     by ...", the 1.5B model misreading a digit). Only an answer that is its value alone is rewritten: a sentence
     around it may say more."""
@@ -234,7 +232,8 @@ def restated(answer: str, cited: list[str], passages: list[RetrievedPassage], qu
         return answer, ""
     hits = [h for h in passages if h.passage.id in cited]
     fixed = (None if "in-text-correction" in off else _corrected(said, text, hits)) or \
-        (None if "replaced-value" in off or asks_a_moment(question, "month-moment" not in off) else _replaced(said, text, hits)) or \
+        (None if "replaced-value" in off or asks_a_moment(question, "month-moment" not in off)
+         else _replaced(said, text, hits)) or \
         (None if "unstated-value" in off else _unstated(said, text, hits, passages, question))
     if fixed is None:
         return answer, ""

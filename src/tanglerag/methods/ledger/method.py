@@ -294,14 +294,16 @@ class LedgerMethod(Method):
                                     self.settings.trust if "trust" not in off else None, "text-dates" not in off,
                                     "name-dates" not in off)
         kinds = document_kinds(passages, off) if "document-kinds" not in off else {}
-        asked = timeless(question.text, "month-moment" not in off)
+        closing = "month-moment" not in off
+        asked = timeless(question.text, closing)
         scores, found = await asyncio.to_thread(read_passages, passages, asked, metas, config.duplicate_similarity)
         on_topic = [h for h in passages if scores[h.passage.id] >= config.relevance]
         off_topic = [h.passage.id for h in passages if scores[h.passage.id] < config.relevance]
         claims, unread = await self._claims(question.model_copy(update={"text": asked}), on_topic, config)
         mark_relevance(claims, scores, config.relevance)
         texts = {hit.passage.id: described(hit) for hit in passages}
-        check_claims(claims, asked, kinds, texts, off | ({"replaced-value"} if asks_a_moment(question.text, "month-moment" not in off) else set()))
+        moment = {"replaced-value"} if asks_a_moment(question.text, closing) else set()  # the replaced value may be asked
+        check_claims(claims, asked, kinds, texts, off | moment)
         if "scope" not in off:
             select_scope(claims, asked, found.document, texts)
         sides = build_sides(claims, found, {hit.passage.id: hit.passage.text for hit in passages
@@ -311,7 +313,7 @@ class LedgerMethod(Method):
                             found=found, weights=config.provenance_weights, kinds=kinds,
                             files={h.passage.id: str(h.passage.metadata.get("path") or h.passage.id)
                                    for h in passages},
-                            ignored=untrusted, closing="month-moment" not in off)
+                            ignored=untrusted, closing=closing)
         sameness = Sameness(found, config.about_similarity if config.same_thing == "about" else None, asked,
                             {hit.passage.id: f"{hit.passage.title} {hit.passage.text}" for hit in passages},
                             config.description_overlap)

@@ -39,9 +39,9 @@ class AsOf:
     last_day: datetime.date
     text: str
     reported_days: int = 0
-    """How long after the moment a document still speaks of it (``text`` says so): a question
-    closing on a month asks what that month saw, and the month's report comes out after it ("How many monthly active users did Tallyloom have in May
-    2024?", answered by the May investor update of 4 June, d-startup-metrics-1)."""
+    """How long after the moment a document still speaks of it (``text`` says so): a question closing on a month asks
+    what that month saw, and the month's report comes out after it ("How many monthly active users did Tallyloom have
+    in May 2024?", answered by the May investor update of 4 June, d-startup-metrics-1)."""
 
     def admits(self, date: datetime.date) -> bool:
         return date <= self.last_day + datetime.timedelta(days=self.reported_days)
@@ -63,10 +63,11 @@ def _read(match: re.Match[str]) -> AsOf | None:
 
 def _clauses(question: str, closing: bool = True) -> list[tuple[re.Match[str], AsOf]]:
     """``closing``: whether a closing "in MONTH YEAR" is a moment too (rule ``month-moment``)."""
-    ends = [m for m in _CLOSING.finditer(question) if (parsed := _parsed(m)) is not None and parsed[1] != "year"] \
-        if closing else []
-    found = [*_LEADING.finditer(question), *_CLAUSE.finditer(question), *ends]
-    return [(match, _reported(moment) if match in ends and len(moment.text) == len("YYYY-MM") else moment)
+    ends = [(m, parsed[1]) for m in _CLOSING.finditer(question)
+            if (parsed := _parsed(m)) is not None and parsed[1] != "year"] if closing else []
+    months = {id(match) for match, precision in ends if precision == "month"}
+    found = [*_LEADING.finditer(question), *_CLAUSE.finditer(question), *(match for match, _ in ends)]
+    return [(match, _reported(moment) if id(match) in months else moment)
             for match in sorted(found, key=lambda m: m.start()) if (moment := _read(match)) is not None]
 
 

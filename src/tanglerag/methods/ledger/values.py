@@ -258,9 +258,10 @@ _MARKUP = re.compile(r"[*`]+")
 """Markdown's emphasis and code marks, part of no value: read with them, "**8:40 am**. Children" was 8 attometres."""
 
 
-_GLUED_UNIT = re.compile(r"(?<=\d)(?=(?!(?:st|nd|rd|th)\b)[a-zA-Z\u00b0\u00b5])")
-"""A unit glued to its number, parted from it: "16.1km" had been read as 16 km and "2.5kg" as a count of 2 (the number
-stopped at its decimal point)."""
+GLUED_UNIT = re.compile(r"(?<=\d)(?=(?!(?:st|nd|rd|th)\b)[a-zA-Z\u00b0\u00b5])")
+"""Where a unit is written onto its number ("11am", "25MB", "5km", "16.1km"): read as if a space stood there, or the
+number is read alone as a count ("2.5kg" a count of 2, the number stopped at its decimal point). Not an ordinal's
+ending ("2nd"). Answers (``read_value``) and passages' sentences (``dissent``) are parted alike."""
 
 
 def read_value(answer: str) -> Value | None:
@@ -273,7 +274,7 @@ def read_value(answer: str) -> Value | None:
         return date
     if (clock := _clock(text)) is not None:
         return clock
-    digits = _digits(_GLUED_UNIT.sub(" ", text))
+    digits = _digits(GLUED_UNIT.sub(" ", text))
     if (money := _money(digits)) is not None:
         return money
     found = _NUMBER.match(digits)

@@ -137,7 +137,8 @@ class VettedMethod(Method):
         if not passages:
             return MethodOutput.abstain()
         off = frozenset(self.settings.section(LedgerConfig).disabled_rules)
-        asked = timeless(question.text, "month-moment" not in off)
+        closing = "month-moment" not in off
+        asked = timeless(question.text, closing)
         vetting, read = await self._vet(question, asked, passages, off)
         if not vetting.shown or ("off-topic" not in off and not vetting.relevant & {h.passage.id for h in vetting.shown}):
             record_step(vetting.step())  # nothing left, or nothing on the question's topic: the documents do not say
@@ -145,8 +146,7 @@ class VettedMethod(Method):
         _show_ranked(vetting, passages)
         vetting, (text, citations, unknown) = await self._answered(question, asked, vetting, read, passages)
         if not unknown:  # a value the rules read as another thing's, with none for what was asked: unknown
-            text, citations, withdrawn = read_again(text, citations, vetting, asked,
-                                                   asks_a_moment(question.text, "month-moment" not in off))
+            text, citations, withdrawn = read_again(text, citations, vetting, asked, asks_a_moment(question.text, closing))
             if withdrawn:
                 record_step(vetting.step())
                 return MethodOutput.abstain(vetting.order(passages))
