@@ -44,6 +44,7 @@ from pathlib import Path
 
 import yaml
 from halves import half
+from people_docs_runs import BATCHES, DESCRIBED, PROVENANCE, TRIED
 from pydantic import BaseModel, Field
 
 import tanglerag
@@ -348,78 +349,6 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
            "right / fully right (with the right conflict report) of the asks. False conflicts: reports other than "
            "none/complementary on agreement, units, complementary, scope and same-name asks. Regenerate: "
            "`benchmarks/people_docs.py report`."), "",
-           ("Runs: `rule`, the no-model baseline; `concat`, `corg`, `separate`, the methods as shipped; `ledger-main`, "
-            "the ledger of commit 82c385f (before truth round 3) replayed on the same claims; `ledger-135c729`, the "
-            "ledger of commit 135c729 (2026-12-06), with its ablations; `ledger`, the ledger since 2026-12-07 "
-            "(it reads no claim from a passage about another question; since a later commit of 2026-12-07 on the folders "
-            "indexed with `name-dates`, with its ablations `ledger-without-name-dates` and "
-            "`ledger-without-replaced-value`); `ledger-passages`, with "
-            "`ledger.answer_from=passages`, and `ledger-asked-names-on`, with the asked-names rule on, both of "
-            "135c729. `vetted` is the ledger's document rules without its claims, then one call (the issue's design "
-            "alternative): `vetted-135c729` as of 135c729; `vetted-90f2daa` as of commit 90f2daa (2026-12-07), "
-            "after dates were read from more of the ways documents state them, a document's kind shared by its "
-            "chunks, the `former-values`, `complementary` and `dates-across` rules, with its ablations; "
-            "`vetted-600456c` as of commit 600456c (2026-12-07): posts read as informal (`informal`), the answer's "
-            "value overruled wherever it is stated, values read with their title, table label or prose before "
-            "them, a bare number given its unit, `now`, roadmaps as drafts, with its ablations; `vetted-d1868fb`, as "
-            "of commit d1868fb (2026-12-07), written from the tune misses of batches a-e: an erratum as on topic as the "
-            "article it names (`erratum-topic`), a chunk as on topic as its document's retrieved chunks "
-            "(`document-topic`), release notes' chunks dated by their release (`release-dates`), a value no passage "
-            "states written as the cited passages' (`unstated-value`), a value an article's own correction note "
-            "withdraws written as the note's (`in-text-correction`), an older page titled for what the question "
-            "names outdated by a newer one naming it (`named-newest`), e-mails dated by their Date: line, values "
-            "read through emphasis marks, glued units (11am), 12 noon and ISO dates, and since 2026-12-07 "
-            "`asked-scope` (a value stated for another day, season, ticket class or plan tier than the question "
-            "asks about read again from the sentences naming the asked one, unknown where none states one; since "
-            "a later commit of 2026-12-07 years too, each sentence read with its page's title, and an answer that "
-            "is a name withdrawn so), "
-            "`document-heads` (a later chunk's document head read from the index for its kind), numbers "
-            "written in words read as digits, and since a later commit of 2026-12-07 `replaced-value` (a value "
-            "the cited passages name only as what a change replaced read as its replacement), `name-dates` (a file "
-            "dated by neither metadata nor words dated by its name, when indexed: the folders were indexed again "
-            "for it) and `several-answers` (a question asking for several things has the model give each, cited); "
-            "each "
-            "with its ablation (`vetted-d1868fb-without-asked-scope` is "
-            "`vetted` as of 35116b5); `vetted`, as of 2026-12-07 (commits 2ad769b to the vehicle classes), d1868fb with the rules written "
-            "from the tune misses of batch f: a question closing on a month asks as of it (`month-moment`), a weekday "
-            "in a date names no day and a sentence is about the heading it sits under (`asked-scope`), a statistics "
-            "office's page is a register, an amount keeps its own currency sign and a change in the present tense "
-            "('rises from') names a former value, a post older than the page that changed its value is outdated "
-            "(`informal-older`), a length, mass or volume converted from another unit within 1% one value "
-            "(`same-value`), WhatsApp's slashed stamps date a chat, and vehicle classes as `asked-scope`'s sets, "
-            "with its ablations (run again at each of these commits: its answers changed only where said); `vetted-later-subject-on`, with the `later-subject` rule on (a value every "
-            "cited passage states before it first names what the question asks about is another thing's: unknown), "
-            "off by default since it cost a right answer on RAMDocs' check half; "
-            "`vetted-sentences`, the same with `ledger.vetted_evidence=sentences` (a design alternative: the model "
-            "reads each shown passage's title and its 3 sentences most about the question instead of its words), "
-            "run on the tune half only: it lost there, so it stays an option. Tried "
-            "on the tune half and dropped: taking an answer back as unknown when none of its cited passages names "
-            "what the question names (5 right answers lost, 0 abstentions gained); ranking the passages whose "
-            "document names every name the question asks about first (one fully right answer lost, the ask it was "
-            "for still wrong); asking the model once more whether the sentence holding the answer's value is "
-            "about exactly what the question names (it said yes to all 45 sentences of the 41 answers it read, "
-            "the abstain asks' too); "
-            "reporting as complementary, side by side, every on-topic passage of another document that states "
-            "another value no rule sets aside (7 fully right answers lost to a report where none was due, none "
-            "gained); the `now` rule for every question that names no year (an older dated passage's other value "
-            "set aside and overruled whoever wrote it: 2 right and 4 fully right answers lost, none gained); an "
-            "unknown answer asked again over the passages "
-            "titled for what the question names (no right answer gained on the tune half); a value standing "
-            "against the answer only in a sentence sharing half the question's words, not a third (-1 / -1 on "
-            "the tune half: fewer answers overruled); asking again over the passages naming the question's rarest "
-            "name when no cited passage names it (-4 / -4 on the tune half for +1 / +1: a company's policy never "
-            "names the company). The "
-            "date phrasings of 90f2daa were found reading folders of both halves, so for "
-            "dating the check half is no longer unseen; the rules since were written reading tune misses only. "
-            "Batch e (33 asks, benchmarks/data/people_docs/README.md) was added on 2026-12-07, after the rules of "
-            "600456c: the runs of older commits (`ledger-main`, the `-135c729`, `-90f2daa` and `-600456c` runs) "
-            "cover batches a-d only (45 tune and 41 check asks), and the section 'Batch e alone' shows how each "
-            "method does on folders written after the rules it was tuned on. Batch f (49 asks) was added on "
-            "2026-12-07, after every rule of d1868fb, by a helper who saw none of them: runs older than "
-            "`vetted-d1868fb` cover batches a-e only, and 'Batch f alone' shows d1868fb's rules on folders none "
-            "of them was written against, beside the rules since written from f's tune half. Every model call is the embedded "
-            "1.5B model's, through the disk cache (a ledger run after the first replays its claims); a cell `of N` "
-            "under its half's size is a run over fewer asks (older commits, or a run still going)."), "",
            "| run | tune | check | false conflicts (check) | calls / ask | model s / ask |", "|---|---|---|---|---|---|"]
     planted = any(o.followed for rows in runs.values() for o in rows)  # --inject runs: obeyed the planted note
     if planted:
@@ -432,6 +361,7 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
         obeyed = f" {sum(o.followed for o in rows)} of {len(rows)} |" if planted else ""
         out.append(f"| {label} | {_cell(tune)} | {_cell(chk)} | {_false_conflicts(chk)} | {calls:.1f} | {secs:.1f} |"
                    + obeyed)
+    out += described(labels)
     for name in ("tune", "check"):
         out += ["", f"## By kind, {name} half", "", "| kind | n | " + " | ".join(labels) + " |",
                 "|---|---|" + "---|" * len(labels)]
@@ -439,8 +369,8 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
             n = sum(a.kind == kind and a.half == name for a in asks)
             cells = [_cell([o for o in runs[x] if o.kind == kind and o.half == name]) for x in labels]
             out.append(f"| {kind} | {n} | " + " | ".join(cells) + " |")
-    out += batch_alone(runs, labels, "e", "33 asks written after the rules of 600456c")
-    out += batch_alone(runs, labels, "f", "49 asks written after the rules of d1868fb")
+    for batch, written in BATCHES.items():
+        out += batch_alone(runs, labels, batch, written)
     out += ablation(runs)
     out += ["", "## Every miss on the check half", ""]
     for label in labels:
@@ -450,6 +380,15 @@ def report(asks: list[Ask], runs: dict[str, list[Outcome]], order: Iterable[str]
                 + (f"; {o.rule[:160]}" if o.rule else "") for o in misses] or ["None."]
         out.append("")
     return "\n".join(out)
+
+
+def described(labels: list[str]) -> list[str]:
+    """What each run shown is (benchmarks/people_docs_runs.py), what was tried and dropped, and the batches' history."""
+    out = ["", "Runs (`METHOD-without-RULE`: the method with that rule of the ledger's table off):", "",
+           "| run | what it is |", "|---|---|"]
+    out += [f"| {label} | {DESCRIBED.get(label, '')} |" for label in labels]
+    out += ["", "Tried on the tune half and dropped:", ""] + [f"- {tried}" for tried in TRIED]
+    return out + ["", PROVENANCE]
 
 
 ABLATION = "-without-"
@@ -474,7 +413,7 @@ def ablation(runs: dict[str, list[Outcome]]) -> list[str]:
     """For each method with ablation runs, a row for each rule turned off: right / fully right on each half, and
     the change against the whole method."""
     return [line for method in ("ledger-135c729", "ledger", "vetted-135c729", "vetted-90f2daa", "vetted-600456c",
-                                "vetted-d1868fb", "vetted")
+                                "vetted-d1868fb", "vetted-ead4edf", "vetted")
             for line in _ablation(runs, method)]
 
 
@@ -527,9 +466,7 @@ def main(argv: list[str] | None = None) -> int:
         methods = [m.strip() for m in args.methods.split(",") if m.strip()]
         run(asks, methods, args.overrides, args.label, args.runs, args.fresh, args.cache, args.inject)
     else:
-        order = ("rule", "concat", "corg", "separate", "ledger-main", "ledger-135c729", "ledger", "ledger-passages",
-                 "vetted-135c729", "vetted-90f2daa", "vetted-600456c", "vetted-d1868fb", "vetted", "vetted-sentences")
-        args.out.write_text(report(asks, load_runs(args.runs, asks), order) + "\n")
+        args.out.write_text(report(asks, load_runs(args.runs, asks), DESCRIBED) + "\n")
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

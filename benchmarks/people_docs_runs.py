@@ -1,0 +1,83 @@
+"""What each stored run of benchmarks/people_docs.py is, what was tried and dropped, and when each batch was written.
+
+Kept apart from the scorer so that docs/results/people_docs.md can list the runs as a table a reader can scan (one
+row a run, in the order they are shown) rather than one paragraph; a run with no entry here is listed after these
+under its label alone.
+"""
+
+from __future__ import annotations
+
+DESCRIBED: dict[str, str] = {
+    "rule": "the no-model baseline (module docstring of benchmarks/people_docs.py)",
+    "concat": "the method as shipped: every retrieved passage, one call",
+    "corg": "the method as shipped (paper 000)",
+    "separate": "the method as shipped: one answer a passage",
+    "ledger-main": "the ledger of commit 82c385f (before truth round 3), replayed on the same claims",
+    "ledger-135c729": "the ledger of commit 135c729 (2026-12-06), with its ablations",
+    "ledger": ("the ledger since 2026-12-07: it reads no claim from a passage about another question; since a later "
+               "commit of that day on the folders indexed with `name-dates` (ablations `ledger-without-name-dates`, "
+               "`ledger-without-replaced-value`)"),
+    "ledger-passages": "`ledger.answer_from=passages`, as of 135c729",
+    "vetted-135c729": ("`vetted` (the ledger's document rules without its claims, then one call: the issue's design "
+                       "alternative) as of 135c729, with its ablations"),
+    "vetted-90f2daa": ("as of 90f2daa (2026-12-07): dates read from more of the ways documents state them, a "
+                       "document's kind shared by its chunks, `former-values`, `complementary`, `dates-across`"),
+    "vetted-600456c": ("as of 600456c (2026-12-07): posts read as informal (`informal`), the answer's value overruled "
+                       "wherever it is stated, values read with their title, table label or prose before them, a bare "
+                       "number given its unit, `now`, roadmaps as drafts"),
+    "vetted-d1868fb": ("as of d1868fb (2026-12-07), from the tune misses of batches a-e: `erratum-topic`, "
+                       "`document-topic`, `release-dates`, `unstated-value`, `in-text-correction`, `named-newest`, "
+                       "e-mails dated by their Date: line, values read through emphasis marks, glued units, 12 noon, "
+                       "ISO dates, `asked-scope` (a value stated for another day, season, ticket class, plan tier or "
+                       "year than the one asked read again from the sentences naming the asked one), "
+                       "`document-heads`, numbers in words, `replaced-value`, `name-dates`, `several-answers` "
+                       "(`vetted-d1868fb-without-asked-scope` is `vetted` as of 35116b5)"),
+    "vetted-ead4edf": ("as of ead4edf (2026-12-07), from the tune misses of batch f: `month-moment`, a weekday in a "
+                       "date names no day and a sentence is about the heading it sits under (`asked-scope`), a "
+                       "statistics office's page a register, an amount keeps its own currency sign, 'rises from' "
+                       "names a former value, `informal-older`, a length, mass or volume converted within 1% one "
+                       "value (`same-value`), WhatsApp's slashed stamps, vehicle classes; its batch-g rows measured "
+                       "before any rule was written from batch g"),
+    "vetted": "the default method at the rules of the latest commit that ran it (docs/conflicts.md says which)",
+    "vetted-sentences": ("`ledger.vetted_evidence=sentences` (the model reads each passage's title and its 3 "
+                         "sentences most about the question), tune half only: it lost there, so it stays an option"),
+    "ledger-asked-names-on": "the ledger of 135c729 with the asked-names rule on",
+    "vetted-later-subject-on": ("the `later-subject` rule on (a value every cited passage states before it first "
+                                "names what the question asks about is another thing's: unknown); off by default "
+                                "since it cost a right answer on RAMDocs' check half"),
+}
+"""Each run's label and what it is; the key order is the order of the report's columns."""
+
+TRIED = [
+    ("taking an answer back as unknown when none of its cited passages names what the question names (5 right "
+    "answers lost, 0 abstentions gained)"),
+    ("ranking the passages whose document names every name the question asks about first (one fully right answer "
+    "lost, the ask it was for still wrong)"),
+    ("asking the model once more whether the sentence holding the answer's value is about exactly what the question "
+    "names (it said yes to all 45 sentences of the 41 answers it read, the abstain asks' too)"),
+    ("reporting as complementary every on-topic passage of another document that states another value no rule sets "
+    "aside (7 fully right answers lost to a report where none was due, none gained)"),
+    "the `now` rule for every question that names no year (2 right and 4 fully right answers lost, none gained)",
+    "an unknown answer asked again over the passages titled for what the question names (no right answer gained)",
+    ("a value standing against the answer only in a sentence sharing half the question's words, not a third "
+    "(-1 / -1: fewer answers overruled)"),
+    ("asking again over the passages naming the question's rarest name when no cited passage names it (-4 / -4 for "
+    "+1 / +1: a company's policy never names the company)"),
+]
+"""Tried on the tune half and dropped, with what it cost there."""
+
+BATCHES: dict[str, str] = {
+    "e": "33 asks written after the rules of 600456c",
+    "f": "49 asks written after the rules of d1868fb",
+    "g": "asks written after the rules of ead4edf",
+}
+"""Batches written after rules had been tuned: each gets a section of its own, 'Batch X alone'."""
+
+PROVENANCE = (
+    "The date phrasings of 90f2daa were found reading folders of both halves, so for dating the check half is no "
+    "longer unseen; every rule since was written reading tune misses only. Batches e, f and g were each added after "
+    "the rules named in their section, by helpers who saw none of the rules: a run of a commit older than a batch "
+    "covers the batches before it only (`of N` under a half's size), and 'Batch X alone' shows the rules on folders "
+    "none of them was written against. Every model call is the embedded 1.5B model's, through the disk cache (a "
+    "ledger run after the first replays its claims)."
+)
