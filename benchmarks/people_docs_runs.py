@@ -38,7 +38,11 @@ DESCRIBED: dict[str, str] = {
                        "names a former value, `informal-older`, a length, mass or volume converted within 1% one "
                        "value (`same-value`), WhatsApp's slashed stamps, vehicle classes; its batch-g rows measured "
                        "before any rule was written from batch g"),
-    "vetted": "the default method at the rules of the latest commit that ran it (docs/conflicts.md says which)",
+    "vetted": ("the default method, as of 2026-12-07's rules from batch g's tune misses: `undecided` (a document "
+               "saying the asked value is not decided yet makes the answer unknown), an 'm' after a number a metre "
+               "unless a plural follows ('5.2 m' had been 5.2 million), a count of a compound thing one with its last "
+               "word's ('8 speed settings' and 'eight speeds'), `replaced-value` for a question about a moment when "
+               "the cited passages are dated before it; with its ablation"),
     "vetted-sentences": ("`ledger.vetted_evidence=sentences` (the model reads each passage's title and its 3 "
                          "sentences most about the question), tune half only: it lost there, so it stays an option"),
     "ledger-asked-names-on": "the ledger of 135c729 with the asked-names rule on",

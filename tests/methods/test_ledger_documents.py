@@ -127,9 +127,19 @@ def test_a_unit_is_read_after_a_describing_word_and_in_the_case_it_is_written():
     "2.4 GHz" (pint knows "GHz", not "ghz"), "5 Minutes"; a percentage is its own kind, not a count."""
     assert same_value("3 remote days", "72 hours") and same_value("2,140 gross tonnes", "2140 t")
     assert read_value("2.4 GHz").dimension == "1 / [time]" and same_value("5 Minutes", "300 seconds")
-    assert read_value("5 large eggs").unit == "egg" and read_value("1,240 gross tonnage").unit == "gross"
+    assert read_value("5 large eggs").unit == "large egg" and read_value("1,240 gross tonnage").unit == "gross"
+    assert same_value("5 large eggs", "5 eggs") and not same_value("5 large eggs", "5 small eggs")
     assert same_value("5 nights in a row", "5 consecutive nights") and read_value("3 in total").unit == ""
     assert read_value("31%").dimension == "percent" and not same_value("31%", "31")
+
+
+def test_a_count_of_a_compound_thing_is_the_count_of_its_last_word_and_an_m_is_a_metre_unless_a_plural_follows():
+    """g-mistral-2: "8 speed settings" (the answer) and a review's "eight speeds" are one value; g-mistral-1: a kayak's
+    "5.2 m" is a length (it was 5.2 million), "2.3m users" still a count in millions."""
+    assert same_value("8 speed settings", "8 speeds") and not same_value("8 speed settings", "8 fan settings")
+    assert not same_value("8 speed settings", "9 speeds")
+    assert read_value("5.2 m").dimension == "length" and same_value("5.2m", "520 cm")
+    assert read_value("2.3m users") == read_value("2,300,000 users") and read_value("3m people").magnitude == 3e6
 
 
 def test_words_pints_parser_cannot_tokenize_leave_a_count():

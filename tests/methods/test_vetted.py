@@ -873,3 +873,49 @@ def test_the_model_is_told_to_list_every_one_for_a_list_question_only(llm_factor
     assert SEVERAL_RULE not in system_prompt("What format did Tessel 1.0 export to?")
     assert SEVERAL_RULE not in system_prompt("What formats can I export my Tessel notes to?",
                                              "ledger.disabled_rules=[several-answers]")
+
+
+CLOUD = {  # g-larkspur-cli-3: the README gives the sponsor tiers' prices, and says the hosted version has none yet
+    "README.md": (("# larkspur\n\n## Sponsors\n\nSponsors: $5/month and the Bloom tier, which gets your logo here, is "
+                  "$25/month.\n\n## larkspur Cloud\n\nA hosted version is in the works. We have not decided on pricing "
+                  "yet; join the waiting list."), {"title": "larkspur"}, "$25/month"),
+}
+
+
+def test_a_value_a_document_says_is_not_decided_yet_is_unknown_with_the_sentence_as_the_reason(llm_factory):
+    got, _ = ask(llm_factory, CLOUD, "How much will larkspur Cloud cost?")
+    assert got.is_unknown
+    assert got.trace.find(VettingStep).restated == ('undecided: a document says it is not decided yet ("We have not '
+                                                    'decided on pricing yet;")')
+    got, _ = ask(llm_factory, CLOUD, "How much does the Bloom sponsor tier of larkspur cost?")
+    assert got.text.startswith("$25/month")  # the sponsors' sentence is more about this question
+    got, _ = ask(llm_factory, CLOUD, "How much will larkspur Cloud cost?", None,
+                 "ledger.disabled_rules=[asked-names, later-subject, undecided]")
+    assert got.text.startswith("$25/month")
+
+
+def test_an_older_or_undated_note_that_a_value_is_to_come_leaves_a_dated_answer_alone():
+    from tanglerag.methods.ledger.undecided import undecided
+
+    passages = as_retrieved([
+        Passage(id="old", title="Friends newsletter", text="The board agreed the 2026 exhibition. Ticket prices for the "
+                                                          "2026 exhibition will be announced in the new year."),
+        Passage(id="new", title="Visit us", text="Museum tickets: £9 adults.")])
+    question = "How much are tickets for the 2026 exhibition?"
+    said = answer_value("£9 [2]")
+    older = {"old": datetime.date(2025, 10, 1), "new": datetime.date(2026, 1, 10)}
+    assert undecided(said, ["new"], passages, question, older) is None
+    newer = {"old": datetime.date(2026, 2, 1), "new": datetime.date(2026, 1, 10)}
+    assert undecided(said, ["new"], passages, question, newer).startswith("Ticket prices for the 2026 exhibition will")
+    assert undecided(said, ["new"], passages, question, {"old": None, "new": datetime.date(2026, 1, 10)}) is None
+
+
+def test_the_undecided_rule_reads_the_value_where_a_passage_states_it_when_the_cited_one_does_not():
+    """g-larkspur-cli-3: the model cited the "larkspur Cloud" chunk for the $25/month of the chunk before it."""
+    from tanglerag.methods.ledger.undecided import undecided
+
+    chunks = as_retrieved([
+        Passage(id="r#2", title="larkspur", text="## Sponsors\n\nThe Bloom tier is $25/month."),
+        Passage(id="r#3", title="larkspur", text="## larkspur Cloud\n\nWe have not decided on pricing yet.")])
+    assert undecided(answer_value("$25/month [2]"), ["r#3"], chunks, "How much will larkspur Cloud cost?",
+                     {}) == "We have not decided on pricing yet."

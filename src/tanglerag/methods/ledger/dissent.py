@@ -20,7 +20,7 @@ from tanglerag.dating import iso_day
 from tanglerag.methods.ledger.moment import as_of, names_a_year
 from tanglerag.methods.ledger.policies import KIND_WHEN_DECIDED_BY
 from tanglerag.methods.ledger.relevance import asked_names, content_stems, holds
-from tanglerag.methods.ledger.values import GLUED_UNIT, Value, read_value, spelled_as_digits
+from tanglerag.methods.ledger.values import GLUED_UNIT, Value, counted_alike, read_value, spelled_as_digits
 from tanglerag.methods.ledger.vetting import Vetting
 from tanglerag.text import SET_ASIDE, filter_citations, normalize_answer, strip_citations
 from tanglerag.types import RetrievedPassage
@@ -338,8 +338,7 @@ def _of_kind(said: Value, passage: RetrievedPassage, question: str, skip_former:
     """The values ``passage`` states of the answer's kind: its dimension, and for a count the same thing counted
     when both name one (nights are not guests)."""
     return [(v, span) for v, span in stated_values(passage.passage.text, question, skip_former, passage.passage.title)
-            if v.dimension == said.dimension and (v.kind != "count" or not (v.unit and said.unit)
-                                                  or v.unit == said.unit)]
+            if v.dimension == said.dimension and (v.kind != "count" or counted_alike(v.unit, said.unit))]
 
 
 def dissenting(said: Value, passage: RetrievedPassage, question: str, skip_former: bool = True) -> str | None:

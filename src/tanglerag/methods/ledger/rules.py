@@ -117,7 +117,8 @@ RULES: tuple[Rule, ...] = (
          "'What formats can I export to') has the model give every one the passages name, each cited: passages naming "
          "different ones do not disagree", "e-gullhaven-festival-1"),
     Rule("replaced-value", "claim", "a claim, or vetted's answer, of a value its passages name only as what a change "
-         "replaced ('open at 10:30 instead of 11am' read as 11am) is read as the value they give in its place",
+         "replaced ('open at 10:30 instead of 11am' read as 11am) is read as the value they give in its place; for a "
+         "question about a moment, only when vetted's cited passages are dated on or before it (g-sorrel-court-2)",
          "e-haverleigh-museum-1"),
     Rule("unstated-value", "vetting", "vetted: an answer that is a value no passage shown states anywhere is "
          "written as the value its cited passages all state of its kind in their sentence most about the question",
@@ -137,6 +138,10 @@ RULES: tuple[Rule, ...] = (
          "a name the question asks about (not in its title or section) is another thing's value: the documents do "
          "not say ('Maya: 2:30pm at the chapel!', then 'Tom and Aisha ... no times yet'; off by default: ledger.disabled_rules)",
          "d-wedding-plans-2"),
+    Rule("undecided", "vetting", "vetted: an answer is unknown where a shown document no older than its own says the "
+         "asked value is not decided yet ('We have not decided on pricing yet', 'prices will be announced in the new "
+         "year', 'No price yet') in a sentence that, read with its title, heading and the sentence before it, holds more "
+         "of the question's content words than the one the answer's value comes from", "g-larkspur-cli-3"),
     Rule("complementary", "vetting", "vetted: a list answer whose items different documents state (one office a page) "
          "is reported as complementary, each item a side with its passages, not as a dispute", "c-orbin-offices-1"),
 )

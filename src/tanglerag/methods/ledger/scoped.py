@@ -88,7 +88,7 @@ _LEADER = re.compile(r"(?:\.\s?){2,}$|\u2026$")
 dots, and the value after them is that row's."""
 
 
-def _contexts(hit: RetrievedPassage) -> list[tuple[str, str]]:
+def sentence_contexts(hit: RetrievedPassage) -> list[tuple[str, str]]:
     """Each sentence of the passage after its title, the heading it sits under and the short label line or the dotted
     row before it (a table's "Saturday" cell, a toll schedule's "Car ...."): what a sentence is about includes what its page and its section are about (the "22:40"
     bullet under "What's changing (Monday to Friday)" is a weekday time, f-greyling-buses-2). The heading is the last
@@ -140,7 +140,7 @@ def asked_scope(answer: str, cited: list[str], passages: list[RetrievedPassage],
     said, words = answer_value(first), f" {normalize_answer(strip_citations(first))} "
     numbered = list(enumerate(passages, 1))
     hits = [(n, h) for n, h in numbered if h.passage.id in cited]
-    stating = [(c, own) for _, h in hits for c, own in _contexts(h)
+    stating = [(c, own) for _, h in hits for c, own in sentence_contexts(h)
                if (names(own, said) if said is not None else words.strip() and words in f" {normalize_answer(own)} ")]
     for scope in SCOPES:
         asked = scope.covered(question)
@@ -167,7 +167,7 @@ def _values_for(asked: frozenset[str], scope: Scope, said: Value,
     words, the marks of every one stating it there), once per passage."""
     stated: dict[str, tuple[Value, set[int]]] = {}
     for n, hit in hits:
-        for context, own in _contexts(hit):
+        for context, own in sentence_contexts(hit):
             if _members(scope, context, own) & asked:
                 for value, span in sentence_values(own, True):
                     if value.dimension != said.dimension:

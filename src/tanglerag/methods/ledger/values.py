@@ -45,7 +45,7 @@ class Value:
         and "2,300 members"; "40 CAD" and "40 AUD" are two), equal magnitudes."""
         if self.kind == other.kind == "date" and {self.unit, other.unit} == {"day", "monthday"}:
             return _month_day(self.magnitude) == _month_day(other.magnitude)  # "18 June" is 18 June 2024's day
-        units = self.unit == other.unit or (self.kind == "count" and not (self.unit and other.unit))
+        units = self.unit == other.unit or (self.kind == "count" and counted_alike(self.unit, other.unit))
         converted = self.kind == "quantity" and self.dimension in _CONVERTED and self.written != other.written
         tolerance = _ROUNDED if converted and self.written and other.written else 1e-6
         return self.kind == other.kind and units and math.isclose(self.magnitude, other.magnitude, rel_tol=tolerance)
@@ -76,7 +76,10 @@ _SPOKEN = ((re.compile(r"\b(\d+(?:\.\d+)?) and a half (\w+)"), r"\1.5 \2"),
 """Spoken fractions text2num leaves alone ("half an hour", "a quarter of an hour", "an hour", "two and a half days")."""
 _HEDGES = re.compile(r"^(?:about|around|approximately|approx\.?|roughly|nearly|almost|up to|at most|at least|over|"
                      r"under|some|~|c\.|ca\.)\s*", re.IGNORECASE)
-_NUMBER = re.compile(r"^([-+]?\d[\d,]*(?:\.\d+)?)\s*(k|m|bn|thousand|million|billion)?\b\.?\s*(.*)$", re.IGNORECASE)
+_NUMBER = re.compile(r"^([-+]?\d[\d,]*(?:\.\d+)?)\s*(k|m(?=\s*(?:[a-z]+s|people)\b)|bn|thousand|million|billion)?\b\.?\s*(.*)$",
+                     re.IGNORECASE)
+"""A number, its magnitude word and what follows. An "m" is a million only before a plural ("2.3m users"); else it
+is a metre ("5.2 m", "a 5.2m boat": g-mistral-1 read a kayak's length as 5.2 million)."""
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
 _CURRENCIES = {"€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR", "$": "USD", "usd": "USD", "dollar": "USD",
                "dollars": "USD", "us$": "USD", "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
@@ -205,13 +208,25 @@ def _quantity(number: float, rest: str) -> Value:
 
 
 def _thing(words: list[str]) -> str:
-    """What a count counts, singular: the first of its two words that is a plural ("5 consecutive nights": night,
-    "2,300 members": member), else its first word; nothing for no word."""
+    """What a count counts, singular: its words up to the first of its two that is a plural ("5 consecutive nights":
+    consecutive night, "8 speed settings": speed setting, "2,300 members": member), else its first word; nothing for
+    no word."""
     named = [m[0] for w in words[:2] if (m := re.match(r"[a-z]+", w))]
     if not named:
         return ""
-    plural = next((w for w in named if w.endswith("s") and not w.endswith("ss")), None)
-    return plural.removesuffix("s") if plural else named[0]
+    plural = next((i for i, w in enumerate(named) if w.endswith("s") and not w.endswith("ss")), None)
+    if plural is None:
+        return named[0]
+    return " ".join([*named[:plural], named[plural].removesuffix("s")])
+
+
+def counted_alike(a: str, b: str) -> bool:
+    """Two counts' things are one: the same words, one side naming none ("2,300" and "2,300 members"), or one's words
+    among the other's ("8 speeds" and "8 speed settings", g-mistral-2; "5 nights" and "5 consecutive nights")."""
+    if not (a and b) or a == b:
+        return True
+    x, y = set(a.split()), set(b.split())
+    return x <= y or y <= x
 
 
 def _unit_value(number: float, unit: str) -> Value | None:

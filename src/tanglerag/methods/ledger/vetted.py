@@ -17,6 +17,7 @@ value; those questions fall to ``concat``'s reading, which the ranking still hel
 from __future__ import annotations
 
 import asyncio
+import datetime
 from collections.abc import Callable
 from dataclasses import replace
 from typing import ClassVar
@@ -25,6 +26,7 @@ from tanglerag.conflicts import ConflictStep
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.dissent import (
+    answer_value,
     asks_a_moment,
     dissent,
     key_sentences,
@@ -42,9 +44,10 @@ from tanglerag.methods.ledger.method import (
     read_passages,
     release_dates,
 )
-from tanglerag.methods.ledger.moment import as_of, asks_now, names_a_year, timeless
+from tanglerag.methods.ledger.moment import AsOf, as_of, asks_now, names_a_year, timeless
 from tanglerag.methods.ledger.relevance import names_every_name
 from tanglerag.methods.ledger.scoped import asked_scope
+from tanglerag.methods.ledger.undecided import undecided
 from tanglerag.methods.ledger.values import asks_for_several
 from tanglerag.methods.ledger.vetting import Documents, Vetting, vet
 from tanglerag.stages.generate import answer_params, cited_answer_decision, cited_answer_messages, read_cited_answer
@@ -101,14 +104,16 @@ def _say_asked_again(vetting: Vetting, losers: dict[str, str]) -> None:
         say(f"(asked again without {names}: {'; '.join(why.split(': ', 1)[-1] for why in losers.values())})")
 
 
-def read_again(text: str, citations: list[str], vetting: Vetting, asked: str,
+def read_again(text: str, citations: list[str], vetting: Vetting, asked: str, dates: dict[str, datetime.date | None],
                moment: bool = False) -> tuple[str, list[str], bool]:
     """The answer's value read again where a rule says the model misread it, without the model (each rule's words
     in ``vetting.restated``): a bare number given its unit; a value corrected in the text or stated nowhere
     (``restated``); one stated for another day, season, ticket, plan or year than asked (``asked-scope``), or another
-    thing's (``later-subject``), when the documents state none for what was asked, unknown (the third item).
-    ``moment``: the question names a year or an "as of" date (``asks_a_moment`` of its words before ``timeless``),
-    so a value a change replaced may be the one asked for and ``replaced-value`` stays off."""
+    thing's (``later-subject``), when the documents state none for what was asked, or one a document says is not
+    decided yet (``undecided``; ``dates``: each passage's document date), unknown (the third item).
+    ``moment``: the question names a year or an "as of" date (``asks_a_moment`` of its words before ``timeless``)
+    that a change its cited passages report may postdate (``changed_before``), so a value the change replaced may be
+    the one asked for and ``replaced-value`` stays off."""
     off = vetting.off
     text, vetting.restated = restated(with_stated_unit(text, citations, vetting.shown, asked), citations,
                                       vetting.shown, asked, off | ({"replaced-value"} if moment else set()))
@@ -120,7 +125,20 @@ def read_again(text: str, citations: list[str], vetting: Vetting, asked: str,
     if "later-subject" not in off and (why := later_subject(text, citations, vetting.shown, asked)):
         vetting.restated = why
         return text, citations, True
+    said = answer_value(text)
+    if "undecided" not in off and said is not None and \
+            (words := undecided(said, citations, vetting.shown, asked, dates)) is not None:
+        vetting.restated = f"undecided: a document says it is not decided yet (\"{words}\")"
+        return text, citations, True
     return text, citations, False
+
+
+def changed_before(moment: AsOf | None, cited: list[str], dates: dict[str, datetime.date | None]) -> bool:
+    """Whether every cited passage is dated on or before the asked ``moment``: a change they report had happened by
+    then, so the value it replaced was no longer the one in force ("The charge is £1,340 for 2023/24, up from
+    £1,180", minutes of June 2023, asked about January 2024: g-sorrel-court-2) and ``replaced-value`` applies."""
+    return moment is not None and bool(cited) and all(
+        (day := dates.get(c)) is not None and day <= moment.last_day for c in cited)
 
 
 class VettedMethod(Method):
@@ -146,7 +164,10 @@ class VettedMethod(Method):
         _show_ranked(vetting, passages)
         vetting, (text, citations, unknown) = await self._answered(question, asked, vetting, read, passages)
         if not unknown:  # a value the rules read as another thing's, with none for what was asked: unknown
-            text, citations, withdrawn = read_again(text, citations, vetting, asked, asks_a_moment(question.text, closing))
+            dates = {pid: meta.date for pid, meta in read.metas.items()}
+            moment = asks_a_moment(question.text, closing) and not changed_before(
+                as_of(question.text, closing), citations, dates)
+            text, citations, withdrawn = read_again(text, citations, vetting, asked, dates, moment)
             if withdrawn:
                 record_step(vetting.step())
                 return MethodOutput.abstain(vetting.order(passages))
