@@ -1,7 +1,7 @@
 """How much a sentence, read with its page's title, its heading and its label, is about the question: the share of
-the question's content words it holds. Rules compare two sentences this way rather than against a fixed threshold:
-a note that a price is undecided (``undecided``) or a post's other value (``informal``) counts against the answer
-only when it is more (or as much) about the question than the sentence the answer's value comes from.
+the question's content words it holds. A rule compares two sentences this way rather than against a fixed threshold:
+a note that a price is undecided (``undecided``) counts against the answer only when it is more about the question
+than the sentence the answer's value comes from.
 """
 
 from __future__ import annotations
@@ -27,11 +27,3 @@ def holding(said: Value, passages: list[RetrievedPassage], asked: set[str]) -> l
     """Each sentence of ``passages`` stating ``said``, as its passage and how much of the question it holds."""
     return [(hit, cover(context, asked)) for hit in passages for context, own in sentence_contexts(hit)
             if states(own, said)]
-
-
-def less_about(hit: RetrievedPassage, said: Value, than: float, asked: set[str]) -> bool:
-    """Whether every sentence of ``hit`` stating another value of ``said``'s kind holds less of the question than
-    ``than`` (the answer's own sentence's share): its value is about something else the page also mentions."""
-    others = [cover(context, asked) for context, own in sentence_contexts(hit)
-              for v, _ in sentence_values(own, False) if v.dimension == said.dimension and not v.same(said)]
-    return bool(others) and max(others) < than
