@@ -919,3 +919,15 @@ def test_the_undecided_rule_reads_the_value_where_a_passage_states_it_when_the_c
         Passage(id="r#3", title="larkspur", text="## larkspur Cloud\n\nWe have not decided on pricing yet.")])
     assert undecided(answer_value("$25/month [2]"), ["r#3"], chunks, "How much will larkspur Cloud cost?",
                      {}) == "We have not decided on pricing yet."
+
+
+def test_the_undecided_cue_reads_a_value_still_to_come_and_not_a_value_stated():
+    from tanglerag.methods.ledger.undecided import _NOT_YET
+
+    to_come = ["We have not decided on pricing yet;", "Ticket prices will be announced in the new year.",
+               "No price yet, promise we'll tell you first", "Date to be confirmed once the team has capacity.",
+               "Fees: TBC", "Pricing has not yet been set.", "We'll announce pricing before the beta opens."]
+    stated = ["Tickets will be £12 from May.", "The board announced a rise to £14.", "Prices were confirmed at £9.",
+              "It has been decided: £30 a year."]
+    assert all(_NOT_YET.search(s) for s in to_come)
+    assert not any(_NOT_YET.search(s) for s in stated)
