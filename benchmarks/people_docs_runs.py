@@ -16,7 +16,8 @@ DESCRIBED: dict[str, str] = {
     "ledger-135c729": "the ledger of commit 135c729 (2026-12-06), with its ablations",
     "ledger": ("the ledger since 2026-12-07: it reads no claim from a passage about another question; since a later "
                "commit of that day on the folders indexed with `name-dates` (ablations `ledger-without-name-dates`, "
-               "`ledger-without-replaced-value`)"),
+               "`ledger-without-replaced-value`); batches a-e, and batch g at the rules of 2026-12-07's evening (not "
+               "run on batch f: at about a minute an ask, the session's time went to batch g)"),
     "ledger-passages": "`ledger.answer_from=passages`, as of 135c729",
     "vetted-135c729": ("`vetted` (the ledger's document rules without its claims, then one call: the issue's design "
                        "alternative) as of 135c729, with its ablations"),
@@ -73,6 +74,9 @@ TRIED = [
     ("asking an 'unknown' over passages on topic once more as concat asks (unranked, unlabelled): +2 / +1 on the tune "
      "half, nothing on the check half, and on RAMDocs' check half misinformation leaked in 46.9% of answers against "
      "40.6%: what the ranking had kept the model from answering, it answered"),
+    ("reporting as outdated, for the report only, a disagreeing passage of another document naming every name the "
+     "question asks about and dated before the cited one (-1 fully right on the tune half: a misread ask's older "
+     "page reported; the ask it was for, e-haverleigh-museum-1, unchanged)"),
 ]
 """Tried on the tune half and dropped, with what it cost there."""
 
