@@ -43,7 +43,8 @@ DESCRIBED: dict[str, str] = {
                "saying the asked value is not decided yet makes the answer unknown), an 'm' after a number a metre "
                "unless a plural follows ('5.2 m' had been 5.2 million), a count of a compound thing one with its last "
                "word's ('8 speed settings' and 'eight speeds'), `replaced-value` for a question about a moment when "
-               "the cited passages are dated before it; with its ablation"),
+               "the cited passages are dated before it, a date written with its weekday after a cue read; with its "
+               "ablation"),
     "vetted-sentences": ("`ledger.vetted_evidence=sentences` (the model reads each passage's title and its 3 "
                          "sentences most about the question), tune half only: it lost there, so it stays an option"),
     "ledger-asked-names-on": "the ledger of 135c729 with the asked-names rule on",

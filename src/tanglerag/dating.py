@@ -20,15 +20,17 @@ DATE = (r"(?:(?P<iso>\d{4}-\d{2}-\d{2})|(?P<ym>\d{4}-\d{2})|(?P<mdy>[a-z]+\.? \d
 _FORMATS = {"iso": ("%Y-%m-%d",), "ym": ("%Y-%m",), "mdy": ("%B %d %Y", "%b %d %Y"), "dmy": ("%d %B %Y", "%d %b %Y"),
             "my": ("%B %Y", "%b %Y"), "year": ("%Y",)}
 _WHOLE = {"ym": "month", "my": "month", "year": "year"}  # names that stand for a whole month or year, else a day
+_WEEKDAY = r"(?:\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day,?)?"
+"""A weekday a date may be written with ("from Sunday 26 January 2025"): part of the date's words, not the date."""
 _EFFECTIVE = re.compile(r"\b(?:in (?:force|effect)|effective|valid|applies|takes effect)(?:\s*:)?"
-                        r"(?:\s+(?:from|on|since|as of))?(?:\s+the)?\s+" + DATE, re.IGNORECASE)
+                        r"(?:\s+(?:from|on|since|as of))?(?:\s+the)?" + _WEEKDAY + r"\s+" + DATE, re.IGNORECASE)
 """The date a text takes effect ("in force from 1 October 2023", "effective 1 March 2024"): when a page gives both
 the day it was adopted and the day it applies, it stands for what holds from the second."""
 _DATING = re.compile(r"\b(?:(?:as of|as at|updated|revised|reviewed|edited|dated|checked|in (?:force|effect)|valid|applies|"
                      r"date)(?:\s*:)?(?:\s+(?:on|in|from|since|at|of))?|(?:published|posted|issued|released|"
                      r"extracted|printed|compiled|approved|adopted|effective|agreed|signed|amended|meeting)(?:\s*:)?"
                      r"(?:(?:\s+[\w'-]+){0,6}?(?:\s+(?:on|in|from|since|at|of)|,))?)"
-                     r"(?:\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day,?)?\s+" + DATE, re.IGNORECASE)
+                     + _WEEKDAY + r"\s+" + DATE, re.IGNORECASE)
 """A document's own date in its words: "As of June 12, 2018, ...", "revised in 2019:", "(published on 3 May 2021)",
 "Last updated: 2019-05-03", "approved at the board meeting of 3 May 2020", "Adopted by the governors on 12 May
 2022", "in force from 1 July 2023", "Effective: March 2022", "Published by the Tourism Office, April 2023",
@@ -48,8 +50,10 @@ _DATE_LINE = re.compile(r"^[^\w\n]{0,3}(?:(?:issue|edition|newsletter)\b[^\n]{0,
 _HEAD_LINES = 3
 """How many of a document's first lines may be its date line or its dated title: further down, a line holding a
 date alone is a table's cell ("Incorporated on" / "14 August 2009" in a register's extract), not the page's date."""
-_TITLE_FROM = re.compile(r"\A(?:[^\n]{0,80}\n)?[^\n]{0,80}?\b(?:from|starting|beginning)\s+" + DATE, re.IGNORECASE)
-"""A first or second line that says from when it holds ("New fares from 1 March 2024"): a notice's title states its date."""
+_TITLE_FROM = re.compile(r"\A(?:[^\n]{0,80}\n)?[^\n]{0,80}?\b(?:from|starting|beginning)" + _WEEKDAY + r"\s+" + DATE,
+                         re.IGNORECASE)
+"""A first or second line that says from when it holds ("New fares from 1 March 2024", "Route 7: changes from Sunday 26
+January 2025", f-greyling-buses-1): a notice's title states its date."""
 _CHAT_STAMP = re.compile(r"\A(?:[^\n]*\n){0,3}?\W{0,3}(\d{4}-\d{2}-\d{2})[ T]\d{1,2}:\d{2}")
 """A chat export's first message time ("[2024-03-05 10:12] ana: ..."), on one of its first lines (a header such as
 "Slack export - channel #general" may come first): when the conversation took place."""

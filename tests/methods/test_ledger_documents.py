@@ -362,6 +362,8 @@ def test_a_question_about_plans_is_answered_by_drafts_and_roadmaps_too():
     ("Release history\n===============\n\n1.6.0 (2024-04-02)\n  * faster\n\n1.5.2 (2024-01-29)\n  * fix",
      "2024-04-02"),
     ("# Kestrel Ferries - Fare notice\n\n**New fares from 1 March 2024**\n\nOur fares change.", "2024-03-01"),
+    ("# Route 7: changes from Sunday 26 January 2025\n\nWe're making changes to route 7.", "2025-01-26"),
+    ("Sick pay. This policy is effective from Monday, 3 March 2025.", "2025-03-03"),
     ("Minutes of the regular meeting, 19 November 2024, Clubhouse\n\nItems.\n\nNext meeting 21 January 2025.",
      "2024-11-19"),
     (("From: Alisha Karim <a.karim@example.org>\nTo: Friends\nDate: Mon, 11 Mar 2024 10:03:55 +0000\n"
