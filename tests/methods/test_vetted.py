@@ -931,3 +931,16 @@ def test_the_undecided_cue_reads_a_value_still_to_come_and_not_a_value_stated():
               "It has been decided: £30 a year."]
     assert all(_NOT_YET.search(s) for s in to_come)
     assert not any(_NOT_YET.search(s) for s in stated)
+
+
+def test_a_value_a_change_replaced_before_the_asked_moment_is_read_as_its_replacement():
+    """g-sorrel-court-2: minutes of June 2023 saying "£1,340 for 2023/24, up from £1,180", asked about January 2024:
+    the change had happened by then, so replaced-value applies; minutes of March 2024 might postdate it."""
+    from tanglerag.methods.ledger.moment import as_of
+    from tanglerag.methods.ledger.vetted import changed_before
+
+    moment = as_of("What was the service charge per flat in January 2024?")
+    assert changed_before(moment, ["minutes"], {"minutes": datetime.date(2023, 6, 6)})
+    assert not changed_before(moment, ["minutes"], {"minutes": datetime.date(2024, 3, 4)})
+    assert not changed_before(moment, ["minutes"], {"minutes": None})  # undated: it may postdate the moment
+    assert not changed_before(None, ["minutes"], {"minutes": datetime.date(2023, 6, 6)})
