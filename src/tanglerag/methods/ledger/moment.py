@@ -65,9 +65,9 @@ def _clauses(question: str, closing: bool = True) -> list[tuple[re.Match[str], A
     """``closing``: whether a closing "in MONTH YEAR" is a moment too (rule ``month-moment``)."""
     ends = [(m, parsed[1]) for m in _CLOSING.finditer(question)
             if (parsed := _parsed(m)) is not None and parsed[1] != "year"] if closing else []
-    months = {id(match) for match, precision in ends if precision == "month"}
+    months = {match for match, precision in ends if precision == "month"}
     found = [*_LEADING.finditer(question), *_CLAUSE.finditer(question), *(match for match, _ in ends)]
-    return [(match, _reported(moment) if id(match) in months else moment)
+    return [(match, _reported(moment) if match in months else moment)
             for match in sorted(found, key=lambda m: m.start()) if (moment := _read(match)) is not None]
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime
 import re
 
-from tanglerag.methods.ledger.aboutness import cover, holding
+from tanglerag.methods.ledger.dissent import names
 from tanglerag.methods.ledger.relevance import content_stems
 from tanglerag.methods.ledger.scoped import sentence_contexts
 from tanglerag.methods.ledger.values import Value
@@ -57,3 +57,15 @@ def undecided(said: Value, cited: list[str], passages: list[RetrievedPassage], q
             if _NOT_YET.search(own) and cover(f"{before} {context}", asked) > stated:
                 return own.strip()
     return None
+
+
+def holding(said: Value, passages: list[RetrievedPassage], asked: set[str]) -> list[tuple[RetrievedPassage, float]]:
+    """Each sentence of ``passages`` stating ``said``, as its passage and how much of the question it holds."""
+    return [(hit, cover(context, asked)) for hit in passages for context, own in sentence_contexts(hit)
+            if names(own, said)]
+
+
+def cover(context: str, asked: set[str]) -> float:
+    """The share of the question's content words ``asked`` that a sentence, read with its title, heading and label,
+    holds: two sentences are compared this way rather than against a fixed threshold."""
+    return len(asked & content_stems(context)) / len(asked) if asked else 0.0
