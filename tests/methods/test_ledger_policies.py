@@ -175,6 +175,22 @@ def test_a_year_is_read_as_written_and_a_word_the_question_uses_adds_nothing():
     assert relevance("Who won the 2018-19 Premier League?", "Liverpool won the 2019-20 Premier League.") == 0.0
 
 
+def test_the_stop_words_are_scikit_learns_read_without_importing_it():
+    """The list comes from scikit-learn's own file, loaded alone: importing the package costs every ask seconds."""
+    import subprocess
+    import sys
+
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    from tanglerag.methods.ledger import relevance
+
+    assert relevance._sklearn_stop_words() == ENGLISH_STOP_WORDS and "about" in relevance._stop_words()
+    script = ("import sys; from tanglerag.methods.ledger.relevance import content_words; "
+              "content_words('the price'); print('sklearn' in sys.modules)")
+    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "False"
+
+
 def test_versions_without_a_source_are_named_by_their_dates_and_each_side_by_its_own_numbers(llm_factory):
     versions = {"v1": (FOLDER["policy-2022.md"][0], {"date": "2022-01-10"}, FOLDER["policy-2022.md"][2]),
                 "v2": (FOLDER["policy-2022.md"][0].replace("5,000", "6,500"), {"date": "2024-03-01"},

@@ -25,7 +25,7 @@ from tanglerag.eval.closed_book import filter_closed_book
 from tanglerag.eval.engines.local import answer_in_batches
 from tanglerag.eval.records import EvalReport, FailedQuestion, MethodScores, Prediction, QuestionResult
 from tanglerag.eval.worker import QuestionWorker, default_metrics
-from tanglerag.metrics.bootstrap import bootstrap_ci
+from tanglerag.metrics.bootstrap import bootstrap_cis
 from tanglerag.metrics.registry import Reader, derive
 from tanglerag.otel import Answered, SpanExport, span_export
 from tanglerag.redaction import without_credentials
@@ -195,15 +195,10 @@ class EvalRunner:
 
     def _summarize(self, name: str, rows: list[Prediction], asked: list[str]) -> MethodScores:
         cfg = self.settings.eval
-        metrics: dict[str, float | None] = {}
-        ci: dict[str, tuple[float, float]] = {}
-        for metric in rows[0].metrics:
-            values = [v for r in rows if (v := r.metrics[metric]) is not None]
-            if not values:
-                metrics[metric] = None
-                continue
-            metrics[metric] = sum(values) / len(values)
-            ci[metric] = bootstrap_ci(values, cfg.bootstrap_samples, seed=cfg.seed)
+        scored = {metric: [v for r in rows if (v := r.metrics[metric]) is not None] for metric in rows[0].metrics}
+        metrics: dict[str, float | None] = {m: sum(values) / len(values) if values else None
+                                            for m, values in scored.items()}
+        ci = bootstrap_cis({m: values for m, values in scored.items() if values}, cfg.bootstrap_samples, seed=cfg.seed)
         metrics |= derive(asked, metrics)
         usage = {key: sum(r.usage[key] for r in rows) / len(rows) for key in rows[0].usage}
         return MethodScores(method=name, metrics=metrics, usage=usage, ci=ci)

@@ -10,9 +10,11 @@ threshold, ``ledger.relevance``, is chosen on the tune half of RAMDocs dev (docs
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 from functools import cache
+from pathlib import Path
 
 from tanglerag.text import normalize_answer
 
@@ -24,10 +26,24 @@ _ASKING = frozenset({"new", "latest", "current", "currently", "now", "today", "r
 
 @cache
 def _stop_words() -> frozenset[str]:
-    """scikit-learn's English stop words (imported on first use: ~1 s that no other command should pay) and ours."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    """scikit-learn's English stop words and ours. The list is read from the one file of scikit-learn that holds it:
+    importing ``sklearn.feature_extraction`` loads pandas and scipy.stats with it, 2.8 s that every ``ask`` of the
+    default method paid before its first answer."""
+    return _sklearn_stop_words() | _ASKING
 
-    return frozenset(ENGLISH_STOP_WORDS) | _ASKING
+
+def _sklearn_stop_words() -> frozenset[str]:
+    package = importlib.util.find_spec("sklearn")  # finds the package without running it
+    folders = package.submodule_search_locations if package is not None else None
+    path = Path(next(iter(folders or [""]))) / "feature_extraction" / "_stop_words.py"
+    spec = importlib.util.spec_from_file_location("tanglerag_sklearn_stop_words", path)
+    if not path.is_file() or spec is None or spec.loader is None:  # moved in another release: import it as documented
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        return frozenset(ENGLISH_STOP_WORDS)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return frozenset(module.ENGLISH_STOP_WORDS)
 
 
 def stem(word: str) -> str:
