@@ -8,13 +8,18 @@ import pytest
 
 from tanglerag.config import EmbeddingConfig
 from tanglerag.embeddings import Embedder
-
-pytest.importorskip("sentence_transformers")
-from tanglerag.st_embedder import SentenceTransformerEmbedder, encode_overlapped  # noqa: E402
+from tanglerag.st_embedder import SentenceTransformerEmbedder, encode_overlapped
 
 pytestmark = pytest.mark.xdist_group("torch")  # the tests that load torch (MiniLM, a reader) share a worker
 
 ST = EmbeddingConfig(backend="sentence-transformers")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _the_st_extra():
+    """Skipped where the extra is not installed; imported when these tests run rather than at collection (torch:
+    seconds in every pytest worker)."""
+    pytest.importorskip("sentence_transformers")
 
 
 def test_the_backend_setting_chooses_sentence_transformers_and_keeps_the_model_name_as_identity():

@@ -1,10 +1,8 @@
 """LangChain's ``ChatOpenAI`` (langchain-openai, test extra) uses the service as a chat model: plain, streamed, in a
 conversation, and with ``with_structured_output`` (which fails against a server that answers JSON mode with prose)."""
 
-import langchain_openai
 import openai
 import pytest
-from langchain_core import messages
 from pydantic import BaseModel
 
 from tanglerag.testing import CannedBackend
@@ -26,6 +24,8 @@ def http(tmp_path):
 
 
 def _chat(http, **options):
+    import langchain_openai  # here, not at collection: 2.4 s that every pytest worker would pay
+
     return langchain_openai.ChatOpenAI(model="tanglerag/concat", base_url="http://testserver/v1", api_key="unused",
                                        http_client=http, max_retries=0, **options)
 
@@ -38,6 +38,8 @@ def test_a_question_plain_and_streamed(http):
 
 
 def test_a_conversation_is_made_standalone(http):
+    from langchain_core import messages
+
     reply = _chat(http).invoke([messages.HumanMessage("What is the capital of France?"), messages.AIMessage("Paris"),
                                 messages.HumanMessage("and Germany?")])
     assert reply.content.startswith("Berlin [1]")
