@@ -142,7 +142,7 @@ def fake_part(copies: int, repeats: int, levels: list[int], with_ray: bool) -> s
               "client and nothing else. *Of the limit*: the least time the calls allow (rounds of as many questions "
               f"as are in flight, {DELAY_S * 1000:.0f} ms each) over the time taken; the median of {repeats} "
               "alternating repeats of the pair, after one unmeasured run of each (what a process pays once: imports, "
-              "scipy's for the report's intervals among them, the SDK's first request). Speed-up is over the runner at "
+              "the SDK's first request). Speed-up is over the runner at "
               "concurrency 1; driver CPU is this process's CPU time per question."), ""]
     table = Table(["engine", "concurrency / actors", "seconds", "questions/s", "of the limit", "speed-up",
                    "driver CPU ms/q"])
