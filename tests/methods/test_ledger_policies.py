@@ -175,8 +175,9 @@ def test_a_year_is_read_as_written_and_a_word_the_question_uses_adds_nothing():
     assert relevance("Who won the 2018-19 Premier League?", "Liverpool won the 2019-20 Premier League.") == 0.0
 
 
-def test_the_stop_words_are_scikit_learns_read_without_importing_it():
-    """The list comes from scikit-learn's own file, loaded alone: importing the package costs every ask seconds."""
+def test_the_stop_words_are_scikit_learns_read_without_importing_it(tmp_path, monkeypatch):
+    """The list comes from scikit-learn's own file, loaded alone (importing the package cost every ask seconds); a
+    release that moved or changed that file is read through the documented import."""
     import subprocess
     import sys
 
@@ -189,6 +190,11 @@ def test_the_stop_words_are_scikit_learns_read_without_importing_it():
               "content_words('the price'); print('sklearn' in sys.modules)")
     loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert loaded.stdout.strip() == "False"
+    changed = tmp_path / "_stop_words.py"
+    changed.write_text("from sklearn.feature_extraction._gone import WORDS\n")
+    for found in (None, changed):
+        monkeypatch.setattr(relevance, "_stop_words_file", lambda found=found: found)
+        assert relevance._sklearn_stop_words() == ENGLISH_STOP_WORDS
 
 
 def test_versions_without_a_source_are_named_by_their_dates_and_each_side_by_its_own_numbers(llm_factory):

@@ -37,3 +37,12 @@ def test_degenerate_inputs():
     assert all(math.isnan(bound) for bound in bootstrap_ci([]))
     assert bootstrap_ci([0.4]) == (0.4, 0.4)  # nothing to resample
     assert bootstrap_ci([1.0] * 5) == (1.0, 1.0)  # no spread
+
+
+def test_a_column_holding_nan_has_no_interval_and_bad_settings_are_refused():
+    import pytest
+
+    assert all(math.isnan(bound) for bound in bootstrap_ci([*SCORES, float("nan")]))
+    for samples, level in ((0, 0.95), (100, 1.0), (100, 0.0)):
+        with pytest.raises(ValueError, match="samples >= 1 and 0 < level < 1"):
+            bootstrap_ci(SCORES, samples, level)

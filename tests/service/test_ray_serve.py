@@ -19,8 +19,8 @@ from tanglerag.testing import HashEmbedder, fake_openai_server
 from tests.service.conftest import CORPUS
 
 ray = pytest.importorskip("ray")
-ray_serve = pytest.importorskip("tanglerag.service.ray_serve")  # Ray Serve itself is imported where it is used: it
-# takes 3.5 s, which every pytest worker would pay collecting this module
+ray_serve = pytest.importorskip("tanglerag.service.ray_serve")  # Ray Serve itself is imported by the tests that run
+# it (3.5 s, which every pytest worker would pay collecting this module)
 pytestmark = pytest.mark.xdist_group("ray")  # one Ray instance at a time on this machine (conftest's local_ray)
 
 
@@ -43,6 +43,23 @@ def _wait(check, seconds: float = 60.0) -> None:
         time.sleep(0.5)
 
 
+@pytest.fixture
+def served(tmp_path, local_ray):
+    """Two replicas of the service on a local Ray instance, their proxy's base URL yielded."""
+    serve = pytest.importorskip("ray.serve")
+    with fake_openai_server(lambda body: "Paris [1]") as model:
+        settings = Settings.load(overrides=["llm.backend=openai", f"llm.base_url={model['base_url']}",
+                                            "llm.cache=false", "retrieval.top_k=3", "service.replicas=2",
+                                            f"service.port={_free_port()}", "service.index_poll_s=0"])
+        store_passages(tmp_path / "index", CORPUS, HashEmbedder(), settings.index)
+        try:
+            make = functools.partial(Runtime, settings, index_dir=tmp_path / "index", embedder=HashEmbedder())
+            ray_serve.start(make, settings.service)
+            yield f"http://127.0.0.1:{settings.service.port}"
+        finally:
+            serve.shutdown()
+
+
 def _ask(base: str) -> str:
     client = openai.OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0, timeout=30)
     reply = client.chat.completions.create(model="tanglerag/concat",
@@ -51,7 +68,6 @@ def _ask(base: str) -> str:
 
 
 def test_two_replicas_answer_as_one_process_and_a_killed_one_is_replaced(served):
-    served, _ = served
     assert len(_replicas()) == 2
     health = httpx.get(f"{served}/healthz", timeout=30).json()
     assert health["status"] == "ok" and health["index"] and health["index_version"]  # each replica's own index
@@ -77,49 +93,44 @@ def test_a_fixed_count_or_autoscaling_bounds_and_bounds_that_cannot_hold_are_ref
         Settings.load(overrides=["service.replicas=2", "service.max_replicas=1"])
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory, local_ray):
+@pytest.fixture
+def shared_model(tmp_path, local_ray):
     """Two service replicas sharing one model replica (the llm section's backend, here the fake server's client) and
-    one query-embedding replica that waits half a second to gather a batch, on a local Ray instance; their proxy's
-    base URL and the fake model server yielded. One deployment for the module: Serve takes ~20 s to start here."""
-    from ray import serve
-
-    folder = tmp_path_factory.mktemp("served")
+    one query-embedding replica that waits half a second to gather a batch; their proxy's base URL yielded."""
+    serve = pytest.importorskip("ray.serve")
     with fake_openai_server(lambda body: "Paris [1]") as model:
         settings = Settings.load(overrides=[
             "llm.backend=openai", f"llm.base_url={model['base_url']}", "llm.cache=false", "retrieval.top_k=3",
             "service.replicas=2", "service.model_replicas=1", "service.embedding_replicas=1",
             "service.embedding_batch_wait_s=0.5", f"service.port={_free_port()}", "service.index_poll_s=0"])
-        store_passages(folder / "index", CORPUS, HashEmbedder(), settings.index)
+        store_passages(tmp_path / "index", CORPUS, HashEmbedder(), settings.index)
         try:
             shared = ray_serve.Shared(functools.partial(build_backend, settings.llm, settings.cache_dir),
                                       HashEmbedder, settings.llm, settings.cache_dir)
-            ray_serve.start(functools.partial(Runtime, settings, index_dir=folder / "index"), settings.service,
+            ray_serve.start(functools.partial(Runtime, settings, index_dir=tmp_path / "index"), settings.service,
                             shared=shared)
             yield f"http://127.0.0.1:{settings.service.port}", model
         finally:
             serve.shutdown()
 
 
-def test_service_replicas_share_the_model_and_embed_questions_in_batches(served):
+def test_service_replicas_share_the_model_and_embed_questions_in_batches(shared_model):
     from concurrent.futures import ThreadPoolExecutor
 
     from ray import serve
 
     from tanglerag.service.ray_models import EMBEDDING_DEPLOYMENT, MODEL_DEPLOYMENT
 
-    base, model = served
-    _wait(lambda: [len(_replicas(d)) for d in (ray_serve.APP_NAME, MODEL_DEPLOYMENT, EMBEDDING_DEPLOYMENT)] == [2, 1, 1])
+    base, model = shared_model
+    assert [len(_replicas(d)) for d in (ray_serve.APP_NAME, MODEL_DEPLOYMENT, EMBEDDING_DEPLOYMENT)] == [2, 1, 1]
     embedding = serve.get_deployment_handle(EMBEDDING_DEPLOYMENT, app_name=ray_serve.APP_NAME)
-    served_model = serve.get_deployment_handle(MODEL_DEPLOYMENT, app_name=ray_serve.APP_NAME)
-    before = len(embedding.batch_sizes.remote().result())  # a replica's start-up embeds too, and the other test
-    calls_before, requests_before = served_model.served.remote().result(), model["requests"]
+    before = len(embedding.batch_sizes.remote().result())  # a replica's start-up embeds too
     with ThreadPoolExecutor(6) as pool:
         answered = list(pool.map(lambda _: _ask(base), range(6)))
     assert all(a.startswith("Paris [1]") for a in answered)
-    calls = served_model.served.remote().result() - calls_before
+    calls = serve.get_deployment_handle(MODEL_DEPLOYMENT, app_name=ray_serve.APP_NAME).served.remote().result()
     batches = embedding.batch_sizes.remote().result()[before:]
-    assert calls == model["requests"] - requests_before == 6  # every answer's model call went through the one model replica
+    assert calls == model["requests"] == 6  # every answer's model call went through the one model replica
     client = openai.OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0, timeout=30)
     chunks = [c.choices[0].delta.content or "" for c in client.chat.completions.create(
         model="tanglerag/concat", stream=True, messages=[{"role": "user", "content": "What is the capital of France?"}])

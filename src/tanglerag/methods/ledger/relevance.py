@@ -33,17 +33,28 @@ def _stop_words() -> frozenset[str]:
 
 
 def _sklearn_stop_words() -> frozenset[str]:
-    package = importlib.util.find_spec("sklearn")  # finds the package without running it
-    folders = package.submodule_search_locations if package is not None else None
-    path = Path(next(iter(folders or [""]))) / "feature_extraction" / "_stop_words.py"
-    spec = importlib.util.spec_from_file_location("tanglerag_sklearn_stop_words", path)
-    if not path.is_file() or spec is None or spec.loader is None:  # moved in another release: import it as documented
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    """The list from its own file, run alone (it imports nothing); where a release moved or changed that file,
+    through the documented import instead."""
+    path = _stop_words_file()
+    spec = importlib.util.spec_from_file_location("tanglerag_sklearn_stop_words", path) if path else None
+    if spec is not None and spec.loader is not None:
+        module = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+            return frozenset(module.ENGLISH_STOP_WORDS)
+        except (ImportError, AttributeError, OSError, SyntaxError):
+            pass
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-        return frozenset(ENGLISH_STOP_WORDS)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return frozenset(module.ENGLISH_STOP_WORDS)
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def _stop_words_file() -> Path | None:
+    """scikit-learn's file of stop words, found without running the package; None where it is not there."""
+    package = importlib.util.find_spec("sklearn")
+    folders = list(package.submodule_search_locations or []) if package is not None else []
+    path = Path(folders[0]) / "feature_extraction" / "_stop_words.py" if folders else None
+    return path if path is not None and path.is_file() else None
 
 
 def stem(word: str) -> str:
