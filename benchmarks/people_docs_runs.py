@@ -39,12 +39,20 @@ DESCRIBED: dict[str, str] = {
                        "names a former value, `informal-older`, a length, mass or volume converted within 1% one "
                        "value (`same-value`), WhatsApp's slashed stamps, vehicle classes; its batch-g rows measured "
                        "before any rule was written from batch g"),
-    "vetted": ("the default method, as of 2026-12-07's rules from batch g's tune misses: `undecided` (a document "
+    "vetted-53c7a4e": ("as of 53c7a4e (2026-12-07), from batch g's tune misses: `undecided` (a document "
                "saying the asked value is not decided yet makes the answer unknown), an 'm' after a number a metre "
                "unless a plural follows ('5.2 m' had been 5.2 million), a count of a compound thing one with its last "
                "word's ('8 speed settings' and 'eight speeds'), `replaced-value` for a question about a moment when "
                "the cited passages are dated before it, a date written with its weekday after a cue read; with its "
                "ablation"),
+    "vetted": ("the default method, as of the late evening of 2026-12-07, rules from the tune half's misses: `named-former` (a passage "
+               "stating a value a cited document names as the one a change replaced, 'not 6:30', is set aside as "
+               "outdated whatever the dates; '6:30' names 6:30pm there), `undecided` reads a value that is not "
+               "published too ('we will not publish opening hours', 'charges on application', 'quoted on the day') "
+               "and, with as many of the question's words, a note naming what the question names that no sentence "
+               "stating the value names (the annexe, not the museum); with their ablations. The abstain asks' "
+               "expected answers and reasons were read on both halves (one listing) before the cues were written; "
+               "the cues are those of the tune half's documents"),
     "vetted-sentences": ("`ledger.vetted_evidence=sentences` (the model reads each passage's title and its 3 "
                          "sentences most about the question), tune half only: it lost there, so it stays an option"),
     "ledger-asked-names-on": "the ledger of 135c729 with the asked-names rule on",
@@ -55,6 +63,9 @@ DESCRIBED: dict[str, str] = {
 """Each run's label and what it is; the key order is the order of the report's columns."""
 
 TRIED = [
+    ("a time of day written without am/pm ('6:30') the same value as either half day's in every comparison (-1 / -1 "
+     "on the tune half: a 24-hour table's '10:00' came to state a '10:00 pm' answer's value, so that answer was no "
+     "longer asked again); kept for a value a document names as replaced only"),
     ("taking an answer back as unknown when none of its cited passages names what the question names (5 right "
     "answers lost, 0 abstentions gained)"),
     ("ranking the passages whose document names every name the question asks about first (one fully right answer "

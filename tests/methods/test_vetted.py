@@ -7,7 +7,8 @@ import json
 
 from tanglerag.conflicts import ConflictStep, DocumentMeta
 from tanglerag.methods.base import make_method
-from tanglerag.methods.ledger.dissent import answer_value, dissenting, stated_values
+from tanglerag.methods.ledger.dissent import answer_value, dissenting, half_day, stated_values
+from tanglerag.methods.ledger.values import read_value
 from tanglerag.methods.ledger.vetting import VettingStep, version_free
 from tanglerag.settings import Settings
 from tanglerag.testing import CannedBackend
@@ -926,9 +927,13 @@ def test_the_undecided_cue_reads_a_value_still_to_come_and_not_a_value_stated():
 
     to_come = ["We have not decided on pricing yet;", "Ticket prices will be announced in the new year.",
                "No price yet, promise we'll tell you first", "Date to be confirmed once the team has capacity.",
-               "Fees: TBC", "Pricing has not yet been set.", "We'll announce pricing before the beta opens."]
+               "Fees: TBC", "Pricing has not yet been set.", "We'll announce pricing before the beta opens.",
+               "We will not publish opening hours for the annexe until the work is finished.",
+               "We are not in a position to give a reopening date.", "Motorhomes: charges on application.",
+               "Staff will measure the vehicle and quote on the day."]
     stated = ["Tickets will be £12 from May.", "The board announced a rise to £14.", "Prices were confirmed at £9.",
-              "It has been decided: £30 a year."]
+              "It has been decided: £30 a year.", "We publish the new prices on 1 May: £12.",
+              "Apply on the day for a refund of £5."]
     assert all(_NOT_YET.search(s) for s in to_come)
     assert not any(_NOT_YET.search(s) for s in stated)
 
@@ -944,3 +949,50 @@ def test_a_value_a_change_replaced_before_the_asked_moment_is_read_as_its_replac
     assert not changed_before(moment, ["minutes"], {"minutes": datetime.date(2024, 3, 4)})
     assert not changed_before(moment, ["minutes"], {"minutes": None})  # undated: it may postdate the moment
     assert not changed_before(None, ["minutes"], {"minutes": datetime.date(2023, 6, 6)})
+
+
+RUNNERS = {  # f-millbeck-runners-1: the club's undated page still gives the time its newsletter says was changed
+    "newsletter.md": ("Sessions. Tuesday track is at 7pm now (not 6:30 - please ignore the old website).", {}, "7pm"),
+    "club-website.html": ("Tuesday track. The Tuesday track session starts at 6:30pm at Fellside track.", {},
+                          "6:30pm"),
+}
+
+
+def test_a_value_the_answers_document_names_as_replaced_is_set_aside_as_outdated_whatever_the_dates(llm_factory):
+    question = "What time does the Tuesday track session start?"
+    answer, _ = ask(llm_factory, RUNNERS, question)
+    assert answer.text.splitlines() == ["7pm [1]", ("Set aside: 6:30 pm: a cited document names this value as the one "
+                                                    "a change replaced [2]")]
+    step = answer.trace.find(ConflictStep)
+    assert step.overall == "outdated" and step.reports[0].rule.startswith("named-former:")
+    answer, _ = ask(llm_factory, RUNNERS, question, None, "ledger.disabled_rules=[asked-names, named-former]")
+    assert answer.text == "7pm [1]"  # undated, neither page is older: nothing else sets the old time aside
+
+
+def test_an_answer_from_a_page_whose_value_another_names_as_replaced_is_asked_again_without_it(llm_factory):
+    question = "What time does the Tuesday track session start?"
+    folder = dict(reversed(RUNNERS.items()))  # the old page retrieved first: the canned model answers from it
+    answer, prompts = ask(llm_factory, folder, question)
+    assert len(prompts) == 2 and "6:30pm at Fellside" not in prompts[1]
+    assert answer.text.splitlines()[0] == "7pm [1]"
+    assert answer.trace.find(VettingStep).left_out["club-website.html"].startswith("named-former:")
+
+
+def test_an_afternoon_time_is_named_former_when_written_without_pm_and_no_other_time_is_moved():
+    assert [v.magnitude for v in half_day(read_value("6:30pm"))] == [390.0]  # "not 6:30" names 6:30pm
+    assert half_day(read_value("10:00")) == [] and half_day(read_value("12:30pm")) == []  # noon's hour is its own
+    assert half_day(read_value("£6.30")) == []
+
+
+def test_a_note_that_the_asked_places_value_is_not_published_outweighs_a_value_of_the_place_beside_it():
+    """e-haverleigh-museum-2: the annexe's update names it, the main museum's e-mail states a time and not the annexe;
+    each sentence holds as many of the question's words."""
+    from tanglerag.methods.ledger.undecided import undecided
+
+    passages = as_retrieved([
+        Passage(id="update", title="Tidemill annexe - closure update",
+                text="We will not publish opening hours for the annexe until the work is finished."),
+        Passage(id="email", title="", text="From 2 April the museum will open at 10am.")])
+    said, question = answer_value("10am [2]"), "What time does the Tidemill annexe of the museum open?"
+    assert undecided(said, ["email"], passages, question, {}).startswith("We will not publish opening hours")
+    assert undecided(said, ["email"], passages, "What time does the museum open?", {}) is None  # no name told apart

@@ -363,12 +363,13 @@ def stating(said: Value, passage: RetrievedPassage, question: str, skip_former: 
 
 RULE_KINDS: dict[str, ConflictKind | None] = {**KIND_WHEN_DECIDED_BY, "drafts": None, "as-of": "outdated",
                                               "trust": "misinformation", "informal": "misinformation",
-                                              "informal-older": "outdated"}
+                                              "informal-older": "outdated", "named-former": "outdated"}
 """The report a rule's verdict makes, as the ledger's policies make it; a draft's value is no conflict (it was never
 in force), a value dated after the asked moment is outdated then, a refused declaration is misinformation, and so is
 a post's value against the page of the body it speaks of (as the ledger's ``authority`` reports it), unless the post
 is older than that page: then its value is the one the page has since changed (``informal-older``, vetted's own:
-outdated, f-yarrowfield-ferry-1)."""
+outdated, f-yarrowfield-ferry-1); so is a value the cited document names as the one a change replaced
+(``named-former``: "Tuesday track is at 7pm now (not 6:30)" against the club's old page, f-millbeck-runners-1)."""
 
 
 def explained(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, DocumentMeta],
@@ -412,6 +413,8 @@ def _losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, 
             return rule  # as the ledger's policy: a 2020 erratum does not correct a 2024 handbook
     if not vetting.by_date:  # a question about 2020: a 2024 page's value is no newer value of the 2020 one
         return None
+    if value is not None and "named-former" not in vetting.off and named_former(value, cited, vetting):
+        return "named-former: a cited document names this value as the one a change replaced"
     newest = max((d for c in cited if (d := metas[c].date) is not None
                   and (vetting.now or vetting.related(pid, c)
                        or (pid in vetting.titled and c in vetting.named))), default=None)
@@ -419,6 +422,21 @@ def _losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, 
         return f"newest: dated {date.isoformat()}, before {newest.isoformat()}"
     return None  # an undated document does not lose to a dated one: on the tune half an official specification page
     # without a date lost to a dated blog that way (b-orrin-thermostat-1), and reports came on agreeing asks
+
+
+def named_former(value: Value, cited: list[str], vetting: Vetting) -> bool:
+    """Whether a ``cited`` passage names ``value`` only as what a change or a correction left behind ("at 7pm now
+    (not 6:30)", "10:40pm instead of 11:10pm"), with a value of its dimension in its place: a page still stating that
+    value states the old one, whatever its date (an undated club page, f-millbeck-runners-1)."""
+    twins = [value, *half_day(value)]
+    return any(in_place_of(twin, text) is not None for pid in cited if (text := vetting.texts.get(pid, ""))
+               for twin in twins)
+
+
+def half_day(value: Value) -> list[Value]:
+    """An afternoon time of day as a note written without "pm" gives it ("not 6:30" for 6:30pm), or nothing: only
+    where a document names a former value, since in a 24-hour table "10:00" beside "13:00" is the morning's."""
+    return [Value("clock", value.magnitude - 720, "")] if value.kind == "clock" and value.magnitude >= 780 else []
 
 
 _ITEMS = re.compile(r",\s*(?:and\s+)?|;\s*|\s+and\s+")

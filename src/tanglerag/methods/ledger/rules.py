@@ -101,6 +101,10 @@ RULES: tuple[Rule, ...] = (
     Rule("informal-older", "vetting", "vetted: a dated blog, forum or chat post older than the dated page that "
          "says otherwise is reported as outdated, not as misinformation: its value is the one the page changed since",
          "f-yarrowfield-ferry-1"),
+    Rule("named-former", "vetting", "vetted: a passage stating a value that a passage it is set against names only as "
+         "what a change or correction replaced ('Tuesday track is at 7pm now (not 6:30)', '10:40pm instead of "
+         "11:10pm'; '6:30' for 6:30pm) loses to it as outdated, whatever their dates (an undated club page), after the "
+         "document-kind rules and unless the question names the year it is about", "f-millbeck-runners-1"),
     Rule("now", "vetting", "vetted: a question asking for the value now ('now', 'current', 'latest') sets aside an "
          "older dated passage's other value, whoever wrote it (without it, only one source's, document's or title's "
          "older version)", "a-greyford-town-1"),
@@ -140,8 +144,10 @@ RULES: tuple[Rule, ...] = (
          "d-wedding-plans-2"),
     Rule("undecided", "vetting", "vetted: an answer is unknown where a shown document no older than its own says the "
          "asked value is not decided yet ('We have not decided on pricing yet', 'prices will be announced in the new "
-         "year', 'No price yet') in a sentence that, read with its title, heading and the sentence before it, holds more "
-         "of the question's content words than the one the answer's value comes from", "g-larkspur-cli-3"),
+         "year', 'No price yet') or not published ('we will not publish opening hours', 'charges on application') in "
+         "a sentence that, read with its title, heading and the sentence before it, holds more of the question's "
+         "content words than the one the answer's value comes from, or as many and a name the question asks about "
+         "that no sentence stating the value holds (e-haverleigh-museum-2)", "g-larkspur-cli-3"),
     Rule("complementary", "vetting", "vetted: a list answer whose items different documents state (one office a page) "
          "is reported as complementary, each item a side with its passages, not as a dispute", "c-orbin-offices-1"),
 )

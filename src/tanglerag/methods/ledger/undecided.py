@@ -1,4 +1,5 @@
-"""Rule ``undecided``: a document that says the asked value is not decided yet answers "the documents do not say".
+"""Rule ``undecided``: a document that says the asked value is not decided yet, or not published, answers "the
+documents do not say".
 
 People's documents often state that a figure does not exist yet: "We have not decided on pricing yet", "ticket prices
 will be announced in the new year", "No price yet", "date to be confirmed". Beside them sits a figure for something
@@ -6,7 +7,10 @@ close (a sponsor tier, last year's exhibition, a weekend workshop), and the 1.5B
 (g-larkspur-cli-3, g-stourhaven-museum-2, g-loftworks-yoga-2). A sentence saying so, read with what it sits under (the
 page's title, its heading, the sentence before it: "## larkspur Cloud" / "We have not decided on pricing yet"), that
 is more about the question than the sentence the answer's value comes from (it holds more of the question's content
-words), in a document no older than the answer's, makes the answer unknown, with the sentence as the reason.
+words, or as many and a name the question asks about that no sentence stating the value holds: "Tidemill annexe" in
+"we will not publish opening hours for the annexe" under its title, against the main museum's "will open at 10am",
+e-haverleigh-museum-2), in a document no older than the answer's, makes the answer unknown, with the sentence as the
+reason.
 """
 
 from __future__ import annotations
@@ -26,10 +30,14 @@ _NOT_YET = re.compile(
     r"(?:is|are)\s+not\s+(?:yet\s+)?(?:decided|agreed|announced|confirmed|fixed)|yet\s+to\s+be\s+(?:decided|set|agreed|"
     r"announced|confirmed)|to\s+be\s+(?:confirmed|announced|decided)|\bTB[CA]\b|will\s+be\s+(?:announced|published|"
     r"confirmed|decided|set)\b|(?:we'll|we\s+will)\s+(?:announce|publish|confirm)\b|no\s+(?:price|prices|pricing|"
-    r"fee|fees|cost|costs|date|dates|figure|figures)\s+yet|not\s+yet\s+(?:decided|known|priced))",
+    r"fee|fees|cost|costs|date|dates|figure|figures)\s+yet|not\s+yet\s+(?:decided|known|priced)|"
+    r"(?:will|do|does|did)(?:\s+not|n't)\s+publish|not\s+in\s+a\s+position\s+to\s+(?:give|say|confirm|publish)|"
+    r"(?:charges?|prices?|fees?|rates?)\s+on\s+(?:application|request)|quoted?\s+on\s+the\s+day)",
     re.IGNORECASE)
-"""Words saying a value does not exist yet: not decided, to be confirmed, will be announced, no price yet. Not "will
-be" alone ("will be £12"), nor "announced" in the past ("the board announced a rise")."""
+"""Words saying a value does not exist yet (not decided, to be confirmed, will be announced, no price yet) or is not
+published (we will not publish opening hours, charges on application, quoted on the day: e-haverleigh-museum-2,
+f-yarrowfield-ferry-3). Not "will be" alone ("will be £12"), nor "announced" in the past ("the board announced a
+rise")."""
 
 
 def undecided(said: Value, cited: list[str], passages: list[RetrievedPassage], question: str,
@@ -43,8 +51,10 @@ def undecided(said: Value, cited: list[str], passages: list[RetrievedPassage], q
         holding(said, passages, asked)  # the 1.5B model may cite the passage beside the one holding its value
     if not holders:
         return None
-    stated = max(cover for _, cover in holders)
-    held = {h.passage.id for h, _ in holders}
+    stated = max(cover for _, cover, _ in holders)
+    held = {h.passage.id for h, _, _ in holders}
+    named = content_stems(" ".join(re.findall(r"(?<=\s)[A-Z]\w+", question))) - \
+        set().union(*(stems for _, _, stems in holders))  # names the question asks about no value's sentence holds
     newest = max((d for pid in held if (d := dates.get(pid)) is not None), default=None)
     for hit in passages:
         date = dates.get(hit.passage.id)
@@ -54,15 +64,19 @@ def undecided(said: Value, cited: list[str], passages: list[RetrievedPassage], q
         for n, (context, own) in enumerate(contexts):
             before = contexts[n - 1][1] if n else ""  # "The board agreed the 2026 exhibition's theme. Its ticket
             # prices will be announced in the new year." (g-stourhaven-museum-2): what is not decided is named before
-            if _NOT_YET.search(own) and cover(f"{before} {context}", asked) > stated:
+            said_here = cover(f"{before} {context}", asked)
+            if _NOT_YET.search(own) and (said_here > stated or (
+                    said_here == stated and named & content_stems(f"{before} {context}"))):
                 return own.strip()
     return None
 
 
-def holding(said: Value, passages: list[RetrievedPassage], asked: set[str]) -> list[tuple[RetrievedPassage, float]]:
-    """Each sentence of ``passages`` stating ``said``, as its passage and how much of the question it holds."""
-    return [(hit, cover(context, asked)) for hit in passages for context, own in sentence_contexts(hit)
-            if names(own, said)]
+def holding(said: Value, passages: list[RetrievedPassage],
+            asked: set[str]) -> list[tuple[RetrievedPassage, float, set[str]]]:
+    """Each sentence of ``passages`` stating ``said``, as its passage, how much of the question it holds and its
+    content words (read with its title, heading and label)."""
+    return [(hit, cover(context, asked), content_stems(context)) for hit in passages
+            for context, own in sentence_contexts(hit) if names(own, said)]
 
 
 def cover(context: str, asked: set[str]) -> float:
