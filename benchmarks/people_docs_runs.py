@@ -50,7 +50,9 @@ DESCRIBED: dict[str, str] = {
                "outdated whatever the dates; '6:30' names 6:30pm there), `undecided` reads a value that is not "
                "published too ('we will not publish opening hours', 'charges on application', 'quoted on the day') "
                "and, with as many of the question's words, a note naming what the question names that no sentence "
-               "stating the value names (the annexe, not the museum); with their ablations. The abstain asks' "
+               "stating the value names (the annexe, not the museum); `second-look` (an 'unknown' asked once more "
+               "over the sentences of on-topic passages naming what the question names that hold its other words); "
+               "with their ablations. The abstain asks' "
                "expected answers and reasons were read on both halves (one listing) before the cues were written; "
                "the cues are those of the tune half's documents"),
     "vetted-sentences": ("`ledger.vetted_evidence=sentences` (the model reads each passage's title and its 3 "

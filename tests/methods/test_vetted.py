@@ -996,3 +996,54 @@ def test_a_note_that_the_asked_places_value_is_not_published_outweighs_a_value_o
     said, question = answer_value("10am [2]"), "What time does the Tidemill annexe of the museum open?"
     assert undecided(said, ["email"], passages, question, {}).startswith("We will not publish opening hours")
     assert undecided(said, ["email"], passages, "What time does the museum open?", {}) is None  # no name told apart
+
+
+TRAIL = {  # g-cragmoor-tramway-trail-2: the model said "unknown" beside "The tramway was closed in 1938"
+    "trail-sign.txt": (("CRAGMOOR TRAMWAY TRAIL. Over a million tons of Cragmoor stone came down to the wharf. The "
+                        "tramway was closed in 1938 and the rails\nlifted for scrap during the war. Keep dogs on "
+                        "leads."), {}, "1938"),
+    "rivers.md": ("Pennick river walks. The Pennick ferry closed in 1961 and the river path opened in 1990.", {},
+                  "1961"),
+}
+
+
+def looking_twice(folder: dict, prompts: list[str]) -> CannedBackend:
+    """"unknown" to a prompt of whole passages; to one of sentences, the answer of the folder's document holding the
+    first shown sentence, citing it."""
+    def respond(messages):
+        prompt = messages[-1].content
+        prompts.append(prompt)
+        first = prompt.split("Passages:\n", 1)[1].split("\n\n", 1)[0].split(": ", 1)[-1]
+        found = [v for text, _, v in folder.values() if first in " ".join(text.split())]
+        whole = any(" ".join(text.split()) in prompt for text, _, _ in folder.values())
+        return json.dumps({"answer": "unknown", "passages": []} if whole or not found else
+                          {"answer": found[0], "passages": [1]})
+    return CannedBackend(responder=respond, structured=True)
+
+
+def ask_twice(llm_factory, folder: dict, question: str, *overrides: str):
+    prompts: list[str] = []
+    llm = llm_factory(looking_twice(folder, prompts), persistent=False)
+    llm.structured = "on"
+    passages = [Passage(id=path, title=path, text=text, metadata={"path": path})
+                for path, (text, _, _) in folder.items()]
+    method = make_method("vetted", resources(llm, Settings.load(overrides=list(overrides))))
+    return method.answer(Question(text=question), as_retrieved(passages)), prompts
+
+
+def test_an_unknown_is_asked_again_over_the_sentence_answering_in_the_questions_words(llm_factory):
+    answer, prompts = ask_twice(llm_factory, TRAIL, "When did the Cragmoor tramway close?")
+    assert len(prompts) == 2 and answer.text == "1938 [1]"
+    assert ("[1] trail-sign.txt: The tramway was closed in 1938 and the rails lifted for scrap during the war.\n"
+            in prompts[1]) and "Pennick ferry" not in prompts[1]  # the sentence whole across its wrapped line
+    assert [p.passage.id for p in answer.passages] == ["trail-sign.txt", "rivers.md"]
+    answer, prompts = ask_twice(llm_factory, TRAIL, "When did the Cragmoor tramway close?",
+                                "ledger.disabled_rules=[asked-names, later-subject, second-look]")
+    assert len(prompts) == 1 and answer.is_unknown
+
+
+def test_a_sentence_about_another_thing_or_another_property_gets_no_second_look(llm_factory):
+    for question in ("When did the Cragmoor ferry close?", "When did the Cragmoor tramway open?",
+                     "When did the tramway close?"):  # no name asked about: nothing tells the thing apart
+        answer, prompts = ask_twice(llm_factory, TRAIL, question)
+        assert len(prompts) == 1 and answer.is_unknown, question

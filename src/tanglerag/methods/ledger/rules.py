@@ -148,6 +148,11 @@ RULES: tuple[Rule, ...] = (
          "a sentence that, read with its title, heading and the sentence before it, holds more of the question's "
          "content words than the one the answer's value comes from, or as many and a name the question asks about "
          "that no sentence stating the value holds (e-haverleigh-museum-2)", "g-larkspur-cli-3"),
+    Rule("second-look", "vetting", "vetted: an 'unknown' is asked once more over the sentences (up to 3, one a "
+         "passage, each whole across wrapped lines) of on-topic passages naming every name the question asks about that "
+         "hold the question's other content words (one in the sentence itself, the rest in it, its heading or its "
+         "page's title and opening line): 'The tramway was closed in 1938' for when the Cragmoor tramway closed",
+         "g-cragmoor-tramway-trail-2", {"sentences": "3 (second_look.LIMIT)", "window": "500 characters"}),
     Rule("complementary", "vetting", "vetted: a list answer whose items different documents state (one office a page) "
          "is reported as complementary, each item a side with its passages, not as a dispute", "c-orbin-offices-1"),
 )

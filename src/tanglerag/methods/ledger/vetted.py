@@ -9,9 +9,10 @@ those to the passages, shows the model the rest ranked (believable first) with a
 value of the answer's kind for a reason a rule gives are set aside in the answer and the report (``dissent``). When
 the answer rests on a passage a rule ranks below such a passage (an older page against a newer one, a README against
 release notes, an unverified declaration against a trusted one), it is asked once more without the passages
-overruled. What
-it cannot do that the ledger can: tell two people of one name apart when both answer, or dispute answers that are no
-value; those questions fall to ``concat``'s reading, which the ranking still helps.
+overruled; when it answers "unknown" beside a sentence that answers in the question's own words, it is asked once more
+over such sentences alone (``second_look``). What it cannot do that the ledger can: tell two people of one name apart
+when both answer, or dispute answers that are no value; those questions fall to ``concat``'s reading, which the
+ranking still helps.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from tanglerag.methods.ledger.method import (
 from tanglerag.methods.ledger.moment import AsOf, as_of, asks_now, names_a_year, timeless
 from tanglerag.methods.ledger.relevance import names_every_name
 from tanglerag.methods.ledger.scoped import asked_scope
+from tanglerag.methods.ledger.second_look import answering_sentences
 from tanglerag.methods.ledger.undecided import undecided
 from tanglerag.methods.ledger.values import asks_for_several
 from tanglerag.methods.ledger.vetting import Documents, Vetting, vet
@@ -104,6 +106,16 @@ def _say_asked_again(vetting: Vetting, losers: dict[str, str]) -> None:
         say(f"(asked again without {names}: {'; '.join(why.split(': ', 1)[-1] for why in losers.values())})")
 
 
+def _say_second_look(sentences: list[RetrievedPassage]) -> None:
+    """Tell a reader who saw "unknown" come why an answer follows: the sentences asked about, by their passages'
+    titles."""
+    with streamed_answer():
+        say = token_sink()
+    if say is not None:
+        say(f"(asked again over the sentences of {', '.join(h.passage.title or h.passage.id for h in sentences)} "
+            "that answer in the question's words)")
+
+
 def read_again(text: str, citations: list[str], vetting: Vetting, asked: str, dates: dict[str, datetime.date | None],
                moment: bool = False) -> tuple[str, list[str], bool]:
     """The answer's value read again where a rule says the model misread it, without the model (each rule's words
@@ -148,7 +160,8 @@ class VettedMethod(Method):
                                   "left out; the rest ranked by topic, trust, kind, authority and date, each labelled), "
                                   "then one cited answer; passages that state another value for a rule's reason are "
                                   "set aside and reported")
-    calls: ClassVar[str] = "1 (2 when the rules overrule the passage the first answer rests on)"
+    calls: ClassVar[str] = ("1 (2 when the rules overrule the passage the first answer rests on, or when it is "
+                            "\"unknown\" beside a sentence answering in the question's words)")
     default_metrics: ClassVar[tuple[str, ...]] = CONFLICT_METRICS
 
     async def arun(self, question: Question, passages: list[RetrievedPassage]) -> MethodOutput:
@@ -212,6 +225,9 @@ class VettedMethod(Method):
         """The answer over the vetted passages; asked once more without the cited passages the rules overrule
         (``overruled``), whose answer stands unless it is unknown."""
         first = await self._answer(asked, vetting, question)
+        if first[2] and "second-look" not in vetting.off and (looked := await self._second_look(asked, vetting,
+                                                                                             question, passages)):
+            return looked
         text, citations, unknown = first
         losers = {} if unknown or "overruled" in vetting.off else \
             overruled(text, citations, vetting.shown, asked, vetting, read.metas, read.kinds)
@@ -222,6 +238,25 @@ class VettedMethod(Method):
         _show_ranked(again, passages)
         second = await self._answer(asked, again, question)
         return (vetting, first) if second[2] else (again, second)
+
+    async def _second_look(self, asked: str, vetting: Vetting, question: Question, passages: list[RetrievedPassage]
+                           ) -> tuple[Vetting, tuple[str, list[str], bool]] | None:
+        """An "unknown" asked once more over the sentences answering in the question's words (``second_look``): the
+        vetting with their passages shown first, so the answer's marks number them as the output does, and the
+        answer; None when no sentence does or the model still says "unknown"."""
+        sentences = answering_sentences(asked, vetting.shown, vetting.relevant)
+        if not sentences:
+            return None
+        _say_second_look(sentences)
+        brief = replace(vetting, shown=sentences)
+        _show_ranked(brief, passages)
+        text, citations, unknown = await self._answer(asked, brief, question)
+        if unknown:
+            return None
+        looked = {h.passage.id for h in sentences}
+        first = [h for h in vetting.shown if h.passage.id in looked]
+        return replace(vetting, shown=first + [h for h in vetting.shown if h.passage.id not in looked]), \
+            (text, citations, False)
 
     async def _answer(self, asked: str, vetting: Vetting, question: Question) -> tuple[str, list[str], bool]:
         """``concat``'s cited answer over the shown passages, labelled, with the rule of their order."""
