@@ -85,6 +85,26 @@ def test_an_answer_asked_again_streams_why_between_the_two_and_its_rest_once(tmp
                         + content)  # the final answer and its sources once, not the whole reply again
 
 
+TRAIL = [  # g-cragmoor-tramway-trail-2: "unknown" over the whole passages, the year over the sentence alone
+    {"id": "sign", "title": "Cragmoor Tramway Trail", "text": "Over a million tons of Cragmoor stone came down to "
+     "the wharf. The tramway was closed in 1938 and the rails lifted for scrap. Keep dogs on leads near livestock."},
+]
+
+
+def test_an_unknown_asked_again_over_a_sentence_streams_why_between_the_two(tmp_path):
+    runtime = make_runtime(tmp_path, with_index=False, backend=CannedBackend(responder=lambda messages: (
+        "unknown" if "Keep dogs" in messages[-1].content else "1938 [1]")))
+    store_passages(tmp_path / "index", [Passage(id=d["id"], title=d["title"], text=d["text"], metadata={})
+                                        for d in TRAIL], HashEmbedder(), Settings().index)
+    question = [{"role": "user", "content": "When did the Cragmoor tramway close?"}]
+    with client_for(runtime) as http:
+        chunks = list(_sdk(http).chat.completions.create(model="tanglerag/vetted", messages=question, stream=True))
+    streamed = "".join(c.choices[0].delta.content for c in chunks if c.choices and c.choices[0].delta.content)
+    assert streamed.startswith("unknown\n(asked again over the sentences of Cragmoor Tramway Trail that answer in "
+                               "the question's words)\n1938 [1]\n")
+    assert streamed.endswith("[1] Cragmoor Tramway Trail (sign)")  # the second answer's sources
+
+
 def test_an_assembled_answer_streams_its_tokens_as_progress_and_the_answer_once(tmp_path):
     """COrg writes each answer with its descriptor and marks after its calls ("Paris (the city) [1]"), not as the
     model wrote it ("Paris - the city"): its tokens go out as reasoning, so the content is the answer once."""
