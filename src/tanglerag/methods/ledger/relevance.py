@@ -150,6 +150,12 @@ def names_every_name(question: str, passage: str) -> bool:
     return bool(names) and all(holds(held, name) for name in names)
 
 
+def shared(words: set[str], text: str) -> int:
+    """How many of ``words`` the text's content words hold, inflected or not."""
+    held = content_words(text)
+    return sum(any(_alike(word, other) for other in held) for word in words)
+
+
 def holds(held: set[str], name: set[str]) -> bool:
     """Whether the words ``held`` hold every word of ``name``, inflected or not."""
     return all(any(_alike(word, other) for other in held) for word in name)

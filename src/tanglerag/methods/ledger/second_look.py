@@ -5,16 +5,17 @@ for "When did the Cragmoor tramway close?" (g-cragmoor-tramway-trail-2), "He lea
 at Hawkmoor College of Furniture" under "Osric Fenlow, chairmaker" for where the chairmaker learned his trade
 (g-osric-fenlow-1), the ranked passages around them each a few hundred words about other things. Shown alone, such a
 sentence (under its page's title, which often names who "he" is) is read. Only a passage on topic that names every
-name the question asks about offers one, and only a sentence holding one of the question's other content words
-itself (the one holding most of them), with the rest in it, its heading or its page's title and opening line: a sentence about another thing of a
-similar name, or about the same thing's other property, offers none, so an "unknown" that is right stays one.
+name the question asks about offers one, and only a sentence holding one of the question's other content words itself
+(the one holding most of them), with the rest in it, its heading or its page's title and opening line: a sentence
+about another thing of a similar name, or about the same thing's other property, offers none, so an "unknown" that is
+right stays one.
 """
 
 from __future__ import annotations
 
 import re
 
-from tanglerag.methods.ledger.relevance import _alike, asked_names, content_words, names_every_name
+from tanglerag.methods.ledger.relevance import asked_names, content_words, names_every_name, shared
 from tanglerag.methods.ledger.scoped import sentence_contexts
 from tanglerag.types import RetrievedPassage
 
@@ -37,8 +38,8 @@ def answering_sentences(question: str, shown: list[RetrievedPassage], relevant: 
             continue
         opening = passage.text.strip().split("\n", 1)[0]
         opening = opening if len(opening.split()) <= _OPENING_WORDS else ""
-        answering = [(_held(asked, own), -n, own) for n, (context, own) in enumerate(sentence_contexts(hit))
-                     if _held(asked, own) and _held(asked, f"{context} {opening}") == len(asked)]
+        answering = [(shared(asked, own), -n, own) for n, (context, own) in enumerate(sentence_contexts(hit))
+                     if shared(asked, own) and shared(asked, f"{context} {opening}") == len(asked)]
         if answering:  # the sentence holding most of the question's words itself, the first of those
             text = _window(passage.text, max(answering)[2])
             out.append(hit.model_copy(update={"passage": passage.model_copy(update={"text": text})}))
@@ -67,9 +68,3 @@ def _window(text: str, own: str) -> str:
     start = starts[-1] if starts and at - starts[-1] <= _WINDOW // 2 else at
     stop = _END.search(flat, at + 1)
     return flat[start:stop.end() if stop is not None else len(flat)][:_WINDOW].strip()
-
-
-def _held(words: set[str], text: str) -> int:
-    """How many of ``words`` the text holds, inflected or not."""
-    held = content_words(text)
-    return sum(any(_alike(w, h) for h in held) for w in words)
