@@ -45,7 +45,7 @@ DESCRIBED: dict[str, str] = {
                "word's ('8 speed settings' and 'eight speeds'), `replaced-value` for a question about a moment when "
                "the cited passages are dated before it, a date written with its weekday after a cue read; with its "
                "ablation"),
-    "vetted": ("the default method, as of the late evening of 2026-12-07, rules from the tune half's misses: `named-former` (a passage "
+    "vetted-29bfa78": ("as of 29bfa78 (the late evening of 2026-12-07), rules from the tune half's misses: `named-former` (a passage "
                "stating a value a cited document names as the one a change replaced, 'not 6:30', is set aside as "
                "outdated whatever the dates; '6:30' names 6:30pm there), `undecided` reads a value that is not "
                "published too ('we will not publish opening hours', 'charges on application', 'quoted on the day') "
@@ -54,7 +54,12 @@ DESCRIBED: dict[str, str] = {
                "over the sentences of on-topic passages naming what the question names that hold its other words); "
                "with their ablations. The abstain asks' "
                "expected answers and reasons were read on both halves (one listing) before the cues were written; "
-               "the cues are those of the tune half's documents"),
+               "the cues are those of the tune half's documents; its batch-h rows measured before any rule was "
+               "written from batch h"),
+    "vetted": ("the default method: the rules of 29bfa78 and, from batch h's tune misses, `asked-band` (a value stated "
+               "for another weight, length, age or age-group band than the question names, or that no passage on "
+               "topic states, read again from the row whose band holds it: '| U9 - U12 | £20 |' for the Under 10s) "
+               "and an amount ended at a list's comma ('£1.50, over-60s' had read as 150); with its ablation"),
     "vetted-sentences": ("`ledger.vetted_evidence=sentences` (the model reads each passage's title and its 3 "
                          "sentences most about the question), tune half only: it lost there, so it stays an option"),
     "ledger-asked-names-on": "the ledger of 135c729 with the asked-names rule on",
@@ -101,12 +106,13 @@ BATCHES: dict[str, str] = {
     "e": "33 asks written after the rules of 600456c",
     "f": "49 asks written after the rules of d1868fb",
     "g": "54 asks written after the rules of ead4edf",
+    "h": "52 asks written after the rules of 4859f2d",
 }
 """Batches written after rules had been tuned: each gets a section of its own, 'Batch X alone'."""
 
 PROVENANCE = (
     "The date phrasings of 90f2daa were found reading folders of both halves, so for dating the check half is no "
-    "longer unseen; every rule since was written reading tune misses only. Batches e, f and g were each added after "
+    "longer unseen; every rule since was written reading tune misses only. Batches e, f, g and h were each added after "
     "the rules named in their section, by helpers who saw none of the rules: a run of a commit older than a batch "
     "covers the batches before it only (`of N` under a half's size), and 'Batch X alone' shows the rules on folders "
     "none of them was written against. Every model call is the embedded 1.5B model's, through the disk cache (a "

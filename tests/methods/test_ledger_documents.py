@@ -577,3 +577,8 @@ def test_a_later_chunk_is_what_its_documents_head_read_from_the_index_says_it_is
 def test_an_amount_is_read_only_in_the_dimensions_documents_state_amounts_in(text, kind, unit):
     value = read_value(text)
     assert value is not None and (value.kind, value.unit) == (kind, unit)
+
+
+def test_a_comma_after_an_amount_ends_it():  # "under-19s £1.50, over-60s £2": price_parser had read 150
+    assert read_value("£1.50, over") == read_value("£1.50") and read_value("£1,500, and").magnitude == 1500
+    assert read_value("EUR 2,50").magnitude == 2.5

@@ -138,6 +138,10 @@ RULES: tuple[Rule, ...] = (
          "a Saturday; a sentence naming none read with its label, heading and page's title) is read again from the sentences naming the asked one, the value most "
          "cited passages (else most shown ones) state there; with none, or for an answer that is a name, the "
          "documents do not say (a Gold plan's excess where only Silver's is stated)", "e-norrvik-parking-1"),
+    Rule("asked-band", "vetting", "vetted: an answer whose value its cited passages state only in rows or sentences whose weight, "
+         "length, age or age-group band leaves out the one the question names ('a 30 kg labrador', 'a 78-year-old', "
+         "'the Under 10s'), or that no passage on topic states, is read again from those whose band holds it ('| U9 - "
+         "U12 | £20 |'); with none, it stands", "h-brackley-juniors-1"),
     Rule("later-subject", "vetting", "vetted: an answer whose value every cited passage states before it first names "
          "a name the question asks about (not in its title or section) is another thing's value: the documents do "
          "not say ('Maya: 2:30pm at the chapel!', then 'Tom and Aisha ... no times yet'; off by default: ledger.disabled_rules)",

@@ -127,6 +127,7 @@ def spelled_as_digits(text: str) -> str:
 def _money(text: str) -> Value | None:
     from price_parser import Price
 
+    text = re.split(r",\s", text, maxsplit=1)[0]  # "£1.50, over-60s £2": a list's comma; price_parser read 150
     price = Price.fromstring(text)
     if price.amount is None:
         return None

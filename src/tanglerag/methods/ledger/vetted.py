@@ -25,6 +25,7 @@ from typing import ClassVar
 
 from tanglerag.conflicts import ConflictStep
 from tanglerag.methods.base import CONFLICT_METRICS, Method, MethodOutput
+from tanglerag.methods.ledger.banded import asked_band
 from tanglerag.methods.ledger.config import LedgerConfig
 from tanglerag.methods.ledger.dissent import (
     answer_value,
@@ -120,7 +121,8 @@ def read_again(text: str, citations: list[str], vetting: Vetting, asked: str, da
                moment: bool = False) -> tuple[str, list[str], bool]:
     """The answer's value read again where a rule says the model misread it, without the model (each rule's words
     in ``vetting.restated``): a bare number given its unit; a value corrected in the text or stated nowhere
-    (``restated``); one stated for another day, season, ticket, plan or year than asked (``asked-scope``), or another
+    (``restated``); one stated for another day, season, ticket, plan or year than asked (``asked-scope``) or for another
+    weight, length, age or age group (``asked-band``); or another
     thing's (``later-subject``), when the documents state none for what was asked, or one a document says is not
     decided yet (``undecided``; ``dates``: each passage's document date), unknown (the third item).
     ``moment``: the question names a year or an "as of" date (``asks_a_moment`` of its words before ``timeless``)
@@ -134,6 +136,9 @@ def read_again(text: str, citations: list[str], vetting: Vetting, asked: str, da
         vetting.restated = scoped or vetting.restated
         if unknown:
             return text, citations, True
+    if "asked-band" not in off:
+        text, citations, banded, _ = asked_band(text, citations, vetting.shown, asked, vetting.relevant)
+        vetting.restated = banded or vetting.restated
     if "later-subject" not in off and (why := later_subject(text, citations, vetting.shown, asked)):
         vetting.restated = why
         return text, citations, True

@@ -1,0 +1,198 @@
+"""Rule ``asked-band``: the answer read from the row whose weight, length, age or age group holds the question's.
+
+Price lists and fee tables state one value per band: "| Large | 25-40 kg | £55 |", "Senior (65+)", "| U9 - U12 |
+£20 |". A question names a point, not the band ("for a 30 kg labrador", "a 78-year-old", "in the Under 10s"), so
+neither the model nor ``asked-scope``'s named members can tell which row is asked for, and the 1.5B model answers
+with the row above (h-brackley-juniors-1: "£15" of the U7 - U8 row) or with the value of a page off the question's
+topic (h-pelton-dog-grooming-1: a mobile groomer's "£48" for a medium dog, cited to the salon's FAQ). When the cited
+passages (else, when they do not state it, the passages on topic) state the answer's value only in sentences whose
+bands all leave the question's point out, or none does, it is read again from the sentences whose band holds it:
+the value most passages state there, the cited ones first on a tie. With none, the answer stands: a band the
+documents do not state is no reason to say they do not answer.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import NamedTuple
+
+from tanglerag.methods.ledger.dissent import answer_value, names, sentence_values
+from tanglerag.methods.ledger.scoped import Scoped, sentence_contexts
+from tanglerag.methods.ledger.values import Value
+from tanglerag.text import strip_citations
+from tanglerag.types import RetrievedPassage
+
+
+class Band(NamedTuple):
+    """What a band measures ("mass" in kg, "length" in m, "age" in years, "group": a team's under-N number) and its
+    ends, both included (a point is a band of one)."""
+
+    measure: str
+    low: float
+    high: float
+
+    def holds(self, point: Band) -> bool:
+        return self.measure == point.measure and self.low <= point.low and point.high <= self.high
+
+
+_UNITS = {"kg": ("mass", 1.0), "kilo": ("mass", 1.0), "kilogram": ("mass", 1.0), "g": ("mass", 0.001),
+          "gram": ("mass", 0.001), "lb": ("mass", 0.4536), "pound": ("mass", 0.4536), "st": ("mass", 6.35),
+          "stone": ("mass", 6.35), "m": ("length", 1.0), "metre": ("length", 1.0), "meter": ("length", 1.0),
+          "cm": ("length", 0.01), "ft": ("length", 0.3048), "foot": ("length", 0.3048), "feet": ("length", 0.3048)}
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_UNIT = r"(kg|kilos?|kilograms?|g|grams?|lbs?|pounds?|st|stone|m|metres?|meters?|cm|ft|foot|feet)\b"
+_DASH = r"\s*(?:-|\u2013|\u2014|to)\s*"
+_BANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(pattern, re.IGNORECASE), shape) for pattern, shape in (
+    (_NUMBER + r"\s*(?:" + _UNIT + r")?" + _DASH + _NUMBER + r"\s*" + _UNIT, "range"),  # "10-25 kg", "5 to 7 ft"
+    (r"\b(?:up to|under|below|less than|max(?:imum)?)\s+" + _NUMBER + r"\s*" + _UNIT, "upto"),
+    (r"\b(?:over|above|more than)\s+" + _NUMBER + r"\s*" + _UNIT, "over"),
+    (_NUMBER + r"\s*" + _UNIT + r"\s*(?:\+|and over|or more|and above)", "over"),
+))
+_AGES: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(pattern, re.IGNORECASE), shape) for pattern, shape in (
+    (r"\baged?\s+(\d{1,3})" + _DASH + r"(\d{1,3})\b", "range"),
+    (r"\b(\d{1,3})" + _DASH + r"(\d{1,3})[- ]year[- ]olds?\b", "range"),
+    (r"\(\s*(\d{1,3})\s*\+\s*\)|\baged?\s+(\d{1,3})\s*\+|\bover[- ](\d{1,3})s\b|\b(\d{1,3})\s+and\s+over\b", "over"),
+    (r"\b(?:under[- ](\d{1,2})s\b)", "under"),
+))
+_GROUPS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(pattern), shape) for pattern, shape in (
+    (r"\b(?:U|Under )(\d{1,2})s?" + _DASH + r"(?:U|Under )(\d{1,2})s?\b", "range"),  # "U9 - U12", "Under 7 to Under 16"
+    (r"\b(?:U|Under )(\d{1,2})s?\s+and\s+under\b", "upto"),
+    (r"\b(?:U|Under )(\d{1,2})s?\b", "point"),
+))
+_POINT_AGE = re.compile(r"\b(\d{1,3})[- ]years?[- ]old\b|\baged\s+(\d{1,3})\b", re.IGNORECASE)
+_POINT_MEASURE = re.compile(_NUMBER + r"\s*" + _UNIT, re.IGNORECASE)
+
+
+def bands(text: str) -> set[Band]:
+    """Every band ``text`` states: weights and lengths with their units, ages ("65+", "over-65s", "aged 5-11", "under
+    5s") and age groups ("U9 - U12", "U8 and under", "Under 10s")."""
+    return {band for band, _ in placed_bands(text)}
+
+
+def placed_bands(text: str) -> list[tuple[Band, int]]:
+    """``bands`` with where each ends in ``text``, in no particular order."""
+    found: list[tuple[Band, int]] = []
+    taken: list[tuple[int, int]] = []  # a range's ends are no bands of their own
+
+    def add(band: Band, match: re.Match[str]) -> None:
+        if band.low <= band.high and not any(a <= match.start() < b for a, b in taken):
+            found.append((band, match.end()))
+            taken.append(match.span())
+
+    for pattern, shape in _GROUPS:  # first: "Under 10s" is a team, not the under-fives' "under 5s"
+        for m in pattern.finditer(text):
+            numbers = [float(g) for g in m.groups() if g]
+            add(Band("group", numbers[0], numbers[-1]) if shape != "upto" else Band("group", 0.0, numbers[0]), m)
+    for pattern, shape in _BANDS:
+        for m in pattern.finditer(text):
+            if shape == "range":
+                unit = m[4] or m[2]
+                measure, scale = _UNITS[_unit_key(unit)]
+                add(Band(measure, float(m[1]) * scale, float(m[3]) * scale), m)
+            else:
+                measure, scale = _UNITS[_unit_key(m[2])]
+                number = float(m[1]) * scale
+                add(Band(measure, 0.0, number) if shape == "upto" else Band(measure, number, math.inf), m)
+    for pattern, shape in _AGES:
+        for m in pattern.finditer(text):
+            numbers = [float(g) for g in m.groups() if g]
+            add(Band("age", numbers[0], numbers[1]) if shape == "range" else
+                Band("age", numbers[0], math.inf) if shape == "over" else Band("age", 0.0, numbers[0] - 1), m)
+    return found
+
+
+def _unit_key(unit: str) -> str:
+    unit = unit.lower()
+    return unit if unit in _UNITS else unit.removesuffix("s")
+
+
+def asked_point(question: str) -> Band | None:
+    """The weight, length, age or age group a question names ("a 30 kg labrador", "a 78-year-old", "the Under 10s"),
+    if it names one and no band."""
+    if (age := _POINT_AGE.search(question)) is not None:
+        years = float(age[1] or age[2])
+        return Band("age", years, years)
+    named = bands(question)
+    points = [b for b in named if b.low == b.high]
+    if len(named) == 1 and points:
+        return points[0]
+    measure = _POINT_MEASURE.search(question)
+    if measure is not None and not named:
+        kind, scale = _UNITS[_unit_key(measure[2])]
+        value = float(measure[1]) * scale
+        return Band(kind, value, value)
+    return None
+
+
+def asked_band(answer: str, cited: list[str], passages: list[RetrievedPassage], question: str,
+               relevant: set[str]) -> Scoped:
+    """The answer with its value read from the sentences whose band holds the question's point (module docstring);
+    the answer as it is when the question names no point, a cited sentence stating the value holds it or names no
+    band, or no sentence holding it states a value of the answer's kind."""
+    point = asked_point(question)
+    first, newline, rest = answer.partition("\n")
+    said = answer_value(first)
+    if point is None or said is None:
+        return Scoped(answer, cited)
+    numbered = list(enumerate(passages, 1))
+    stating = _stating(said, [h for h in passages if h.passage.id in cited]) or \
+        _stating(said, [h for h in passages if h.passage.id in relevant])  # the model cites a chunk beside its value's
+    of_measure = [[b for b in _bands_of(said, context, own) if b.measure == point.measure] for context, own in stating]
+    if any(not found or any(b.holds(point) for b in found) for found in of_measure):
+        return Scoped(answer, cited)
+    cited_first = sorted(numbered, key=lambda item: item[1].passage.id not in cited)
+    found = _values_in_band(point, said, cited_first)
+    if not found:
+        return Scoped(answer, cited)
+    (span, marks), _ = Counter(found).most_common(1)[0]
+    why = (f"asked-band: {strip_citations(first)} is stated for another band than the question's"
+           if stating else f"asked-band: no passage on topic states {strip_citations(first)}")
+    return Scoped(f"{span} [{', '.join(map(str, sorted(marks)))}]" + newline + rest,
+                  [passages[m - 1].passage.id for m in sorted(marks)], f"{why}; the passages state {span} for it")
+
+
+def _bands_of(said: Value, context: str, own: str) -> set[Band]:
+    """The bands a sentence states ``said`` for: the last it names before the value ("under-19s £1.50, over-60s £2":
+    £2 is the over-60s'), else every one it names, else its label's, heading's or title's."""
+    at = next((own.find(span) for value, span in sentence_values(own, True) if value.same(said)), -1)
+    placed = placed_bands(own)
+    before = [(end, band) for band, end in placed if at >= 0 and end <= at]
+    return {max(before)[1]} if before else {band for band, _ in placed} or bands(context)
+
+
+def _stating(said: Value, hits: list[RetrievedPassage]) -> list[tuple[str, str]]:
+    """The sentences of ``hits`` stating ``said``, each with its context (title, heading, label)."""
+    return [(context, own) for hit in hits for context, own in sentence_contexts(hit) if names(own, said)]
+
+
+def _values_in_band(point: Band, said: Value, numbered: list[tuple[int, RetrievedPassage]]
+                    ) -> list[tuple[str, frozenset[int]]]:
+    """Each value of the answer's kind stated in a sentence (or its label, heading or title) whose band holds the
+    point, as (its words, the marks of the passages stating it so)."""
+    stated: dict[str, tuple[Value, set[int]]] = {}
+    for n, hit in numbered:
+        for context, own in sentence_contexts(hit):
+            for value, span in _in_band(point, said, context, own):
+                key = next((k for k, (v, _) in stated.items() if v.same(value)), span)
+                stated.setdefault(key, (value, set()))[1].add(n)
+    return [(span, frozenset(marks)) for span, (_, marks) in stated.items() for _ in marks]
+
+
+def _in_band(point: Band, said: Value, context: str, own: str) -> list[tuple[Value, str]]:
+    """The value of the answer's kind a sentence states for a band holding the point: the first after each such band
+    it names ("adult £3, under-19s £1.50": £1.50 for a 17-year-old), or its first when the band is its row's label,
+    heading or title ("Young person (aged 5-21)" above "£2.00")."""
+    values, at = [], 0
+    for value, span in sentence_values(own, True):
+        at = max(own.find(span, at), at)
+        if value.dimension == said.dimension:
+            values.append((at, value, span))
+    placed = placed_bands(own)
+    if not placed:
+        holds = any(b.holds(point) for b in bands(context))
+        return [(value, span) for _, value, span in values[:1]] if holds else []
+    ends = [end for band, end in placed if band.holds(point)]
+    return list(dict.fromkeys((value, span) for end in ends for at, value, span in values if at >= end)
+                )[:1] if ends else []
