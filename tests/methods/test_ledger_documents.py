@@ -115,8 +115,9 @@ def test_a_unit_written_onto_its_number_and_noon_are_read_as_people_write_them()
     def read(text):
         return [(v.kind, v.magnitude, span) for v, span in sentence_values(text, True)]
 
-    assert read("The museum opens at 11am daily.") == [("clock", 660.0, "11 am")]
-    assert read("Open 10am-4pm") == [("clock", 600.0, "10 am"), ("clock", 960.0, "4 pm")]
+    assert read("The museum opens at 11am daily.") == [("clock", 660.0, "11am")]  # its words as written
+    assert read("Open 10am-4pm") == [("clock", 600.0, "10am"), ("clock", 960.0, "4pm")]
+    assert read("It cost £1.08m in all.") == [("money", 1080000.0, "£1.08m")]
     assert read("Sunday: 10:00 and 12 noon") == [("clock", 600.0, "10:00"), ("clock", 720.0, "12 noon")]
     assert [kind for kind, _, _ in read("walk 5km to the 2nd stop")] == ["quantity", "count"]
     assert read("the T4 hub") == []
@@ -582,3 +583,8 @@ def test_an_amount_is_read_only_in_the_dimensions_documents_state_amounts_in(tex
 def test_a_comma_after_an_amount_ends_it():  # "under-19s £1.50, over-60s £2": price_parser had read 150
     assert read_value("£1.50, over") == read_value("£1.50") and read_value("£1,500, and").magnitude == 1500
     assert read_value("EUR 2,50").magnitude == 2.5
+
+
+def test_an_m_right_after_an_amount_is_a_million():  # h-tarnside-community-centre-1: "£1.08m"
+    assert same_value("£1.08m", "£1,080,000") and same_value("£1.08m", "£1.08 million")
+    assert not same_value("£1.08m", "£1.08") and read_value("£2.50 per m").magnitude == 2.5

@@ -961,7 +961,7 @@ RUNNERS = {  # f-millbeck-runners-1: the club's undated page still gives the tim
 def test_a_value_the_answers_document_names_as_replaced_is_set_aside_as_outdated_whatever_the_dates(llm_factory):
     question = "What time does the Tuesday track session start?"
     answer, _ = ask(llm_factory, RUNNERS, question)
-    assert answer.text.splitlines() == ["7pm [1]", ("Set aside: 6:30 pm: a cited document names this value as the one "
+    assert answer.text.splitlines() == ["7pm [1]", ("Set aside: 6:30pm: a cited document names this value as the one "
                                                     "a change replaced [2]")]
     step = answer.trace.find(ConflictStep)
     assert step.overall == "outdated" and step.reports[0].rule.startswith("named-former:")

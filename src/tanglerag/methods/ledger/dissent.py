@@ -142,6 +142,7 @@ def _read_sentence(sentence: str) -> list[tuple[Value, str, str, bool]]:
     sentence states it as holding (not ``former``)."""
     found = [(m.start(), Value("date", float(day.toordinal()), "day"), m[0], True) for m in _ISO_DATE.finditer(sentence)
              if (day := iso_day(m[0])) is not None]
+    written = sentence
     sentence = GLUED_UNIT.sub(" ", _ISO_DATE.sub(lambda m: " " * len(m[0]), _STAMP.sub(" ", sentence)))
     sentence = spelled_as_digits(sentence)  # "two approving reviews" is a count, as "2 approving reviews" is
     for match in _AMOUNT.finditer(sentence):
@@ -154,8 +155,15 @@ def _read_sentence(sentence: str) -> list[tuple[Value, str, str, bool]]:
             best = next((v for v, _ in read if v.kind != "count"), read[0][0])
             found.append((match.start(), *next((v, span) for v, span in reversed(read) if v == best),
                           not former(sentence, match.start())))
-    return [(value, span, " ".join(sentence[:start].split()[-_CUE_WORDS:]), holds)
+    return [(value, as_written(span, written), " ".join(sentence[:start].split()[-_CUE_WORDS:]), holds)
             for start, value, span, holds in sorted(found, key=lambda f: f[0])]
+
+
+def as_written(span: str, written: str) -> str:
+    """A value's words as the sentence wrote them: "£1.08m", not the "£1.08 m" it was read as (``GLUED_UNIT``), so
+    an answer written from them reads as its document does."""
+    glued = re.sub(r"(?<=\d) (?=[a-zA-Z\u00b0\u00b5])", "", span)
+    return glued if glued != span and glued in written and span not in written else span
 
 
 _CUE_WORDS = 2
