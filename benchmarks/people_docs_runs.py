@@ -60,8 +60,9 @@ DESCRIBED: dict[str, str] = {
                "for another weight, length, age or age-group band than the question names, or that no passage on "
                "topic states, read again from the row whose band holds it: '| U9 - U12 | £20 |' for the Under 10s) "
                "and an amount ended at a list's comma ('£1.50, over-60s' had read as 150), an 'm' right after an "
-               "amount a million ('£1.08m'), a value's words kept as written ('11am', not '11 am'); with its "
-               "ablation"),
+               "amount a million ('£1.08m'), a value's words kept as written ('11am', not '11 am'), 'reducing "
+               "... from six to five' naming six as former and a document that does so not set aside by "
+               "`named-former`; with its ablation"),
     "vetted-sentences": ("`ledger.vetted_evidence=sentences` (the model reads each passage's title and its 3 "
                          "sentences most about the question), tune half only: it lost there, so it stays an option"),
     "ledger-asked-names-on": "the ledger of 135c729 with the asked-names rule on",

@@ -1047,3 +1047,13 @@ def test_a_sentence_about_another_thing_or_another_property_gets_no_second_look(
                      "When did the tramway close?"):  # no name asked about: nothing tells the thing apart
         answer, prompts = ask_twice(llm_factory, TRAIL, question)
         assert len(prompts) == 1 and answer.is_unknown, question
+
+
+def test_minutes_that_name_the_change_are_not_set_aside_by_it_and_reducing_names_a_former_value():
+    """h-fenmoor-quiz-league-1: the rules' "six" loses to the captain's "five now, not six"; the minutes "reducing
+    ... from six to five" know of the change, so they stay."""
+    from tanglerag.methods.ledger.dissent import names_as_former
+
+    minutes = "The committee proposed reducing the maximum number of players from six to five. Six strong players won."
+    assert names_as_former(read_value("6"), minutes) and not names_as_former(read_value("5"), minutes)
+    assert not names_as_former(read_value("6"), "No more than six players may take part in any one match.")

@@ -43,8 +43,10 @@ _AMOUNT = re.compile(r"(?<!\w)(?:[$€£¥]|\b(?:EUR|USD|GBP|CHF|CAD|AUD)\s?)?\d
 Not a digit inside a word: "the T4 shines" names a model, no count of four. Not the next amount's currency sign
 either, a sign or a code: "from £6.50 to £7.00" read "£7.00" as a count of 7 (f-yarrowfield-ferry-2)."""
 _CHANGED = (r"(?:raised|lowered|increased|decreased|reduced|cut|shortened|lengthened|extended|changed|moved|went|"
-            r"rose|fell|dropped|grew|jumped|climbed|rises|falls|drops|grows|increases|decreases|changes)")
-"""Past and present: "the car toll rises from £6.50 to £7.00" names £6.50 as the former value (f-yarrowfield-ferry-2).
+            r"rose|fell|dropped|grew|jumped|climbed|rises|falls|drops|grows|increases|decreases|changes|raising|"
+            r"lowering|increasing|decreasing|reducing|cutting|extending|changing)")
+"""Past, present and "-ing": "the car toll rises from £6.50 to £7.00" names £6.50 as the former value
+(f-yarrowfield-ferry-2), "reducing the maximum ... from six to five" six (h-fenmoor-quiz-league-1).
 Not "go", "run" or "climb" in the present: "buses go from 06:00 to 23:00" and "the path climbs from 120 m to 480 m"
 state ranges, not changes."""
 _FORMER = re.compile(r"(?:\((?:was|previously|formerly)|\b(?:previously|formerly|instead of|rather than|replacing|replaces|"
@@ -421,7 +423,8 @@ def _losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, 
             return rule  # as the ledger's policy: a 2020 erratum does not correct a 2024 handbook
     if not vetting.by_date:  # a question about 2020: a 2024 page's value is no newer value of the 2020 one
         return None
-    if value is not None and "named-former" not in vetting.off and named_former(value, cited, vetting):
+    if value is not None and "named-former" not in vetting.off and named_former(value, cited, vetting) and \
+            not names_as_former(value, vetting.texts.get(pid, "")):
         return "named-former: a cited document names this value as the one a change replaced"
     newest = max((d for c in cited if (d := metas[c].date) is not None
                   and (vetting.now or vetting.related(pid, c)
@@ -430,6 +433,13 @@ def _losing_rule(pid: str, cited: list[str], vetting: Vetting, metas: dict[str, 
         return f"newest: dated {date.isoformat()}, before {newest.isoformat()}"
     return None  # an undated document does not lose to a dated one: on the tune half an official specification page
     # without a date lost to a dated blog that way (b-orrin-thermostat-1), and reports came on agreeing asks
+
+
+def names_as_former(value: Value, text: str) -> bool:
+    """Whether ``text`` names ``value`` as what a change left behind anywhere: minutes reducing a team "from six to
+    five" know of the change, whatever else they say of six (h-fenmoor-quiz-league-1)."""
+    return any(not holds and v.same(value) for sentence in split_sentences(text)
+               for v, _, _, holds in _read_sentence(sentence))
 
 
 def named_former(value: Value, cited: list[str], vetting: Vetting) -> bool:
