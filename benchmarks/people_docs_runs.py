@@ -62,7 +62,8 @@ DESCRIBED: dict[str, str] = {
                "and an amount ended at a list's comma ('£1.50, over-60s' had read as 150), an 'm' right after an "
                "amount a million ('£1.08m'), a value's words kept as written ('11am', not '11 am'), 'reducing "
                "... from six to five' naming six as former and a document that does so not set aside by "
-               "`named-former`; with its ablation"),
+               "`named-former`, a correction read from its file's name and its title's trailing '- correction'; "
+               "with its ablation"),
     "vetted-sentences": ("`ledger.vetted_evidence=sentences` (the model reads each passage's title and its 3 "
                          "sentences most about the question), tune half only: it lost there, so it stays an option"),
     "ledger-asked-names-on": "the ledger of 135c729 with the asked-names rule on",
@@ -73,6 +74,9 @@ DESCRIBED: dict[str, str] = {
 """Each run's label and what it is; the key order is the order of the report's columns."""
 
 TRIED = [
+    ("a correction correcting only the values it names as wrong or in its note on an earlier version, not those it "
+     "states beside them (tune half +0 / -1: the report it took away, a branch's date set aside as corrected, was "
+     "of the kind the ask expects; the check half, replayed too, -1 / -2)"),
     ("a time of day written without am/pm ('6:30') the same value as either half day's in every comparison (-1 / -1 "
      "on the tune half: a 24-hour table's '10:00' came to state a '10:00 pm' answer's value, so that answer was no "
      "longer asked again); kept for a value a document names as replaced only"),

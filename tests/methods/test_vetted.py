@@ -1057,3 +1057,12 @@ def test_minutes_that_name_the_change_are_not_set_aside_by_it_and_reducing_names
     minutes = "The committee proposed reducing the maximum number of players from six to five. Six strong players won."
     assert names_as_former(read_value("6"), minutes) and not names_as_former(read_value("5"), minutes)
     assert not names_as_former(read_value("6"), "No more than six players may take part in any one match.")
+
+
+def test_a_correction_is_read_from_its_files_name_and_its_titles_trailing_word():
+    """h-quaybridge-surgery-1: "website-news-correction.html", "Flu clinic date - correction"."""
+    from tanglerag.methods.ledger.kinds import document_kind
+
+    assert document_kind({"path": "website-news-correction.html"}, "", "") == "correction"
+    assert document_kind({"path": "a.html"}, "Flu clinic date - correction | Quaybridge Surgery", "") == "correction"
+    assert document_kind({"path": "a.html"}, "Corrections policy", "We take corrections seriously.") is None

@@ -26,13 +26,15 @@ _NAMES: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
     ("changelog", re.compile(r"(?:^|/)(?:changelog|changes|release[-_ ]?notes?|releases)(?:\.[^/]*)?$", re.I)),
     ("readme", re.compile(r"(?:^|/)readme(?:\.[^/]*)?$", re.I)),
     ("draft", re.compile(r"(?:^|/)roadmap(?:\.[^/]*)?$", re.I)),
+    ("correction", re.compile(r"(?:^|[/_.-])(?:correction|corrigendum|erratum|errata)(?:[/_.-]|$)", re.I)),
     ("informal", re.compile(r"(?:^|[/_.-])(?:blogs?|forums?|thread|chats?|whatsapp|slack|facebook|twitter|reddit|"
                             r"discord|comments?)(?:[/_.-]|$)", re.I)),
 )
-"""File names and folders that say what a document is. Not "review" (an annual review is a report) nor "post"
+"""File names and folders that say what a document is ("website-news-correction.html": h-quaybridge-surgery-1). Not "review" (an annual review is a report) nor "post"
 (a post office, a job post), nor "email" (an e-mail from the letting agent is the agent's word)."""
 _WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
     ("correction", re.compile(r"(?:^|\n)\W*(?:correction|corrigendum|erratum|errata)\b|\ban earlier version of this|"
+                              r"\s[-\u2013\u2014:]\s*(?:correction|corrigendum|erratum)\s*(?:$|\n|\|)|"
                               r"\bthis (?:article|story|page|post) (?:has been|was) (?:corrected|updated to correct)",
                               re.I)),
     ("draft", re.compile(r"\b(?:draft|proposal|proposed (?:change|policy|amendment|rule)s?|request for comments|"
