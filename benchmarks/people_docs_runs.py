@@ -63,7 +63,9 @@ DESCRIBED: dict[str, str] = {
                "amount a million ('£1.08m'), a value's words kept as written ('11am', not '11 am'), 'reducing "
                "... from six to five' naming six as former and a document that does so not set aside by "
                "`named-former`, a correction read from its file's name and its title's trailing '- correction'; "
-               "with its ablation"),
+               "after a review, each value paired with the band of its part of a sentence, `second-look`'s sentence "
+               "never run on past a table row or a blank line; with the ablations of `asked-band` and "
+               "`second-look`"),
     "vetted-sentences": ("`ledger.vetted_evidence=sentences` (the model reads each passage's title and its 3 "
                          "sentences most about the question), tune half only: it lost there, so it stays an option"),
     "ledger-asked-names-on": "the ledger of 135c729 with the asked-names rule on",

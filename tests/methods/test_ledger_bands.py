@@ -75,3 +75,23 @@ def test_a_value_no_passage_on_topic_states_is_read_from_the_asked_band_and_a_se
     fares = as_retrieved([Passage(id="c", title="Carnforth", text="Fares: under-19s £1.50, over-60s £2.")])
     assert asked_band("£2 [1]", ["c"], fares, "What is the fare for my 17-year-old?", {"c"}).text == "£1.50 [1]"
     assert asked_band("£1.50 [1]", ["c"], fares, "What is the fare for my 17-year-old?", {"c"}).why == ""
+
+
+def test_a_value_written_before_its_band_is_that_bands_and_a_shorter_amount_is_not_found_inside_a_longer():
+    """A review's cases: "£15 for U7 - U8, £20 for U9 - U12" pairs each value with the band of its part; "£5" is
+    not the start of "£55"."""
+    subs = as_retrieved([Passage(id="s", title="Subs", text="£15 for U7 - U8, £20 for U9 - U12, £25 for U13 - U16.")])
+    question = "What are the subs for the Under 10s?"
+    assert asked_band("£20 [1]", ["s"], subs, question, {"s"}).why == ""
+    assert asked_band("£15 [1]", ["s"], subs, question, {"s"}).text == "£20 [1]"
+    sizes = as_retrieved([Passage(id="p", title="Prices", text="Large 25-40 kg £55, small up to 10 kg £5.")])
+    assert asked_band("£5 [1]", ["p"], sizes, "What is it for a 30 kg dog?", {"p"}).text == "£55 [1]"
+
+
+def test_counts_of_other_things_and_amounts_are_no_bands_or_points():
+    assert bands("Groups of 10 and over: £6 each.") == set() and bands("2 St Ann's Row") == set()
+    assert asked_point("How much for juniors aged 5-11?") is None and asked_point("Price for a 5-11-year-old?") is None
+    assert asked_point("Is a £1.5m house taxed?") is None and asked_point("Shipping for 1,500 kg?") == Band(
+        "mass", 1500, 1500)
+    assert bands("500 g - 2 kg") == {Band("mass", 0.5, 2)}
+    assert [(b.measure, round(b.low, 4), b.high) for b in bands("6 ft to 2 m")] == [("length", 1.8288, 2)]

@@ -588,3 +588,19 @@ def test_a_comma_after_an_amount_ends_it():  # "under-19s £1.50, over-60s £2":
 def test_an_m_right_after_an_amount_is_a_million():  # h-tarnside-community-centre-1: "£1.08m"
     assert same_value("£1.08m", "£1,080,000") and same_value("£1.08m", "£1.08 million")
     assert not same_value("£1.08m", "£1.08") and read_value("£2.50 per m").magnitude == 2.5
+
+
+def test_a_changing_room_names_no_change_and_an_m_further_on_is_no_million():
+    from tanglerag.methods.ledger.dissent import stated_values
+
+    assert [span for _, span in stated_values("Changing rooms are open from 9:00 to 17:00.", "When are changing rooms open?")
+            ] == ["9:00", "17:00"]
+    assert read_value("£2.50 per 5 m").magnitude == 2.5 and read_value("£2.50 for 5 m").magnitude == 2.5
+
+
+def test_a_trailing_correction_is_read_from_a_title_and_a_correction_file_is_named_so_at_its_end():
+    from tanglerag.methods.ledger.kinds import document_kind
+
+    assert document_kind({"path": "a.md"}, "Fixtures", "The date of the AGM - correction\nThe AGM is on 3 May.") is None
+    assert document_kind({"path": "errata-policy.html"}, "How we handle mistakes", "We correct them.") is None
+    assert document_kind({"path": "news/erratum.md"}, "", "") == "correction"

@@ -1066,3 +1066,13 @@ def test_a_correction_is_read_from_its_files_name_and_its_titles_trailing_word()
     assert document_kind({"path": "website-news-correction.html"}, "", "") == "correction"
     assert document_kind({"path": "a.html"}, "Flu clinic date - correction | Quaybridge Surgery", "") == "correction"
     assert document_kind({"path": "a.html"}, "Corrections policy", "We take corrections seriously.") is None
+
+
+def test_the_second_looks_sentence_is_whole_and_stops_at_a_table_row_or_a_blank_line():
+    from tanglerag.methods.ledger.second_look import _window
+
+    own = "Doors open at 7 p.m. and the show starts at 8 p.m."
+    assert _window(f"{own} Bring a coat.", own) == own  # its own stops are inside it
+    assert _window("| Age | Subs |\n| U9 - U12 | £20 |\n| U13 - U16 | £25 |", "| U9 - U12 | £20 |") == "| U9 - U12 | £20 |"
+    assert _window("Intro.\n\nThe tramway was closed in 1938 and the rails\nlifted. Keep dogs.",
+                   "The tramway was closed in 1938 and the rails") == "The tramway was closed in 1938 and the rails lifted."

@@ -43,10 +43,12 @@ _AMOUNT = re.compile(r"(?<!\w)(?:[$€£¥]|\b(?:EUR|USD|GBP|CHF|CAD|AUD)\s?)?\d
 Not a digit inside a word: "the T4 shines" names a model, no count of four. Not the next amount's currency sign
 either, a sign or a code: "from £6.50 to £7.00" read "£7.00" as a count of 7 (f-yarrowfield-ferry-2)."""
 _CHANGED = (r"(?:raised|lowered|increased|decreased|reduced|cut|shortened|lengthened|extended|changed|moved|went|"
-            r"rose|fell|dropped|grew|jumped|climbed|rises|falls|drops|grows|increases|decreases|changes|raising|"
-            r"lowering|increasing|decreasing|reducing|cutting|extending|changing)")
-"""Past, present and "-ing": "the car toll rises from £6.50 to £7.00" names £6.50 as the former value
-(f-yarrowfield-ferry-2), "reducing the maximum ... from six to five" six (h-fenmoor-quiz-league-1).
+            r"rose|fell|dropped|grew|jumped|climbed|rises|falls|drops|grows|increases|decreases|changes|"
+            r"(?:raising|lowering|increasing|decreasing|reducing|cutting|extending|changing)"
+            r"(?=\s+(?:the|its|our|their|this|that|it|them|a|an)\b))")
+"""Past, present and "-ing" before its object: "the car toll rises from £6.50 to £7.00" names £6.50 as the former
+value (f-yarrowfield-ferry-2), "reducing the maximum ... from six to five" six (h-fenmoor-quiz-league-1); "changing
+rooms are open from 9:00 to 17:00" names no change.
 Not "go", "run" or "climb" in the present: "buses go from 06:00 to 23:00" and "the path climbs from 120 m to 480 m"
 state ranges, not changes."""
 _FORMER = re.compile(r"(?:\((?:was|previously|formerly)|\b(?:previously|formerly|instead of|rather than|replacing|replaces|"

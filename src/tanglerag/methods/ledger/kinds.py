@@ -26,15 +26,16 @@ _NAMES: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
     ("changelog", re.compile(r"(?:^|/)(?:changelog|changes|release[-_ ]?notes?|releases)(?:\.[^/]*)?$", re.I)),
     ("readme", re.compile(r"(?:^|/)readme(?:\.[^/]*)?$", re.I)),
     ("draft", re.compile(r"(?:^|/)roadmap(?:\.[^/]*)?$", re.I)),
-    ("correction", re.compile(r"(?:^|[/_.-])(?:correction|corrigendum|erratum|errata)(?:[/_.-]|$)", re.I)),
+    ("correction", re.compile(r"(?:^|[/_.-])(?:correction|corrigendum|erratum|errata)(?:\.[^/.]*)?$", re.I)),
     ("informal", re.compile(r"(?:^|[/_.-])(?:blogs?|forums?|thread|chats?|whatsapp|slack|facebook|twitter|reddit|"
                             r"discord|comments?)(?:[/_.-]|$)", re.I)),
 )
-"""File names and folders that say what a document is ("website-news-correction.html": h-quaybridge-surgery-1). Not "review" (an annual review is a report) nor "post"
+"""File names and folders that say what a document is ("website-news-correction.html", h-quaybridge-surgery-1: a
+correction's word ends the name; "errata-policy.html" is a policy). Not "review" (an annual review is a report) nor "post"
 (a post office, a job post), nor "email" (an e-mail from the letting agent is the agent's word)."""
 _WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
     ("correction", re.compile(r"(?:^|\n)\W*(?:correction|corrigendum|erratum|errata)\b|\ban earlier version of this|"
-                              r"\s[-\u2013\u2014:]\s*(?:correction|corrigendum|erratum)\s*(?:$|\n|\|)|"
+
                               r"\bthis (?:article|story|page|post) (?:has been|was) (?:corrected|updated to correct)",
                               re.I)),
     ("draft", re.compile(r"\b(?:draft|proposal|proposed (?:change|policy|amendment|rule)s?|request for comments|"
@@ -48,6 +49,9 @@ _WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
     ("informal", re.compile(r"^\W*(?:posted by\b|thread:|re:\s)|\b(?:forum|group chat|chat export|shared post)\b",
                             re.I | re.M)),
 )
+_TITLED_CORRECTION = re.compile(r"\s[-\u2013\u2014:]\s*(?:correction|corrigendum|erratum)\s*(?:$|\|)", re.I)
+"""A title ending on its kind ("Flu clinic date - correction | Quaybridge Surgery", h-quaybridge-surgery-1); in a
+page's words the same ending is a heading of one item ("The date of the AGM - correction"), not what the page is."""
 _TITLED_CHANGELOG = re.compile(r"\b(?:changelog|change log|release notes)\b", re.I)
 """Release notes named so in a title ("Pollux 1.3 release notes"); in a page's words, past a line's start, the
 same names are what it refers to ("changes to the plugin API also need a changelog entry"), not what it is."""
@@ -76,6 +80,8 @@ def document_kind(metadata: Mapping[str, Any], title: str, text: str) -> Documen
             if kind == "draft" and _ADOPTED.search(head) and not _DRAFTING.search(title):
                 continue
             return kind
+    if _TITLED_CORRECTION.search(title):
+        return "correction"
     return "register" if _TITLED_REGISTER.search(title) else None
 
 

@@ -27,7 +27,7 @@ def answering_sentences(question: str, shown: list[RetrievedPassage], relevant: 
     """The shown passages on topic that answer in the question's words, each cut to its answering sentence, in their
     order; none when the question names nothing or asks nothing besides its names."""
     names = asked_names(question)
-    named = set().union(*names) if names else set()
+    named = set().union(*names)
     asked = {w for w in content_words(question) if w not in named}
     if not names or not asked:
         return []
@@ -51,20 +51,24 @@ def answering_sentences(question: str, shown: list[RetrievedPassage], relevant: 
 _OPENING_WORDS = 12
 """A passage's first line counts as its heading ("# Maker of the month: Osric Fenlow, chairmaker") up to this many
 words; a longer one is prose."""
-_END = re.compile(r"[.!?](?=\s|$)")
+_END = re.compile(r"[.!?](?=\s|$)|\x07")
+_BREAK = re.compile(r"\n[ \t]*(?=\n|[|#*\-\u2022]|\d+[.)]\s)")
+"""A line that starts a new block (a blank line, a table row, a heading, a list item): a sentence never runs on
+across it; marked with the bell character, which no page writes and which ``str.split`` keeps."""
 _WINDOW = 500
 """Characters a sentence is cut at: a run of lines with no stop is no sentence of a page."""
 
 
 def _window(text: str, own: str) -> str:
     """The answering sentence whole, read across hard-wrapped lines ("He learned his trade ... at Hawkmoor" /
-    "College of Furniture, finishing in 2016."), which the sentence splitter parts at a line starting with a capital;
-    its page's title, shown with it, says who "he" is."""
-    flat, own = " ".join(text.split()), " ".join(own.split())
+    "College of Furniture, finishing in 2016."), which the sentence splitter parts at a line starting with a capital,
+    but not past a blank line, a table row, a heading or a list item; its page's title, shown with it, says who "he"
+    is."""
+    flat, own = " ".join(_BREAK.sub("\x07", text).split()), " ".join(own.split())
     at = flat.find(own)
     if at < 0:
         return own
     starts = [m.end() for m in _END.finditer(flat, 0, at)]
     start = starts[-1] if starts and at - starts[-1] <= _WINDOW // 2 else at
-    stop = _END.search(flat, at + 1)
-    return flat[start:stop.end() if stop is not None else len(flat)][:_WINDOW].strip()
+    stop = _END.search(flat, at + max(len(own) - 1, 1))  # its own stops ("7 p.m. and ...") are inside it
+    return flat[start:stop.end() if stop is not None else len(flat)][:_WINDOW].replace("\x07", " ").strip()

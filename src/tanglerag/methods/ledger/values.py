@@ -137,7 +137,8 @@ def _money(text: str) -> Value | None:
     found = codes | symbol
     if len(found) != 1:
         return None
-    scale = next((_SCALE[w] for w in words if w in _SCALE and (w != "m" or re.search(r"\d\s?m\b", text))), 1.0)
+    scale = next((_SCALE[w] for w in words if w in _SCALE and (w != "m" or re.match(r"\D*\d[\d.,]*\s?m\b", text))),
+                 1.0)
     # an "m" right after the amount is a million ("£1.08m"), not one further on ("£2.50 per m")
     return Value("money", float(price.amount) * scale, found.pop())
 

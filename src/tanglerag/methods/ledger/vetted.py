@@ -121,10 +121,10 @@ def read_again(text: str, citations: list[str], vetting: Vetting, asked: str, da
                moment: bool = False) -> tuple[str, list[str], bool]:
     """The answer's value read again where a rule says the model misread it, without the model (each rule's words
     in ``vetting.restated``): a bare number given its unit; a value corrected in the text or stated nowhere
-    (``restated``); one stated for another day, season, ticket, plan or year than asked (``asked-scope``) or for another
-    weight, length, age or age group (``asked-band``); or another
-    thing's (``later-subject``), when the documents state none for what was asked, or one a document says is not
-    decided yet (``undecided``; ``dates``: each passage's document date), unknown (the third item).
+    (``restated``); one stated for another weight, length, age or age group than the question names (``asked-band``).
+    One stated for another day, season, ticket, plan or year than asked (``asked-scope``) or another thing's
+    (``later-subject``), when the documents state none for what was asked, or one a document says is not decided yet
+    (``undecided``; ``dates``: each passage's document date), is unknown (the third item).
     ``moment``: the question names a year or an "as of" date (``asks_a_moment`` of its words before ``timeless``)
     that a change its cited passages report may postdate (``changed_before``), so a value the change replaced may be
     the one asked for and ``replaced-value`` stays off."""
