@@ -64,7 +64,8 @@ DESCRIBED: dict[str, str] = {
                "... from six to five' naming six as former and a document that does so not set aside by "
                "`named-former`, a correction read from its file's name and its title's trailing '- correction'; "
                "after a review, each value paired with the band of its part of a sentence, `second-look`'s sentence "
-               "never run on past a table row or a blank line; with the ablations of `asked-band` and "
+               "never run on past a table row or a blank line; `range-end` (asked when a place closes, the first "
+               "time of 'Sunday 10am-4pm' read as its end); with the ablations of `range-end`, `asked-band` and "
                "`second-look`"),
     "vetted-sentences": ("`ledger.vetted_evidence=sentences` (the model reads each passage's title and its 3 "
                          "sentences most about the question), tune half only: it lost there, so it stays an option"),

@@ -138,6 +138,9 @@ RULES: tuple[Rule, ...] = (
          "a Saturday; a sentence naming none read with its label, heading and page's title) is read again from the sentences naming the asked one, the value most "
          "cited passages (else most shown ones) state there; with none, or for an answer that is a name, the "
          "documents do not say (a Gold plan's excess where only Silver's is stated)", "e-norrvik-parking-1"),
+    Rule("range-end", "vetting", "vetted: an answer to when something closes, ends or finishes that is the first "
+         "time of a range a cited sentence states ('Sunday 10am-4pm') is read as the range's end; to when it opens, "
+         "starts or begins, a range's end is read as its start", "h-copper-kettle-1"),
     Rule("asked-band", "vetting", "vetted: an answer whose value its cited passages state only in rows or sentences whose weight, "
          "length, age or age-group band leaves out the one the question names ('a 30 kg labrador', 'a 78-year-old', "
          "'the Under 10s'), or that no passage on topic states, is read again from those whose band holds it ('| U9 - "

@@ -50,6 +50,7 @@ from tanglerag.methods.ledger.moment import AsOf, as_of, asks_now, names_a_year,
 from tanglerag.methods.ledger.relevance import names_every_name
 from tanglerag.methods.ledger.scoped import asked_scope
 from tanglerag.methods.ledger.second_look import answering_sentences
+from tanglerag.methods.ledger.time_range import range_end
 from tanglerag.methods.ledger.undecided import undecided
 from tanglerag.methods.ledger.values import asks_for_several
 from tanglerag.methods.ledger.vetting import Documents, Vetting, vet
@@ -121,7 +122,8 @@ def read_again(text: str, citations: list[str], vetting: Vetting, asked: str, da
                moment: bool = False) -> tuple[str, list[str], bool]:
     """The answer's value read again where a rule says the model misread it, without the model (each rule's words
     in ``vetting.restated``): a bare number given its unit; a value corrected in the text or stated nowhere
-    (``restated``); one stated for another weight, length, age or age group than the question names (``asked-band``).
+    (``restated``); the other end of a range of times than asked (``range-end``); one stated for another weight,
+    length, age or age group than the question names (``asked-band``).
     One stated for another day, season, ticket, plan or year than asked (``asked-scope``) or another thing's
     (``later-subject``), when the documents state none for what was asked, or one a document says is not decided yet
     (``undecided``; ``dates``: each passage's document date), is unknown (the third item).
@@ -136,6 +138,9 @@ def read_again(text: str, citations: list[str], vetting: Vetting, asked: str, da
         vetting.restated = scoped or vetting.restated
         if unknown:
             return text, citations, True
+    if "range-end" not in off:
+        text, why = range_end(text, citations, vetting.shown, asked)
+        vetting.restated = why or vetting.restated
     if "asked-band" not in off:
         text, citations, banded, _ = asked_band(text, citations, vetting.shown, asked, vetting.relevant)
         vetting.restated = banded or vetting.restated
