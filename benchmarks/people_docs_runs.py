@@ -65,8 +65,9 @@ DESCRIBED: dict[str, str] = {
                "`named-former`, a correction read from its file's name and its title's trailing '- correction'; "
                "after a review, each value paired with the band of its part of a sentence, `second-look`'s sentence "
                "never run on past a table row or a blank line; `range-end` (asked when a place closes, the first "
-               "time of 'Sunday 10am-4pm' read as its end); with the ablations of `range-end`, `asked-band` and "
-               "`second-look`"),
+               "time of 'Sunday 10am-4pm' read as its end), `undecided` from an undated note too when it names what "
+               "the question names and the figure's sentences do not; with the ablations of `range-end`, "
+               "`asked-band`, `second-look` and `undecided`"),
     "vetted-sentences": ("`ledger.vetted_evidence=sentences` (the model reads each passage's title and its 3 "
                          "sentences most about the question), tune half only: it lost there, so it stays an option"),
     "ledger-asked-names-on": "the ledger of 135c729 with the asked-names rule on",

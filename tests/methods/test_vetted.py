@@ -1076,3 +1076,19 @@ def test_the_second_looks_sentence_is_whole_and_stops_at_a_table_row_or_a_blank_
     assert _window("| Age | Subs |\n| U9 - U12 | £20 |\n| U13 - U16 | £25 |", "| U9 - U12 | £20 |") == "| U9 - U12 | £20 |"
     assert _window("Intro.\n\nThe tramway was closed in 1938 and the rails\nlifted. Keep dogs.",
                    "The tramway was closed in 1938 and the rails") == "The tramway was closed in 1938 and the rails lifted."
+
+
+def test_an_undated_note_naming_what_the_question_names_outweighs_a_dated_figure_for_another_thing():
+    """h-pipkin-budget-app-3: the waitlist's "We haven't set pricing yet" for Teams against the dated e-mail's price
+    of Premium; for Premium itself the e-mail's figure stands."""
+    from tanglerag.methods.ledger.undecided import undecided
+
+    passages = as_retrieved([
+        Passage(id="waitlist", title="Pipkin for Teams - join the waitlist",
+                text="How much will it cost? We haven't set pricing yet."),
+        Passage(id="email", title="Pipkin Premium", text="Pipkin Premium costs £39.99 a year from February.")])
+    dates = {"waitlist": None, "email": datetime.date(2025, 1, 9)}
+    said = answer_value("£39.99 [2]")
+    assert undecided(said, ["email"], passages, "How much does Pipkin for Teams cost?", dates) == (
+        "We haven't set pricing yet.")
+    assert undecided(said, ["email"], passages, "How much does Pipkin Premium cost?", dates) is None

@@ -10,7 +10,9 @@ is more about the question than the sentence the answer's value comes from (it h
 words, or as many and a name the question asks about that no sentence stating the value holds: "Tidemill annexe" in
 "we will not publish opening hours for the annexe" under its title, against the main museum's "will open at 10am",
 e-haverleigh-museum-2), in a document no older than the answer's, makes the answer unknown, with the sentence as the
-reason.
+reason. An older or undated note gives way to the figure (it may have come since) unless it names what the question
+names and the figure's sentences do not: the undated waitlist's "We haven't set pricing yet" for Pipkin for Teams
+against the dated e-mail's Premium price (h-pipkin-budget-app-3).
 """
 
 from __future__ import annotations
@@ -58,15 +60,14 @@ def undecided(said: Value, cited: list[str], passages: list[RetrievedPassage], q
     newest = max((d for pid in held if (d := dates.get(pid)) is not None), default=None)
     for hit in passages:
         date = dates.get(hit.passage.id)
-        if hit.passage.id not in held and newest is not None and (date is None or date < newest):
-            continue  # an older or undated note that a figure was to come: the figure may have come since
+        stale = hit.passage.id not in held and newest is not None and (date is None or date < newest)
         contexts = sentence_contexts(hit)
         for n, (context, own) in enumerate(contexts):
             before = contexts[n - 1][1] if n else ""  # "The board agreed the 2026 exhibition's theme. Its ticket
             # prices will be announced in the new year." (g-stourhaven-museum-2): what is not decided is named before
-            said_here = cover(f"{before} {context}", asked)
-            if _NOT_YET.search(own) and (said_here > stated or (
-                    said_here == stated and named & content_stems(f"{before} {context}"))):
+            said_here, naming = cover(f"{before} {context}", asked), named & content_stems(f"{before} {context}")
+            if _NOT_YET.search(own) and (naming if stale else True) and (
+                    said_here > stated or (said_here == stated and naming)):
                 return own.strip()
     return None
 
