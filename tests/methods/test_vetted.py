@@ -1025,8 +1025,8 @@ def ask_twice(llm_factory, folder: dict, question: str, *overrides: str):
     prompts: list[str] = []
     llm = llm_factory(looking_twice(folder, prompts), persistent=False)
     llm.structured = "on"
-    passages = [Passage(id=path, title=path, text=text, metadata={"path": path})
-                for path, (text, _, _) in folder.items()]
+    passages = [Passage(id=path, title=path, text=text, metadata={"path": path, **meta})
+                for path, (text, meta, _) in folder.items()]
     method = make_method("vetted", resources(llm, Settings.load(overrides=list(overrides))))
     return method.answer(Question(text=question), as_retrieved(passages)), prompts
 
@@ -1092,3 +1092,25 @@ def test_an_undated_note_naming_what_the_question_names_outweighs_a_dated_figure
     assert undecided(said, ["email"], passages, "How much does Pipkin for Teams cost?", dates) == (
         "We haven't set pricing yet.")
     assert undecided(said, ["email"], passages, "How much does Pipkin Premium cost?", dates) is None
+
+
+def test_a_watcher_hears_the_second_looks_passages_first_whole_and_the_first_order_again_if_it_is_unknown(llm_factory):
+    from tanglerag.tracking import Tracker, track
+
+    walks = {"walks.md": ("Cragmoor tramway walks: the Cragmoor tramway path runs 11 km to the quarry.",
+                          {"date": "2024-05-01"}, "11 km"),
+             "trail-sign.txt": (TRAIL["trail-sign.txt"][0], {"date": "2020-01-01"}, "1938")}  # the newer walk first
+    heard: list[list[tuple[str, int]]] = []
+    tracker = Tracker(on_event=lambda e: heard.append([(p["passage"]["id"], len(p["passage"]["text"]))
+                                                       for p in e.data["passages"]]) if e.type == "passages" else None)
+    question = "When did the Cragmoor tramway close?"
+    with track(tracker):
+        got, _ = ask_twice(llm_factory, walks, question)
+    assert [i for i, _ in heard[0]] == ["walks.md", "trail-sign.txt"]
+    assert got.text == "1938 [1]" and heard[-1] == [("trail-sign.txt", len(walks["trail-sign.txt"][0])),
+                                                  ("walks.md", len(walks["walks.md"][0]))]  # [1] the sign, whole
+    heard.clear()
+    with track(tracker):
+        got, _ = ask_twice(llm_factory, {**walks, "trail-sign.txt": (*walks["trail-sign.txt"][:2], "unknown")}, question)
+    assert got.is_unknown and [i for i, _ in heard[1]] == ["trail-sign.txt", "walks.md"]
+    assert [i for i, _ in heard[-1]] == ["walks.md", "trail-sign.txt"]  # the first answer's order again

@@ -257,16 +257,16 @@ class VettedMethod(Method):
         sentences = answering_sentences(asked, vetting.shown, vetting.relevant)
         if not sentences:
             return None
-        _say_second_look(sentences)
-        brief = replace(vetting, shown=sentences)
-        _show_ranked(brief, passages)
-        text, citations, unknown = await self._answer(asked, brief, question)
-        if unknown:
-            return None
         looked = {h.passage.id for h in sentences}
-        first = [h for h in vetting.shown if h.passage.id in looked]
-        return replace(vetting, shown=first + [h for h in vetting.shown if h.passage.id not in looked]), \
-            (text, citations, False)
+        ordered = replace(vetting, shown=[h for h in vetting.shown if h.passage.id in looked] +
+                          [h for h in vetting.shown if h.passage.id not in looked])
+        _say_second_look(sentences)
+        _show_ranked(ordered, passages)  # whole passages, numbered as the second answer's marks number them
+        text, citations, unknown = await self._answer(asked, replace(vetting, shown=sentences), question)
+        if unknown:
+            _show_ranked(vetting, passages)  # the first answer's order stands
+            return None
+        return ordered, (text, citations, False)
 
     async def _answer(self, asked: str, vetting: Vetting, question: Question) -> tuple[str, list[str], bool]:
         """``concat``'s cited answer over the shown passages, labelled, with the rule of their order."""
