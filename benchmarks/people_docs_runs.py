@@ -78,6 +78,8 @@ DESCRIBED: dict[str, str] = {
 """Each run's label and what it is; the key order is the order of the report's columns."""
 
 TRIED = [
+    ("overruling only the cited passages that state the answer's value, not a chat cited beside the letter it was "
+     "read from (tune +0 / +0: g-sorrel-court-1 right, f-skerry-router-1 wrong; check unchanged)"),
     ("a correction correcting only the values it names as wrong or in its note on an earlier version, not those it "
      "states beside them (tune half +0 / -1: the report it took away, a branch's date set aside as corrected, was "
      "of the kind the ask expects; the check half, replayed too, -1 / -2)"),
