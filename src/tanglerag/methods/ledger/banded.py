@@ -19,7 +19,7 @@ import re
 from typing import NamedTuple
 
 from tanglerag.methods.ledger.dissent import answer_value, names, sentence_values
-from tanglerag.methods.ledger.scoped import Scoped, sentence_contexts
+from tanglerag.methods.ledger.scoped import Scoped, marked, most_stated, sentence_contexts
 from tanglerag.methods.ledger.values import Value
 from tanglerag.text import strip_citations
 from tanglerag.types import RetrievedPassage
@@ -152,14 +152,13 @@ def asked_band(answer: str, cited: list[str], passages: list[RetrievedPassage], 
     if any(not found or any(b.holds(point) for b in found) for found in of_measure):
         return Scoped(answer, cited)
     cited_first = sorted(numbered, key=lambda item: item[1].passage.id not in cited)
-    found = _values_in_band(point, said, cited_first)
-    if not found:
+    found = most_stated((n, value, span) for n, hit in cited_first for context, own in sentence_contexts(hit)
+                        for value, span in _in_band(point, said, context, own))
+    if found is None:
         return Scoped(answer, cited)
-    span, marks = max(found, key=lambda item: len(item[1]))  # the first of those most passages state
     why = (f"asked-band: {strip_citations(first)} is stated for another band than the question's"
            if stating else f"asked-band: no passage on topic states {strip_citations(first)}")
-    return Scoped(f"{span} [{', '.join(map(str, sorted(marks)))}]" + newline + rest,
-                  [passages[m - 1].passage.id for m in sorted(marks)], f"{why}; the passages state {span} for it")
+    return marked(*found, passages, newline + rest, f"{why}; the passages state {found[0]} for it")
 
 
 def _bands_of(said: Value, context: str, own: str) -> set[Band]:
@@ -194,19 +193,6 @@ _PART = re.compile(r"[,;]\s")
 def _stating(said: Value, hits: list[RetrievedPassage]) -> list[tuple[str, str]]:
     """The sentences of ``hits`` stating ``said``, each with its context (title, heading, label)."""
     return [(context, own) for hit in hits for context, own in sentence_contexts(hit) if names(own, said)]
-
-
-def _values_in_band(point: Band, said: Value, numbered: list[tuple[int, RetrievedPassage]]
-                    ) -> list[tuple[str, frozenset[int]]]:
-    """Each value of the answer's kind stated in a sentence (or its label, heading or title) whose band holds the
-    point, as (its words, the marks of the passages stating it so)."""
-    stated: dict[str, tuple[Value, set[int]]] = {}
-    for n, hit in numbered:
-        for context, own in sentence_contexts(hit):
-            for value, span in _in_band(point, said, context, own):
-                key = next((k for k, (v, _) in stated.items() if v.same(value)), span)
-                stated.setdefault(key, (value, set()))[1].add(n)
-    return [(span, frozenset(marks)) for span, (_, marks) in stated.items()]
 
 
 def _in_band(point: Band, said: Value, context: str, own: str) -> list[tuple[Value, str]]:

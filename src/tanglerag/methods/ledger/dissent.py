@@ -19,7 +19,7 @@ from tanglerag.conflicts import ConflictKind, ConflictReport, DocumentMeta, Side
 from tanglerag.dating import iso_day
 from tanglerag.methods.ledger.moment import as_of, names_a_year
 from tanglerag.methods.ledger.policies import KIND_WHEN_DECIDED_BY
-from tanglerag.methods.ledger.relevance import asked_names, content_stems, holds
+from tanglerag.methods.ledger.relevance import asked_names, content_stems, holds, name_stems
 from tanglerag.methods.ledger.values import GLUED_UNIT, Value, counted_alike, read_value, spelled_as_digits
 from tanglerag.methods.ledger.vetting import Vetting
 from tanglerag.text import SET_ASIDE, filter_citations, normalize_answer, strip_citations
@@ -86,7 +86,7 @@ def stated_values(text: str, question: str, skip_former: bool = True, title: str
     "opens at 10:00 and closes at 17:00" states 17:00 first."""
     sentences = split_sentences(text)
     shares = _about(sentences, question, title)
-    named = content_stems(" ".join(re.findall(r"(?<=\s)[A-Z]\w+", question)))
+    named = name_stems(question)
     seen = Counter(stem for stems in shares for stem in stems)
     wanted = content_stems(question)
     out = [(sum((0.5 if s in named else 1) / seen[s] for s in stems), bool(wanted & content_stems(cue)), value, span)

@@ -128,6 +128,12 @@ def asked_names(question: str) -> list[set[str]]:
     return names
 
 
+def name_stems(question: str) -> set[str]:
+    """The stems of the capitalised words past a question's first: the names it asks about, word by word, counted
+    apart from what it asks of them."""
+    return content_stems(" ".join(re.findall(r"(?<=\s)[A-Z]\w+", question)))
+
+
 def missing_names(question: str, passage: str) -> list[str]:
     """The question's names a passage does not hold (every word of a name, inflected or not), when it holds fewer
     than half of them; else none. A page about the Central library that never names Millbrook does not answer for

@@ -12,7 +12,7 @@ a name, not a value, can only be withdrawn so: no other name is read from a sent
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -150,28 +150,37 @@ def asked_scope(answer: str, cited: list[str], passages: list[RetrievedPassage],
         why = f"asked-scope: {strip_citations(first)} is stated for another {scope.name} than asked"
         if said is None:  # a name or a place: no other can be read from a sentence without the model
             return Scoped(answer, cited, f"{why}, and no other is read for it", unknown=True)
-        found = _values_for(asked, scope, said, hits) or \
-            _values_for(asked, scope, said, [(n, h) for n, h in numbered if h.passage.id not in cited])
-        if not found:
+        found = most_stated(_values_for(asked, scope, said, hits)) or \
+            most_stated(_values_for(asked, scope, said, [(n, h) for n, h in numbered if h.passage.id not in cited]))
+        if found is None:
             return Scoped(answer, cited, f"{why}, and no passage states one for it", unknown=True)
-        (span, marks), _ = Counter(found).most_common(1)[0]
-        fixed = f"{span} [{', '.join(map(str, sorted(marks)))}]"
-        return Scoped(fixed + newline + rest, [passages[m - 1].passage.id for m in sorted(marks)],
-                      f"{why}; the passages state {span} for it")
+        return marked(*found, passages, newline + rest, f"{why}; the passages state {found[0]} for it")
     return Scoped(answer, cited)
 
 
+def most_stated(stated: Iterable[tuple[int, Value, str]]) -> tuple[str, list[int]] | None:
+    """Of the values stated (each with the mark of the passage stating it and its words), the one most passages
+    state, one value however it is written, the first of those on a tie: its words and its passages' marks."""
+    tally: dict[str, tuple[Value, set[int]]] = {}
+    for n, value, span in stated:
+        key = next((k for k, (v, _) in tally.items() if v.same(value)), span)
+        tally.setdefault(key, (value, set()))[1].add(n)
+    if not tally:
+        return None
+    span, (_, marks) = max(tally.items(), key=lambda item: len(item[1][1]))
+    return span, sorted(marks)
+
+
+def marked(span: str, marks: list[int], passages: list[RetrievedPassage], rest: str, why: str) -> Scoped:
+    """The answer written as ``span`` with the marks of the passages stating it (``rest``: the lines after the answer
+    line), citing those passages."""
+    return Scoped(f"{span} [{', '.join(map(str, marks))}]" + rest, [passages[m - 1].passage.id for m in marks], why)
+
+
 def _values_for(asked: frozenset[str], scope: Scope, said: Value,
-                hits: list[tuple[int, RetrievedPassage]]) -> list[tuple[str, frozenset[int]]]:
-    """Each value of the answer's kind the passages ``hits`` state in a sentence naming the asked scope, as (its
-    words, the marks of every one stating it there), once per passage."""
-    stated: dict[str, tuple[Value, set[int]]] = {}
-    for n, hit in hits:
-        for context, own in sentence_contexts(hit):
-            if _members(scope, context, own) & asked:
-                for value, span in sentence_values(own, True):
-                    if value.dimension != said.dimension:
-                        continue
-                    key = next((k for k, (v, _) in stated.items() if v.same(value)), span)
-                    stated.setdefault(key, (value, set()))[1].add(n)
-    return [(span, frozenset(marks)) for span, (_, marks) in stated.items() for _ in marks]
+                hits: list[tuple[int, RetrievedPassage]]) -> list[tuple[int, Value, str]]:
+    """Each value of the answer's kind the passages ``hits`` state in a sentence naming the asked scope, with the mark
+    of the passage stating it there and its words."""
+    return [(n, value, span) for n, hit in hits for context, own in sentence_contexts(hit)
+            if _members(scope, context, own) & asked
+            for value, span in sentence_values(own, True) if value.dimension == said.dimension]

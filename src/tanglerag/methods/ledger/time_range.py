@@ -35,14 +35,8 @@ def range_end(answer: str, cited: list[str], passages: list[RetrievedPassage], q
             for (a, span_a), (b, span_b) in itertools.pairwise(times):
                 if not re.search(re.escape(span_a) + _JOIN + re.escape(span_b), sentence):
                     continue
-                if closing and a.same(said):
-                    return _with(first, span_b) + newline + rest, f"range-end: {span_a} opens {span_a}-{span_b}"
-                if opening and b.same(said):
-                    return _with(first, span_a) + newline + rest, f"range-end: {span_b} closes {span_a}-{span_b}"
+                if closing and a.same(said) or opening and b.same(said):
+                    other, why = (span_b, "opens") if closing else (span_a, "closes")
+                    return first.replace(strip_citations(first).strip(), other, 1) + newline + rest, \
+                        f"range-end: {span_a if closing else span_b} {why} {span_a}-{span_b}"
     return answer, ""
-
-
-def _with(first: str, span: str) -> str:
-    """The answer line with its value replaced by ``span``, its citation marks kept."""
-    marks = first[len(strip_citations(first).rstrip()):]
-    return f"{span}{marks}" if marks.strip() else span

@@ -21,7 +21,7 @@ import datetime
 import re
 
 from tanglerag.methods.ledger.dissent import names
-from tanglerag.methods.ledger.relevance import content_stems
+from tanglerag.methods.ledger.relevance import content_stems, name_stems
 from tanglerag.methods.ledger.scoped import sentence_contexts
 from tanglerag.methods.ledger.values import Value
 from tanglerag.types import RetrievedPassage
@@ -55,7 +55,7 @@ def undecided(said: Value, cited: list[str], passages: list[RetrievedPassage], q
         return None
     stated = max(cover for _, cover, _ in holders)
     held = {h.passage.id for h, _, _ in holders}
-    named = content_stems(" ".join(re.findall(r"(?<=\s)[A-Z]\w+", question))) - \
+    named = name_stems(question) - \
         set().union(*(stems for _, _, stems in holders))  # names the question asks about no value's sentence holds
     newest = max((d for pid in held if (d := dates.get(pid)) is not None), default=None)
     for hit in passages:
