@@ -120,12 +120,13 @@ BATCHES: dict[str, str] = {
     "f": "49 asks written after the rules of d1868fb",
     "g": "54 asks written after the rules of ead4edf",
     "h": "52 asks written after the rules of 4859f2d",
+    "i": "53 asks written after the rules of 7c78d7a",
 }
 """Batches written after rules had been tuned: each gets a section of its own, 'Batch X alone'."""
 
 PROVENANCE = (
     "The date phrasings of 90f2daa were found reading folders of both halves, so for dating the check half is no "
-    "longer unseen; every rule since was written reading tune misses only. Batches e, f, g and h were each added after "
+    "longer unseen; every rule since was written reading tune misses only. Batches e, f, g, h and i were each added after "
     "the rules named in their section, by helpers who saw none of the rules: a run of a commit older than a batch "
     "covers the batches before it only (`of N` under a half's size), and 'Batch X alone' shows the rules on folders "
     "none of them was written against. Every model call is the embedded 1.5B model's, through the disk cache (a "
