@@ -422,7 +422,8 @@ def ablation(runs: dict[str, list[Outcome]]) -> list[str]:
     """For each method with ablation runs, a row for each rule turned off: right / fully right on each half, and
     the change against the whole method."""
     return [line for method in ("ledger-135c729", "ledger", "vetted-135c729", "vetted-90f2daa", "vetted-600456c",
-                                "vetted-d1868fb", "vetted-ead4edf", "vetted-53c7a4e", "vetted-29bfa78", "vetted")
+                                "vetted-d1868fb", "vetted-ead4edf", "vetted-53c7a4e", "vetted-29bfa78",
+                                "vetted-7c78d7a", "vetted")
             for line in _ablation(runs, method)]
 
 

@@ -56,7 +56,7 @@ DESCRIBED: dict[str, str] = {
                "expected answers and reasons were read on both halves (one listing) before the cues were written; "
                "the cues are those of the tune half's documents; its batch-h rows measured before any rule was "
                "written from batch h"),
-    "vetted": ("the default method: the rules of 29bfa78 and, from batch h's tune misses, `asked-band` (a value stated "
+    "vetted-7c78d7a": ("as of 7c78d7a (2026-12-08, small hours): the rules of 29bfa78 and, from batch h's tune misses, `asked-band` (a value stated "
                "for another weight, length, age or age-group band than the question names, or that no passage on "
                "topic states, read again from the row whose band holds it: '| U9 - U12 | £20 |' for the Under 10s) "
                "and an amount ended at a list's comma ('£1.50, over-60s' had read as 150), an 'm' right after an "
@@ -67,7 +67,10 @@ DESCRIBED: dict[str, str] = {
                "never run on past a table row or a blank line; `range-end` (asked when a place closes, the first "
                "time of 'Sunday 10am-4pm' read as its end), `undecided` from an undated note too when it names what "
                "the question names and the figure's sentences do not; with the ablations of `range-end`, "
-               "`asked-band`, `second-look` and `undecided`"),
+               "`asked-band`, `second-look` and `undecided`; its batch-i rows measured before any rule was written from batch i"),
+    "vetted": ("the default method: the rules of 7c78d7a and minutes that record a proposal as carried read as no "
+               "draft ('31 for, 8 against - carried' after the motion's words, past the opening where the other "
+               "adoption words are read; from batch h's tune miss h-wyebrook-bowls-1)"),
     "vetted-sentences": ("`ledger.vetted_evidence=sentences` (the model reads each passage's title and its 3 "
                          "sentences most about the question), tune half only: it lost there, so it stays an option"),
     "ledger-asked-names-on": "the ledger of 135c729 with the asked-names rule on",
@@ -78,6 +81,15 @@ DESCRIBED: dict[str, str] = {
 """Each run's label and what it is; the key order is the order of the report's columns."""
 
 TRIED = [
+    ("not reporting a blog, forum or chat post's value that a page beside the answer states too (the tariff's own "
+     "multihull rate, the charges page's 1-bed price): tune +0 / +0, three false reports gone (i-kilnworth-pest-"
+     "control-1, i-ravel-bay-marina-1, g-mistral-1) and three right ones lost, where the page names the post's value "
+     "as the one it corrects or a change left behind in words the value reader does not take as former ('an earlier "
+     "version of this article said ... 14 March', 'a big change from the 3 days')"),
+    ("not reporting a blog, forum or chat post that states the answer's value too, its other values read as other "
+     "cases it tells of (tune -1 / -4: i-kilnworth-pest-control-1 and i-ravel-bay-marina-1 lost their false reports, "
+     "but copied falsehoods, corrections and authority asks lost their right ones, and three answers changed as their "
+     "posts were no longer overruled)"),
     ("overruling only the cited passages that state the answer's value, not a chat cited beside the letter it was "
      "read from (tune +0 / +0: g-sorrel-court-1 right, f-skerry-router-1 wrong; check unchanged)"),
     ("a correction correcting only the values it names as wrong or in its note on an earlier version, not those it "
