@@ -123,11 +123,20 @@ def spelled_dates(text: str) -> str:
     return _ISO_DATE.sub(words, text)
 
 
+_US_UNITS = re.compile(r"\b((?:kilo|centi|milli)?)(met|lit)er(s?)\b", re.IGNORECASE)
+
+
+def british_units(text: str) -> str:
+    """``text`` with the metric units' American spellings written the British way ("41 meters" -> "41 metres"):
+    the asks spell units as their documents do, and an answer in the other spelling states the same value."""
+    return _US_UNITS.sub(lambda m: f"{m[1]}{m[2]}re{m[3]}", text)
+
+
 def has(text: str, value: str) -> bool:
     """``value``'s normalised words occur in ``text`` as whole words ("5,000" is not in "15,000"), an ISO date
-    read as the date it is."""
-    wanted = normalize_answer(value)
-    return bool(wanted) and f" {wanted} " in f" {normalize_answer(spelled_dates(text))} "
+    read as the date it is, a metric unit in either spelling."""
+    wanted = normalize_answer(british_units(value))
+    return bool(wanted) and f" {wanted} " in f" {normalize_answer(british_units(spelled_dates(text)))} "
 
 
 def load_asks(data: Path = DATA) -> list[Ask]:

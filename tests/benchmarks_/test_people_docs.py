@@ -22,6 +22,12 @@ def test_an_iso_date_holds_the_day_and_month_a_person_writes():
     assert not pd.has("2024-13-18 [1]", "18 June")
 
 
+def test_a_metric_unit_is_the_same_value_in_either_spelling():
+    assert pd.has("41 meters [1]", "41 metres") and pd.has("41 metres [1]", "41 meters")
+    assert pd.has("2 Liters a day", "2 litres") and pd.has("3 kilometers", "3 kilometres")
+    assert not pd.has("14 meters [1]", "41 metres")
+
+
 def test_a_stored_outcome_is_led_again_by_its_first_line():
     row = pd.Outcome(id="x-1", kind="misread", half="tune", method="concat", right=False, fully_right=False,
                      report="none", first_line="2024-06-18 [2]", failures=["lead '18 June' not in the first line"])
