@@ -337,7 +337,19 @@ def test_a_correction_does_not_set_aside_what_was_written_after_it(llm_factory):
     ("release-1-0.md", "", "*Release notes - 14 February 2023*\nFirst release.", "changelog"),
     ("GOVERNANCE.md", "Silverbrook governance", "## Merging\n- Changes to the plugin API also need a changelog entry.",
      None),
-    ("help.md", "Offline packs", "We will announce any new packs in the release notes.", None)])
+    ("help.md", "Offline packs", "We will announce any new packs in the release notes.", None),
+    ("agm-minutes-2024.md", "Bowls Club - Annual General Meeting", ("### 3. Proposed rule changes\n(a) Rule 12. Proposed "
+     "by Jean, seconded by Alan: that 'no more than six times' be replaced by 'no more than ten times'. Several "
+     "visitors were turned away in July and some members felt ten was too many, so the secretary read the old and the "
+     "new wording twice before the vote. On a vote: 31 for, 8 against - carried by more than two thirds."), None),
+    ("agm-minutes-2019.md", "Cricket Club AGM", "Proposed rule changes\n(b) Rule 12: eight committee members. Not carried.",
+     "draft"),
+    ("leave.md", "Holiday", "Proposed changes to leave: unused days may be carried over into January.", "draft"),
+    ("decision-notice.txt", "", ("NOTICE OF DECISION\nApplication no: 23/01187/OUT\nApplicant: Brackley Homes Ltd\n"
+     "Site: Land at Marshcote Fields, Marshcote Road, Lenbury\n\nProposal: Outline application for up to 430 dwellings "
+     "(33% affordable), a local centre, public open space and a new roundabout access from Marshcote Road, all matters "
+     "but access reserved.\n\nDecision: PERMISSION GRANTED subject to the conditions below."), None),
+    ("objection.txt", "", "Proposal: 430 dwellings. We ask that permission not be granted.", "draft")])
 def test_a_documents_kind_is_read_from_its_name_title_and_opening_words(path, title, text, kind):
     assert document_kind({"path": path}, title, text) == kind
 

@@ -65,11 +65,19 @@ offer"), not what it is."""
 _ADOPTED = re.compile(r"(?<!not )(?<!not yet )\b(?:adopted|approved|ratified|in force|final version|agreed)\b",
                       re.I)
 _DRAFTING = re.compile(r"\b(?:draft|proposal|not (?:yet )?(?:approved|adopted))\b", re.I)
+_DECIDED = re.compile(r"(?<!not )\bcarried\b(?!\s+(?:over|forward|out|on|through|into|away)\b)|"
+                      r"\b(?:permission|consent|approval)\s+(?:is\s+|was\s+|has\s+been\s+)?granted\b", re.I)
+"""A decision recorded under its proposal: a vote that carried the motion ("31 for, 8 against - carried by more than
+two thirds", h-wyebrook-bowls-1) or a planning notice's "Decision: PERMISSION GRANTED" under its "Proposal:" (f-marshcote-
+fields-1): the proposal is adopted, wherever in the passage the outcome is written (a motion's or an application's
+words come first, so its outcome is often past the opening the other adoption words are read in). Not "not carried",
+nor leave "carried over" or work "carried out"."""
 
 
 def document_kind(metadata: Mapping[str, Any], title: str, text: str) -> DocumentKind | None:
     """The kind a passage's document declares, by its file name first, then its title and opening words; None for
-    every other document (most are). A page that says it was adopted is no draft, even if it mentions one."""
+    every other document (most are). A page that says it was adopted is no draft, even if it mentions one, nor minutes
+or a notice recording that a proposal carried or was granted."""
     path = metadata.get("path") or metadata.get("source_id") or ""
     for kind, pattern in _NAMES:
         if isinstance(path, str) and pattern.search(path):
@@ -77,7 +85,7 @@ def document_kind(metadata: Mapping[str, Any], title: str, text: str) -> Documen
     head = f"{title}\n{text[:_HEAD_CHARS]}"
     for kind, pattern in _WORDS:
         if pattern.search(head) or (kind == "changelog" and _TITLED_CHANGELOG.search(title)):
-            if kind == "draft" and _ADOPTED.search(head) and not _DRAFTING.search(title):
+            if kind == "draft" and (_ADOPTED.search(head) or _DECIDED.search(text)) and not _DRAFTING.search(title):
                 continue
             return kind
     if _TITLED_CORRECTION.search(title):
