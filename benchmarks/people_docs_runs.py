@@ -17,7 +17,7 @@ DESCRIBED: dict[str, str] = {
     "ledger": ("the ledger since 2026-12-07: it reads no claim from a passage about another question; since a later "
                "commit of that day on the folders indexed with `name-dates` (ablations `ledger-without-name-dates`, "
                "`ledger-without-replaced-value`); batches a-e, and batches g and f on the evening of 2026-12-07 (g at "
-               "commit b9889fa, f at 653a150, whose dating reads a weekday before a date)"),
+               "commit b9889fa, f at 653a150, whose dating reads a weekday before a date; batch i's check half at 7c78d7a)"),
     "ledger-passages": "`ledger.answer_from=passages`, as of 135c729",
     "vetted-135c729": ("`vetted` (the ledger's document rules without its claims, then one call: the issue's design "
                        "alternative) as of 135c729, with its ablations"),
