@@ -81,6 +81,10 @@ DESCRIBED: dict[str, str] = {
 """Each run's label and what it is; the key order is the order of the report's columns."""
 
 TRIED = [
+    ("`undecided` only from a note whose own words (its heading, sentence and the one before, not the page's title) "
+     "name what the question asks about or a name its value's sentences lack (i-penhallow-physio-1: a clinic's "
+     "'Shockwave therapy: Prices will be confirmed' made a follow-up's price unknown): tune +0 / +0 and check +0 / +0; "
+     "the note's 'our physios' shares its six-letter stem with the clinic's name, so the ask it was for stayed unknown"),
     ("not reporting a blog, forum or chat post's value that a page beside the answer states too (the tariff's own "
      "multihull rate, the charges page's 1-bed price): tune +0 / +0, three false reports gone (i-kilnworth-pest-"
      "control-1, i-ravel-bay-marina-1, g-mistral-1) and three right ones lost, where the page names the post's value "
