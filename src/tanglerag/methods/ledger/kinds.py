@@ -35,7 +35,6 @@ correction's word ends the name; "errata-policy.html" is a policy). Not "review"
 (a post office, a job post), nor "email" (an e-mail from the letting agent is the agent's word)."""
 _WORDS: tuple[tuple[DocumentKind, re.Pattern[str]], ...] = (
     ("correction", re.compile(r"(?:^|\n)\W*(?:correction|corrigendum|erratum|errata)\b|\ban earlier version of this|"
-
                               r"\bthis (?:article|story|page|post) (?:has been|was) (?:corrected|updated to correct)",
                               re.I)),
     ("draft", re.compile(r"\b(?:draft|proposal|proposed (?:change|policy|amendment|rule)s?|request for comments|"
@@ -76,8 +75,8 @@ nor leave "carried over" or work "carried out"."""
 
 def document_kind(metadata: Mapping[str, Any], title: str, text: str) -> DocumentKind | None:
     """The kind a passage's document declares, by its file name first, then its title and opening words; None for
-    every other document (most are). A page that says it was adopted is no draft, even if it mentions one, nor minutes
-or a notice recording that a proposal carried or was granted."""
+    every other document (most are). A page that says it was adopted is no draft, even if it mentions one, nor
+    minutes or a notice recording that a proposal carried or was granted."""
     path = metadata.get("path") or metadata.get("source_id") or ""
     for kind, pattern in _NAMES:
         if isinstance(path, str) and pattern.search(path):
